@@ -1,0 +1,11 @@
+# Header-only and system libraries, all from Debian packages (scripts/install-deps.sh).
+find_path(RAPIDJSON_INCLUDE_DIR rapidjson/document.h REQUIRED)
+find_path(VALIJSON_INCLUDE_DIR valijson/validator.hpp REQUIRED)
+add_library(fleetmcp_json_headers INTERFACE)
+target_include_directories(fleetmcp_json_headers SYSTEM INTERFACE ${RAPIDJSON_INCLUDE_DIR} ${VALIJSON_INCLUDE_DIR})
+# Every RapidJSON user must agree on these, or objects of different layout get mixed.
+target_compile_definitions(fleetmcp_json_headers INTERFACE RAPIDJSON_HAS_STDSTRING=1 RAPIDJSON_HAS_CXX11_RVALUE_REFS=1)
+
+find_path(MOSQUITTO_INCLUDE_DIR mosquitto_broker.h)
+find_library(MOSQUITTO_LIBRARY mosquitto)
+find_package(PahoMqttCpp QUIET)

@@ -1,0 +1,35 @@
+// Agent bearer tokens (DESIGN §2): compact JWS, header {"alg":"EdDSA","typ":"JWT"}, signed by the
+// fleet's issuer key; claims sub, tenant, scope (space-separated), aud, iat, exp, jti.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "common/ed25519.h"
+
+namespace fleetmcp {
+
+inline constexpr std::string_view kScopeDevicesRead = "devices:read";
+inline constexpr std::string_view kScopeCallReadOnly = "tools:call:read_only";
+inline constexpr std::string_view kScopeCallReversible = "tools:call:reversible";
+inline constexpr std::string_view kScopeCallPhysical = "tools:call:physical_actuation";
+
+struct AgentToken {
+  std::string sub, tenant, aud, jti;
+  std::set<std::string, std::less<>> scopes;
+  int64_t iat = 0, exp = 0;  // seconds since the epoch
+
+  bool has_scope(std::string_view scope) const { return scopes.count(scope) != 0; }
+};
+
+std::string issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey& issuer);
+
+// Verifies signature, alg, exp (with `leeway_s`), iat not in the future, and aud == expected_aud
+// (when expected_aud is non-empty). Throws Error(kSafetyDenied) saying what is wrong; never
+// echoes token contents into the message. Revocation (jti) is the caller's check.
+AgentToken verify_agent_token(std::string_view token, const Ed25519PublicKey& issuer,
+                              std::string_view expected_aud, int64_t now_s, int64_t leeway_s = 30);
+
+}  // namespace fleetmcp

@@ -1,0 +1,73 @@
+// The one error type of fleetmcp: the RFC-0001 §4 envelope (plus E_BAD_REQUEST, DESIGN D4).
+//
+// Project rule (DESIGN §9, "How we write code"): an operation that fails throws fleetmcp::Error;
+// expected outcomes such as an ACL verdict or a cache miss are ordinary return values. Errors are
+// caught only at boundaries: main(), a broker callback (the C ABI), an HTTP handler, a device's
+// command dispatcher. There the envelope is what the user sees.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace fleetmcp {
+
+enum class ErrorCode {
+  kManifestNotFound,
+  kManifestInvalid,
+  kAttestationFailed,
+  kKindUnsupported,
+  kVerbUnsupported,
+  kRateLimited,
+  kDeadlineExceeded,
+  kNodeOffline,
+  kSafetyDenied,
+  kInternal,
+  kBadRequest,  // error@1.1.0 only (DESIGN D4)
+};
+
+// "E_MANIFEST_INVALID" etc.
+std::string_view error_code_name(ErrorCode code);
+// The inverse; nullopt for anything that is not one of the names above.
+std::optional<ErrorCode> error_code_from_name(std::string_view name);
+
+// RFC-0001 §4 envelope. message and suggested_fix are server-templated ASCII: the constructor
+// replaces anything outside 0x20..0x7E with '?' and truncates to 512 characters, so an envelope
+// always validates against mcp://schemas/error@1.1.0 whatever was passed in.
+struct ErrorEnvelope {
+  ErrorCode code = ErrorCode::kInternal;
+  std::string message;
+  std::string suggested_fix;
+  std::optional<int64_t> retry_after_ms;
+  std::optional<std::string> correlation_id;  // uppercase ULID
+
+  ErrorEnvelope() = default;
+  ErrorEnvelope(ErrorCode code, std::string_view message, std::string_view suggested_fix);
+
+  // Compact JSON object, keys in schema order: {"code":…,"message":…,"suggested_fix":…,…}.
+  std::string to_json() const;
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, std::string_view message, std::string_view suggested_fix);
+  explicit Error(ErrorEnvelope envelope);
+
+  const ErrorEnvelope& envelope() const { return envelope_; }
+  ErrorCode code() const { return envelope_.code; }
+
+  Error& with_retry_after_ms(int64_t ms) {
+    envelope_.retry_after_ms = ms;
+    return *this;
+  }
+
+ private:
+  ErrorEnvelope envelope_;
+};
+
+// Keeps only printable ASCII (0x20..0x7E), replacing other bytes with '?', at most max_len chars.
+std::string ascii_clamp(std::string_view text, size_t max_len = 512);
+
+}  // namespace fleetmcp

@@ -1,0 +1,182 @@
+#include "common/json.h"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace fleetmcp::json {
+namespace {
+
+// True when s is well-formed UTF-8 in the RFC 3629 sense: no overlong forms, no surrogates
+// (RapidJSON turns a lone "\udc00" escape into the 3-byte encoding of a surrogate; we refuse it
+// here), nothing above U+10FFFF.
+bool is_valid_utf8(const char* s, size_t n) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s);
+  size_t i = 0;
+  while (i < n) {
+    const unsigned c = p[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len;
+    unsigned cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2, cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3, cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + len > n) return false;
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF))) return false;
+    if (cp >= 0xD800 && cp <= 0xDFFF) return false;
+    i += len;
+  }
+  return true;
+}
+
+// A SAX filter in front of the Document: enforces depth, key uniqueness and UTF-8, and remembers
+// why it stopped so the error can say so.
+class StrictHandler {
+ public:
+  StrictHandler(Document& doc, int max_depth) : doc_(doc), max_depth_(max_depth) {}
+
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned u) { return doc_.Uint(u); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t u) { return doc_.Uint64(u); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) { return doc_.RawNumber(s, n, copy); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    if (!is_valid_utf8(s, n)) return fail("string is not valid UTF-8 (or contains a lone surrogate)");
+    return doc_.String(s, n, copy);
+  }
+  bool StartObject() {
+    if (!enter()) return false;
+    keys_.emplace_back();
+    return doc_.StartObject();
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    if (!is_valid_utf8(s, n)) return fail("object key is not valid UTF-8 (or contains a lone surrogate)");
+    if (!keys_.back().insert(std::string(s, n)).second) {
+      return fail("duplicate object key \"" + std::string(s, std::min<size_t>(n, 64)) + "\"");
+    }
+    return doc_.Key(s, n, copy);
+  }
+  bool EndObject(rapidjson::SizeType members) {
+    keys_.pop_back();
+    --depth_;
+    return doc_.EndObject(members);
+  }
+  bool StartArray() { return enter() && doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType elements) {
+    --depth_;
+    return doc_.EndArray(elements);
+  }
+
+  const std::string& reason() const { return reason_; }
+
+ private:
+  bool enter() {
+    if (++depth_ > max_depth_) return fail("nesting deeper than " + std::to_string(max_depth_) + " levels");
+    return true;
+  }
+  bool fail(std::string why) {
+    reason_ = std::move(why);
+    return false;
+  }
+
+  Document& doc_;
+  int max_depth_;
+  int depth_ = 0;
+  std::vector<std::unordered_set<std::string>> keys_;
+  std::string reason_;
+};
+
+constexpr unsigned kStrictFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
+
+}  // namespace
+
+Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits limits) {
+  if (text.size() > limits.max_bytes) {
+    throw Error(on_error,
+                "invalid JSON: " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                    std::to_string(limits.max_bytes),
+                "send a smaller document");
+  }
+  Document doc;
+  StrictHandler handler(doc, limits.max_depth);
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result;
+  auto generator = [&](Document& d) {
+    (void)d;
+    rapidjson::MemoryStream ms(text.data(), text.size());
+    result = reader.Parse<kStrictFlags>(ms, handler);
+    return !result.IsError();
+  };
+  doc.Populate(generator);
+  if (result.IsError()) {
+    std::string why = !handler.reason().empty() ? handler.reason()
+                      : result.Code() == rapidjson::kParseErrorStringInvalidEncoding
+                          ? "string is not valid UTF-8"
+                          : rapidjson::GetParseError_En(result.Code());
+    throw Error(on_error, "invalid JSON at offset " + std::to_string(result.Offset()) + ": " + why,
+                "send strict JSON: UTF-8, no duplicate keys, at most " +
+                    std::to_string(limits.max_depth) + " levels deep, nothing after the value");
+  }
+  return doc;
+}
+
+std::string to_string(const Value& value) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  value.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+const Value* find(const Value& object, std::string_view key) {
+  if (!object.IsObject()) return nullptr;
+  auto it = object.FindMember(Value(rapidjson::StringRef(key.data(), key.size())));
+  return it == object.MemberEnd() ? nullptr : &it->value;
+}
+
+std::optional<std::string_view> get_string(const Value& object, std::string_view key) {
+  const Value* v = find(object, key);
+  if (!v || !v->IsString()) return std::nullopt;
+  return std::string_view(v->GetString(), v->GetStringLength());
+}
+
+std::optional<int64_t> get_int64(const Value& object, std::string_view key) {
+  const Value* v = find(object, key);
+  if (!v || !v->IsInt64()) return std::nullopt;
+  return v->GetInt64();
+}
+
+std::optional<double> get_number(const Value& object, std::string_view key) {
+  const Value* v = find(object, key);
+  if (!v || !v->IsNumber()) return std::nullopt;
+  return v->GetDouble();
+}
+
+std::optional<bool> get_bool(const Value& object, std::string_view key) {
+  const Value* v = find(object, key);
+  if (!v || !v->IsBool()) return std::nullopt;
+  return v->GetBool();
+}
+
+}  // namespace fleetmcp::json

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs everything fleetmcp needs to build, run and test on Debian 12, as root.
+# Idempotent: a second run only checks. Debian packages come from apt; the Node test
+# clients (MCP SDK, canonicalize, @noble/curves) from npm into tests/node/node_modules.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(
+  build-essential cmake pkg-config git ca-certificates
+  mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev
+  libpaho-mqtt-dev libpaho-mqttpp-dev
+  rapidjson-dev libsodium-dev libssl-dev openssl libvalijson-dev
+  libboost-dev libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev
+  librust-blake3-dev b3sum
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
+  curl procps iproute2
+)
+# Node.js runs the independent test clients. Machines that already carry a Node with
+# its own npm (as ours do) keep it: Debian's npm package conflicts with those builds.
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${#missing[@]} Debian packages: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: must run as root to install packages" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "install-deps: all Debian packages present"
+fi
+
+# The broker package starts a system mosquitto on :1883; fleetmcp runs its own brokers.
+if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet mosquitto 2>/dev/null; then
+  systemctl stop mosquitto || true
+  systemctl disable mosquitto >/dev/null 2>&1 || true
+fi
+
+# Node test clients, pinned by tests/node/package-lock.json.
+if [ -f "$here/tests/node/package.json" ]; then
+  if [ ! -d "$here/tests/node/node_modules" ] || [ "$here/tests/node/package.json" -nt "$here/tests/node/node_modules" ]; then
+    echo "install-deps: installing Node test clients"
+    (cd "$here/tests/node" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1 || npm install --no-audit --no-fund --loglevel=error >/dev/null)
+    touch "$here/tests/node/node_modules"
+  fi
+fi
+echo "install-deps: done"

@@ -1,0 +1,78 @@
+#include "common/json.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fleetmcp {
+namespace {
+
+ErrorEnvelope parse_error(std::string_view text, json::ParseLimits limits = {}) {
+  try {
+    json::parse_strict(text, ErrorCode::kManifestInvalid, limits);
+  } catch (const Error& e) {
+    return e.envelope();
+  }
+  ADD_FAILURE() << "accepted: " << text;
+  return {};
+}
+
+TEST(JsonStrict, AcceptsOrdinaryDocuments) {
+  auto doc = json::parse_strict(R"({"a":[1,2.5,"x",true,null],"b":{"c":"\u00e9\ud83d\ude00"}})");
+  ASSERT_TRUE(doc.IsObject());
+  EXPECT_EQ(json::get_string(doc["b"], "c").value(), "\xC3\xA9\xF0\x9F\x98\x80");
+}
+
+TEST(JsonStrict, RefusesDuplicateKeysNamingThem) {
+  auto env = parse_error(R"({"node_id":"a","x":{"k":1,"k":2}})");
+  EXPECT_EQ(env.code, ErrorCode::kManifestInvalid);
+  EXPECT_NE(env.message.find("duplicate object key \"k\""), std::string::npos) << env.message;
+  EXPECT_NE(env.message.find("offset"), std::string::npos);
+}
+
+TEST(JsonStrict, SameKeyInSiblingObjectsIsFine) {
+  EXPECT_NO_THROW(json::parse_strict(R"([{"k":1},{"k":2}])"));
+}
+
+TEST(JsonStrict, RefusesInvalidUtf8) {
+  EXPECT_NE(parse_error("{\"a\":\"\xC3\x28\"}").message.find("UTF-8"), std::string::npos);
+  parse_error("{\"a\":\"\xED\xA0\x80\"}");        // raw surrogate
+  parse_error("{\"a\":\"\xC0\xAF\"}");            // overlong '/'
+  parse_error("{\"a\":\"\xF4\x90\x80\x80\"}");    // above U+10FFFF
+}
+
+TEST(JsonStrict, RefusesLoneSurrogateEscapes) {
+  parse_error(R"({"a":"\ud800"})");
+  parse_error(R"({"a":"\udc00"})");
+  parse_error(R"({"a":"\ud800\u0041"})");
+  parse_error(R"({"\udc00":1})");
+}
+
+TEST(JsonStrict, RefusesTrailingGarbageAndNonJson) {
+  parse_error(R"({"a":1} x)");
+  parse_error(R"({"a":1}{"b":2})");
+  parse_error("");
+  parse_error("NaN");
+  parse_error(R"({"a":1,})");
+  parse_error("{'a':1}");
+}
+
+TEST(JsonStrict, EnforcesDepthLimit) {
+  std::string ok(64, '['), deep(65, '[');
+  ok += std::string(64, ']');
+  deep += std::string(65, ']');
+  EXPECT_NO_THROW(json::parse_strict(ok));
+  EXPECT_NE(parse_error(deep).message.find("deeper than 64"), std::string::npos);
+}
+
+TEST(JsonStrict, EnforcesSizeLimit) {
+  EXPECT_NE(parse_error(R"({"a":"0123456789"})", {.max_bytes = 8}).message.find("exceeds"), std::string::npos);
+}
+
+TEST(JsonStrict, ErrorMessagesAreAsciiWhateverTheInput) {
+  auto env = parse_error("{\"\xC3\xA9\":1,\"\xC3\xA9\":2}");
+  for (char c : env.message) EXPECT_TRUE(c >= 0x20 && c <= 0x7E);
+}
+
+}  // namespace
+}  // namespace fleetmcp
