@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# README command (2): install what is needed, build, and run every test.
+#   scripts/test.sh [ctest args…]      e.g. scripts/test.sh -L unit    or    -R manifest
+# Environment: BUILD_DIR (default build), FLEETMCP_SANITIZE=ON for an ASan+UBSan build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+
+build=${BUILD_DIR:-build}
+jobs=$(nproc)
+echo "test.sh: configuring $build"
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFLEETMCP_WERROR=ON \
+      -DFLEETMCP_SANITIZE="${FLEETMCP_SANITIZE:-OFF}" >"$build.configure.log" 2>&1 \
+  || { cat "$build.configure.log"; exit 1; }
+echo "test.sh: building with $jobs jobs (log: $build.build.log)"
+start=$SECONDS
+if ! cmake --build "$build" -j"$jobs" >"$build.build.log" 2>&1; then
+  grep -E -B2 -A6 "error:|Error [0-9]" "$build.build.log" | head -80
+  echo "test.sh: build failed after $((SECONDS - start)) s; full log in $build.build.log" >&2
+  exit 1
+fi
+echo "test.sh: built in $((SECONDS - start)) s"
+
+echo "test.sh: running tests"
+# --no-tests=error: a run that executes no test is a failure.
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$jobs" "$@"
