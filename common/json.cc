@@ -6,6 +6,12 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <charconv>
+#include <clocale>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <locale.h>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -61,7 +67,10 @@ class StrictHandler {
   bool Int64(int64_t i) { return doc_.Int64(i); }
   bool Uint64(uint64_t u) { return doc_.Uint64(u); }
   bool Double(double d) { return doc_.Double(d); }
-  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) { return doc_.RawNumber(s, n, copy); }
+  // Numbers arrive as text (kParseNumbersAsStringsFlag): RapidJSON 1.1.0's own decimal
+  // conversion misrounds near the subnormal range and crashes on some long mantissas with large
+  // negative exponents, so the text is converted here with the C library instead.
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) { return number(std::string_view(s, n)); }
   bool String(const char* s, rapidjson::SizeType n, bool copy) {
     if (!is_valid_utf8(s, n)) return fail("string is not valid UTF-8 (or contains a lone surrogate)");
     return doc_.String(s, n, copy);
@@ -92,6 +101,32 @@ class StrictHandler {
   const std::string& reason() const { return reason_; }
 
  private:
+  bool number(std::string_view text) {
+    const char* first = text.data();
+    const char* last = first + text.size();
+    if (text.find_first_of(".eE") == std::string_view::npos) {
+      int64_t i;
+      if (auto r = std::from_chars(first, last, i); r.ec == std::errc() && r.ptr == last) {
+        if (i >= std::numeric_limits<int>::min() && i <= std::numeric_limits<int>::max()) {
+          return doc_.Int(static_cast<int>(i));
+        }
+        return doc_.Int64(i);
+      }
+      uint64_t u;
+      if (auto r = std::from_chars(first, last, u); r.ec == std::errc() && r.ptr == last) return doc_.Uint64(u);
+    }
+    double d;
+    auto r = std::from_chars(first, last, d);
+    if (r.ec == std::errc() && r.ptr == last) return doc_.Double(d);
+    // Out of range: underflow becomes the correctly signed zero or subnormal that strtod
+    // gives (what JSON.parse does); overflow is refused, since JSON has no Infinity.
+    static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", nullptr);
+    const std::string copy(text);
+    d = strtod_l(copy.c_str(), nullptr, c_locale);
+    if (std::isinf(d)) return fail("number " + copy.substr(0, 40) + " is out of the range of a double");
+    return doc_.Double(d);
+  }
+
   bool enter() {
     if (++depth_ > max_depth_) return fail("nesting deeper than " + std::to_string(max_depth_) + " levels");
     return true;
@@ -108,7 +143,7 @@ class StrictHandler {
   std::string reason_;
 };
 
-constexpr unsigned kStrictFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseFullPrecisionFlag;
+constexpr unsigned kStrictFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseNumbersAsStringsFlag;
 
 }  // namespace
 

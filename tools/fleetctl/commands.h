@@ -1,5 +1,5 @@
 // The fleetctl subcommands, one function each, grouped one file per topic:
-// pki.cc (pki init/enroll/revoke), token.cc, manifest_cmd.cc, encode.cc (jcs, b3), and later
+// pki.cc (pki init/enroll/revoke), token.cc, manifest_cmd.cc, jcs_cmd.cc (jcs), encode.cc (b3), and later
 // fleet.cc (nodes, call). Each returns the process exit code (see kExit*).
 #pragma once
 

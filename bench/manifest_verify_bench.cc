@@ -1,0 +1,195 @@
+// Announce verification cost (DESIGN §10: >= 12 k full verifications/s per core, known-etag
+// re-announce >= 200 k/s): ManifestVerifier::verify of a signed 16-capability manifest against
+// libsodium's raw crypto_sign_verify_detached of the same signed bytes, measured in the same run,
+// then each stage on its own. Keys and certificates are made in memory at start.
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <sodium.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "bench/harness.h"
+#include "common/bytes.h"
+#include "common/digest.h"
+#include "common/ed25519.h"
+#include "common/jcs.h"
+#include "common/json.h"
+#include "common/manifest.h"
+#include "common/schema_registry.h"
+#include "common/ulid.h"
+#include "common/x509.h"
+
+namespace {
+
+using namespace fleetmcp;
+
+EVP_PKEY* new_key() {
+  EVP_PKEY* key = nullptr;
+  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr);
+  EVP_PKEY_keygen_init(ctx);
+  EVP_PKEY_keygen(ctx, &key);
+  EVP_PKEY_CTX_free(ctx);
+  return key;
+}
+
+X509* new_cert(EVP_PKEY* key, const char* cn, X509* issuer, EVP_PKEY* issuer_key) {
+  X509* cert = X509_new();
+  X509_set_version(cert, 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(cert), issuer ? 2 : 1);
+  X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
+  X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
+  X509_set_pubkey(cert, key);
+  X509_NAME* name = X509_get_subject_name(cert);
+  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("bench"), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn), -1, -1, 0);
+  X509_set_issuer_name(cert, issuer ? X509_get_subject_name(issuer) : name);
+  X509V3_CTX v3;
+  X509V3_set_ctx(&v3, issuer ? issuer : cert, cert, nullptr, nullptr, 0);
+  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, NID_basic_constraints, issuer ? "critical,CA:FALSE" : "critical,CA:TRUE");
+  X509_add_ext(cert, ext, -1);
+  X509_EXTENSION_free(ext);
+  X509_sign(cert, issuer_key, nullptr);
+  return cert;
+}
+
+std::string private_key_pem(EVP_PKEY* key) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio, &data);
+  std::string pem(data, static_cast<size_t>(n));
+  BIO_free(bio);
+  return pem;
+}
+
+ManifestContent sixteen_capabilities(const std::string& node_id, const std::string& kid, int64_t now) {
+  ManifestContent c;
+  c.node_id = node_id;
+  c.hw_sources = {{"machine_id", "0123456789abcdef0123456789abcdef"}, {"cpu_serial", "10000000deadbeef"}};
+  c.kid = kid;
+  c.issued_at_ms = now - 1000;
+  c.expires_at_ms = now + 3'600'000;
+  for (int i = 0; i < 8; ++i) {
+    Capability echo;
+    echo.cap_id = "echo" + std::to_string(i);
+    echo.kind = "system.echo";
+    echo.schema_ref = "mcp://schemas/system.echo.invoke.input@1.0.0";
+    echo.verbs = {"invoke"};
+    echo.constraints = {.rate_limit_rps = 10, .max_concurrency = 4, .deadline_ms_default = 2000};
+    Capability metrics;
+    metrics.cap_id = "metrics" + std::to_string(i);
+    metrics.kind = "system.metrics";
+    metrics.schema_ref = "mcp://schemas/system.metrics@1.0.0";
+    metrics.verbs = {"snapshot", "subscribe"};
+    metrics.constraints = {.rate_limit_rps = 5.5, .max_concurrency = 2, .deadline_ms_default = 2000};
+    c.capabilities.push_back(echo);
+    c.capabilities.push_back(metrics);
+  }
+  return c;
+}
+
+struct DigestHash {
+  size_t operator()(const Digest32& d) const {
+    size_t h;
+    std::memcpy(&h, d.data(), sizeof h);
+    return h;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench::Harness h("manifest_verify", argc, argv);
+  if (sodium_init() < 0) return 3;
+
+  // A throwaway fleet: CA and one enrolled node.
+  const std::string node_id = new_node_id();
+  EVP_PKEY* ca_key = new_key();
+  X509* ca_x509 = new_cert(ca_key, "bench CA", nullptr, ca_key);
+  EVP_PKEY* node_key = new_key();
+  X509* node_x509 = new_cert(node_key, node_id.c_str(), ca_x509, ca_key);
+  const Certificate ca = Certificate::from_x509(ca_x509);
+  const Certificate cert = Certificate::from_x509(node_x509);
+  const Ed25519PrivateKey key = Ed25519PrivateKey::from_pem(private_key_pem(node_key));
+  X509_free(node_x509);
+  X509_free(ca_x509);
+  EVP_PKEY_free(node_key);
+  EVP_PKEY_free(ca_key);
+
+  auto schemas = SchemaRegistry::load(SchemaRegistry::default_dir());
+  const int64_t now = now_ms();
+  json::Document doc = build_manifest(sixteen_capabilities(node_id, cert.thumbprint(), now));
+  const std::string payload = sign_manifest(doc, key);
+
+  const ManifestVerifier verifier(schemas, ca, std::make_shared<RevocationList>());
+  AnnounceContext ctx;
+  ctx.now_ms = now;
+  ctx.topic_node_id = node_id;
+  ctx.publisher_identity = node_id;
+  ctx.certificate = &cert;
+  const ParsedManifest parsed = verifier.verify(payload, ctx);  // throws if the setup is wrong
+
+  // The exact bytes that were signed (P1) and the signature, for the raw baselines.
+  json::Document p1_doc = json::parse_strict(payload);
+  p1_doc["node_attestation"]["sig"].SetString("");
+  const std::string p1 = jcs::canonicalize(p1_doc);
+  const Bytes sig = *base64url_decode(parsed.sig);
+  const Ed25519PublicKey pk = cert.ed25519_public_key();
+  if (crypto_sign_verify_detached(sig.data(), reinterpret_cast<const unsigned char*>(p1.data()), p1.size(), pk.data()) != 0) {
+    std::fputs("setup error: P1 does not verify\n", stderr);
+    return 3;
+  }
+  if (!h.options().json) {
+    std::fprintf(stderr,
+                 "DESIGN section 5 announce verification\n"
+                 "manifest: %zu bytes, %zu capabilities; signed payload P1: %zu bytes\n",
+                 payload.size(),
+                 parsed.capabilities.size(), p1.size());
+  }
+
+  h.run("raw crypto_sign_verify_detached", [&] {
+    bench::keep(crypto_sign_verify_detached(sig.data(), reinterpret_cast<const unsigned char*>(p1.data()), p1.size(),
+                                            pk.data()));
+  });
+  h.run("full ManifestVerifier::verify", [&] { bench::keep(verifier.verify(payload, ctx).etag.size()); },
+        {.baseline = "raw crypto_sign_verify_detached"});
+
+  // The stages, each on its own (ratios against the raw signature check for scale).
+  const std::string baseline = "raw crypto_sign_verify_detached";
+  h.run("stage: parse_strict", [&] { bench::keep(json::parse_strict(payload).MemberCount()); }, {.baseline = baseline});
+  h.run("stage: checks 1-3 (parse, kinds, schema)", [&] { bench::keep(verifier.parse(payload).etag.size()); },
+        {.baseline = baseline});
+  h.run("stage: schema validate manifest@1.1.0",
+        [&] { bench::keep(schemas->validate(kManifestSchemaId, parsed.doc).has_value()); }, {.baseline = baseline});
+  std::string canon;
+  h.run("stage: JCS canonicalize", [&] {
+    canon.clear();
+    jcs::canonicalize(parsed.doc, canon);
+    bench::keep(canon.size());
+  }, {.baseline = baseline});
+  h.run("stage: BLAKE3-256 of P1", [&] { bench::keep(blake3_256(p1)); }, {.baseline = baseline});
+  h.run("stage: checks 7 (2x JCS, BLAKE3, Ed25519)", [&] { verifier.check_signature(parsed, cert); },
+        {.baseline = baseline});
+  h.run("stage: checks 5-6 (identity, X.509 chain)", [&] { verifier.check_identity(parsed, ctx); },
+        {.baseline = baseline});
+  h.run("stage: ed25519_verify (fleetmcp)", [&] { bench::keep(ed25519_verify(pk, p1, sig)); }, {.baseline = baseline});
+
+  // A re-announce of a known manifest: BLAKE3 of the raw payload and a hash-map lookup.
+  std::unordered_map<Digest32, std::string, DigestHash> known;
+  for (int i = 0; i < 10000; ++i) known.emplace(blake3_256(std::to_string(i)), "other");
+  known.emplace(blake3_256(payload), parsed.etag);
+  h.run("known-etag lookup (BLAKE3 raw + map)", [&] {
+    const auto it = known.find(blake3_256(payload));
+    bench::keep(it != known.end());
+  }, {.baseline = baseline});
+
+  h.expect_ratio("full ManifestVerifier::verify", 0.5);
+  h.expect_rate("full ManifestVerifier::verify", 12000);
+  h.expect_rate("known-etag lookup (BLAKE3 raw + map)", 200000);
+  return h.finish();
+}
