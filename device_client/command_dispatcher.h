@@ -1,0 +1,62 @@
+// Turns each `cmd` a node receives into exactly one `cmd_ack` (DESIGN §4). In order: strict parse
+// (no usable msg_id: log and drop, there is no one to answer), the idempotency cache, the
+// envelope, the tool (one of this node's own), the arguments (the tool's input schema), the
+// capability's max_concurrency; then the handler runs on the shared worker pool while the
+// TimerQueue holds its deadline, and the first of "result" or "deadline" becomes the ack.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/schema_registry.h"
+#include "common/ulid.h"
+#include "device_client/cmd_envelope.h"
+#include "device_client/idempotency_cache.h"
+#include "device_client/timer_queue.h"
+#include "device_client/tool_table.h"
+#include "device_client/worker_pool.h"
+
+namespace fleetmcp::device {
+
+// Validates `doc` against schema `id` (SchemaRegistry::validate in production).
+using SchemaCheck = std::function<std::optional<ValidationFailure>(std::string_view id, const json::Value& doc)>;
+// Publishes one cmd_ack (QoS 1 on $devices/<id>/cmd_ack).
+using AckSink = std::function<void(const std::string& ack)>;
+
+class CommandDispatcher {
+ public:
+  CommandDispatcher(std::string node_id, const ToolTable& tools, SchemaCheck schemas,
+                    WorkerPool& workers, TimerQueue& timers, AckSink send_ack);
+
+  // Called on an MQTT callback thread with the raw payload; never throws, never blocks on a handler.
+  void on_cmd(std::string_view payload);
+
+ private:
+  struct Call;
+
+  void admit(std::shared_ptr<Call> call);
+  const ToolEntry& resolve_tool(const std::string& tool) const;
+  void check_arguments(const ToolEntry& tool, const json::Value& arguments) const;
+  void run(const std::shared_ptr<Call>& call);
+  std::string run_handler(const Call& call);
+  void on_deadline(const std::shared_ptr<Call>& call);
+  bool finish(Call& call, const std::string& ack);
+  void refuse(const std::string& msg_id, const ErrorEnvelope& error);
+  void send(const std::string& ack, int copies);
+
+  const std::string node_id_;
+  const ToolTable& tools_;
+  const SchemaCheck schemas_;
+  WorkerPool& workers_;
+  TimerQueue& timers_;
+  const AckSink send_ack_;
+  IdempotencyCache cache_;
+  UlidGenerator ack_ids_;
+};
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,67 @@
+#include "device_client/timer_queue.h"
+
+#include <exception>
+
+#include "device_client/event_log.h"
+
+namespace fleetmcp::device {
+
+TimerQueue::TimerQueue() : thread_([this] { run(); }) {}
+
+TimerQueue::~TimerQueue() { stop(); }
+
+TimerQueue::TimerId TimerQueue::at(Clock::time_point when, Task task) {
+  std::lock_guard lock(mutex_);
+  TimerId id{when, next_seq_++};
+  const bool earliest = tasks_.empty() || id < tasks_.begin()->first;
+  tasks_.emplace(id, std::move(task));
+  if (earliest) wake_.notify_one();
+  return id;
+}
+
+bool TimerQueue::cancel(const TimerId& id) {
+  std::lock_guard lock(mutex_);
+  return tasks_.erase(id) != 0;
+}
+
+void TimerQueue::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    tasks_.clear();
+  }
+  wake_.notify_one();
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+size_t TimerQueue::pending() const {
+  std::lock_guard lock(mutex_);
+  return tasks_.size();
+}
+
+void TimerQueue::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    if (tasks_.empty()) {
+      wake_.wait(lock);
+      continue;
+    }
+    auto first = tasks_.begin();
+    if (first->first.first > Clock::now()) {
+      wake_.wait_until(lock, first->first.first);
+      continue;
+    }
+    Task task = std::move(first->second);
+    tasks_.erase(first);
+    lock.unlock();
+    // The task runner is a boundary: a failing task must not take every node's timers down.
+    try {
+      task();
+    } catch (const std::exception& e) {
+      log_error("", "timer.task_failed", e.what());
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace fleetmcp::device

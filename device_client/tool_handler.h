@@ -1,0 +1,49 @@
+// The one interface between the transport and what a capability does. The dispatcher has already
+// checked the tool name, validated `arguments` against the verb's input schema, taken a
+// concurrency slot and started the deadline clock; a handler only computes its result. New kinds
+// (the Doc 05 catalogue) are new ToolHandlers registered in a HandlerCatalogue; nothing in the
+// MQTT or dispatch code changes.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/json.h"
+#include "common/kinds.h"
+
+namespace fleetmcp::device {
+
+class HostMetrics;
+class TelemetryCadence;
+
+// What a node offers its handlers.
+struct NodeServices {
+  std::string node_id;
+  HostMetrics* host_metrics = nullptr;       // shared by every node of the process
+  TelemetryCadence* telemetry = nullptr;     // this node's telemetry cadence
+  std::function<void()> telemetry_changed;   // call after changing the cadence
+  bool test_hooks = false;                   // --test-hooks (docs/device-client.md)
+};
+
+struct ToolCall {
+  std::string_view verb;
+  const json::Value& arguments;  // valid against the verb's input schema
+};
+
+class ToolHandler {
+ public:
+  virtual ~ToolHandler() = default;
+
+  virtual std::string_view kind() const = 0;                // "system.echo"
+  virtual SafetyClass safety_class() const = 0;              // what the manifest declares
+  virtual std::vector<std::string> verbs() const = 0;        // a subset of the kind's verbs
+
+  // Runs on a shared worker thread. Returns the result object (the dispatcher validates it against
+  // the verb's output schema) or throws fleetmcp::Error, whose envelope becomes the cmd_ack's
+  // error. Messages must be templated ASCII: never device strings (RFC-0001 decision #7).
+  virtual json::Document run(const ToolCall& call) = 0;
+};
+
+}  // namespace fleetmcp::device
