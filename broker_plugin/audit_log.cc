@@ -1,0 +1,81 @@
+#include "broker_plugin/audit_log.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "common/error.h"
+
+namespace fleetmcp::plugin {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void field(Writer& w, const char* key, std::string_view value) {
+  if (value.empty()) return;
+  w.Key(key);
+  // Every field is clamped to printable ASCII, whatever a client sent as its client id.
+  const std::string safe = ascii_clamp(value, 256);
+  w.String(safe.data(), static_cast<rapidjson::SizeType>(safe.size()));
+}
+
+}  // namespace
+
+AuditLog::AuditLog(std::string path) : path_(std::move(path)) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_locked();
+}
+
+AuditLog::~AuditLog() {
+  if (file_ != nullptr && file_ != stderr) std::fclose(file_);
+}
+
+void AuditLog::open_locked() {
+  if (file_ != nullptr && file_ != stderr) std::fclose(file_);
+  file_ = nullptr;
+  if (path_.empty()) return;
+  if (path_ == "-") {
+    file_ = stderr;
+    return;
+  }
+  file_ = std::fopen(path_.c_str(), "a");
+  if (file_ == nullptr) {
+    throw Error(ErrorCode::kInternal, "cannot open audit log " + path_ + " for appending",
+                "fix plugin_opt_audit_log or the directory's permissions (the broker may run as user mosquitto)");
+  }
+  std::setvbuf(file_, nullptr, _IOLBF, 0);  // one line, one write: readable while the broker runs
+}
+
+void AuditLog::reopen() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_locked();
+}
+
+std::string AuditLog::format(const AuditRecord& r, int64_t now_ms) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  w.Key("ts_ms");
+  w.Int64(now_ms);
+  field(w, "caller", r.caller);
+  field(w, "tenant", r.tenant);
+  field(w, "topic", r.topic);
+  field(w, "tool", r.tool);
+  field(w, "node_id", r.node_id);
+  field(w, "decision", r.decision);
+  field(w, "code", r.code);
+  field(w, "reason", r.reason);
+  if (r.latency_ms) {
+    w.Key("latency_ms");
+    w.Int64(*r.latency_ms);
+  }
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+void AuditLog::write(const AuditRecord& record, int64_t now_ms) {
+  const std::string line = format(record, now_ms) + "\n";
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (file_ != nullptr) std::fwrite(line.data(), 1, line.size(), file_);
+}
+
+}  // namespace fleetmcp::plugin

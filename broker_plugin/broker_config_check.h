@@ -1,0 +1,31 @@
+// DESIGN §6 needs three global settings in mosquitto.conf that the plugin API cannot see:
+//   per_listener_settings false  (2.0.11 never sends MOSQ_EVT_TICK otherwise; false is the default)
+//   check_retain_source true     (retained announces are re-checked against their publisher)
+//   set_tcp_nodelay true         (request/response latency: 0.4 ms instead of ~70 ms)
+// The plugin finds the configuration file on the broker's command line (-c), reads it and its
+// include_dir, and refuses to start when a setting is wrong, naming it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fleetmcp::plugin {
+
+struct BrokerConfigProblem {
+  std::string setting;
+  std::string message;
+};
+
+// Problems found in the concatenated text of the configuration (last occurrence wins, as in
+// mosquitto).
+std::vector<BrokerConfigProblem> check_broker_config_text(std::string_view text);
+
+// The -c/--config-file argument in a NUL-separated command line (/proc/self/cmdline).
+std::optional<std::string> config_path_from_cmdline(std::string_view cmdline);
+
+// Reads the file and every *.conf in its include_dir; nullopt when it cannot be read.
+std::optional<std::string> read_broker_config(const std::string& path);
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,91 @@
+// The command path's bookkeeping (DESIGN §4, D8: the per-node call table of the seeds' Durable
+// Object). Calls are submitted from any thread into a queue that the broker thread drains on
+// MOSQ_EVT_TICK; submit() runs the wake function (the loopback waker's 0-byte publish) so the
+// broker loop turns at once instead of within 100 ms. Everything past the queue is broker-thread
+// only: pending calls by msg_id, their deadlines, and recently finished ids so a late cmd_ack is
+// recognised, dropped and audited.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "common/error.h"
+
+namespace fleetmcp::plugin {
+
+struct CallResult {
+  bool ok = false;
+  std::string result_json;  // when ok: the tool's result object
+  ErrorEnvelope error;      // when not
+  std::string node_id, tool, msg_id;
+  int64_t latency_ms = 0;
+};
+
+// Runs on the broker thread; must not block.
+using CallDone = std::function<void(const CallResult&)>;
+
+struct CallRequest {
+  std::string tool;            // dotted or dashed (DESIGN D9)
+  std::string arguments_json;  // a JSON object
+  std::string caller, tenant;  // the authenticated agent: calls reach only its tenant's nodes
+  uint32_t scopes = 0;         // ScopeBit
+  CallDone on_done;
+  int64_t submitted_at_ms = 0;  // set by submit()
+};
+
+struct PendingCall {
+  std::string msg_id, node_id, tool, output_schema;
+  int64_t deadline_at_ms = 0;
+  CallRequest request;
+};
+
+// DESIGN §4 / RFC-0005 §7: the gateway's deadline for a capability.
+inline int64_t gateway_deadline_ms(int64_t deadline_ms_default) {
+  return deadline_ms_default + 1000 > 5000 ? deadline_ms_default + 1000 : 5000;
+}
+
+class CallTable {
+ public:
+  static constexpr int64_t kLateAckWindowMs = 10 * 60 * 1000;
+
+  // Any thread. `wake` false from the broker thread itself: the tick runs at the end of the
+  // current loop turn anyway.
+  void submit(CallRequest request, int64_t now_ms, bool wake = true);
+  // Set once, before any thread submits.
+  void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
+
+  // Broker thread from here on.
+  std::vector<CallRequest> take_submitted();
+  void add(PendingCall call);
+  // The pending call `in_reply_to` names, if it was sent to `node_id` (correlation by both).
+  std::optional<PendingCall> take_answered(std::string_view node_id, std::string_view in_reply_to);
+  // Calls past their deadline, oldest first.
+  std::vector<PendingCall> take_overdue(int64_t now_ms);
+  // Calls waiting on `node_id` (its session ended).
+  std::vector<PendingCall> take_for_node(std::string_view node_id);
+  // `msg_id` belonged to a call that already finished: an ack for it is late.
+  bool finished_recently(std::string_view msg_id) const;
+  void remember_finished(const std::string& msg_id, int64_t now_ms);
+  size_t pending() const { return pending_.size(); }
+
+ private:
+  std::mutex inbox_mutex_;
+  std::vector<CallRequest> inbox_;
+  std::function<void()> wake_;
+
+  std::unordered_map<std::string, PendingCall> pending_;  // by msg_id
+  std::set<std::pair<int64_t, std::string>> deadlines_;
+  std::deque<std::pair<int64_t, std::string>> finished_order_;
+  std::unordered_set<std::string> finished_;
+};
+
+}  // namespace fleetmcp::plugin

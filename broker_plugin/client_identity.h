@@ -1,0 +1,69 @@
+// What a connecting client is (DESIGN §2). Three kinds are accepted, everything else is refused:
+//  - a node: TLS client certificate that chains to the fleet CA, CN = a lowercase ULID node_id
+//    equal to the MQTT username and client id (mosquitto's use_identity_as_username and
+//    use_username_as_clientid), O = a tenant name, not revoked;
+//  - an agent: username = the token's sub, password = an EdDSA agent token from the issuer key
+//    (signature, exp, aud), jti not revoked;
+//  - the plugin's own loopback waker: its username, the random secret made at start, from
+//    127.0.0.1 only.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "broker_plugin/principal.h"
+#include "common/ed25519.h"
+#include "common/error.h"
+#include "common/x509.h"
+
+namespace fleetmcp::plugin {
+
+struct IdentityRefusal {
+  ErrorCode code = ErrorCode::kSafetyDenied;
+  std::string reason;  // ASCII, for the audit log; never echoes secrets
+};
+
+using IdentityResult = std::variant<Principal, IdentityRefusal>;
+
+// ^[a-z0-9][a-z0-9_-]{0,62}$, the tenant names fleetctl issues; topic-safe by construction.
+bool is_tenant_name(std::string_view text);
+
+struct WakerCredentials {
+  std::string username;
+  std::string secret;  // 64 hex characters from libsodium's randombytes
+  static WakerCredentials generate(std::string username);
+};
+
+class ClientIdentity {
+ public:
+  ClientIdentity(Certificate ca, Ed25519PublicKey issuer, std::string audience, WakerCredentials waker,
+                 std::shared_ptr<const RevocationList> revoked);
+
+  // A client that presented a certificate on the device listener.
+  IdentityResult identify_node(const Certificate& cert, std::string_view client_id, std::string_view username,
+                               int64_t now_ms) const;
+  // A client that sent a username and password (mosquitto's BASIC_AUTH).
+  IdentityResult identify_password(std::string_view username, std::optional<std::string_view> password,
+                                   std::string_view address, int64_t now_ms) const;
+
+  // False when the principal's credentials are revoked now (nodes by node_id, agents by jti).
+  bool still_trusted(const Principal& who) const;
+  void set_revocations(std::shared_ptr<const RevocationList> revoked) { revoked_ = std::move(revoked); }
+  const Certificate& ca() const { return ca_; }
+  const WakerCredentials& waker() const { return waker_; }
+
+ private:
+  IdentityResult identify_waker(std::optional<std::string_view> password, std::string_view address) const;
+  IdentityResult identify_agent(std::string_view username, std::string_view token, int64_t now_ms) const;
+
+  Certificate ca_;
+  Ed25519PublicKey issuer_;
+  std::string audience_;
+  WakerCredentials waker_;
+  std::shared_ptr<const RevocationList> revoked_;
+};
+
+}  // namespace fleetmcp::plugin

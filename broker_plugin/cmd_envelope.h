@@ -1,0 +1,32 @@
+// The command envelopes of DESIGN §4 (schemas/cmd@1.0.0.json, cmd_ack@1.0.0.json) as the plugin
+// writes and reads them.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/error.h"
+#include "common/json.h"
+#include "common/schema_registry.h"
+
+namespace fleetmcp::plugin {
+
+std::string cmd_envelope(std::string_view msg_id, int64_t ts_ms, int64_t deadline_ms, std::string_view tool,
+                         const json::Value& arguments);
+
+struct CmdAck {
+  std::string msg_id, in_reply_to;
+  bool ok = false;
+  json::Document doc;                 // owns the result
+  const json::Value* result = nullptr;  // payload.result when ok
+  ErrorEnvelope error;                // when !ok: the device's code, server-templated text
+};
+
+// Strict parse and validation against cmd_ack@1.0.0. nullopt for anything else. The device's
+// message and suggested_fix are dropped: error text that reaches agents is server-templated
+// (DESIGN §9); its code and retry_after_ms are kept.
+std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas);
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,33 @@
+// Topics under $devices/ (DESIGN §3): $devices/<node_id>/<leaf>. Parsing is allocation-free
+// because it runs on every ACL check, READ included.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace fleetmcp::plugin {
+
+inline constexpr std::string_view kDevicesPrefix = "$devices/";
+
+enum class DeviceLeaf { kAnnounce, kStatus, kTelemetry, kCmd, kCmdAck, kRejected, kOther };
+
+struct DevicesTopic {
+  std::string_view node_id;  // the second level, unvalidated: check is_node_id before trusting it
+  std::string_view leaf;     // everything after the node level ("" when absent)
+  DeviceLeaf kind = DeviceLeaf::kOther;
+};
+
+inline bool is_devices_topic(std::string_view topic) {
+  return topic.starts_with(kDevicesPrefix) || topic == "$devices";
+}
+
+// nullopt unless `topic` is $devices/<level>[/<rest>].
+std::optional<DevicesTopic> parse_devices_topic(std::string_view topic);
+
+// The concrete topic of one node. `node_id` must already satisfy is_node_id(): it is validated
+// before any topic is built from it, so '+', '#' and '/' can never reach a topic string.
+std::string devices_topic(std::string_view node_id, DeviceLeaf leaf);
+std::string_view device_leaf_name(DeviceLeaf leaf);
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,193 @@
+// The plugin's state and its answer to each broker event, in plain C++: the module's callbacks
+// (broker_callbacks.cc) translate mosquitto's structs into these calls and back, and the unit
+// tests make the same calls with a fake BrokerPort. All of it runs on the broker thread except
+// what is marked "any thread".
+//
+// The methods are split across files by event: fleet_plugin_auth.cc (who a client is),
+// fleet_plugin_acl.cc (ACL checks), fleet_plugin_announce.cc (DESIGN §5 announces, status,
+// restored retained messages), fleet_plugin_calls.cc (command path, $CONTROL driver),
+// fleet_plugin_tick.cc (tick, disconnect, reload).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "broker_plugin/acl_rule.h"
+#include "broker_plugin/announce_verifier.h"
+#include "broker_plugin/audit_log.h"
+#include "broker_plugin/broker_port.h"
+#include "broker_plugin/call_table.h"
+#include "broker_plugin/client_identity.h"
+#include "broker_plugin/node_registry.h"
+#include "broker_plugin/plugin_counters.h"
+#include "broker_plugin/plugin_options.h"
+#include "broker_plugin/session_table.h"
+#include "broker_plugin/topic_acl.h"
+#include "common/kinds.h"
+#include "common/schema_registry.h"
+
+namespace fleetmcp::plugin {
+
+// Maps onto MOSQ_ERR_SUCCESS / MOSQ_ERR_ACL_DENIED (or MOSQ_ERR_AUTH) / MOSQ_ERR_PLUGIN_DEFER.
+enum class Verdict { kAllow, kDeny, kDefer };
+
+struct AclEvent {
+  AclAccess access = kAclRead;
+  std::string_view topic;
+  std::string_view payload;
+  bool retain = false;
+};
+
+struct MessageEvent {
+  std::string_view topic;
+  std::string_view payload;
+  bool retain = false;
+};
+
+// Makes the broker loop turn now (the loopback waker's 0-byte publish). Any thread.
+class Waker {
+ public:
+  virtual ~Waker() = default;
+  virtual void wake() = 0;
+};
+
+class FleetPlugin : private NodeFacts {
+ public:
+  using Clock = std::function<int64_t()>;
+
+  // Loads everything the options name; throws Error naming the option whose file is wrong.
+  FleetPlugin(PluginOptions options, BrokerPort& broker, Clock clock);
+  ~FleetPlugin() override;
+
+  // Broker thread: one method per event.
+  Verdict on_basic_auth(const ClientView& client, std::optional<std::string_view> password);
+  Verdict on_acl_check(const ClientView& client, const AclEvent& event);
+  Verdict on_message(const ClientView& client, const MessageEvent& event);
+  void on_control(const ClientView& client, std::string_view payload);
+  void on_tick();
+  void on_disconnect(const ClientView& client);
+  void on_reload();
+  // Persists the state file; the module calls it from mosquitto_plugin_cleanup.
+  void shutdown();
+
+  // Any thread.
+  void submit_call(CallRequest request);
+  // A retained message the waker received while scanning $devices/+/announce and /status.
+  void accept_scanned(std::string topic, std::string payload);
+  void set_waker(Waker* waker);  // before the broker loop runs
+  uint64_t ticks() const { return ticks_.load(std::memory_order_relaxed); }
+  const PluginCounters& counters() const { return counters_; }
+
+  const PluginOptions& options() const { return options_; }
+  const WakerCredentials& waker_credentials() const { return identity_.waker(); }
+  const NodeRegistry& registry() const { return registry_; }
+  size_t session_count() const { return sessions_.size(); }
+  size_t pending_calls() const { return calls_.pending(); }
+
+ private:
+  // NodeFacts, for the policy's node conditions.
+  std::optional<std::string_view> tenant_of(std::string_view node_id) const override;
+  bool manifest_fresh(std::string_view node_id) const override;
+
+  // fleet_plugin_auth.cc
+  Session* session_for(const ClientView& client);
+  Session* identify_by_certificate(const ClientView& client);
+  Session* identify_node(const ClientView& client, const Certificate& cert);
+  void start_node_session(const void* handle, const Principal& node);
+  void queue_kick(const void* handle, Session& session, std::string_view reason);
+  // Agents only; the clock is read only for them, keeping it off the nodes' hot path.
+  bool token_expired(const Principal& who) const;
+
+  // fleet_plugin_acl.cc
+  Verdict check_devices_topic(const ClientView& client, Session& session, const AclEvent& event);
+  Verdict check_other_topic(Session& session, const AclEvent& event);
+  Verdict check_retain_source(const ClientView& source, const AclEvent& event);
+  Verdict refuse_unidentified(const ClientView& client, Session& session, const AclEvent& event);
+  void audit_acl_denial(const Session& session, const AclEvent& event, AclRefusal refusal);
+
+  // fleet_plugin_announce.cc
+  Verdict check_announce(const ClientView& client, Session& session, const AclEvent& event,
+                         const AclVerdict& policy);
+  AnnounceFacts facts_for(const NodeRecord* node, std::string_view node_id, const Certificate* cert,
+                          int64_t now_ms) const;
+  void refuse_announce(std::string_view client_id, const Principal& node, const ErrorEnvelope& error,
+                       std::string_view etag);
+  void commit_announce(const Principal& node, std::string_view payload);
+  void commit_manifest(NodeRecord& node, std::shared_ptr<const ManifestSummary> manifest,
+                       std::shared_ptr<const Certificate> cert);
+  void deregister(NodeRecord& node);
+  bool verify_restored(std::string_view node_id, std::string_view payload);
+  void clear_restored(std::string_view node_id, const ErrorEnvelope& why);
+  void clear_announce(std::string_view node_id);
+  void refresh_status(NodeRecord& node);
+
+  // fleet_plugin_calls.cc
+  struct CallTarget {
+    const NodeRecord* node;
+    const Capability* capability;
+    const VerbSpec* verb;
+    std::string tool;  // dotted
+  };
+  std::variant<CallTarget, ErrorEnvelope> resolve(const CallRequest& request, int64_t now_ms) const;
+  void dispatch_submitted(int64_t now_ms);
+  std::optional<ErrorEnvelope> dispatch(CallRequest& request, int64_t now_ms);
+  void on_cmd_ack(std::string_view node_id, std::string_view payload);
+  void finish_call(PendingCall& call, CallResult result);
+  void fail_calls_of(std::string_view node_id, ErrorCode code);
+  void expire_calls(int64_t now_ms);
+  std::string nodes_json(const Principal& agent) const;
+
+  // fleet_plugin_tick.cc
+  void first_tick();
+  void drain_scanned();
+  void sweep_expired(int64_t now_ms);
+  void run_kicks();
+  void sweep_tokens(int64_t now_ms);
+  void save_state_if_due(int64_t now_ms, bool force);
+  void load_state();
+  void apply_revocations();
+
+  void audit(const AuditRecord& record) { audit_->write(record, clock_()); }
+
+  PluginOptions options_;
+  BrokerPort& broker_;
+  Clock clock_;
+  std::shared_ptr<const SchemaRegistry> schemas_;
+  std::shared_ptr<const RevocationList> revoked_;
+  ClientIdentity identity_;
+  TopicAcl acl_;
+  AnnounceVerifier announces_;
+  NodeRegistry registry_;
+  SessionTable sessions_;
+  CallTable calls_;
+  std::unique_ptr<AuditLog> audit_;
+  PluginCounters counters_;
+  Waker* waker_ = nullptr;
+
+  std::atomic<uint64_t> ticks_{0};
+  std::set<std::string, std::less<>> clearing_;  // announces being cleared this loop turn
+  // Kicked from the tick, never inside a check; only if that very connection is still there.
+  struct PendingKick {
+    uint64_t due_tick;
+    const void* handle;
+    std::string client_id;
+  };
+  std::vector<PendingKick> kicks_;
+  std::mutex scanned_mutex_;
+  std::vector<std::pair<std::string, std::string>> scanned_;  // from the waker's thread
+  bool state_dirty_ = false;
+  int64_t last_state_save_ms_ = 0;
+  int64_t last_token_sweep_ms_ = 0;
+};
+
+}  // namespace fleetmcp::plugin

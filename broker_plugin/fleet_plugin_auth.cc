@@ -1,0 +1,95 @@
+// Who a client is: BASIC_AUTH for agents and the waker, the TLS certificate for nodes (whose
+// listener sets use_identity_as_username, so mosquitto never calls BASIC_AUTH for them and the
+// plugin identifies them at their first ACL check).
+#include "broker_plugin/fleet_plugin.h"
+
+#include <variant>
+
+namespace fleetmcp::plugin {
+
+Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::string_view> password) {
+  IdentityResult result = identity_.identify_password(client.username, password, client.address, clock_());
+  Session session;
+  session.client_id = client.id;
+  if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
+    bump(counters_.auth_refused);
+    audit({.caller = client.username.empty() ? client.id : client.username,
+           .decision = "refuse",
+           .code = error_code_name(refusal->code),
+           .reason = refusal->reason});
+    // On SIGHUP mosquitto re-runs BASIC_AUTH for connected clients and disconnects the refused;
+    // until then the recorded refusal denies every check.
+    sessions_.put(client.handle, std::move(session));
+    return Verdict::kDeny;
+  }
+  const Principal& who = std::get<Principal>(result);
+  bump(counters_.auth_accepted);
+  audit({.caller = who.name, .tenant = who.tenant, .decision = "accept", .reason = principal_kind_name(who.kind)});
+  session.principal = who;
+  sessions_.put(client.handle, std::move(session));
+  return Verdict::kAllow;
+}
+
+Session* FleetPlugin::session_for(const ClientView& client) {
+  if (Session* known = sessions_.find(client.handle, client.id)) return known;
+  return identify_by_certificate(client);
+}
+
+Session* FleetPlugin::identify_by_certificate(const ClientView& client) {
+  const std::optional<Certificate> cert = broker_.client_certificate(client.handle);
+  if (cert) return identify_node(client, *cert);
+  // Neither BASIC_AUTH nor a certificate vouched for this connection (a delayed Will of a gone
+  // session, or a listener configured without either): nothing it asks for is allowed.
+  audit({.caller = client.id, .decision = "refuse", .code = "E_SAFETY_DENIED", .reason = "no identity"});
+  Session session;
+  session.client_id = client.id;
+  return &sessions_.put(client.handle, std::move(session));
+}
+
+Session* FleetPlugin::identify_node(const ClientView& client, const Certificate& cert) {
+  Session session;
+  session.client_id = client.id;
+  IdentityResult result = identity_.identify_node(cert, client.id, client.username, clock_());
+  if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
+    bump(counters_.auth_refused);
+    audit({.caller = client.id,
+           .decision = "refuse",
+           .code = error_code_name(refusal->code),
+           .reason = refusal->reason});
+    session.refusal = *refusal;
+    Session& refused = sessions_.put(client.handle, std::move(session));
+    queue_kick(client.handle, refused, "identity refused");
+    return &refused;
+  }
+  session.principal = std::get<Principal>(std::move(result));
+  bump(counters_.auth_accepted);
+  audit({.caller = session.principal->name, .tenant = session.principal->tenant, .decision = "accept", .reason = "node"});
+  Session& accepted = sessions_.put(client.handle, std::move(session));
+  start_node_session(client.handle, *accepted.principal);
+  return &accepted;
+}
+
+void FleetPlugin::start_node_session(const void* handle, const Principal& node) {
+  NodeRecord& record = registry_.get_or_create(node.name, node.tenant);
+  record.session = handle;
+  refresh_status(record);
+}
+
+void FleetPlugin::queue_kick(const void* handle, Session& session, std::string_view reason) {
+  if (session.kick_queued || session.ended) return;
+  session.kick_queued = true;
+  // Not this tick but the next: a refused node's first publish may have queued an explanation
+  // on its rejected topic, which mosquitto sends at the start of the next loop turn.
+  kicks_.push_back({ticks() + 2, handle, session.client_id});
+  const Principal* who = session.principal ? &*session.principal : nullptr;
+  audit({.caller = who ? std::string_view(who->name) : std::string_view(session.client_id),
+         .tenant = who ? std::string_view(who->tenant) : std::string_view{},
+         .decision = "kick",
+         .reason = reason});
+}
+
+bool FleetPlugin::token_expired(const Principal& who) const {
+  return who.kind == PrincipalKind::kAgent && who.expires_at_s != 0 && clock_() / 1000 >= who.expires_at_s;
+}
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,263 @@
+// The command path (DESIGN §4): calls queued from any thread are dispatched on the tick as a
+// `cmd` straight to the node's client, correlated with its `cmd_ack` by node and in_reply_to,
+// checked against the tool's output schema and result.node_id (RFC-0005 §6 step 8), failed at
+// once when the node's session ends, failed at the gateway deadline, and late acks dropped and
+// audited. Also the opt-in $CONTROL/fleetmcp/v1 test driver.
+#include "broker_plugin/fleet_plugin.h"
+
+#include <algorithm>
+#include <variant>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "broker_plugin/cmd_envelope.h"
+#include "broker_plugin/control_api.h"
+#include "broker_plugin/devices_topic.h"
+#include "common/kinds.h"
+#include "common/ulid.h"
+
+namespace fleetmcp::plugin {
+namespace {
+
+ErrorEnvelope not_found(std::string_view tool) {
+  // The same answer for "no such node", "another tenant's node" and "no such capability", so a
+  // caller learns nothing about nodes it may not see.
+  return ErrorEnvelope(ErrorCode::kManifestNotFound,
+                       "no announced tool " + ascii_clamp(tool, 64) + " is visible to this caller",
+                       "list the tools again; the node may have gone, expired or never existed for your tenant");
+}
+
+std::optional<ErrorEnvelope> check_arguments(const SchemaRegistry& schemas, const VerbSpec& verb,
+                                             const json::Document& arguments) {
+  if (const auto failure = schemas.validate(verb.input_schema, arguments)) {
+    // RFC-0005 §8: arguments failing their schema are E_MANIFEST_INVALID, found before dispatch.
+    return ErrorEnvelope(ErrorCode::kManifestInvalid,
+                         "arguments do not match " + verb.input_schema + " at " + ascii_clamp(failure->path, 120) +
+                             ": " + ascii_clamp(failure->message, 200),
+                         "fix the arguments to match the tool's inputSchema");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void FleetPlugin::dispatch_submitted(int64_t now_ms) {
+  for (CallRequest& request : calls_.take_submitted()) {
+    if (auto error = dispatch(request, now_ms)) {
+      PendingCall unsent;
+      unsent.tool = request.tool;
+      unsent.request = std::move(request);
+      CallResult result;
+      result.error = std::move(*error);
+      finish_call(unsent, std::move(result));
+    }
+  }
+}
+
+std::variant<FleetPlugin::CallTarget, ErrorEnvelope> FleetPlugin::resolve(const CallRequest& request, int64_t now_ms) const {
+  const auto name = parse_tool_name(request.tool);
+  if (!name) {
+    return ErrorEnvelope(ErrorCode::kBadRequest, "not a tool name: expected {kind_short}.{node_id}.{cap_id}.{verb}",
+                         "use a name from tools/list");
+  }
+  const KindSpec* kind = schemas_->kinds().by_short(name->kind_short);
+  const NodeRecord* node = registry_.find(name->node_id);
+  if (kind == nullptr || node == nullptr || node->tenant != request.tenant || node->revoked ||
+      !node->manifest_fresh(now_ms)) {
+    return not_found(request.tool);
+  }
+  const Capability* cap = node->manifest->capability(name->cap_id);
+  if (cap == nullptr || cap->kind != kind->kind) return not_found(request.tool);
+  const VerbSpec* verb = kind->verb(name->verb);
+  if (verb == nullptr || std::find(cap->verbs.begin(), cap->verbs.end(), name->verb) == cap->verbs.end()) {
+    return ErrorEnvelope(ErrorCode::kVerbUnsupported, "capability " + cap->cap_id + " does not offer verb " + name->verb,
+                         "use a verb the capability announces");
+  }
+  const std::string_view scope = required_scope(cap->safety_class, name->verb);
+  if ((request.scopes & scope_bit(scope).value_or(~0u)) == 0) {
+    return ErrorEnvelope(ErrorCode::kSafetyDenied, "the caller's token lacks scope " + std::string(scope),
+                         "ask the operator for a token with " + std::string(scope));
+  }
+  if (node->session == nullptr) {
+    return ErrorEnvelope(ErrorCode::kNodeOffline, "node " + node->node_id + " has no live session",
+                         "retry when $devices/<node_id>/status says online");
+  }
+  return CallTarget{node, cap, verb, name->dotted()};
+}
+
+std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t now_ms) {
+  auto resolved = resolve(request, now_ms);
+  if (auto* error = std::get_if<ErrorEnvelope>(&resolved)) return std::move(*error);
+  const CallTarget& target = std::get<CallTarget>(resolved);
+  json::Document arguments;
+  try {
+    arguments = json::parse_strict(request.arguments_json, ErrorCode::kBadRequest);
+  } catch (const Error& e) {
+    return e.envelope();
+  }
+  if (auto invalid = check_arguments(*schemas_, *target.verb, arguments)) return invalid;
+
+  PendingCall call;
+  call.msg_id = new_msg_id();
+  call.node_id = target.node->node_id;
+  call.tool = target.tool;
+  call.output_schema = target.verb->output_schema;
+  const int deadline_ms = target.capability->constraints.deadline_ms_default;
+  call.deadline_at_ms = now_ms + gateway_deadline_ms(deadline_ms);
+  const std::string cmd = cmd_envelope(call.msg_id, now_ms, deadline_ms, call.tool, arguments);
+  // Straight to the node's client (client id = node_id): no subscription or READ check involved.
+  broker_.publish(call.node_id, devices_topic(call.node_id, DeviceLeaf::kCmd), cmd, 1, false);
+  call.request = std::move(request);
+  calls_.add(std::move(call));
+  return std::nullopt;
+}
+
+void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload) {
+  const auto ack = parse_cmd_ack(payload, *schemas_);
+  if (!ack) {
+    audit({.caller = node_id, .node_id = node_id, .decision = "drop", .code = "E_BAD_REQUEST",
+           .reason = "cmd_ack does not match cmd_ack@1.0.0"});
+    return;
+  }
+  auto call = calls_.take_answered(node_id, ack->in_reply_to);
+  if (!call) {
+    const bool late = calls_.finished_recently(ack->in_reply_to);
+    if (late) bump(counters_.late_acks);
+    audit({.caller = node_id, .node_id = node_id, .decision = "drop",
+           .reason = late ? "late cmd_ack for a call that already finished" : "cmd_ack answers no call to this node"});
+    return;
+  }
+  CallResult result;
+  if (!ack->ok) {
+    result.error = ack->error;
+  } else if (const auto failure = schemas_->validate(call->output_schema, *ack->result)) {
+    result.error = ErrorEnvelope(ErrorCode::kInternal,
+                                 "the device's result does not match " + call->output_schema + " at " +
+                                     ascii_clamp(failure->path, 120),
+                                 "report the device's software version to the operator");
+  } else if (const auto echoed = json::get_string(*ack->result, "node_id"); echoed && *echoed != node_id) {
+    result.error = ErrorEnvelope(ErrorCode::kAttestationFailed,
+                                 "the result names another node than the one called (result.node_id)",
+                                 "treat the node as misbehaving; report it to the operator");
+  } else {
+    result.ok = true;
+    result.result_json = json::to_string(*ack->result);
+  }
+  finish_call(*call, std::move(result));
+}
+
+void FleetPlugin::finish_call(PendingCall& call, CallResult result) {
+  const int64_t now = clock_();
+  result.node_id = call.node_id;
+  result.tool = call.tool;
+  result.msg_id = call.msg_id;
+  result.latency_ms = now - call.request.submitted_at_ms;
+  if (result.ok) {
+    bump(counters_.calls_ok);
+  } else {
+    bump(result.error.code == ErrorCode::kDeadlineExceeded ? counters_.calls_timed_out : counters_.calls_failed);
+  }
+  audit({.caller = call.request.caller,
+         .tenant = call.request.tenant,
+         .tool = call.tool,
+         .node_id = call.node_id,
+         .decision = result.ok ? "ok" : "error",
+         .code = result.ok ? std::string_view{} : error_code_name(result.error.code),
+         .latency_ms = result.latency_ms});
+  if (!call.msg_id.empty()) calls_.remember_finished(call.msg_id, now);
+  if (!call.request.on_done) return;
+  try {
+    call.request.on_done(result);
+  } catch (const std::exception& e) {
+    broker_.log(LogLevel::kError, std::string("fleetmcp: a call completion handler failed: ") + e.what());
+  }
+}
+
+void FleetPlugin::fail_calls_of(std::string_view node_id, ErrorCode code) {
+  for (PendingCall& call : calls_.take_for_node(node_id)) {
+    CallResult result;
+    result.error = ErrorEnvelope(code, "node " + call.node_id + " went offline before answering",
+                                 "retry when $devices/<node_id>/status says online");
+    finish_call(call, std::move(result));
+  }
+}
+
+void FleetPlugin::expire_calls(int64_t now_ms) {
+  for (PendingCall& call : calls_.take_overdue(now_ms)) {
+    CallResult result;
+    result.error = ErrorEnvelope(ErrorCode::kDeadlineExceeded, "node " + call.node_id + " did not answer in time",
+                                 "retry later; the node may be overloaded");
+    finish_call(call, std::move(result));
+  }
+}
+
+void FleetPlugin::on_control(const ClientView& client, std::string_view payload) {
+  const Session* session = sessions_.find(client.handle, client.id);
+  if (session == nullptr || !session->principal || session->principal->kind != PrincipalKind::kAgent) return;
+  const Principal agent = *session->principal;
+  const std::string client_id(client.id);
+  std::string id;
+  ControlRequest request;
+  try {
+    request = parse_control_request(payload, &id);
+  } catch (const Error& e) {
+    broker_.publish(client_id, kControlResponseTopic, control_error(id, e.envelope()), 1, false);
+    return;
+  }
+  if (const auto* command = std::get_if<ControlCommand>(&request)) {
+    const bool counters = command->command == "counters";
+    const std::string body = counters ? counters_.to_json() : nodes_json(agent);
+    broker_.publish(client_id, kControlResponseTopic, control_command_answer(id, command->command, body), 1, false);
+    return;
+  }
+  const auto& call = std::get<ControlCall>(request);
+  CallRequest r;
+  r.tool = call.tool;
+  r.arguments_json = call.arguments_json;
+  r.caller = agent.name;
+  r.tenant = agent.tenant;
+  r.scopes = agent.scopes;
+  r.on_done = [this, client_id, id](const CallResult& result) {
+    const std::string answer = result.ok
+                                   ? control_call_answer(id, result.tool, result.node_id, result.result_json, result.latency_ms)
+                                   : control_error(id, result.error);
+    broker_.publish(client_id, kControlResponseTopic, answer, 1, false);
+  };
+  // Already on the broker thread: the tick at the end of this loop turn dispatches it, no wake.
+  bump(counters_.calls_submitted);
+  calls_.submit(std::move(r), clock_(), /*wake=*/false);
+}
+
+std::string FleetPlugin::nodes_json(const Principal& agent) const {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  const int64_t now = clock_();
+  w.StartArray();
+  registry_.for_each([&](const NodeRecord& node) {
+    if (node.tenant != agent.tenant) return;
+    w.StartObject();
+    w.Key("node_id");
+    w.String(node.node_id.c_str());
+    w.Key("state");
+    w.String(std::string(node_state_name(node.state())).c_str());
+    w.Key("tools");
+    w.StartArray();
+    if (node.manifest_fresh(now) && !node.revoked) {
+      for (const Capability& cap : node.manifest->capabilities) {
+        const KindSpec* kind = schemas_->kinds().by_kind(cap.kind);
+        for (const std::string& verb : cap.verbs) {
+          if (const auto name = kind ? make_tool_name(kind->kind_short, node.node_id, cap.cap_id, verb) : std::nullopt) {
+            w.String(name->dotted().c_str());
+          }
+        }
+      }
+    }
+    w.EndArray();
+    w.EndObject();
+  });
+  w.EndArray();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+}  // namespace fleetmcp::plugin

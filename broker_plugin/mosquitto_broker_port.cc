@@ -1,0 +1,59 @@
+// Include order of mosquitto's own plugins: 2.0.11's mosquitto_plugin.h does not include
+// mosquitto_broker.h (GitHub #2350), so the broker header comes first.
+#include <mosquitto_broker.h>
+#include <mosquitto_plugin.h>
+#include <mosquitto.h>
+#include <openssl/x509.h>
+
+#include "broker_plugin/mosquitto_broker_port.h"
+
+#include <string>
+
+namespace fleetmcp::plugin {
+namespace {
+
+int mosquitto_level(LogLevel level) {
+  switch (level) {
+    case LogLevel::kInfo: return MOSQ_LOG_INFO;
+    case LogLevel::kNotice: return MOSQ_LOG_NOTICE;
+    case LogLevel::kWarning: return MOSQ_LOG_WARNING;
+    case LogLevel::kError: return MOSQ_LOG_ERR;
+  }
+  return MOSQ_LOG_INFO;
+}
+
+}  // namespace
+
+void MosquittoBrokerPort::publish(std::string_view client_id, std::string_view topic, std::string_view payload,
+                                  int qos, bool retain) {
+  const std::string id(client_id), t(topic);
+  // _copy: the non-copying variant frees the buffer with free() (GitHub #2524, #3146).
+  mosquitto_broker_publish_copy(id.empty() ? nullptr : id.c_str(), t.c_str(), static_cast<int>(payload.size()),
+                                payload.empty() ? nullptr : payload.data(), qos, retain, nullptr);
+}
+
+void MosquittoBrokerPort::kick(std::string_view client_id) {
+  // No Will: a kicked client is one whose credentials stopped being trusted.
+  mosquitto_kick_client_by_clientid(std::string(client_id).c_str(), false);
+}
+
+void MosquittoBrokerPort::log(LogLevel level, std::string_view line) {
+  mosquitto_log_printf(mosquitto_level(level), "%.*s", static_cast<int>(line.size()), line.data());
+}
+
+std::optional<Certificate> MosquittoBrokerPort::client_certificate(const void* handle) {
+  // A new reference (SSL_get_peer_certificate), released here; Certificate takes its own.
+  auto* cert = static_cast<X509*>(mosquitto_client_certificate(static_cast<const struct mosquitto*>(handle)));
+  if (cert == nullptr) return std::nullopt;
+  std::optional<Certificate> copy;
+  try {
+    copy = Certificate::from_x509(cert);
+  } catch (...) {
+    X509_free(cert);
+    throw;
+  }
+  X509_free(cert);
+  return copy;
+}
+
+}  // namespace fleetmcp::plugin

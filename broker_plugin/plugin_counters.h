@@ -1,0 +1,31 @@
+// Counters of what the plugin decided, readable from any thread (the HTTP front's /metrics will
+// read them; today the $CONTROL test driver reports them).
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "common/error.h"
+
+namespace fleetmcp::plugin {
+
+struct PluginCounters {
+  using Counter = std::atomic<uint64_t>;
+
+  Counter auth_accepted{0}, auth_refused{0};
+  Counter acl_denied_read{0}, acl_denied_write{0}, acl_denied_subscribe{0};
+  Counter announces_accepted{0}, announces_refused{0}, announce_cache_hits{0}, deregistrations{0};
+  Counter restored_verified{0}, restored_cleared{0};
+  Counter manifests_expired{0}, nodes_revoked{0}, clients_kicked{0};
+  Counter calls_submitted{0}, calls_ok{0}, calls_failed{0}, calls_timed_out{0}, late_acks{0};
+  std::array<Counter, 11> announces_refused_by_code{};  // indexed by ErrorCode
+
+  void count_refusal(ErrorCode code);
+  std::string to_json() const;
+};
+
+inline void bump(std::atomic<uint64_t>& counter) { counter.fetch_add(1, std::memory_order_relaxed); }
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,115 @@
+// fleetmcp_plugin.so: the three entry points mosquitto 2.0.11 looks up (plugin API v5), the only
+// symbols the module exports. Configure it in mosquitto.conf (docs/plugin.md):
+//
+//   per_listener_settings false
+//   check_retain_source true
+//   set_tcp_nodelay true
+//   plugin /usr/lib/fleetmcp/fleetmcp_plugin.so
+//   plugin_opt_ca_file /etc/fleetmcp/pki/ca.crt
+//   plugin_opt_issuer_public_key /etc/fleetmcp/pki/issuer.pub
+//   plugin_opt_acl_file /usr/share/fleetmcp/acl/fleetmcp.acl
+//   plugin_opt_loopback_port 1884
+//
+// Init validates everything before registering a callback: a wrong option refuses to start the
+// broker (a non-zero return aborts startup) with a log line naming the option, rather than
+// running an open broker.
+#include <mosquitto_broker.h>
+#include <mosquitto_plugin.h>
+#include <mosquitto.h>
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+#include "broker_plugin/broker_callbacks.h"
+#include "broker_plugin/broker_config_check.h"
+#include "common/ulid.h"
+
+#define FLEETMCP_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace fleetmcp::plugin {
+namespace {
+
+OptionList option_list(const struct mosquitto_opt* opts, int count) {
+  OptionList list;
+  for (int i = 0; i < count; ++i) {
+    list.emplace_back(opts[i].key != nullptr ? opts[i].key : "", opts[i].value != nullptr ? opts[i].value : "");
+  }
+  return list;
+}
+
+// DESIGN §6's required broker settings, read from the configuration file on our command line.
+void check_broker_settings() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto path = config_path_from_cmdline(cmdline);
+  const auto text = path ? read_broker_config(*path) : std::nullopt;
+  if (!text) {
+    mosquitto_log_printf(MOSQ_LOG_WARNING,
+                         "fleetmcp: cannot read the broker configuration to check per_listener_settings false, "
+                         "check_retain_source true and set_tcp_nodelay true; make sure they are set");
+    return;
+  }
+  const auto problems = check_broker_config_text(*text);
+  if (problems.empty()) return;
+  std::string message = "mosquitto.conf (" + *path + "): ";
+  for (const auto& p : problems) message += p.message + ". ";
+  throw Error(ErrorCode::kBadRequest, message, "set it, or plugin_opt_broker_config_check false to skip this check");
+}
+
+int start(mosquitto_plugin_id_t* id, void** userdata, const struct mosquitto_opt* opts, int count) {
+  auto instance = std::make_unique<PluginInstance>();
+  instance->id = id;
+  PluginOptions options = parse_plugin_options(option_list(opts, count));
+  if (options.broker_config_check) check_broker_settings();
+  const int port = options.loopback_port;
+  instance->core = std::make_unique<FleetPlugin>(std::move(options), instance->port, [] { return now_ms(); });
+  instance->waker = std::make_unique<LoopbackWaker>(*instance->core, port);
+  instance->core->set_waker(instance->waker.get());
+  if (const int rc = register_callbacks(*instance)) return rc;
+  instance->waker->start();
+  mosquitto_log_printf(MOSQ_LOG_NOTICE, "fleetmcp: plugin ready (loopback waker on 127.0.0.1:%d)", port);
+  *userdata = instance.release();
+  return MOSQ_ERR_SUCCESS;
+}
+
+}  // namespace
+}  // namespace fleetmcp::plugin
+
+FLEETMCP_EXPORT int mosquitto_plugin_version(int supported_version_count, const int* supported_versions) {
+  for (int i = 0; i < supported_version_count; ++i) {
+    if (supported_versions[i] == 5) return 5;
+  }
+  return -1;
+}
+
+FLEETMCP_EXPORT int mosquitto_plugin_init(mosquitto_plugin_id_t* identifier, void** userdata,
+                                          struct mosquitto_opt* opts, int opt_count) {
+  try {
+    return fleetmcp::plugin::start(identifier, userdata, opts, opt_count);
+  } catch (const fleetmcp::Error& e) {
+    mosquitto_log_printf(MOSQ_LOG_ERR, "fleetmcp: refusing to start: %s (%s)", e.envelope().message.c_str(),
+                         e.envelope().suggested_fix.c_str());
+  } catch (const std::exception& e) {
+    mosquitto_log_printf(MOSQ_LOG_ERR, "fleetmcp: refusing to start: %s", e.what());
+  } catch (...) {
+    mosquitto_log_printf(MOSQ_LOG_ERR, "fleetmcp: refusing to start: unknown error");
+  }
+  return MOSQ_ERR_INVAL;
+}
+
+FLEETMCP_EXPORT int mosquitto_plugin_cleanup(void* userdata, struct mosquitto_opt*, int) {
+  auto* instance = static_cast<fleetmcp::plugin::PluginInstance*>(userdata);
+  if (instance == nullptr) return MOSQ_ERR_SUCCESS;
+  try {
+    fleetmcp::plugin::unregister_callbacks(*instance);
+    instance->waker->stop();  // joined before dlclose() runs static destructors
+    instance->core->shutdown();
+  } catch (const std::exception& e) {
+    mosquitto_log_printf(MOSQ_LOG_ERR, "fleetmcp: cleanup: %s", e.what());
+  } catch (...) {
+    mosquitto_log_printf(MOSQ_LOG_ERR, "fleetmcp: cleanup failed with an unknown exception");
+  }
+  delete instance;
+  return MOSQ_ERR_SUCCESS;
+}

@@ -1,0 +1,36 @@
+// The plugin's configuration: plugin_opt_<key> <value> lines after the `plugin` line in
+// mosquitto.conf (DESIGN §6). Validated before anything starts; a wrong value refuses to start
+// the broker with an error that names the option (docs/plugin.md lists them all).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fleetmcp::plugin {
+
+struct PluginOptions {
+  std::string ca_file;             // required: the fleet CA certificate (PEM)
+  std::string issuer_public_key;   // required: the agent-token issuer's public key (PEM)
+  std::string acl_file;            // required: the topic policy (acl/fleetmcp.acl)
+  int loopback_port = 0;           // required: a plain listener bound to 127.0.0.1, for the waker
+  std::string revocation_file;     // node_ids and token jtis; reloaded on SIGHUP
+  std::string token_audience = "fleetmcp";
+  std::string schemas_dir;         // default: SchemaRegistry::default_dir()
+  std::string state_file;          // registry persistence across restarts (recommended)
+  std::string audit_log = "-";     // "-" = stderr
+  std::string waker_username = "fleetmcp-plugin";
+  bool control_api = false;        // the $CONTROL/fleetmcp/v1 test driver (docs/plugin.md)
+  size_t verdict_cache_entries = 65536;
+  bool broker_config_check = true; // refuse to start when mosquitto.conf lacks a required setting
+};
+
+using OptionList = std::vector<std::pair<std::string, std::string>>;
+
+// Throws Error(kBadRequest) "plugin_opt_<key>: <what is wrong>" for an unknown, repeated,
+// missing or malformed option. Files are checked for readability here; their contents are
+// parsed by FleetPlugin, whose errors name the option too.
+PluginOptions parse_plugin_options(const OptionList& options);
+
+}  // namespace fleetmcp::plugin

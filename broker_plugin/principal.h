@@ -1,0 +1,43 @@
+// Who a connected client is, once client_identity has accepted it (DESIGN §2).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/x509.h"
+
+namespace fleetmcp::plugin {
+
+enum class PrincipalKind : uint8_t {
+  kNode,    // TLS client certificate CN=<node_id>, O=<tenant>
+  kAgent,   // MQTT username = token sub, password = EdDSA agent token
+  kPlugin,  // the plugin's own loopback waker
+};
+std::string_view principal_kind_name(PrincipalKind kind);  // "node", "agent", "plugin"
+std::optional<PrincipalKind> principal_kind_from_name(std::string_view name);
+
+// Token scopes as bits, so a policy check is one AND on the delivery path.
+enum ScopeBit : uint32_t {
+  kScopeBitDevicesRead = 1u << 0,
+  kScopeBitCallReadOnly = 1u << 1,
+  kScopeBitCallReversible = 1u << 2,
+  kScopeBitCallPhysical = 1u << 3,
+};
+std::optional<uint32_t> scope_bit(std::string_view scope);
+
+struct Principal {
+  PrincipalKind kind = PrincipalKind::kAgent;
+  std::string name;    // node_id, token sub, or the waker's username
+  std::string tenant;  // empty for the plugin
+  uint32_t scopes = 0;
+  int64_t expires_at_s = 0;  // agent token exp; 0 = does not expire
+  std::string jti;           // agent token id (revocable)
+  std::shared_ptr<const Certificate> certificate;  // nodes: the certificate presented
+
+  bool has_scopes(uint32_t required) const { return (scopes & required) == required; }
+};
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,15 @@
+// The retained payload of $devices/<id>/status (schemas/status@1.0.0.json, DESIGN §3). Only the
+// plugin writes it (DESIGN D6).
+#pragma once
+
+#include <string>
+
+#include "broker_plugin/node_registry.h"
+
+namespace fleetmcp::plugin {
+
+// {"node_id","state","since_ms"[,"manifest_etag","expires_at_ms"]}: the etag and expiry of the
+// last accepted manifest, absent when none was accepted.
+std::string status_message(const NodeRecord& node, NodeState state, int64_t since_ms);
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,93 @@
+#include "broker_plugin/call_table.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace fleetmcp::plugin {
+namespace {
+
+const std::string kA = "01hzx9k3m4p7q8r9s0t1v2w3xy";
+const std::string kB = "01hzx9k3m4p7q8r9s0t1v2w3xz";
+
+PendingCall call(const std::string& msg_id, const std::string& node, int64_t deadline_at_ms) {
+  PendingCall c;
+  c.msg_id = msg_id;
+  c.node_id = node;
+  c.deadline_at_ms = deadline_at_ms;
+  return c;
+}
+
+TEST(GatewayDeadline, IsTheLargerOfFiveSecondsAndTheCapabilityDeadlinePlusOne) {
+  EXPECT_EQ(gateway_deadline_ms(2000), 5000);
+  EXPECT_EQ(gateway_deadline_ms(4000), 5000);
+  EXPECT_EQ(gateway_deadline_ms(4500), 5500);
+  EXPECT_EQ(gateway_deadline_ms(30000), 31000);
+}
+
+TEST(CallTable, SubmitFromManyThreadsWakesEachTimeAndKeepsEveryCall) {
+  CallTable table;
+  std::atomic<int> wakes{0};
+  table.set_wake([&] { ++wakes; });
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 100; ++i) table.submit(CallRequest{}, 1000);
+    });
+  }
+  for (auto& t : threads) t.join();
+  const auto taken = table.take_submitted();
+  EXPECT_EQ(taken.size(), 400u);
+  EXPECT_EQ(wakes.load(), 400);
+  EXPECT_EQ(taken[0].submitted_at_ms, 1000);
+  EXPECT_TRUE(table.take_submitted().empty());
+}
+
+TEST(CallTable, AnAckIsCorrelatedByNodeAndInReplyTo) {
+  CallTable table;
+  table.add(call("M1", kA, 5000));
+  EXPECT_FALSE(table.take_answered(kB, "M1")) << "another node cannot answer A's call";
+  EXPECT_FALSE(table.take_answered(kA, "M2"));
+  const auto answered = table.take_answered(kA, "M1");
+  ASSERT_TRUE(answered);
+  EXPECT_EQ(answered->msg_id, "M1");
+  EXPECT_FALSE(table.take_answered(kA, "M1")) << "answered once";
+  EXPECT_TRUE(table.take_overdue(99999).empty()) << "its deadline left with it";
+}
+
+TEST(CallTable, DeadlinesExpireOldestFirst) {
+  CallTable table;
+  table.add(call("M2", kA, 6000));
+  table.add(call("M1", kA, 5000));
+  table.add(call("M3", kB, 7000));
+  EXPECT_TRUE(table.take_overdue(4999).empty());
+  const auto overdue = table.take_overdue(6000);
+  ASSERT_EQ(overdue.size(), 2u);
+  EXPECT_EQ(overdue[0].msg_id, "M1");
+  EXPECT_EQ(overdue[1].msg_id, "M2");
+  EXPECT_EQ(table.pending(), 1u);
+}
+
+TEST(CallTable, ASessionEndTakesOnlyThatNodesCalls) {
+  CallTable table;
+  table.add(call("M1", kA, 5000));
+  table.add(call("M2", kB, 5000));
+  table.add(call("M3", kA, 6000));
+  const auto gone = table.take_for_node(kA);
+  EXPECT_EQ(gone.size(), 2u);
+  EXPECT_EQ(table.pending(), 1u);
+  EXPECT_EQ(table.take_overdue(99999).size(), 1u) << "the other node's call keeps its deadline";
+}
+
+TEST(CallTable, FinishedCallsAreRecognisedAsLateForTenMinutes) {
+  CallTable table;
+  table.remember_finished("M1", 1000);
+  EXPECT_TRUE(table.finished_recently("M1"));
+  EXPECT_FALSE(table.finished_recently("M2"));
+  table.remember_finished("M2", 1000 + CallTable::kLateAckWindowMs + 1);
+  EXPECT_FALSE(table.finished_recently("M1"));
+  EXPECT_TRUE(table.finished_recently("M2"));
+}
+
+}  // namespace
+}  // namespace fleetmcp::plugin

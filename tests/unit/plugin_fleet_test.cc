@@ -1,0 +1,419 @@
+// FleetPlugin driven the way mosquitto drives it, over a recording fake broker: announces,
+// rejected messages, status, expiry, revocation, restored announces and the command path.
+#include <gtest/gtest.h>
+
+#include "broker_plugin/control_api.h"
+#include "common/json.h"
+#include "tests/tools/plugin_fake_broker.h"
+
+namespace fleetmcp::plugin {
+namespace {
+
+using testing::FakeClient;
+using testing::PluginFixture;
+using testing::TestNode;
+
+std::string topic(const std::string& node_id, const std::string& leaf) { return "$devices/" + node_id + "/" + leaf; }
+
+json::Document parse(const std::string& text) { return json::parse_strict(text); }
+
+class FleetPluginTest : public ::testing::Test {
+ protected:
+  FleetPluginTest() : node(f.pki.enroll("acme")) {}
+
+  std::string manifest(int64_t issued_at_ms, int64_t ttl_ms = 3'600'000) {
+    return testing::signed_manifest(*node, testing::example_content(*node, issued_at_ms, ttl_ms));
+  }
+  Verdict announce(const FakeClient& c, const std::string& payload, bool retain = true) {
+    return f.publish(c, topic(node->node_id, "announce"), payload, retain);
+  }
+  // The code of the single rejected message sent to `client_id` since the last call.
+  std::string rejected_code(const std::string& client_id) {
+    const auto sent = f.broker.take(topic(node->node_id, "rejected"));
+    if (sent.size() != 1) return "messages: " + std::to_string(sent.size());
+    EXPECT_EQ(sent[0].client_id, client_id);
+    EXPECT_EQ(sent[0].qos, 1);
+    EXPECT_FALSE(sent[0].retain);
+    const auto doc = parse(sent[0].payload);
+    EXPECT_EQ(json::get_string(doc, "etag").value_or("").size(), 64u);
+    return std::string(json::get_string(doc, "code").value_or(""));
+  }
+  std::string last_status_state() {
+    const auto sent = f.broker.take(topic(node->node_id, "status"));
+    if (sent.empty()) return "none";
+    EXPECT_TRUE(sent.back().retain);
+    EXPECT_TRUE(sent.back().client_id.empty()) << "status goes through the subscriptions";
+    return std::string(json::get_string(parse(sent.back().payload), "state").value_or(""));
+  }
+
+  PluginFixture f;
+  std::shared_ptr<TestNode> node;
+};
+
+TEST_F(FleetPluginTest, AValidAnnounceIsAcceptedAndTheNodeGoesOnline) {
+  FakeClient& c = f.connect_node(*node);
+  EXPECT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
+  EXPECT_TRUE(f.broker.take(topic(node->node_id, "rejected")).empty());
+  const auto status = f.broker.take(topic(node->node_id, "status"));
+  ASSERT_FALSE(status.empty());
+  const auto doc = parse(status.back().payload);
+  EXPECT_EQ(json::get_string(doc, "state"), "online");
+  EXPECT_EQ(json::get_int64(doc, "expires_at_ms"), f.now + 3'600'000);
+  const NodeRecord* record = f.plugin->registry().find(node->node_id);
+  ASSERT_NE(record, nullptr);
+  EXPECT_TRUE(record->manifest_fresh(f.now));
+  EXPECT_EQ(record->tenant, "acme");
+  EXPECT_EQ(f.plugin->counters().announces_accepted.load(), 1u);
+}
+
+TEST_F(FleetPluginTest, ARefusedAnnounceIsExplainedCountedAuditedAndKeepsThePreviousOne) {
+  FakeClient& c = f.connect_node(*node);
+  ASSERT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
+  const std::string before = f.plugin->registry().find(node->node_id)->manifest->etag;
+  std::string tampered = manifest(f.now + 1);
+  tampered.replace(tampered.find("\"rate_limit_rps\":10"), 19, "\"rate_limit_rps\":11");
+  EXPECT_EQ(announce(c, tampered), Verdict::kDeny);
+  EXPECT_EQ(rejected_code(c.id), "E_ATTESTATION_FAILED");
+  EXPECT_EQ(f.plugin->registry().find(node->node_id)->manifest->etag, before);
+  EXPECT_EQ(f.plugin->counters().announces_refused.load(), 1u);
+  EXPECT_NE(f.audit_log().find(R"("decision":"refuse","code":"E_ATTESTATION_FAILED")"), std::string::npos);
+}
+
+TEST_F(FleetPluginTest, AKnownEtagCostsALookup) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string m = manifest(f.now);
+  ASSERT_EQ(announce(c, m), Verdict::kAllow);
+  const auto hits = f.plugin->counters().announce_cache_hits.load();
+  ASSERT_EQ(announce(c, m), Verdict::kAllow);
+  EXPECT_EQ(f.plugin->counters().announce_cache_hits.load(), hits + 1);
+  EXPECT_EQ(last_status_state(), "online");
+  EXPECT_EQ(last_status_state(), "none") << "the same etag publishes no new status";
+}
+
+TEST_F(FleetPluginTest, AnOlderManifestIsAReplay) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string old_one = manifest(f.now - 10'000);
+  ASSERT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
+  EXPECT_EQ(announce(c, old_one), Verdict::kDeny);
+  EXPECT_EQ(rejected_code(c.id), "E_MANIFEST_INVALID");
+}
+
+TEST_F(FleetPluginTest, TheHardwareFingerprintIsPinnedToTheCertificate) {
+  FakeClient& c = f.connect_node(*node);
+  ASSERT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
+  auto content = testing::example_content(*node, f.now + 1);
+  content.hw_sources = {{"machine_id", "another-board"}};
+  EXPECT_EQ(announce(c, testing::signed_manifest(*node, content)), Verdict::kDeny);
+  EXPECT_EQ(rejected_code(c.id), "E_ATTESTATION_FAILED");
+}
+
+TEST_F(FleetPluginTest, NonRetainedAnnouncesAndWillsOnTheAnnounceTopicAreRefused) {
+  FakeClient& c = f.connect_node(*node);
+  EXPECT_EQ(announce(c, manifest(f.now), /*retain=*/false), Verdict::kDeny);
+  EXPECT_EQ(rejected_code(c.id), "E_MANIFEST_INVALID");
+  ASSERT_EQ(f.check(c, kAclSubscribe, topic(node->node_id, "cmd")), Verdict::kAllow);
+  f.plugin->on_disconnect(c.view());
+  EXPECT_EQ(f.check(c, kAclWrite, topic(node->node_id, "announce"), manifest(f.now), true), Verdict::kDeny);
+  EXPECT_EQ(rejected_code(c.id), "E_MANIFEST_INVALID");
+  EXPECT_NE(f.audit_log().find("a Will on the announce topic is refused"), std::string::npos);
+}
+
+TEST_F(FleetPluginTest, ANodeCannotAnnounceForAnother) {
+  const auto other = f.pki.enroll("acme");
+  FakeClient& c = f.connect_node(*node);
+  EXPECT_EQ(f.publish(c, topic(other->node_id, "announce"), manifest(f.now), true), Verdict::kDeny);
+  EXPECT_EQ(rejected_code(c.id), "E_ATTESTATION_FAILED");
+}
+
+TEST_F(FleetPluginTest, ExpiredAnnouncesAreHiddenAtOnceAndClearedByTheSweep) {
+  FakeClient& c = f.connect_node(*node);
+  ASSERT_EQ(announce(c, manifest(f.now, 1000)), Verdict::kAllow);
+  bool ok = false;
+  FakeClient& agent = f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read"}, f.now / 1000 + 600), &ok);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(f.check(agent, kAclRead, topic(node->node_id, "announce")), Verdict::kAllow);
+  f.now += 1000;
+  EXPECT_EQ(f.check(agent, kAclRead, topic(node->node_id, "announce")), Verdict::kDeny) << "before the sweep";
+  f.broker.published.clear();
+  f.plugin->on_tick();
+  const auto cleared = f.broker.take(topic(node->node_id, "announce"));
+  ASSERT_EQ(cleared.size(), 1u);
+  EXPECT_TRUE(cleared[0].payload.empty());
+  EXPECT_TRUE(cleared[0].retain);
+  EXPECT_EQ(last_status_state(), "expired");
+  EXPECT_EQ(f.check(agent, kAclRead, topic(node->node_id, "announce"), ""), Verdict::kAllow)
+      << "the clearing itself reaches subscribers";
+  ASSERT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
+  EXPECT_EQ(last_status_state(), "online") << "a fresh announce revives it";
+}
+
+TEST_F(FleetPluginTest, RevocationKicksClearsAndMarksTheNode) {
+  FakeClient& c = f.connect_node(*node);
+  ASSERT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
+  f.broker.published.clear();
+  f.revoke(node->node_id);
+  const auto cleared = f.broker.take(topic(node->node_id, "announce"));
+  ASSERT_EQ(cleared.size(), 1u);
+  EXPECT_TRUE(cleared[0].payload.empty());
+  EXPECT_EQ(last_status_state(), "revoked");
+  EXPECT_EQ(f.check(c, kAclSubscribe, topic(node->node_id, "cmd")), Verdict::kDeny);
+  f.plugin->on_tick();
+  f.plugin->on_tick();
+  f.plugin->on_tick();
+  EXPECT_EQ(f.broker.kicked, std::vector<std::string>{node->node_id});
+}
+
+TEST_F(FleetPluginTest, ARevokedNodeIsToldWhyWhenItAnnounces) {
+  f.revoke(node->node_id);
+  FakeClient& c = f.connect_node(*node);
+  EXPECT_EQ(announce(c, manifest(f.now)), Verdict::kDeny);
+  EXPECT_EQ(rejected_code(c.id), "E_ATTESTATION_FAILED");
+  EXPECT_EQ(f.check(c, kAclSubscribe, topic(node->node_id, "rejected")), Verdict::kDeny);
+}
+
+TEST_F(FleetPluginTest, AgentsReadOnlyTheirTenant) {
+  FakeClient& c = f.connect_node(*node);
+  ASSERT_EQ(f.check(c, kAclSubscribe, topic(node->node_id, "cmd")), Verdict::kAllow);
+  FakeClient& same = f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read"}, f.now / 1000 + 600));
+  FakeClient& other = f.connect_agent("eve", f.pki.token("eve", "other", {"devices:read"}, f.now / 1000 + 600));
+  EXPECT_EQ(f.check(same, kAclRead, topic(node->node_id, "telemetry")), Verdict::kAllow);
+  EXPECT_EQ(f.check(other, kAclRead, topic(node->node_id, "telemetry")), Verdict::kDeny);
+  EXPECT_EQ(f.check(same, kAclSubscribe, "$devices/+/telemetry"), Verdict::kAllow);
+  EXPECT_EQ(f.check(same, kAclSubscribe, "$devices/#"), Verdict::kDeny);
+  EXPECT_EQ(f.check(same, kAclSubscribe, "$devices/not-a-node/status"), Verdict::kDeny);
+  EXPECT_EQ(f.check(same, kAclWrite, "some/other/topic"), Verdict::kDefer);
+}
+
+TEST_F(FleetPluginTest, AnExpiredTokenLosesAccessAndItsConnection) {
+  FakeClient& agent = f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read"}, f.now / 1000 + 2));
+  EXPECT_EQ(f.check(agent, kAclSubscribe, "$devices/+/status"), Verdict::kAllow);
+  f.now += 3000;
+  EXPECT_EQ(f.check(agent, kAclSubscribe, "$devices/+/status"), Verdict::kDeny);
+  for (int i = 0; i < 3; ++i) f.plugin->on_tick();
+  EXPECT_EQ(f.broker.kicked, std::vector<std::string>{"claude-client"});
+}
+
+TEST_F(FleetPluginTest, AKickMissesANewConnectionUnderTheSameClientId) {
+  FakeClient& agent = f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read"}, f.now / 1000 + 2));
+  f.now += 3000;
+  EXPECT_EQ(f.check(agent, kAclSubscribe, "$devices/+/status"), Verdict::kDeny);  // queues the kick
+  f.plugin->on_disconnect(agent.view());  // the client left on its own
+  for (int i = 0; i < 3; ++i) f.plugin->on_tick();
+  EXPECT_TRUE(f.broker.kicked.empty());
+}
+
+// --- restored announces --------------------------------------------------------------------------
+
+TEST(RestoredAnnounceRuns, ValidOnesSurviveInvalidOnesAreCleared) {
+  std::string state = (std::filesystem::temp_directory_path() / ("fleetmcp-state-" + new_node_id())).string();
+  PluginFixture f(plugin::OptionList{{"state_file", state}});
+  const auto node = f.pki.enroll("acme");
+  const auto stranger = f.pki.enroll("acme");
+  const std::string good = testing::signed_manifest(*node, testing::example_content(*node, f.now));
+  FakeClient& c = f.connect_node(*node);
+  ASSERT_EQ(f.publish(c, topic(node->node_id, "announce"), good, true), Verdict::kAllow);
+  f.restart();
+
+  FakeClient& agent = f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read"}, f.now / 1000 + 600));
+  EXPECT_EQ(f.check(agent, kAclRead, topic(node->node_id, "announce")), Verdict::kDeny)
+      << "not shown before it is re-verified";
+
+  auto delivery = [&](const std::string& node_id, const std::string& payload) {
+    const FakeClient source{node_id, node_id, "", 0};
+    return f.plugin->on_acl_check(source.view(), {kAclWrite, topic(node_id, "announce"), payload, true});
+  };
+  auto cleared = [&](const std::string& node_id) {
+    const auto sent = f.broker.take(topic(node_id, "announce"));
+    return sent.size() == 1 && sent[0].payload.empty() && sent[0].retain;
+  };
+  EXPECT_EQ(delivery(node->node_id, good), Verdict::kAllow);
+  EXPECT_FALSE(cleared(node->node_id));
+  EXPECT_EQ(f.check(agent, kAclRead, topic(node->node_id, "announce")), Verdict::kAllow);
+
+  // Planted: a manifest of a node the state file does not know.
+  const std::string planted = testing::signed_manifest(*stranger, testing::example_content(*stranger, f.now));
+  EXPECT_EQ(delivery(stranger->node_id, planted), Verdict::kDeny);
+  EXPECT_TRUE(cleared(stranger->node_id));
+  EXPECT_EQ(f.plugin->counters().restored_cleared.load(), 1u);
+  EXPECT_NE(f.audit_log().find("restored announce refused"), std::string::npos);
+
+  // Tampered on disk, found by the waker's scan and handled on the tick.
+  std::string tampered = good;
+  tampered.replace(tampered.find("\"max_concurrency\":4"), 19, "\"max_concurrency\":5");
+  f.plugin->accept_scanned(topic(node->node_id, "announce"), tampered);
+  f.plugin->on_tick();
+  EXPECT_TRUE(cleared(node->node_id));
+  std::remove(state.c_str());
+}
+
+TEST(RestoredStatus, OfAnUnknownNodeIsRemovedOfAKnownOneKept) {
+  PluginFixture f;
+  const auto node = f.pki.enroll("acme");
+  FakeClient& c = f.connect_node(*node);
+  ASSERT_EQ(f.check(c, kAclSubscribe, topic(node->node_id, "cmd")), Verdict::kAllow);
+  const std::string unknown = "01hzx9k3m4p7q8r9s0t1v2w3xy";
+  const FakeClient broker_origin{"", "", "", 0};  // what a restored plugin publish carries
+  f.broker.published.clear();
+  EXPECT_EQ(f.plugin->on_acl_check(broker_origin.view(), {kAclWrite, topic(unknown, "status"), "{}", true}),
+            Verdict::kDeny);
+  const auto cleared = f.broker.take(topic(unknown, "status"));
+  ASSERT_EQ(cleared.size(), 1u);
+  EXPECT_TRUE(cleared[0].payload.empty() && cleared[0].retain);
+  EXPECT_EQ(f.plugin->on_acl_check(broker_origin.view(), {kAclWrite, topic(node->node_id, "status"), "{}", true}),
+            Verdict::kAllow);
+}
+
+// --- command path ----------------------------------------------------------------------------
+
+class CommandPath : public FleetPluginTest {
+ protected:
+  void SetUp() override {
+    device = &f.connect_node(*node);
+    ASSERT_EQ(announce(*device, manifest(f.now)), Verdict::kAllow);
+    ASSERT_EQ(f.check(*device, kAclSubscribe, topic(node->node_id, "cmd")), Verdict::kAllow);
+    agent = &f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read", "tools:call:read_only"},
+                                                   f.now / 1000 + 3600));
+  }
+
+  std::string echo_tool() const { return "sysecho." + node->node_id + ".echo.invoke"; }
+
+  // Sends a call through the $CONTROL driver and runs the tick that dispatches it; returns the
+  // cmd the node got (empty when none).
+  std::string call(const std::string& tool, const std::string& arguments = R"({"message":"ping"})",
+                   const FakeClient* caller = nullptr) {
+    f.plugin->on_control((caller ? caller : agent)->view(),
+                         R"({"id":"c1","tool":")" + tool + R"(","arguments":)" + arguments + "}");
+    f.plugin->on_tick();
+    const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
+    if (cmds.empty()) return "";
+    EXPECT_EQ(cmds[0].client_id, node->node_id) << "straight to the node's client";
+    return cmds[0].payload;
+  }
+  std::string ack(const std::string& cmd, const std::string& payload) {
+    const auto doc = parse(cmd);
+    return R"({"type":"cmd_ack","msg_id":")" + new_msg_id() + R"(","in_reply_to":")" +
+           std::string(json::get_string(doc, "msg_id").value_or("")) + R"(","payload":)" + payload + "}";
+  }
+  std::string echo_result(const std::string& node_id) {
+    return R"({"ok":true,"result":{"message":"ping","received_at_ms":)" + std::to_string(f.now) +
+           R"(,"node_id":")" + node_id + R"("}})";
+  }
+  // The single answer the driver sent back to the agent.
+  json::Document answer(const FakeClient* to = nullptr) {
+    const auto sent = f.broker.take(std::string(kControlResponseTopic));
+    EXPECT_EQ(sent.size(), 1u);
+    if (sent.empty()) return parse("{}");
+    EXPECT_EQ(sent[0].client_id, (to ? to : agent)->id);
+    return parse(sent[0].payload);
+  }
+  static std::string code_of(const json::Document& a) {
+    const json::Value* error = json::find(a, "error");
+    return error ? std::string(json::get_string(*error, "code").value_or("")) : "ok";
+  }
+
+  FakeClient* device = nullptr;
+  FakeClient* agent = nullptr;
+};
+
+TEST_F(CommandPath, ACallReachesTheNodeAndItsResultTheCaller) {
+  const std::string cmd = call(echo_tool());
+  ASSERT_FALSE(cmd.empty());
+  const auto doc = parse(cmd);
+  EXPECT_EQ(json::get_string(doc, "type"), "cmd");
+  EXPECT_EQ(json::get_int64(doc, "deadline_ms"), 2000);
+  EXPECT_EQ(json::get_string(doc["payload"], "tool"), echo_tool());
+  EXPECT_TRUE(is_msg_id(json::get_string(doc, "msg_id").value_or("")));
+  EXPECT_EQ(f.publish(*device, topic(node->node_id, "cmd_ack"), ack(cmd, echo_result(node->node_id)), false),
+            Verdict::kAllow);
+  const auto a = answer();
+  EXPECT_EQ(json::get_bool(a, "ok"), true);
+  EXPECT_EQ(json::get_string(a["result"], "message"), "ping");
+  EXPECT_EQ(json::get_string(a, "node_id"), node->node_id);
+  EXPECT_EQ(f.plugin->pending_calls(), 0u);
+  EXPECT_NE(f.audit_log().find(R"("tool":")" + echo_tool() + R"(","node_id":")" + node->node_id +
+                               R"(","decision":"ok")"),
+            std::string::npos);
+}
+
+TEST_F(CommandPath, TheGatewayDeadlineFailsTheCallAndALateAckIsDroppedAndAudited) {
+  const std::string cmd = call(echo_tool());
+  f.now += 4999;
+  f.plugin->on_tick();
+  EXPECT_TRUE(f.broker.take(std::string(kControlResponseTopic)).empty());
+  f.now += 1;
+  f.plugin->on_tick();
+  EXPECT_EQ(code_of(answer()), "E_DEADLINE_EXCEEDED");
+  f.publish(*device, topic(node->node_id, "cmd_ack"), ack(cmd, echo_result(node->node_id)), false);
+  EXPECT_TRUE(f.broker.take(std::string(kControlResponseTopic)).empty());
+  EXPECT_EQ(f.plugin->counters().late_acks.load(), 1u);
+  EXPECT_NE(f.audit_log().find("late cmd_ack"), std::string::npos);
+}
+
+TEST_F(CommandPath, ANodeThatDropsFailsItsCallsAtOnce) {
+  ASSERT_FALSE(call(echo_tool()).empty());
+  f.plugin->on_disconnect(device->view());
+  EXPECT_EQ(code_of(answer()), "E_NODE_OFFLINE");
+  EXPECT_EQ(last_status_state(), "offline");
+  EXPECT_TRUE(call(echo_tool()).empty());
+  EXPECT_EQ(code_of(answer()), "E_NODE_OFFLINE") << "offline nodes fail at once";
+}
+
+TEST_F(CommandPath, ResultsAreCheckedAgainstTheOutputSchemaAndTheNode) {
+  std::string cmd = call(echo_tool());
+  f.publish(*device, topic(node->node_id, "cmd_ack"), ack(cmd, echo_result("01hzx9k3m4p7q8r9s0t1v2w3xy")), false);
+  EXPECT_EQ(code_of(answer()), "E_ATTESTATION_FAILED");
+  cmd = call(echo_tool());
+  f.publish(*device, topic(node->node_id, "cmd_ack"), ack(cmd, R"({"ok":true,"result":{"message":"ping"}})"), false);
+  EXPECT_EQ(code_of(answer()), "E_INTERNAL");
+  cmd = call(echo_tool());
+  f.publish(*device, topic(node->node_id, "cmd_ack"),
+            ack(cmd, R"({"ok":false,"error":{"code":"E_RATE_LIMITED","message":"busy, says the device","suggested_fix":"x","retry_after_ms":250}})"),
+            false);
+  const auto a = answer();
+  EXPECT_EQ(code_of(a), "E_RATE_LIMITED");
+  EXPECT_EQ(json::get_int64(a["error"], "retry_after_ms"), 250);
+  EXPECT_EQ(json::get_string(a["error"], "message"), "the device refused the call with E_RATE_LIMITED")
+      << "device text never reaches the caller";
+}
+
+TEST_F(CommandPath, AnAckFromAnotherNodeDoesNotAnswerTheCall) {
+  const auto other = f.pki.enroll("acme");
+  FakeClient& impostor = f.connect_node(*other);
+  const std::string cmd = call(echo_tool());
+  f.publish(impostor, topic(other->node_id, "cmd_ack"), ack(cmd, echo_result(node->node_id)), false);
+  EXPECT_TRUE(f.broker.take(std::string(kControlResponseTopic)).empty());
+  EXPECT_EQ(f.plugin->pending_calls(), 1u);
+}
+
+TEST_F(CommandPath, CallsAreRefusedBeforeDispatchWhenTheyCannotSucceed) {
+  EXPECT_TRUE(call("sysecho." + node->node_id + ".echo.invoke", R"({"message":"é"})").empty());
+  EXPECT_EQ(code_of(answer()), "E_MANIFEST_INVALID") << "arguments against the input schema (RFC-0005 8)";
+  EXPECT_TRUE(call("sysecho." + node->node_id + ".nope.invoke").empty());
+  EXPECT_EQ(code_of(answer()), "E_MANIFEST_NOT_FOUND");
+  EXPECT_TRUE(call("sys." + node->node_id + ".metrics.set").empty());
+  EXPECT_EQ(code_of(answer()), "E_VERB_UNSUPPORTED");
+  EXPECT_TRUE(call("not a tool").empty());
+  EXPECT_EQ(code_of(answer()), "E_BAD_REQUEST");
+  FakeClient& stranger = f.connect_agent("eve", f.pki.token("eve", "other", {"tools:call:read_only"}, f.now / 1000 + 60));
+  EXPECT_TRUE(call(echo_tool(), R"({"message":"ping"})", &stranger).empty());
+  EXPECT_EQ(code_of(answer(&stranger)), "E_MANIFEST_NOT_FOUND") << "another tenant's node is not visible";
+  FakeClient& reader = f.connect_agent("ro", f.pki.token("ro", "acme", {"devices:read"}, f.now / 1000 + 60));
+  EXPECT_TRUE(call(echo_tool(), R"({"message":"ping"})", &reader).empty());
+  EXPECT_EQ(code_of(answer(&reader)), "E_SAFETY_DENIED");
+}
+
+TEST_F(CommandPath, TheDriverAnswersCountersAndNodes) {
+  f.plugin->on_control(agent->view(), R"({"id":"n","command":"nodes"})");
+  const auto nodes = answer();
+  ASSERT_TRUE(nodes["nodes"].IsArray());
+  ASSERT_EQ(nodes["nodes"].Size(), 1u);
+  EXPECT_EQ(json::get_string(nodes["nodes"][0], "state"), "online");
+  EXPECT_EQ(nodes["nodes"][0]["tools"].Size(), 3u);
+  f.plugin->on_control(agent->view(), R"({"id":"k","command":"counters"})");
+  EXPECT_EQ(json::get_int64(answer()["counters"], "announces_accepted"), 1);
+  f.plugin->on_control(agent->view(), R"({"id":"x","command":"reboot"})");
+  EXPECT_EQ(code_of(answer()), "E_BAD_REQUEST");
+}
+
+}  // namespace
+}  // namespace fleetmcp::plugin
