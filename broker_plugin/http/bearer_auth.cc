@@ -1,0 +1,41 @@
+#include "broker_plugin/http/bearer_auth.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "common/error.h"
+
+namespace fleetmcp::http {
+namespace {
+
+// RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token; the scheme is case-insensitive.
+std::optional<std::string_view> bearer_token(std::string_view header) {
+  constexpr std::string_view kScheme = "bearer";
+  if (header.size() <= kScheme.size() || header[kScheme.size()] != ' ') return std::nullopt;
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(header[i])) != kScheme[i]) return std::nullopt;
+  }
+  std::string_view token = header.substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  if (token.empty()) return std::nullopt;
+  return token;
+}
+
+}  // namespace
+
+std::variant<AgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std::string_view> authorization,
+                                                               int64_t now_s) const {
+  if (!authorization) return AuthProblem{false, "no Authorization header"};
+  const auto token = bearer_token(*authorization);
+  if (!token) return AuthProblem{true, "the Authorization header is not a Bearer token"};
+  try {
+    AgentToken agent = verify_agent_token(*token, issuer_, audience_, now_s);
+    if (fleet_.token_revoked(agent.jti)) return AuthProblem{true, "the token has been revoked"};
+    return agent;
+  } catch (const Error& e) {  // verify_agent_token's verdict; its message never echoes the token
+    return AuthProblem{true, e.envelope().message};
+  }
+}
+
+}  // namespace fleetmcp::http

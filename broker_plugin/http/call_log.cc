@@ -1,0 +1,64 @@
+#include "broker_plugin/http/call_log.h"
+
+namespace fleetmcp::http {
+
+void CallLog::refused(std::string_view via, const AgentToken* agent, std::string_view asked, const FleetTool* tool,
+                      const ErrorEnvelope& why) const {
+  const std::string dotted = tool ? tool->name.dotted() : std::string(asked);
+  audit_.write({.via = via,
+                .caller = agent ? std::string_view(agent->sub) : std::string_view{},
+                .tenant = agent ? std::string_view(agent->tenant) : std::string_view{},
+                .tool = dotted,
+                .node_id = tool ? std::string_view(tool->name.node_id) : std::string_view{},
+                .decision = "refuse",
+                .code = error_code_name(why.code)},
+               wall_ms_());
+  metrics_.count_call(tool ? std::string_view(tool->kind) : std::string_view("unknown"), error_code_name(why.code), -1);
+}
+
+void CallLog::finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallOutcome& outcome,
+                       int64_t latency_ms) const {
+  const std::string dotted = tool.name.dotted();
+  const std::string_view code = outcome.ok ? std::string_view{} : error_code_name(outcome.error.code);
+  audit_.write({.via = via,
+                .caller = agent.sub,
+                .tenant = agent.tenant,
+                .tool = dotted,
+                .node_id = tool.name.node_id,
+                .decision = outcome.ok ? "ok" : "error",
+                .code = code,
+                .latency_ms = latency_ms},
+               wall_ms_());
+  metrics_.count_call(tool.kind, outcome.ok ? std::string_view("ok") : code, static_cast<double>(latency_ms) / 1000.0);
+}
+
+void CallLog::cancelled(std::string_view via, const AgentToken& agent, const FleetTool& tool,
+                        int64_t latency_ms) const {
+  const std::string dotted = tool.name.dotted();
+  audit_.write({.via = via,
+                .caller = agent.sub,
+                .tenant = agent.tenant,
+                .tool = dotted,
+                .node_id = tool.name.node_id,
+                .decision = "cancel",
+                .latency_ms = latency_ms},
+               wall_ms_());
+  metrics_.count_call(tool.kind, "cancelled", -1);
+}
+
+void CallLog::stream_ended(std::string_view via, const AgentToken& agent, const FleetTool& tool, std::string_view code,
+                           int64_t duration_ms) const {
+  const std::string dotted = tool.name.dotted();
+  audit_.write({.via = via,
+                .caller = agent.sub,
+                .tenant = agent.tenant,
+                .tool = dotted,
+                .node_id = tool.name.node_id,
+                .decision = "stream",
+                .code = code,
+                .latency_ms = duration_ms},
+               wall_ms_());
+  metrics_.count_call(tool.kind, code.empty() ? std::string_view("ok") : code, -1);
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,39 @@
+// Where every call decision is recorded: one audit line (call_audit.h) and the /metrics
+// counters, for refusals at the gate and for calls that ran.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "broker_plugin/http/call_audit.h"
+#include "broker_plugin/http/front_metrics.h"
+#include "broker_plugin/http/fleet_view.h"
+#include "common/agent_token.h"
+
+namespace fleetmcp::http {
+
+class CallLog {
+ public:
+  CallLog(CallAudit audit, FrontMetrics& metrics, std::function<int64_t()> wall_ms)
+      : audit_(std::move(audit)), metrics_(metrics), wall_ms_(std::move(wall_ms)) {}
+
+  // Never dispatched. `tool` may be null (the name did not resolve); `asked` is the name given.
+  void refused(std::string_view via, const AgentToken* agent, std::string_view asked, const FleetTool* tool,
+               const ErrorEnvelope& why) const;
+  // Dispatched and answered (ok or an error from the device, the core or the deadline).
+  void finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallOutcome& outcome,
+                int64_t latency_ms) const;
+  // notifications/cancelled stopped a unary call before its outcome arrived.
+  void cancelled(std::string_view via, const AgentToken& agent, const FleetTool& tool, int64_t latency_ms) const;
+  // A metrics stream ended; `code` is empty for a normal end.
+  void stream_ended(std::string_view via, const AgentToken& agent, const FleetTool& tool, std::string_view code,
+                    int64_t duration_ms) const;
+
+ private:
+  CallAudit audit_;
+  FrontMetrics& metrics_;
+  std::function<int64_t()> wall_ms_;
+};
+
+}  // namespace fleetmcp::http

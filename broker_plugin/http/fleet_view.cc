@@ -1,0 +1,96 @@
+#include "broker_plugin/http/fleet_view.h"
+
+#include <algorithm>
+
+#include "common/digest.h"
+
+namespace fleetmcp::http {
+
+std::string_view node_state_name(NodeState state) {
+  switch (state) {
+    case NodeState::kOnline: return "online";
+    case NodeState::kOffline: return "offline";
+    case NodeState::kExpired: return "expired";
+    case NodeState::kRevoked: return "revoked";
+  }
+  return "offline";
+}
+
+namespace {
+
+// Everything about a tool that a tools/list answer shows.
+void append_listing(const FleetTool& tool, std::string& out) {
+  out += tool.name.dotted();
+  out += '|';
+  out += tool.verb.input_schema;
+  out += '|';
+  out += tool.verb.output_schema;
+  out += '|';
+  out += safety_class_name(tool.safety_class);
+  out += '\n';
+}
+
+}  // namespace
+
+FleetSnapshot::FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes)
+    : generation_(generation), nodes_(std::move(nodes)) {
+  for (const FleetNode& node : nodes_) {
+    TenantIndex& t = tenants_[node.tenant];
+    t.nodes.emplace(node.node_id, &node);
+    for (const FleetTool& tool : node.tools) t.tools.push_back(&tool);
+  }
+  for (auto& [tenant, t] : tenants_) {
+    // Sorting by the dotted string (not the tokens) is what makes cursors positional: a page ends
+    // at a name, the next page starts after it, whatever was added or removed meanwhile.
+    std::sort(t.tools.begin(), t.tools.end(),
+              [](const FleetTool* a, const FleetTool* b) { return a->name.dotted() < b->name.dotted(); });
+    std::string listing;
+    for (const FleetTool* tool : t.tools) append_listing(*tool, listing);
+    t.digest = sha256_hex(listing);
+  }
+}
+
+const std::vector<const FleetTool*>& FleetSnapshot::tools(std::string_view tenant) const {
+  static const std::vector<const FleetTool*> kNone;
+  const auto it = tenants_.find(tenant);
+  return it == tenants_.end() ? kNone : it->second.tools;
+}
+
+const FleetTool* FleetSnapshot::find_tool(std::string_view tenant, const ToolName& name) const {
+  const FleetNode* n = node(tenant, name.node_id);
+  if (n == nullptr) return nullptr;
+  for (const FleetTool& tool : n->tools) {
+    if (tool.name.kind_short == name.kind_short && tool.name.cap_id == name.cap_id && tool.name.verb == name.verb) {
+      return &tool;
+    }
+  }
+  return nullptr;
+}
+
+const FleetNode* FleetSnapshot::node(std::string_view tenant, std::string_view node_id) const {
+  const auto t = tenants_.find(tenant);
+  if (t == tenants_.end()) return nullptr;
+  const auto n = t->second.nodes.find(node_id);
+  return n == t->second.nodes.end() ? nullptr : n->second;
+}
+
+std::vector<const FleetNode*> FleetSnapshot::nodes(std::string_view tenant) const {
+  std::vector<const FleetNode*> out;
+  const auto t = tenants_.find(tenant);
+  if (t == tenants_.end()) return out;
+  for (const auto& [id, node] : t->second.nodes) out.push_back(node);
+  return out;
+}
+
+std::vector<std::string> FleetSnapshot::tenants() const {
+  std::vector<std::string> out;
+  for (const auto& [tenant, index] : tenants_) out.push_back(tenant);
+  return out;
+}
+
+std::string FleetSnapshot::tools_digest(std::string_view tenant) const {
+  const auto t = tenants_.find(tenant);
+  return t == tenants_.end() ? sha256_hex("") : t->second.digest;
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,137 @@
+// The HTTP front's only view of the plugin core (DESIGN §7): what a tenant may see and call, a
+// way to call it, and the telemetry of a node. The production implementation sits over the core's
+// node registry and call table and hands every call to the broker thread (the HTTP front's threads
+// never call mosquitto_*, plugin notes §3); the unit tests and the test host use an in-memory one.
+//
+// Threading contract for implementations:
+//  - snapshot(), stats() and token_revoked() may be called from any thread at any time.
+//  - call() and watch_telemetry() may be called from any thread; their callbacks may run on any
+//    thread (the broker's), must not block, and are never run inside the call that registered them.
+//  - The change listener runs on any thread after a new snapshot is visible through snapshot().
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+#include "common/kinds.h"
+#include "common/manifest.h"
+
+namespace fleetmcp::http {
+
+// The states of $devices/<id>/status (DESIGN §3).
+enum class NodeState { kOnline, kOffline, kExpired, kRevoked };
+std::string_view node_state_name(NodeState state);  // "online" …
+
+// One MCP tool: a verb of a capability in a node's verified, unexpired manifest.
+struct FleetTool {
+  ToolName name;             // its four tokens; name.dotted() is the canonical name (D9)
+  std::string kind;          // "system.echo"
+  VerbSpec verb;             // input/output schema ids and description template (kinds.json)
+  SafetyClass safety_class = SafetyClass::kReadOnly;
+  CapabilityConstraints constraints;
+};
+
+struct FleetNode {
+  std::string node_id, tenant;
+  NodeState state = NodeState::kOffline;
+  std::string manifest_etag;
+  int64_t manifest_expires_at_ms = 0;
+  // Empty unless the manifest is verified and unexpired and the node not revoked. Offline nodes
+  // keep their tools: calls to them fail fast with E_NODE_OFFLINE.
+  std::vector<FleetTool> tools;
+};
+
+// An immutable picture of the fleet. Implementations build a new one whenever something that a
+// tools/list could show changes, and swap it in; readers keep the one they started with.
+class FleetSnapshot {
+ public:
+  FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes);
+
+  uint64_t generation() const { return generation_; }
+  // The tenant's tools ordered by dotted name: the stable order tools/list pages through.
+  const std::vector<const FleetTool*>& tools(std::string_view tenant) const;
+  // nullptr when the tool does not exist for this tenant (another tenant's tool included).
+  const FleetTool* find_tool(std::string_view tenant, const ToolName& name) const;
+  const FleetNode* node(std::string_view tenant, std::string_view node_id) const;
+  // The tenant's nodes ordered by node_id.
+  std::vector<const FleetNode*> nodes(std::string_view tenant) const;
+  const std::vector<FleetNode>& all_nodes() const { return nodes_; }
+  std::vector<std::string> tenants() const;
+  // Changes whenever anything tools/list shows for the tenant changes (names, schemas, classes);
+  // the front compares it across snapshots to send notifications/tools/list_changed.
+  std::string tools_digest(std::string_view tenant) const;
+
+ private:
+  struct TenantIndex {
+    std::vector<const FleetTool*> tools;
+    std::map<std::string, const FleetNode*, std::less<>> nodes;
+    std::string digest;
+  };
+  uint64_t generation_;
+  std::vector<FleetNode> nodes_;
+  std::map<std::string, TenantIndex, std::less<>> tenants_;
+};
+
+// A call handed to the command path. The front has already resolved the tool for the tenant,
+// checked scope, validated the arguments and applied the rate limit.
+struct CallSpec {
+  std::string caller, tenant;
+  std::string tool;            // dotted
+  std::string arguments_json;  // a JSON object valid against the tool's input schema
+  std::chrono::milliseconds deadline{5000};  // the gateway budget, from now
+};
+
+struct CallOutcome {
+  bool ok = false;
+  std::string result_json;  // when ok: the tool's result object (already checked by the core)
+  ErrorEnvelope error;      // when not
+};
+
+// Called exactly once per call, on any thread.
+using CallDone = std::function<void(CallOutcome)>;
+
+// Receives one node's telemetry (MetricsSample JSON, system.metrics.sample@1.0.0) as it arrives.
+struct TelemetryHandler {
+  std::function<void(std::string_view sample_json)> on_sample;
+  std::function<void()> on_offline;  // the node's session ended, or its manifest went away
+};
+
+// Delivery stops when this is destroyed. A callback already running may still finish and one
+// more may start shortly after, so callbacks must only hold weak references.
+class TelemetryWatch {
+ public:
+  virtual ~TelemetryWatch() = default;
+};
+
+// The core's figures that GET /metrics shows next to the front's own.
+struct FleetStats {
+  uint64_t announces_verified = 0, announces_refused = 0;
+  uint64_t calls_queued = 0;   // submitted, not yet dispatched by the broker thread
+  uint64_t calls_pending = 0;  // dispatched, waiting for cmd_ack
+};
+
+class FleetView {
+ public:
+  virtual ~FleetView() = default;
+
+  virtual std::shared_ptr<const FleetSnapshot> snapshot() const = 0;
+  // Replaces the listener; the front sets it once before serving.
+  virtual void set_change_listener(std::function<void()> on_change) = 0;
+  virtual void call(CallSpec spec, CallDone done) = 0;
+  virtual std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) = 0;
+  virtual FleetStats stats() const { return {}; }
+  // An agent token's jti on the revocation list (DESIGN §2).
+  virtual bool token_revoked(std::string_view jti) const {
+    (void)jti;
+    return false;
+  }
+};
+
+}  // namespace fleetmcp::http

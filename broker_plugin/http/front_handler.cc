@@ -1,0 +1,110 @@
+#include "broker_plugin/http/front_handler.h"
+
+#include <algorithm>
+
+#include "broker_plugin/http/error_status.h"
+#include "broker_plugin/http/jsonrpc.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::string_view kMcpPath = "/mcp";
+constexpr std::string_view kToolsCallPath = "/mcp/tools/call";
+
+}  // namespace
+
+FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit)
+    : config_(std::move(config)),
+      fleet_(fleet),
+      log_(std::move(audit), metrics_, config_.wall_ms),
+      catalog_(config_.schemas, config_.options.tool_names, config_.options.page_size),
+      compact_(catalog_),
+      commits_(config_.options.commit_token_ttl.count()),
+      gate_(*config_.schemas, limiter_, commits_),
+      fanout_(fleet, *config_.schemas, config_.background, config_.options.lease_renew, config_.steady_ms),
+      sessions_(config_.options.max_sessions),
+      resource_(config_.resource_url, config_.options.authorization_servers),
+      auth_(config_.issuer, config_.options.token_audience, fleet),
+      origins_(config_.options.allowed_origins),
+      schema_routes_(*config_.schemas, catalog_.cursors()),
+      services_{config_.options, fleet, catalog_, compact_, gate_, fanout_, sessions_, metrics_, log_, resource_,
+                config_.wall_ms, config_.steady_ms},
+      mcp_(services_),
+      rfc0009_(services_),
+      list_changed_(fleet, sessions_) {
+  fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {
+    // The broker thread must not wait for digests and notifications: hand the work over.
+    background->post([weak, this] {
+      if (weak.lock() && config_.options.tools_mode == ToolsMode::kPerNode) list_changed_.on_fleet_change();
+    });
+  });
+  arm_sweep();
+}
+
+FrontHandler::~FrontHandler() {
+  fleet_.set_change_listener(nullptr);
+  sweep_.reset();
+  sessions_.end_all();
+}
+
+void FrontHandler::arm_sweep() {
+  const auto every = std::min(config_.options.session_idle, std::chrono::milliseconds(60000));
+  sweep_ = config_.background->after(every, [this] {
+    sessions_.sweep(config_.wall_ms(), config_.options.session_idle.count());
+    arm_sweep();
+  });
+}
+
+void FrontHandler::shutdown() {
+  sweep_.reset();
+  sessions_.end_all();
+}
+
+void FrontHandler::handle(const std::shared_ptr<Exchange>& exchange) {
+  const HttpRequest& req = exchange->request();
+  const std::string_view path = req.path();
+  if (path == kMcpPath || path == kToolsCallPath) return authenticated(exchange, path == kMcpPath);
+  if (schema_routes_.matches(path)) return exchange->respond(schema_routes_.handle(req));
+  if (resource_.is_metadata_path(path)) {
+    return exchange->respond(HttpReply::json(200, resource_.metadata_json()));
+  }
+  if (path == "/healthz") {
+    const auto snapshot = fleet_.snapshot();
+    return exchange->respond(HttpReply::json(
+        200, "{\"status\":\"ok\",\"fleet_generation\":" + std::to_string(snapshot->generation()) + "}"));
+  }
+  if (path == "/metrics") {
+    HttpReply r;
+    r.body = metrics_.render(*fleet_.snapshot(), fleet_.stats(), sessions_.size());
+    r.with("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    return exchange->respond(std::move(r));
+  }
+  exchange->respond(envelope_reply(404, ErrorEnvelope(ErrorCode::kBadRequest, "no such resource",
+                                                      "the front serves /mcp, /mcp/tools/call, /schemas, /healthz, /metrics")));
+}
+
+void FrontHandler::authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp) {
+  const HttpRequest& req = exchange->request();
+  const std::string_view via = mcp ? "mcp" : "rfc0009";
+  // DNS rebinding: a browser page from elsewhere must not reach the fleet through localhost.
+  if (const auto origin = req.header("Origin"); origin && !origins_.allows(*origin)) {
+    const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Origin not allowed", "call from an allowed origin (plugin_opt_http_allowed_origins)");
+    return exchange->respond(mcp ? HttpReply::json(403, rpc_error(nullptr, rpc::kServerError, "Forbidden: Origin not allowed", &e))
+                                 : envelope_reply(403, e));
+  }
+  auto who = auth_.authenticate(req.header("Authorization"), config_.wall_ms() / 1000);
+  if (auto* problem = std::get_if<AuthProblem>(&who)) {
+    const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Unauthorized: " + problem->description,
+                          "send Authorization: Bearer <agent token from fleetctl token issue>");
+    log_.refused(via, nullptr, "", nullptr, e);
+    HttpReply r = mcp ? HttpReply::json(401, rpc_error(nullptr, rpc::kServerError, e.message, &e)) : envelope_reply(401, e);
+    r.with("WWW-Authenticate", problem->token_present ? resource_.challenge("invalid_token", problem->description, "")
+                                                      : resource_.challenge());
+    return exchange->respond(std::move(r));
+  }
+  const AgentToken& agent = std::get<AgentToken>(who);
+  if (mcp) mcp_.handle(exchange, agent);
+  else rfc0009_.handle(exchange, agent);
+}
+
+}  // namespace fleetmcp::http

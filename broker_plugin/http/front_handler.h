@@ -1,0 +1,82 @@
+// The HTTP front as an application, free of sockets: it owns the shared services (catalog, gate,
+// limiter, commit tokens, sessions, fan-out, metrics, audit) and routes each exchange:
+//   GET  /healthz                               liveness and the fleet snapshot's generation
+//   GET  /metrics                               Prometheus text
+//   GET  /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata
+//   GET  /schemas…                              schema_routes.h
+//   *    /mcp                                   Origin (403), bearer token (401), mcp_endpoint.h
+//   POST /mcp/tools/call                        Origin (403), bearer token (401), rfc0009_endpoint.h
+// HttpFront (http_front.h) runs it behind the Beast server; unit tests call handle() directly.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "broker_plugin/http/bearer_auth.h"
+#include "broker_plugin/http/call_audit.h"
+#include "broker_plugin/http/exchange.h"
+#include "broker_plugin/http/front_options.h"
+#include "broker_plugin/http/front_services.h"
+#include "broker_plugin/http/list_changed.h"
+#include "broker_plugin/http/mcp_endpoint.h"
+#include "broker_plugin/http/origin_policy.h"
+#include "broker_plugin/http/rfc0009_endpoint.h"
+#include "broker_plugin/http/schema_routes.h"
+
+namespace fleetmcp::http {
+
+struct FrontConfig {
+  FrontOptions options;
+  std::shared_ptr<const SchemaRegistry> schemas;
+  Ed25519PublicKey issuer{};
+  std::string resource_url;                // canonical URI of /mcp
+  std::shared_ptr<Scheduler> background;   // lease renewals, session sweeps, change notices
+  std::function<int64_t()> wall_ms;        // Unix ms
+  std::function<int64_t()> steady_ms;      // monotonic ms
+};
+
+class FrontHandler {
+ public:
+  FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit);
+  ~FrontHandler();
+  FrontHandler(const FrontHandler&) = delete;
+  FrontHandler& operator=(const FrontHandler&) = delete;
+
+  void handle(const std::shared_ptr<Exchange>& exchange);
+  // Ends every MCP session (their streams close); the server closes the rest.
+  void shutdown();
+
+  FrontMetrics& metrics() { return metrics_; }
+  McpSessions& sessions() { return sessions_; }
+  TelemetryFanout& fanout() { return fanout_; }
+  const FrontOptions& options() const { return config_.options; }
+
+ private:
+  void authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp);
+  void arm_sweep();
+
+  FrontConfig config_;
+  FleetView& fleet_;
+  FrontMetrics metrics_;
+  CallLog log_;
+  ToolCatalog catalog_;
+  CompactTools compact_;
+  CallLimiter limiter_;
+  CommitTokens commits_;
+  CallGate gate_;
+  TelemetryFanout fanout_;
+  McpSessions sessions_;
+  ProtectedResource resource_;
+  BearerAuth auth_;
+  OriginPolicy origins_;
+  SchemaRoutes schema_routes_;
+  FrontServices services_;
+  McpEndpoint mcp_;
+  Rfc0009Endpoint rfc0009_;
+  ListChangedNotifier list_changed_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::unique_ptr<Timer> sweep_;
+};
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,61 @@
+// The HTTP front's configuration: the plugin_opt_http_* lines of mosquitto.conf (DESIGN §6), the
+// same key = value pairs the plugin's own options come in. docs/http-front.md lists them.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fleetmcp::http {
+
+enum class ToolNameStyle { kDotted, kDashed };  // DESIGN D9
+enum class ToolsMode { kPerNode, kCompact };     // DESIGN §7 compact mode
+
+struct FrontOptions {
+  std::string listen_host = "127.0.0.1";  // loopback unless told otherwise
+  uint16_t listen_port = 8080;             // 0 = any free port (tests)
+  int io_threads = 2;
+
+  ToolNameStyle tool_names = ToolNameStyle::kDotted;
+  ToolsMode tools_mode = ToolsMode::kPerNode;
+  size_t page_size = 100;
+
+  // OAuth protected resource (RFC 9728). resource_url defaults to http://<listen>/mcp.
+  std::string resource_url;
+  std::vector<std::string> authorization_servers;
+  std::string token_audience = "fleetmcp";
+  std::string issuer_public_key;  // PEM file; the plugin passes its own when this is empty
+  // Origins allowed besides loopback ones (http(s)://localhost|127.0.0.1|[::1][:port]).
+  std::vector<std::string> allowed_origins;
+
+  size_t max_body_bytes = 4 * 1024 * 1024;
+  size_t max_sessions = 10000;
+  std::chrono::milliseconds session_idle{std::chrono::hours(1)};
+
+  // RFC-0009 stream timers (options so the §9 fixtures run in seconds in tests).
+  std::chrono::milliseconds sse_ping{25000};
+  std::chrono::milliseconds sse_idle_timeout{90000};
+  size_t sse_buffer_frames = 3;
+  // MCP streams: keep-alive comments on the GET stream, and the longest metrics.subscribe call.
+  std::chrono::milliseconds mcp_keepalive{25000};
+  std::chrono::milliseconds mcp_max_stream{std::chrono::minutes(5)};
+  size_t mcp_stream_buffer = 64;  // messages queued for a slow MCP client before the stream is cut
+
+  std::chrono::milliseconds lease_renew{10000};  // below the device's 30 s telemetry lease
+  std::chrono::milliseconds commit_token_ttl{30000};  // DESIGN §7
+  std::string audit_log = "-";  // "-" = stderr, "" = off, else a file appended to
+};
+
+using FrontOptionList = std::vector<std::pair<std::string, std::string>>;
+
+// Reads the keys that start with "http_" (the "plugin_opt_" prefix already removed) and ignores
+// the others. Throws Error(kBadRequest) "plugin_opt_http_<key>: <what is wrong>".
+FrontOptions parse_front_options(const FrontOptionList& options);
+
+// "http://127.0.0.1:8080/mcp" unless resource_url says otherwise.
+std::string resource_url(const FrontOptions& options, uint16_t bound_port);
+
+}  // namespace fleetmcp::http

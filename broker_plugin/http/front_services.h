@@ -1,0 +1,36 @@
+// What the front's endpoints share. Everything is owned by HttpFront (or by a unit test) and
+// outlives every exchange.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "broker_plugin/http/call_gate.h"
+#include "broker_plugin/http/call_log.h"
+#include "broker_plugin/http/compact_tools.h"
+#include "broker_plugin/http/fleet_view.h"
+#include "broker_plugin/http/front_metrics.h"
+#include "broker_plugin/http/front_options.h"
+#include "broker_plugin/http/mcp_session.h"
+#include "broker_plugin/http/protected_resource.h"
+#include "broker_plugin/http/telemetry_fanout.h"
+#include "broker_plugin/http/tool_catalog.h"
+
+namespace fleetmcp::http {
+
+struct FrontServices {
+  const FrontOptions& options;
+  FleetView& fleet;
+  const ToolCatalog& catalog;
+  const CompactTools& compact;
+  CallGate& gate;
+  TelemetryFanout& fanout;
+  McpSessions& sessions;
+  FrontMetrics& metrics;
+  const CallLog& log;
+  const ProtectedResource& resource;
+  std::function<int64_t()> wall_ms;    // Unix milliseconds: tokens, commit tokens, rate buckets
+  std::function<int64_t()> steady_ms;  // monotonic milliseconds: latencies
+};
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,153 @@
+#include "broker_plugin/http/http_connection.h"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/beast/http/empty_body.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/write.hpp>
+
+#include "broker_plugin/http/error_status.h"
+
+namespace fleetmcp::http {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+
+// The Exchange an endpoint sees. Its calls arrive on the connection's strand.
+class ConnectionExchange final : public Exchange {
+ public:
+  ConnectionExchange(std::shared_ptr<HttpConnection> connection, HttpRequest request, bool keep_alive)
+      : connection_(std::move(connection)), request_(std::move(request)), keep_alive_(keep_alive) {}
+
+  ~ConnectionExchange() override {
+    // An endpoint that drops an exchange without answering must not leave the client hanging.
+    if (!answered_) {
+      asio::dispatch(connection_->scheduler_executor(), [c = connection_] {
+        c->respond(envelope_reply(ErrorEnvelope(ErrorCode::kInternal, "the request was dropped without an answer",
+                                                "retry; report this to the operator if it repeats")),
+                   false);
+      });
+    }
+  }
+
+  const HttpRequest& request() const override { return request_; }
+  std::shared_ptr<Scheduler> scheduler() override { return connection_->scheduler(); }
+
+  void respond(HttpReply reply) override {
+    if (std::exchange(answered_, true)) return;
+    connection_->respond(std::move(reply), keep_alive_);
+  }
+  void abandon() override {
+    if (std::exchange(answered_, true)) return;
+    connection_->abandon();
+  }
+  std::shared_ptr<EventStream> open_stream(std::vector<Header> headers, StreamLimits limits) override {
+    answered_ = true;
+    return connection_->open_stream(std::move(headers), limits);
+  }
+
+ private:
+  std::shared_ptr<HttpConnection> connection_;
+  HttpRequest request_;
+  bool keep_alive_;
+  bool answered_ = false;
+};
+
+HttpRequest to_request(const bhttp::request<bhttp::string_body>& r) {
+  HttpRequest out;
+  out.method = std::string(r.method_string());
+  out.target = std::string(r.target());
+  for (const auto& field : r) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  out.body = r.body();
+  return out;
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<asio::io_context> io,
+                               std::shared_ptr<const ConnectionSettings> settings)
+    : stream_(std::move(socket)), io_(std::move(io)), settings_(std::move(settings)) {
+  scheduler_ = std::make_shared<AsioScheduler>(io_, stream_.get_executor());
+}
+
+asio::any_io_executor HttpConnection::scheduler_executor() { return stream_.get_executor(); }
+
+void HttpConnection::start() {
+  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+}
+
+void HttpConnection::shutdown() {
+  asio::post(stream_.get_executor(), [self = shared_from_this()] {
+    self->shutting_down_ = true;
+    if (self->streaming_) self->stream_end(StreamEnd::kShutdown);
+    else if (!self->busy_) self->close();
+  });
+}
+
+void HttpConnection::read_request() {
+  if (closed_ || shutting_down_) return close();
+  parser_.emplace();
+  parser_->body_limit(settings_->max_body_bytes);
+  stream_.expires_after(settings_->read_timeout);
+  bhttp::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
+    self->on_request(ec);
+  });
+}
+
+void HttpConnection::on_request(beast::error_code ec) {
+  if (ec == bhttp::error::body_limit) {
+    ErrorEnvelope e(ErrorCode::kBadRequest, "request body too large",
+                    "send at most plugin_opt_http_max_body_bytes bytes");
+    return respond(envelope_reply(413, e), false);
+  }
+  if (ec) return close();  // end of stream, timeout, reset or a request Beast could not parse
+  stream_.expires_never();
+  dispatch_request();
+}
+
+void HttpConnection::dispatch_request() {
+  busy_ = true;
+  const auto& message = parser_->get();
+  auto exchange = std::make_shared<ConnectionExchange>(shared_from_this(), to_request(message), message.keep_alive());
+  try {
+    settings_->handler(exchange);
+  } catch (const std::exception& e) {  // the HTTP handler boundary (CONTRIBUTING): answer, log, carry on
+    if (settings_->log) settings_->log(std::string("fleetmcp http: handler failed: ") + e.what());
+    exchange->respond(envelope_reply(ErrorEnvelope(ErrorCode::kInternal, "internal error while handling the request",
+                                                   "retry; report this to the operator if it repeats")));
+  }
+}
+
+void HttpConnection::respond(HttpReply reply, bool keep_alive) {
+  if (closed_ || streaming_) return;
+  if (settings_->on_status) settings_->on_status(reply.status);
+  auto res = std::make_shared<bhttp::response<bhttp::string_body>>();
+  res->result(static_cast<unsigned>(reply.status));
+  res->version(11);
+  res->set(bhttp::field::server, "fleetmcp");
+  for (auto& [name, value] : reply.headers) res->insert(name, value);
+  res->body() = std::move(reply.body);
+  res->keep_alive(keep_alive && !shutting_down_);
+  res->prepare_payload();
+  bhttp::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, size_t) {
+    self->busy_ = false;
+    if (ec || !res->keep_alive()) return self->close();
+    self->read_request();
+  });
+}
+
+void HttpConnection::abandon() { close(); }
+
+void HttpConnection::close() {
+  if (closed_) return;
+  closed_ = true;
+  monitor_.reset();
+  grace_.reset();
+  beast::error_code ignored;
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  stream_.socket().close(ignored);
+}
+
+}  // namespace fleetmcp::http

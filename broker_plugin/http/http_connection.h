@@ -1,0 +1,99 @@
+// One client connection of the Beast server (http_server.h): reads requests with Beast's parser
+// (no HTTP parsing of ours), hands each to the front as an Exchange, writes the reply, and keeps
+// the connection alive between requests. An exchange may instead turn the connection into a
+// Server-Sent Events stream (sse_socket_stream.cc): the response header, then frames until the
+// stream finishes, and the connection is closed after it.
+//
+// Everything runs on the connection's strand. Internal to the HTTP front.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <array>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "broker_plugin/http/asio_scheduler.h"
+#include "broker_plugin/http/exchange.h"
+#include "broker_plugin/http/frame_backlog.h"
+
+namespace fleetmcp::http {
+
+struct ConnectionSettings {
+  std::function<void(std::shared_ptr<Exchange>)> handler;
+  std::function<void(int status)> on_status;  // every response status, for /metrics
+  std::function<void(std::string_view)> log;  // errors caught at this boundary
+  size_t max_body_bytes = 4 << 20;
+  std::chrono::seconds read_timeout{60};      // idle keep-alive and slow requests
+  std::chrono::milliseconds close_grace{2000};  // how long a last frame may take before the cut
+};
+
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+ public:
+  HttpConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<boost::asio::io_context> io,
+                 std::shared_ptr<const ConnectionSettings> settings);
+
+  void start();
+  // The server is stopping: streams end with StreamEnd::kShutdown, idle connections close. Any thread.
+  void shutdown();
+
+  // For the exchange (on the strand).
+  void respond(HttpReply reply, bool keep_alive);
+  void abandon();
+  std::shared_ptr<EventStream> open_stream(std::vector<Header> headers, StreamLimits limits);
+  const std::shared_ptr<AsioScheduler>& scheduler() const { return scheduler_; }
+  boost::asio::any_io_executor scheduler_executor();
+
+  // Stream mode (sse_socket_stream.cc), on the strand.
+  void stream_send(std::string text, bool counted);
+  void stream_finish(std::string last);
+  void stream_on_end(std::function<void(StreamEnd)> handler);
+
+ private:
+  void read_request();
+  void on_request(boost::beast::error_code ec);
+  void dispatch_request();
+  void close();
+
+  // Stream mode.
+  struct Frame {
+    std::string text;
+    bool counted = false;
+  };
+  void write_next();
+  void stream_end(StreamEnd why);
+  void watch_peer();
+  void arm_monitor();
+  uint64_t unacked_bytes();
+
+  boost::beast::tcp_stream stream_;
+  std::shared_ptr<boost::asio::io_context> io_;
+  std::shared_ptr<AsioScheduler> scheduler_;
+  std::shared_ptr<const ConnectionSettings> settings_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  bool closed_ = false;
+  bool shutting_down_ = false;
+  bool busy_ = false;  // an exchange is being handled
+
+  // Stream mode state.
+  bool streaming_ = false, writing_ = false, finishing_ = false, stream_ended_ = false;
+  StreamLimits limits_;
+  std::deque<Frame> frames_;
+  std::optional<FrameBacklog> backlog_;
+  std::function<void(StreamEnd)> end_handler_;
+  std::unique_ptr<Timer> monitor_, grace_;
+  std::array<char, 512> peer_bytes_{};
+};
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,90 @@
+#include "broker_plugin/http/http_front.h"
+
+#include <chrono>
+#include <iostream>
+
+#include "broker_plugin/http/asio_scheduler.h"
+
+namespace fleetmcp::http {
+namespace {
+
+int64_t wall_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+int64_t steady_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+constexpr std::chrono::milliseconds kStopFlush{2000};
+
+}  // namespace
+
+HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<const SchemaRegistry> schemas,
+                     Ed25519PublicKey issuer, CallAudit audit, Log log)
+    : io_(std::make_shared<FrontIoContext>(options.io_threads)),
+      work_(boost::asio::make_work_guard(*io_)),
+      settings_(std::make_shared<ConnectionSettings>()),
+      log_(log ? std::move(log) : Log([](std::string_view line) { std::cerr << line << '\n'; })),
+      io_threads_(options.io_threads) {
+  settings_->max_body_bytes = options.max_body_bytes;
+  settings_->log = log_;
+  server_ = std::make_unique<HttpServer>(io_, options.listen_host, options.listen_port, settings_);
+  resource_url_ = http::resource_url(options, server_->port());
+
+  FrontConfig config;
+  config.options = std::move(options);
+  config.schemas = std::move(schemas);
+  config.issuer = issuer;
+  config.resource_url = resource_url_;
+  config.background = AsioScheduler::with_new_strand(io_);
+  config.wall_ms = wall_ms;
+  config.steady_ms = steady_ms;
+  handler_ = std::make_unique<FrontHandler>(std::move(config), fleet, std::move(audit));
+  FrontHandler* handler = handler_.get();
+  settings_->handler = [handler](std::shared_ptr<Exchange> exchange) { handler->handle(exchange); };
+  settings_->on_status = [handler](int status) { handler->metrics().count_http(status); };
+}
+
+HttpFront::~HttpFront() { stop(); }
+
+void HttpFront::start() {
+  if (running_) return;
+  running_ = true;
+  server_->start();
+  for (int i = 0; i < io_threads_; ++i) {
+    threads_.emplace_back([this] {
+      // The io threads' boundary: an exception escaping a handler is logged, and the thread
+      // goes back to serving the other connections.
+      for (;;) {
+        try {
+          io_->run();
+          return;
+        } catch (const std::exception& e) {
+          log_(std::string("fleetmcp http: io thread caught: ") + e.what());
+        }
+      }
+    });
+  }
+}
+
+void HttpFront::stop() {
+  if (!running_) return;
+  running_ = false;
+  handler_->shutdown();
+  server_->stop();
+  // Give the streams a moment to write their close frames.
+  const auto deadline = std::chrono::steady_clock::now() + kStopFlush;
+  while (server_->open_connections() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  work_.reset();
+  io_->stop();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  io_->drop_pending();
+}
+
+}  // namespace fleetmcp::http

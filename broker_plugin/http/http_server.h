@@ -1,0 +1,43 @@
+// The front's HTTP server: Boost.Beast over Boost.Asio, a few io threads (no thread per
+// connection), one strand per connection. Listens on one address; every request becomes an
+// Exchange for the handler. TLS is not built in yet: terminate it in front (or bind loopback).
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "broker_plugin/http/http_connection.h"
+
+namespace fleetmcp::http {
+
+class HttpServer {
+ public:
+  // Binds and listens at once (so the port is known); throws Error(kBadRequest) naming the
+  // address when it cannot.
+  HttpServer(std::shared_ptr<boost::asio::io_context> io, const std::string& host, uint16_t port,
+             std::shared_ptr<const ConnectionSettings> settings);
+
+  uint16_t port() const { return port_; }
+  void start();
+  // Stops accepting and asks every connection to end (streams get StreamEnd::kShutdown).
+  void stop();
+  size_t open_connections() const;
+
+ private:
+  void accept();
+
+  std::shared_ptr<boost::asio::io_context> io_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::shared_ptr<const ConnectionSettings> settings_;
+  uint16_t port_ = 0;
+  mutable std::mutex mutex_;
+  std::vector<std::weak_ptr<HttpConnection>> connections_;
+  bool stopped_ = false;
+};
+
+}  // namespace fleetmcp::http

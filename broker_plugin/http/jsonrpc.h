@@ -1,0 +1,46 @@
+// JSON-RPC 2.0 as MCP uses it: classifying an incoming message and writing responses, errors
+// (with the RFC-0001 envelope in error.data, DESIGN D12/§9) and notifications.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/error.h"
+#include "common/json.h"
+
+namespace fleetmcp::http {
+
+namespace rpc {
+inline constexpr int kParseError = -32700;
+inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kMethodNotFound = -32601;
+inline constexpr int kInvalidParams = -32602;
+inline constexpr int kInternalError = -32603;
+// Transport-level refusals, as the MCP SDK servers spell them.
+inline constexpr int kServerError = -32000;
+inline constexpr int kSessionNotFound = -32001;
+}  // namespace rpc
+
+enum class RpcKind { kRequest, kNotification, kResponse, kInvalid };
+
+// A view into a parsed message; valid while the document it came from lives.
+struct RpcMessage {
+  RpcKind kind = RpcKind::kInvalid;
+  const json::Value* id = nullptr;      // requests and responses
+  std::string_view method;              // requests and notifications
+  const json::Value* params = nullptr;  // may be null
+};
+
+RpcMessage classify(const json::Value& message);
+
+// The id as compact JSON text ("1", "\"abc\""): a key for in-flight requests.
+std::string id_key(const json::Value& id);
+
+std::string rpc_result(const json::Value& id, const json::Value& result);
+// id null -> "id":null (errors about a message whose id is unknown).
+std::string rpc_error(const json::Value* id, int code, std::string_view message,
+                      const ErrorEnvelope* envelope = nullptr, const json::Value* extra_data = nullptr);
+std::string rpc_notification(std::string_view method, const json::Value* params);
+
+}  // namespace fleetmcp::http

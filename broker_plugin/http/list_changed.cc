@@ -1,0 +1,40 @@
+#include "broker_plugin/http/list_changed.h"
+
+#include <set>
+
+#include "broker_plugin/http/jsonrpc.h"
+
+namespace fleetmcp::http {
+
+ListChangedNotifier::ListChangedNotifier(FleetView& fleet, McpSessions& sessions) : fleet_(fleet), sessions_(sessions) {
+  const auto snapshot = fleet_.snapshot();
+  for (const std::string& tenant : snapshot->tenants()) digests_[tenant] = snapshot->tools_digest(tenant);
+}
+
+size_t ListChangedNotifier::on_fleet_change() {
+  const auto snapshot = fleet_.snapshot();
+  std::set<std::string> changed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::set<std::string> tenants;
+    for (const auto& [tenant, digest] : digests_) tenants.insert(tenant);
+    for (const std::string& tenant : snapshot->tenants()) tenants.insert(tenant);
+    for (const std::string& tenant : tenants) {
+      const std::string now = snapshot->tools_digest(tenant);
+      std::string& seen = digests_[tenant];
+      if (seen != now) changed.insert(tenant);
+      seen = now;
+    }
+  }
+  static const std::string kMessage = rpc_notification("notifications/tools/list_changed", nullptr);
+  size_t told = 0;
+  for (const std::string& tenant : changed) {
+    for (const auto& session : sessions_.of_tenant(tenant)) {
+      session->notify(kMessage);
+      ++told;
+    }
+  }
+  return told;
+}
+
+}  // namespace fleetmcp::http

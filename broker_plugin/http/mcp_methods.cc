@@ -1,0 +1,218 @@
+#include "broker_plugin/http/mcp_methods.h"
+
+#include "broker_plugin/http/mcp_metrics_stream.h"
+#include "broker_plugin/http/pending_call.h"
+#include "broker_plugin/http/tool_result.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::string_view kVia = "mcp";
+
+RpcAnswer result(const json::Value& id, const json::Value& r) { return RpcAnswer{200, rpc_result(id, r), {}}; }
+
+RpcAnswer error(const json::Value& id, int code, std::string_view message, const ErrorEnvelope* envelope = nullptr) {
+  return RpcAnswer{200, rpc_error(&id, code, message, envelope), {}};
+}
+
+const json::Value* member(const json::Value* object, std::string_view key) {
+  return object != nullptr && object->IsObject() ? json::find(*object, key) : nullptr;
+}
+
+bool has_output_schema(const FleetTool& tool, McpRevision revision) {
+  return has_structured_output(revision) && !tool.verb.output_schema.empty();
+}
+
+}  // namespace
+
+json::Document McpMethods::initialize_result(McpRevision revision) const {
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("protocolVersion", json::string_value(revision_name(revision), a), a);
+  json::Value caps(rapidjson::kObjectType), tools(rapidjson::kObjectType);
+  tools.AddMember("listChanged", true, a);
+  caps.AddMember("tools", tools, a);
+  caps.AddMember("logging", json::Value(rapidjson::kObjectType), a);  // metrics samples are log messages
+  d.AddMember("capabilities", caps, a);
+  json::Value info(rapidjson::kObjectType);
+  info.AddMember("name", "fleetmcp", a);
+  if (has_structured_output(revision)) info.AddMember("title", "fleetmcp device fleet", a);
+  info.AddMember("version", "0.1.0", a);
+  d.AddMember("serverInfo", info, a);
+  d.AddMember("instructions",
+              "Tools act on the devices of your tenant's fleet. Names are {kind_short}.{node_id}.{cap_id}.{verb} "
+              "(or with '-' instead of '.'). Failures come back as results with isError and an error envelope "
+              "{code, message, suggested_fix, retry_after_ms}: follow suggested_fix.",
+              a);
+  return d;
+}
+
+void McpMethods::request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                         const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                         Answer answer) {
+  const json::Value& id = *m.id;
+  if (m.method == "ping") {
+    answer(result(id, json::Value(rapidjson::kObjectType)));
+  } else if (m.method == "tools/list") {
+    tools_list(m, agent, *session, answer);
+  } else if (m.method == "tools/call") {
+    tools_call(m, agent, session, exchange, scheduler, std::move(answer));
+  } else if (m.method == "logging/setLevel") {
+    const auto level = m.params && m.params->IsObject() ? json::get_string(*m.params, "level") : std::nullopt;
+    if (!level || log_level_rank(*level) < 0) {
+      answer(error(id, rpc::kInvalidParams, "Invalid params: level must be an RFC 5424 severity name"));
+      return;
+    }
+    session->set_log_level(*level);
+    answer(result(id, json::Value(rapidjson::kObjectType)));
+  } else if (m.method == "initialize") {
+    answer(RpcAnswer{400, rpc_error(&id, rpc::kInvalidRequest, "Invalid Request: the session is already initialized"), {}});
+  } else {
+    answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
+  }
+}
+
+void McpMethods::notification(const RpcMessage& m, McpSession& session) {
+  if (m.method != "notifications/cancelled") return;  // initialized and the rest need nothing
+  if (const json::Value* id = member(m.params, "requestId")) session.cancel(id_key(*id));
+}
+
+void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer) {
+  const json::Value& id = *m.id;
+  if (s_.options.tools_mode == ToolsMode::kCompact) {
+    answer(result(id, s_.compact.list_result(session.revision())));
+    return;
+  }
+  std::optional<std::string> cursor;
+  if (const json::Value* c = member(m.params, "cursor")) {
+    if (!c->IsString()) {
+      answer(error(id, rpc::kInvalidParams, "Invalid params: cursor must be a string"));
+      return;
+    }
+    cursor = std::string(c->GetString(), c->GetStringLength());
+  }
+  const auto fleet = s_.fleet.snapshot();
+  const auto page = s_.catalog.list_page(*fleet, agent.tenant, cursor, session.revision());
+  if (!page) {
+    answer(error(id, rpc::kInvalidParams, "Invalid params: the cursor is not one this server issued"));
+    return;
+  }
+  answer(result(id, *page));
+}
+
+void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                            const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                            Answer answer) {
+  const json::Value& id = *m.id;
+  const auto name = m.params && m.params->IsObject() ? json::get_string(*m.params, "name") : std::nullopt;
+  if (!name) {
+    answer(error(id, rpc::kInvalidParams, "Invalid params: tools/call needs a name"));
+    return;
+  }
+  const McpRevision revision = session->revision();
+  const auto fleet = s_.fleet.snapshot();
+  std::string tool_name(*name);
+  const json::Value* arguments = member(m.params, "arguments");
+  if (tool_name == kFindNodesTool) return answer(result(id, s_.compact.find_nodes(*fleet, agent.tenant, arguments, revision)));
+  if (tool_name == kDescribeNodeTool) {
+    return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
+  }
+  if (tool_name == kFleetCallTool) {
+    auto target = s_.compact.call_target(*fleet, agent.tenant, arguments, revision);
+    if (auto* bad = std::get_if<json::Document>(&target)) return answer(result(id, *bad));
+    tool_name = std::get<CompactTools::Target>(target).tool_name;
+    arguments = std::get<CompactTools::Target>(target).arguments;
+  }
+
+  GateDecision decision = s_.gate.admit(*fleet, agent, tool_name, arguments, s_.wall_ms());
+  if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
+    s_.log.refused(kVia, &agent, tool_name, refusal->tool, refusal->error);
+    switch (refusal->kind) {
+      case RefusalKind::kUnknownTool:
+        answer(error(id, rpc::kInvalidParams, refusal->error.message, &refusal->error));
+        break;
+      case RefusalKind::kScope:
+        // MCP authorization: a runtime scope shortfall is HTTP 403 with a step-up challenge.
+        answer(RpcAnswer{403, rpc_error(&id, rpc::kInvalidRequest, refusal->error.message, &refusal->error),
+                         {{"WWW-Authenticate", s_.resource.challenge("insufficient_scope", refusal->error.message,
+                                                                     refusal->required_scope)}}});
+        break;
+      case RefusalKind::kExecution:
+        answer(result(id, tool_error(refusal->error, has_output_schema(*refusal->tool, revision), revision)));
+        break;
+    }
+    return;
+  }
+  auto& pass = std::get<GatePass>(decision);
+  if (is_metrics_stream(*pass.tool)) {
+    if (!exchange) {
+      answer(error(id, rpc::kInvalidRequest, "Invalid Request: a streaming tool cannot be called inside a batch"));
+      return;
+    }
+    open_stream(*pass.tool, pass.arguments_json, m, agent, session, exchange);
+    return;
+  }
+  run_unary(*pass.tool, std::move(pass.arguments_json), std::move(pass.slot), m, agent, session, scheduler,
+            std::move(answer));
+}
+
+void McpMethods::run_unary(const FleetTool& tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
+                           const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                           const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  CallSpec spec{agent.sub, agent.tenant, tool.name.dotted(), std::move(arguments_json), gateway_deadline(tool.constraints)};
+  const std::string key = id_key(*m.id);
+  auto id = std::make_shared<json::Document>();
+  id->CopyFrom(*m.id, id->GetAllocator());
+  const int64_t started = s_.steady_ms();
+  const McpRevision revision = session->revision();
+  auto done = [this, tool, agent, session, key, id, started, revision, slot, answer](CallOutcome outcome) {
+    if (slot) slot->release();
+    session->untrack(key);
+    s_.log.finished(kVia, agent, tool, outcome, s_.steady_ms() - started);
+    const json::Document r = outcome.ok ? tool_success(outcome.result_json, revision)
+                                        : tool_error(outcome.error, has_output_schema(tool, revision), revision);
+    answer(RpcAnswer{200, rpc_result(*id, r), {}});
+  };
+  auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), std::move(done));
+  session->track(key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, tool, agent, started, answer, slot] {
+    scheduler->post([this, weak, tool, agent, started, answer, slot] {
+      const auto call = weak.lock();
+      if (!call || !call->cancel()) return;  // already answered
+      if (slot) slot->release();
+      s_.log.cancelled(kVia, agent, tool, s_.steady_ms() - started);
+      answer(std::nullopt);
+    });
+  });
+}
+
+void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
+                             const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                             const std::shared_ptr<Exchange>& exchange) {
+  const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal);
+  McpMetricsRequest request;
+  request.id.CopyFrom(*m.id, request.id.GetAllocator());
+  if (const json::Value* token = member(member(m.params, "_meta"), "progressToken");
+      token != nullptr && (token->IsString() || token->IsInt64())) {
+    request.progress_token.CopyFrom(*token, request.progress_token.GetAllocator());
+  }
+  request.interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
+  request.include = metrics_sections(json::find(args, "include"));
+  request.send_messages = session->logs("info");
+  request.revision = session->revision();
+  const std::string key = id_key(*m.id);
+  const int64_t started = s_.steady_ms();
+  s_.metrics.stream_opened(StreamKind::kMcpCall);
+  auto stream = McpMetricsStream::open(
+      *exchange, s_.fanout, tool, agent.tenant, std::move(request), s_.options.mcp_max_stream,
+      s_.options.mcp_stream_buffer, s_.wall_ms,
+      [this, session, key, tool, agent, started](std::string_view code) {
+        session->untrack(key);
+        s_.metrics.stream_closed(StreamKind::kMcpCall);
+        s_.log.stream_ended(kVia, agent, tool, code, s_.steady_ms() - started);
+      });
+  session->track(key, [weak = std::weak_ptr<McpMetricsStream>(stream)] {
+    if (const auto s = weak.lock()) s->cancel();
+  });
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,52 @@
+// The MCP methods the front serves inside a session: ping, tools/list, tools/call,
+// logging/setLevel, and the notifications initialized and cancelled (initialize itself creates
+// the session, see mcp_endpoint.h). Transport-free: answers go to a callback, and only a metrics
+// stream takes over the HTTP exchange to answer with SSE.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker_plugin/http/exchange.h"
+#include "broker_plugin/http/front_services.h"
+#include "broker_plugin/http/jsonrpc.h"
+
+namespace fleetmcp::http {
+
+struct RpcAnswer {
+  int status = 200;
+  std::string body;  // one JSON-RPC response object
+  std::vector<Header> headers;
+};
+// nullopt: the request was cancelled and gets no response.
+using Answer = std::function<void(std::optional<RpcAnswer>)>;
+
+class McpMethods {
+ public:
+  explicit McpMethods(FrontServices& services) : s_(services) {}
+
+  json::Document initialize_result(McpRevision revision) const;
+
+  // `exchange` is null inside a batch (no streaming there). Answers on `scheduler`.
+  void request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+               const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  void notification(const RpcMessage& m, McpSession& session);
+
+ private:
+  void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
+  void tools_call(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                  const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  void run_unary(const FleetTool& tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
+                 const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                 const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  void open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
+                   const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                   const std::shared_ptr<Exchange>& exchange);
+
+  FrontServices& s_;
+};
+
+}  // namespace fleetmcp::http

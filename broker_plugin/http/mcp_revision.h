@@ -1,0 +1,26 @@
+// The MCP protocol revisions the front speaks (legacy era: initialize + sessions) and what each
+// one may carry, so a 2025-03-26 client never sees fields its schema does not have.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace fleetmcp::http {
+
+enum class McpRevision { k2025_03_26, k2025_06_18, k2025_11_25 };
+
+inline constexpr McpRevision kLatestRevision = McpRevision::k2025_11_25;
+// What the transport assumes when a request carries no MCP-Protocol-Version (spec, 2025-06-18).
+inline constexpr McpRevision kAssumedRevision = McpRevision::k2025_03_26;
+
+std::string_view revision_name(McpRevision r);
+std::optional<McpRevision> revision_from_name(std::string_view name);
+// "2025-11-25, 2025-06-18, 2025-03-26"
+std::string_view supported_revisions_text();
+
+// outputSchema, structuredContent, tool titles: 2025-06-18 and later.
+inline bool has_structured_output(McpRevision r) { return r != McpRevision::k2025_03_26; }
+// JSON-RPC batches were allowed in 2025-03-26 only.
+inline bool allows_batches(McpRevision r) { return r == McpRevision::k2025_03_26; }
+
+}  // namespace fleetmcp::http

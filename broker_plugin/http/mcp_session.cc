@@ -1,0 +1,171 @@
+#include "broker_plugin/http/mcp_session.h"
+
+#include <sodium.h>
+
+#include <array>
+#include <set>
+
+#include "common/bytes.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::array<std::string_view, 8> kLevels{"debug", "info", "notice", "warning",
+                                                  "error", "critical", "alert", "emergency"};
+
+// 128 random bits, base64url: visible ASCII as the transport requires, and unguessable.
+std::string new_session_id() {
+  std::array<uint8_t, 16> random{};
+  randombytes_buf(random.data(), random.size());
+  return base64url_encode(random);
+}
+
+}  // namespace
+
+int log_level_rank(std::string_view level) {
+  for (size_t i = 0; i < kLevels.size(); ++i) {
+    if (kLevels[i] == level) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+McpSession::McpSession(std::string id, const AgentToken& agent, McpRevision revision, int64_t now_ms)
+    : id_(std::move(id)), caller_(agent.sub), tenant_(agent.tenant), revision_(revision), last_seen_ms_(now_ms) {}
+
+bool McpSession::busy() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return !in_flight_.empty() || listener_ != nullptr;
+}
+
+void McpSession::track(const std::string& id, std::function<void()> cancel) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  in_flight_[id] = std::move(cancel);
+}
+
+void McpSession::untrack(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  in_flight_.erase(id);
+}
+
+void McpSession::cancel(const std::string& id) {
+  std::function<void()> cancel;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = in_flight_.find(id);
+    if (it == in_flight_.end()) return;  // unknown or finished: ignored, as the spec says
+    cancel = std::move(it->second);
+    in_flight_.erase(it);
+  }
+  if (cancel) cancel();
+}
+
+bool McpSession::attach(std::shared_ptr<SessionListener> listener) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (listener_) return false;
+  listener_ = std::move(listener);
+  return true;
+}
+
+void McpSession::detach(const SessionListener* listener) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (listener_.get() == listener) listener_.reset();
+}
+
+void McpSession::notify(const std::string& message_json) {
+  std::shared_ptr<SessionListener> listener;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    listener = listener_;
+  }
+  if (listener) listener->notify(message_json);
+}
+
+void McpSession::end() {
+  std::map<std::string, std::function<void()>> in_flight;
+  std::shared_ptr<SessionListener> listener;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_flight.swap(in_flight_);
+    listener = std::move(listener_);
+  }
+  for (auto& [id, cancel] : in_flight) {
+    if (cancel) cancel();
+  }
+  if (listener) listener->close();
+}
+
+std::shared_ptr<McpSession> McpSessions::create(const AgentToken& agent, McpRevision revision, int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (sessions_.size() >= max_) return nullptr;
+  auto session = std::make_shared<McpSession>(new_session_id(), agent, revision, now_ms);
+  sessions_.emplace(session->id(), session);
+  return session;
+}
+
+std::shared_ptr<McpSession> McpSessions::find(std::string_view id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+bool McpSessions::end(std::string_view id) {
+  std::shared_ptr<McpSession> session;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = sessions_.find(id);
+    if (it == sessions_.end()) return false;
+    session = std::move(it->second);
+    sessions_.erase(it);
+  }
+  session->end();
+  return true;
+}
+
+std::vector<std::shared_ptr<McpSession>> McpSessions::of_tenant(std::string_view tenant) const {
+  std::vector<std::shared_ptr<McpSession>> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [id, s] : sessions_) {
+    if (s->tenant() == tenant) out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<std::string> McpSessions::tenants() const {
+  std::set<std::string> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [id, s] : sessions_) out.insert(s->tenant());
+  return {out.begin(), out.end()};
+}
+
+size_t McpSessions::sweep(int64_t now_ms, int64_t idle_ms) {
+  std::vector<std::shared_ptr<McpSession>> expired;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (now_ms - it->second->last_seen_ms() > idle_ms && !it->second->busy()) {
+        expired.push_back(std::move(it->second));
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& s : expired) s->end();
+  return expired.size();
+}
+
+void McpSessions::end_all() {
+  std::map<std::string, std::shared_ptr<McpSession>, std::less<>> all;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    all.swap(sessions_);
+  }
+  for (auto& [id, s] : all) s->end();
+}
+
+size_t McpSessions::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return sessions_.size();
+}
+
+}  // namespace fleetmcp::http

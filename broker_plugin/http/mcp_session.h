@@ -1,0 +1,96 @@
+// MCP sessions (Streamable HTTP, 2025-03-26 … 2025-11-25): created by initialize and named by
+// the Mcp-Session-Id header from then on, bound to the agent that created it (another token's
+// requests see it as unknown: 404), ended by DELETE or after idling. A session knows its
+// negotiated revision, its requests in flight (so notifications/cancelled can stop them) and its
+// GET stream, the only place notifications/tools/list_changed can go. Thread-safe.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "broker_plugin/http/mcp_revision.h"
+#include "common/agent_token.h"
+
+namespace fleetmcp::http {
+
+// The session's GET stream, as the session sees it.
+class SessionListener {
+ public:
+  virtual ~SessionListener() = default;
+  virtual void notify(std::string message_json) = 0;  // any thread
+  virtual void close() = 0;                            // any thread
+};
+
+// RFC 5424 severities as MCP logging/setLevel names them, most verbose first.
+int log_level_rank(std::string_view level);  // -1 when unknown
+
+class McpSession {
+ public:
+  McpSession(std::string id, const AgentToken& agent, McpRevision revision, int64_t now_ms);
+
+  const std::string& id() const { return id_; }
+  const std::string& caller() const { return caller_; }
+  const std::string& tenant() const { return tenant_; }
+  McpRevision revision() const { return revision_; }
+  bool owned_by(const AgentToken& agent) const { return agent.sub == caller_ && agent.tenant == tenant_; }
+
+  void touch(int64_t now_ms) { last_seen_ms_.store(now_ms); }
+  int64_t last_seen_ms() const { return last_seen_ms_.load(); }
+  bool busy() const;  // requests in flight or a GET stream open
+
+  // Requests in flight, by JSON-RPC id text. cancel runs outside the session's lock.
+  void track(const std::string& id, std::function<void()> cancel);
+  void untrack(const std::string& id);
+  void cancel(const std::string& id);
+
+  // False when a GET stream is already open (the transport answers 409).
+  bool attach(std::shared_ptr<SessionListener> listener);
+  void detach(const SessionListener* listener);
+  void notify(const std::string& message_json);
+
+  void set_log_level(std::string_view level) { log_rank_.store(log_level_rank(level)); }
+  bool logs(std::string_view level) const { return log_level_rank(level) >= log_rank_.load(); }
+
+  // DELETE or expiry: stops every request in flight and closes the GET stream.
+  void end();
+
+ private:
+  const std::string id_, caller_, tenant_;
+  const McpRevision revision_;
+  std::atomic<int64_t> last_seen_ms_;
+  std::atomic<int> log_rank_{1};  // "info": metric samples go out as notifications/message
+  mutable std::mutex mutex_;
+  std::map<std::string, std::function<void()>> in_flight_;
+  std::shared_ptr<SessionListener> listener_;
+};
+
+class McpSessions {
+ public:
+  explicit McpSessions(size_t max_sessions) : max_(max_sessions) {}
+
+  // nullptr when the table is full.
+  std::shared_ptr<McpSession> create(const AgentToken& agent, McpRevision revision, int64_t now_ms);
+  std::shared_ptr<McpSession> find(std::string_view id) const;
+  // DELETE: false when unknown.
+  bool end(std::string_view id);
+  std::vector<std::shared_ptr<McpSession>> of_tenant(std::string_view tenant) const;
+  std::vector<std::string> tenants() const;
+  // Ends sessions idle for longer than idle_ms with nothing open.
+  size_t sweep(int64_t now_ms, int64_t idle_ms);
+  void end_all();
+  size_t size() const;
+
+ private:
+  size_t max_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<McpSession>, std::less<>> sessions_;
+};
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,45 @@
+#include "broker_plugin/http/pending_call.h"
+
+#include <algorithm>
+
+namespace fleetmcp::http {
+
+std::chrono::milliseconds gateway_deadline(const CapabilityConstraints& constraints) {
+  return std::chrono::milliseconds(std::max(5000, constraints.deadline_ms_default + 1000));
+}
+
+std::shared_ptr<PendingCall> PendingCall::start(FleetView& fleet, std::shared_ptr<Scheduler> scheduler, CallSpec spec,
+                                               Done done) {
+  auto call = std::make_shared<PendingCall>(scheduler, std::move(done));
+  const std::string tool = spec.tool;
+  call->deadline_ = scheduler->after(spec.deadline, [weak = std::weak_ptr<PendingCall>(call), tool] {
+    if (auto self = weak.lock()) {
+      CallOutcome late;
+      late.error = ErrorEnvelope(ErrorCode::kDeadlineExceeded, "the device did not answer " + tool + " in time",
+                                 "retry later; the device may be busy or its handler stuck");
+      self->finish(std::move(late));
+    }
+  });
+  // The outcome arrives on the broker's thread: hop to the exchange's scheduler. The shared_ptr
+  // keeps the call alive until the FleetView answers, even after a cancel.
+  fleet.call(std::move(spec), [call](CallOutcome outcome) {
+    call->scheduler_->post([call, outcome = std::move(outcome)]() mutable { call->finish(std::move(outcome)); });
+  });
+  return call;
+}
+
+bool PendingCall::cancel() {
+  if (!done_) return false;
+  done_ = nullptr;
+  deadline_.reset();
+  return true;
+}
+
+void PendingCall::finish(CallOutcome outcome) {
+  if (!done_) return;
+  deadline_.reset();
+  auto done = std::exchange(done_, nullptr);
+  done(std::move(outcome));
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,32 @@
+// The front as an OAuth 2.1 resource server (MCP authorization, RFC 9728): the Protected Resource
+// Metadata document and the WWW-Authenticate challenges that point clients at it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fleetmcp::http {
+
+class ProtectedResource {
+ public:
+  // resource_url: the canonical URI of /mcp, e.g. "http://127.0.0.1:8080/mcp".
+  ProtectedResource(std::string resource_url, std::vector<std::string> authorization_servers);
+
+  std::string metadata_json() const;
+  // "<origin>/.well-known/oauth-protected-resource/mcp" (the path form clients try first).
+  const std::string& metadata_url() const { return metadata_url_; }
+  // Both the root and the path form are served.
+  bool is_metadata_path(std::string_view path) const;
+
+  // 401 without credentials: Bearer resource_metadata="…", scope="…".
+  std::string challenge() const;
+  // 401 with a bad token (error="invalid_token") or 403 (error="insufficient_scope", scope=…).
+  std::string challenge(std::string_view error, std::string_view description, std::string_view scope) const;
+
+ private:
+  std::string resource_url_, metadata_url_, metadata_path_;
+  std::vector<std::string> authorization_servers_;
+};
+
+}  // namespace fleetmcp::http

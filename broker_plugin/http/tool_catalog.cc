@@ -1,0 +1,116 @@
+#include "broker_plugin/http/tool_catalog.h"
+
+#include <algorithm>
+
+#include "broker_plugin/http/call_gate.h"
+#include "broker_plugin/http/tool_hints.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::string_view kCursorContext = "tools/list";
+
+json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
+
+json::Value annotations_json(const FleetTool& tool, json::Allocator& a) {
+  const ToolHints hints = tool_hints(tool.safety_class, tool.name.verb);
+  json::Value v(rapidjson::kObjectType);
+  v.AddMember("readOnlyHint", hints.read_only, a);
+  v.AddMember("destructiveHint", hints.destructive, a);
+  v.AddMember("idempotentHint", hints.idempotent, a);
+  // The tools act only on the caller's own enrolled devices, not on an open world.
+  v.AddMember("openWorldHint", false, a);
+  return v;
+}
+
+// "system.echo invoke on 01hzx…" — server data only.
+std::string tool_title(const FleetTool& tool) {
+  return tool.kind + " " + tool.name.verb + " (" + tool.name.cap_id + " on " + tool.name.node_id + ")";
+}
+
+}  // namespace
+
+ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size)
+    : schemas_(std::move(schemas)), style_(style), page_size_(std::max<size_t>(1, page_size)) {
+  for (const SchemaDocument* doc : schemas_->list()) {
+    parsed_.emplace(doc->id, json::parse_strict(doc->bytes, ErrorCode::kInternal));
+  }
+}
+
+std::string ToolCatalog::presented_name(const ToolName& name) const {
+  return style_ == ToolNameStyle::kDashed ? name.dashed() : name.dotted();
+}
+
+json::Value ToolCatalog::schema_json(std::string_view id, json::Allocator& alloc) const {
+  json::Value out;
+  const auto it = parsed_.find(id);
+  if (it == parsed_.end()) {
+    // A kind row naming a schema the registry lacks cannot load (SchemaRegistry checks); keep the
+    // tool usable anyway rather than failing the whole list.
+    out.SetObject();
+    out.AddMember("type", "object", alloc);
+    return out;
+  }
+  out.CopyFrom(it->second, alloc);
+  return out;
+}
+
+json::Value ToolCatalog::input_schema_json(const FleetTool& tool, json::Allocator& a) const {
+  json::Value schema = schema_json(tool.verb.input_schema, a);
+  if (!needs_commit_token(tool.safety_class, tool.name.verb)) return schema;
+  // No longer the registry document: drop its $id so no client caches it under that name.
+  schema.RemoveMember("$id");
+  if (!schema.HasMember("properties")) schema.AddMember("properties", json::Value(rapidjson::kObjectType), a);
+  json::Value prop(rapidjson::kObjectType);
+  prop.AddMember("type", "string", a);
+  prop.AddMember("description",
+                 "Confirmation for physical actuation: leave it out first; the refusal's suggested_fix carries a "
+                 "single-use token (30 s) to repeat the same call with.",
+                 a);
+  schema["properties"].AddMember(str(kCommitTokenArgument, a), prop, a);
+  return schema;
+}
+
+json::Value ToolCatalog::tool_json(const FleetTool& tool, McpRevision revision, json::Allocator& a) const {
+  json::Value v(rapidjson::kObjectType);
+  v.AddMember("name", str(presented_name(tool.name), a), a);
+  if (has_structured_output(revision)) v.AddMember("title", str(tool_title(tool), a), a);
+  v.AddMember("description", str(render_description(tool.verb, tool.name), a), a);
+  v.AddMember("inputSchema", input_schema_json(tool, a), a);
+  if (has_structured_output(revision)) v.AddMember("outputSchema", schema_json(tool.verb.output_schema, a), a);
+  v.AddMember("annotations", annotations_json(tool, a), a);
+  const std::string_view safety = safety_class_name(tool.safety_class);
+  v.AddMember("x-safety-class", str(safety, a), a);
+  // Clients drop unknown top-level fields; _meta reaches SDK users intact.
+  json::Value meta(rapidjson::kObjectType);
+  meta.AddMember("x-safety-class", str(safety, a), a);
+  meta.AddMember("io.fleetmcp/canonical_name", str(tool.name.dotted(), a), a);
+  v.AddMember("_meta", meta, a);
+  return v;
+}
+
+std::optional<json::Document> ToolCatalog::list_page(const FleetSnapshot& fleet, std::string_view tenant,
+                                                     const std::optional<std::string>& cursor,
+                                                     McpRevision revision) const {
+  const auto& tools = fleet.tools(tenant);
+  auto begin = tools.begin();
+  if (cursor) {
+    const auto after = cursors_.decode(kCursorContext, *cursor);
+    if (!after) return std::nullopt;
+    begin = std::upper_bound(tools.begin(), tools.end(), *after,
+                             [](const std::string& name, const FleetTool* t) { return name < t->name.dotted(); });
+  }
+  json::Document result(rapidjson::kObjectType);
+  auto& a = result.GetAllocator();
+  json::Value list(rapidjson::kArrayType);
+  auto it = begin;
+  for (; it != tools.end() && list.Size() < page_size_; ++it) list.PushBack(tool_json(**it, revision, a), a);
+  result.AddMember("tools", list, a);
+  // Only when something follows: the last page has no cursor, and a cursor always advances.
+  if (it != tools.end()) {
+    result.AddMember("nextCursor", str(cursors_.encode(kCursorContext, (*(it - 1))->name.dotted()), a), a);
+  }
+  return result;
+}
+
+}  // namespace fleetmcp::http

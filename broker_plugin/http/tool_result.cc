@@ -1,0 +1,54 @@
+#include "broker_plugin/http/tool_result.h"
+
+namespace fleetmcp::http {
+namespace {
+
+json::Value text_content(std::string_view text, json::Allocator& a) {
+  json::Value block(rapidjson::kObjectType);
+  block.AddMember("type", "text", a);
+  block.AddMember("text", json::string_value(text, a), a);
+  json::Value content(rapidjson::kArrayType);
+  content.PushBack(block, a);
+  return content;
+}
+
+}  // namespace
+
+json::Document tool_success(std::string_view result_json, McpRevision revision) {
+  const json::Document parsed = json::parse_strict(result_json, ErrorCode::kInternal);
+  return tool_success(parsed, result_json, revision);
+}
+
+json::Document tool_success(const json::Value& structured, std::string_view text, McpRevision revision) {
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("content", text_content(text, a), a);
+  if (has_structured_output(revision)) {
+    json::Value s;
+    s.CopyFrom(structured, a);
+    d.AddMember("structuredContent", s, a);
+  }
+  d.AddMember("isError", false, a);
+  return d;
+}
+
+json::Document tool_error(const ErrorEnvelope& error, bool has_output_schema, McpRevision revision) {
+  const std::string text = error.to_json();
+  const json::Document envelope = json::parse_strict(text, ErrorCode::kInternal);
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("content", text_content(text, a), a);
+  if (has_structured_output(revision) && !has_output_schema) {
+    json::Value s;
+    s.CopyFrom(envelope, a);
+    d.AddMember("structuredContent", s, a);
+  }
+  d.AddMember("isError", true, a);
+  json::Value meta(rapidjson::kObjectType), e;
+  e.CopyFrom(envelope, a);
+  meta.AddMember(json::string_value(kErrorMetaKey, a), e, a);
+  d.AddMember("_meta", meta, a);
+  return d;
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,24 @@
+// MCP CallToolResult shapes (DESIGN §9).
+//  - Success: the device's result as structuredContent (2025-06-18+) and serialised in a text block.
+//  - Execution error (offline, deadline, rate limit, safety, invalid arguments, device failure):
+//    isError true, the RFC-0001 envelope serialised in the text block and in _meta. It is also the
+//    structuredContent, except for tools that declare an outputSchema: there structuredContent must
+//    match that schema (MCP 2025-06-18 "Structured Content"), and the TypeScript SDK's callTool()
+//    rejects a result whose structuredContent does not, isError or not.
+#pragma once
+
+#include <string_view>
+
+#include "broker_plugin/http/mcp_revision.h"
+#include "common/error.h"
+#include "common/json.h"
+
+namespace fleetmcp::http {
+
+inline constexpr std::string_view kErrorMetaKey = "io.fleetmcp/error";
+
+json::Document tool_success(std::string_view result_json, McpRevision revision);
+json::Document tool_success(const json::Value& structured, std::string_view text, McpRevision revision);
+json::Document tool_error(const ErrorEnvelope& error, bool has_output_schema, McpRevision revision);
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,183 @@
+// The HTTP front's small parts, each on its own: the rate limiter, commit tokens, cursors, the
+// RFC-0009 backlog arithmetic, SSE framing, metric frames, content negotiation, Origin, options
+// and JSON-RPC classification.
+#include <gtest/gtest.h>
+
+#include "broker_plugin/http/call_limiter.h"
+#include "broker_plugin/http/commit_tokens.h"
+#include "broker_plugin/http/frame_backlog.h"
+#include "broker_plugin/http/front_options.h"
+#include "broker_plugin/http/jsonrpc.h"
+#include "broker_plugin/http/list_cursor.h"
+#include "broker_plugin/http/media_type.h"
+#include "broker_plugin/http/metrics_frame.h"
+#include "broker_plugin/http/origin_policy.h"
+#include "broker_plugin/http/sse_event.h"
+#include "broker_plugin/http/testing/front_fixture.h"
+
+namespace fleetmcp::http {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(CallLimiter, TokenBucketRefillsAtTheRate) {
+  CallLimiter limiter;
+  const CapabilityConstraints c{10, 100, 2000};
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(limiter.admit("n/echo", c, 1000).admitted) << i;  // burst = 10
+  const Admission refused = limiter.admit("n/echo", c, 1000);
+  EXPECT_FALSE(refused.admitted);
+  EXPECT_EQ(refused.retry_after_ms, 100);
+  EXPECT_FALSE(limiter.admit("n/echo", c, 1050).admitted);
+  EXPECT_TRUE(limiter.admit("n/echo", c, 1100).admitted);
+  EXPECT_TRUE(limiter.admit("n/other", c, 1100).admitted);  // per capability
+}
+
+TEST(CallLimiter, ConcurrencySlotsAreHeldUntilReleased) {
+  CallLimiter limiter;
+  const CapabilityConstraints c{100, 2, 2000};
+  auto a = limiter.admit("k", c, 0);
+  auto b = limiter.admit("k", c, 0);
+  EXPECT_TRUE(a.admitted && b.admitted);
+  const auto refused = limiter.admit("k", c, 0);
+  EXPECT_FALSE(refused.admitted);
+  EXPECT_GT(refused.retry_after_ms, 0);
+  EXPECT_TRUE(limiter.admit("k", c, 0, false).admitted);  // a stream spends a token, holds no slot
+  a.slot.reset();
+  EXPECT_EQ(limiter.in_flight("k"), 1u);
+  EXPECT_TRUE(limiter.admit("k", c, 0).admitted);
+}
+
+TEST(CommitTokens, BoundSingleUseAndShortLived) {
+  CommitTokens tokens(30000);
+  const CommitBinding b{"acme/alice", "relay.x.relay0.set", "h1"};
+  const std::string t = tokens.issue(b, 0);
+  EXPECT_FALSE(tokens.redeem(t, CommitBinding{"acme/bob", b.tool, b.arguments_hash}, 1));
+  const std::string t2 = tokens.issue(b, 0);
+  EXPECT_TRUE(tokens.redeem(t2, b, 29999));
+  EXPECT_FALSE(tokens.redeem(t2, b, 29999));
+  const std::string t3 = tokens.issue(b, 0);
+  EXPECT_FALSE(tokens.redeem(t3, b, 30000));
+  EXPECT_NE(t2, t3);
+}
+
+TEST(CommitTokens, ArgumentsHashIgnoresKeyOrderAndSpacing) {
+  EXPECT_EQ(arguments_hash(json::parse_strict(R"({"a":1,"b":[true,"x"]})")),
+            arguments_hash(json::parse_strict(R"({ "b" : [ true , "x" ] , "a" : 1.0 })")));
+  EXPECT_NE(arguments_hash(json::parse_strict(R"({"a":1})")), arguments_hash(json::parse_strict(R"({"a":2})")));
+}
+
+TEST(CursorCodec, RoundTripsAndRejectsForgeriesAndOtherContexts) {
+  CursorCodec codec, other;
+  const std::string c = codec.encode("tools/list", "sysecho.x.echo.invoke");
+  EXPECT_EQ(codec.decode("tools/list", c), "sysecho.x.echo.invoke");
+  EXPECT_FALSE(codec.decode("schemas\nnewest-first", c));
+  EXPECT_FALSE(other.decode("tools/list", c));
+  std::string flipped = c;
+  flipped[flipped.size() - 1] = flipped.back() == 'A' ? 'B' : 'A';
+  EXPECT_FALSE(codec.decode("tools/list", flipped));
+  EXPECT_FALSE(codec.decode("tools/list", ""));
+}
+
+TEST(FrameBacklog, CountsFramesUntilTheClientAcknowledgesThem) {
+  const auto t0 = FrameBacklog::Clock::now();
+  FrameBacklog b(3, t0);
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(b.admit());
+    b.written(100, true);
+  }
+  b.observe(300, 0, t0);  // nothing acknowledged
+  EXPECT_EQ(b.behind(), 3u);
+  EXPECT_FALSE(b.admit());  // a 4th would be more than 3 behind (RFC-0009 §6)
+  b.observe(150, 0, t0);   // the first frame's last byte is acknowledged
+  EXPECT_EQ(b.behind(), 2u);
+  EXPECT_TRUE(b.admit());
+  b.written(40, false);  // a ping does not count
+  EXPECT_EQ(b.behind(), 3u);
+}
+
+TEST(FrameBacklog, IdleMeansNoAcknowledgementProgressWhileSomethingIsOutstanding) {
+  const auto t0 = FrameBacklog::Clock::now();
+  FrameBacklog b(3, t0);
+  b.written(100, true);
+  b.observe(100, 0, t0 + milliseconds(1000));
+  EXPECT_FALSE(b.idle(t0 + milliseconds(89999), milliseconds(90000)));
+  EXPECT_TRUE(b.idle(t0 + milliseconds(90000), milliseconds(90000)));
+  b.observe(50, 0, t0 + milliseconds(95000));  // progress
+  EXPECT_FALSE(b.idle(t0 + milliseconds(100000), milliseconds(90000)));
+  b.observe(0, 0, t0 + milliseconds(200000));  // all caught up: never idle
+  EXPECT_FALSE(b.idle(t0 + milliseconds(200000), milliseconds(90000)));
+}
+
+TEST(SseEvent, FramesEventsAndSplitsLineBreaksIntoDataLines) {
+  EXPECT_EQ(sse_event("metric", R"({"a":1})"), "event: metric\ndata: {\"a\":1}\n\n");
+  EXPECT_EQ(sse_event("", "x\ny\r\nz\rw", "7"), "id: 7\ndata: x\ndata: y\ndata: z\ndata: w\n\n");
+  EXPECT_EQ(sse_comment("keepalive"), ": keepalive\n\n");
+}
+
+TEST(MetricsFrame, FlattensASampleAsRfc0009Says) {
+  const auto sample = json::parse_strict(R"({"ts_ms":1745300000000,"node_id":"01hzx9k3m4p7q8r9s0t1v2w3xy","uptime_s":5,
+    "cpu":{"cores":4,"usage_pct":12.4},"mem":{"total_bytes":8589934592,"available_bytes":7355367702},
+    "load":{"one":0.42,"five":0.39,"fifteen":0.35},
+    "disk":[{"mount":"/boot","fs_type":"vfat","total_bytes":100,"available_bytes":0},
+            {"mount":"/","fs_type":"ext4","total_bytes":1000,"available_bytes":688}]})");
+  const auto frame = metrics_frame_json(sample);
+  ASSERT_TRUE(frame);
+  const auto f = json::parse_strict(*frame);
+  EXPECT_EQ(*json::get_int64(f, "mem_bytes"), 8589934592 - 7355367702);
+  EXPECT_DOUBLE_EQ(*json::get_number(f, "disk_pct"), 31.2);  // of "/", not /boot
+  EXPECT_DOUBLE_EQ(*json::get_number(f, "cpu_pct"), 12.4);
+  EXPECT_FALSE(testing::test_registry()->validate("mcp://schemas/system.metrics.subscribe.frame@1.0.0", f));
+  EXPECT_FALSE(metrics_frame_json(json::parse_strict(R"({"ts_ms":1745300000000,"node_id":"x","uptime_s":1})")));
+}
+
+TEST(MediaType, AcceptAndContentType) {
+  EXPECT_TRUE(accepts("application/json, text/event-stream", "text/event-stream"));
+  EXPECT_TRUE(accepts("*/*", "application/json"));
+  EXPECT_TRUE(accepts("text/*;q=0.5", "text/event-stream"));
+  EXPECT_FALSE(accepts("text/event-stream;q=0", "text/event-stream"));
+  EXPECT_FALSE(accepts(std::nullopt, "application/json"));
+  EXPECT_TRUE(names("Text/Event-Stream", "text/event-stream"));
+  EXPECT_FALSE(names("*/*", "text/event-stream"));
+  EXPECT_TRUE(is_json_content_type("application/json; charset=utf-8"));
+  EXPECT_FALSE(is_json_content_type("application/jsonx"));
+}
+
+TEST(OriginPolicy, LoopbackAndListedOriginsOnly) {
+  const OriginPolicy p({"https://console.example"});
+  EXPECT_TRUE(p.allows("http://localhost:6274"));
+  EXPECT_TRUE(p.allows("http://127.0.0.1"));
+  EXPECT_TRUE(p.allows("http://[::1]:8080"));
+  EXPECT_TRUE(p.allows("https://console.example"));
+  EXPECT_FALSE(p.allows("http://localhost.evil.example"));
+  EXPECT_FALSE(p.allows("http://evil.example@localhost"));
+  EXPECT_FALSE(p.allows("null"));
+}
+
+TEST(FrontOptions, ParsesHttpKeysAndNamesTheBadOne) {
+  const auto o = parse_front_options({{"http_listen", "[::1]:0"}, {"http_tool_names", "dashed"}, {"ca_file", "x"},
+                                      {"http_sse_idle_timeout_ms", "1500"}});
+  EXPECT_EQ(o.listen_host, "::1");
+  EXPECT_EQ(o.listen_port, 0);
+  EXPECT_EQ(o.tool_names, ToolNameStyle::kDashed);
+  EXPECT_EQ(o.sse_idle_timeout, milliseconds(1500));
+  EXPECT_EQ(resource_url(o, 4321), "http://[::1]:4321/mcp");
+  try {
+    parse_front_options({{"http_page_size", "0"}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(e.envelope().message.find("plugin_opt_http_page_size"), std::string::npos);
+  }
+  EXPECT_THROW(parse_front_options({{"http_nonsense", "1"}}), Error);
+}
+
+TEST(JsonRpc, ClassifiesMessages) {
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping"})")).kind, RpcKind::kRequest);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","method":"notifications/x"})")).kind, RpcKind::kNotification);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":"a","result":{}})")).kind, RpcKind::kResponse);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":null,"method":"ping"})")).kind, RpcKind::kInvalid);
+  EXPECT_EQ(classify(json::parse_strict(R"({"id":1,"method":"ping"})")).kind, RpcKind::kInvalid);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":3})")).kind, RpcKind::kInvalid);
+}
+
+}  // namespace
+}  // namespace fleetmcp::http
