@@ -98,3 +98,198 @@ listener $2 127.0.0.1
 CONF
   echo "$conf"
 }
+
+# ---- fleetmcp-device helpers (tests/integration/device_*.sh) ---------------------------------
+
+# device_enroll COUNT TLS_PORT : enrols COUNT nodes in $T/pki for mqtts://127.0.0.1:TLS_PORT and
+# prints their node_ids, one per line.
+device_enroll() {
+  "$FLEETCTL" pki enroll --dir "$T/pki" --tenant acme --count "$1" --broker "mqtts://127.0.0.1:$2" \
+    2>>"$T/enroll.log" || fail "fleetctl pki enroll (see $T/enroll.log)"
+}
+
+# device_start NAME ARGS... : runs fleetmcp-device ARGS in the background, logging to $T/NAME.log.
+# Sets DEVICE_PID.
+device_start() {
+  local name=$1; shift
+  "$DEVICE" "$@" >"$T/$name.log" 2>&1 &
+  DEVICE_PID=$!
+  track "$DEVICE_PID"
+}
+
+# device_wait_log NAME PATTERN [SECONDS] [COUNT] : waits until $T/NAME.log has COUNT (default 1)
+# lines matching the grep -E PATTERN.
+device_wait_log() {
+  local deadline=$((SECONDS + ${3:-15})) want=${4:-1}
+  until [ "$(grep -c -E "$2" "$T/$1.log" 2>/dev/null)" -ge "$want" ]; do
+    [ $SECONDS -lt $deadline ] || fail "$1: no ${want}x '$2' in $T/$1.log within ${3:-15} s"
+    sleep 0.1
+  done
+}
+
+# device_monitor PORT TOPIC_FILTER FILE : records every message on TOPIC_FILTER (one payload per
+# line) into FILE from the plain listener, and returns once the subscription is live (a probe
+# message published after it is seen in FILE). The probe line is {"probe":"<filter>"}.
+device_monitor() {
+  local port=$1 filter=$2 file=$3 probe_topic
+  mosquitto_sub -p "$port" -q 1 -t "$filter" >"$file" 2>>"$T/monitor.log" &
+  track $!
+  probe_topic=${filter//+/probe}
+  local deadline=$((SECONDS + 10))
+  until grep -q '"probe"' "$file" 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || fail "monitor on $filter never saw its probe"
+    mosquitto_pub -p "$port" -t "$probe_topic" -m "{\"probe\":\"$filter\"}"
+    sleep 0.2
+  done
+}
+
+# device_msg_id N : a valid uppercase ULID for test message N.
+device_msg_id() { printf '01JD000000000000000%07d' "$1"; }
+
+# device_cmd MSG_ID TOOL ARGUMENTS_JSON [DEADLINE_MS] : a DESIGN §4 cmd envelope.
+device_cmd() {
+  printf '{"type":"cmd","msg_id":"%s","ts_ms":%s,"deadline_ms":%s,"payload":{"tool":"%s","arguments":%s}}' \
+    "$1" "$(date +%s%3N)" "${4:-2000}" "$2" "$3"
+}
+
+# device_send PORT NODE_ID PAYLOAD : publishes PAYLOAD (QoS 1) on $devices/NODE_ID/cmd through the
+# plain listener (no plugin, so no ACL: the test plays the plugin's part).
+device_send() {
+  printf '%s' "$3" | mosquitto_pub -p "$1" -q 1 -t "\$devices/$2/cmd" -s
+}
+
+# device_wait_ack FILE MSG_ID [SECONDS] : waits for the cmd_ack answering MSG_ID and prints it.
+device_wait_ack() {
+  local deadline=$((SECONDS + ${3:-10}))
+  until grep -q "\"in_reply_to\":\"$2\"" "$1" 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || fail "no cmd_ack for $2 within ${3:-10} s"
+    sleep 0.05
+  done
+  grep -m1 "\"in_reply_to\":\"$2\"" "$1"
+}
+
+# device_ack_count FILE MSG_ID : how many cmd_acks answered MSG_ID.
+device_ack_count() { grep -c "\"in_reply_to\":\"$2\"" "$1" || true; }
+
+# device_validate SCHEMA_ID JSON : validates JSON against $SRC/schemas/<name>@<version>.json with
+# Ajv (draft 2020-12), an implementation independent of the C++ side's valijson. Prints the
+# errors and fails the test when invalid.
+device_validate() {
+  local file=$SRC/schemas/${1#mcp://schemas/}.json
+  [ -f "$file" ] || fail "no schema file $file"
+  [ -d "$SRC/tests/node/node_modules/ajv" ] || fail "Ajv missing: run npm ci in $SRC/tests/node"
+  printf '%s' "$2" | node --input-type=module -e '
+    import { createRequire } from "node:module";
+    import { readFileSync } from "node:fs";
+    const require = createRequire(process.argv[1] + "/tests/node/package.json");
+    const Ajv2020 = require("ajv/dist/2020").default;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const schema = JSON.parse(readFileSync(process.argv[2], "utf8"));
+    const data = JSON.parse(readFileSync(0, "utf8"));
+    if (!ajv.validate(schema, data)) { console.error(JSON.stringify(ajv.errors)); process.exit(1); }
+  ' "$SRC" "$file" || fail "not valid against $1: $2"
+}
+
+# ---- broker plugin (fleetmcp_plugin.so) --------------------------------------------------------
+PLUGIN_TOOLS=$BIN/tests/tools
+
+# plugin_broker_conf TLS_PORT PLAIN_PORT [LINE…]: a broker as DESIGN §2/§6 want it: the mTLS
+# device listener, a plain 127.0.0.1 listener for agents and the plugin's loopback waker, and
+# fleetmcp_plugin.so with the shipped policy, the test PKI, the $CONTROL driver and an audit log
+# in $T/audit.log. Extra LINEs go at the end (plugin_opt_* lines apply to the plugin).
+# Prints the file name.
+plugin_broker_conf() {
+  local tls=$1 plain=$2; shift 2
+  local conf=$T/mosquitto-plugin-$tls.conf
+  cat >"$conf" <<CONF
+per_listener_settings false
+user root
+set_tcp_nodelay true
+check_retain_source true
+allow_anonymous false
+persistence false
+log_dest stderr
+log_type error
+log_type warning
+log_type notice
+log_type information
+listener $tls 127.0.0.1
+cafile $T/pki/ca.crt
+certfile $T/pki/server.crt
+keyfile $T/pki/server.key
+require_certificate true
+use_identity_as_username true
+use_username_as_clientid true
+listener $plain 127.0.0.1
+plugin $PLUGIN
+plugin_opt_ca_file $T/pki/ca.crt
+plugin_opt_issuer_public_key $T/pki/issuer.pub
+plugin_opt_acl_file $SRC/acl/fleetmcp.acl
+plugin_opt_schemas_dir $SRC/schemas
+plugin_opt_loopback_port $plain
+plugin_opt_revocation_file $T/pki/revoked.txt
+plugin_opt_audit_log $T/audit.log
+plugin_opt_control_api true
+CONF
+  local line
+  for line in "$@"; do echo "$line" >>"$conf"; done
+  echo "$conf"
+}
+
+# enroll_nodes TENANT [COUNT]: enrols nodes in $T/pki, prints their node_ids.
+enroll_nodes() {
+  "$FLEETCTL" pki enroll --dir "$T/pki" --tenant "$1" --count "${2:-1}" 2>>"$T/pki-enroll.log" \
+    || fail "fleetctl pki enroll (see $T/pki-enroll.log)"
+}
+
+# agent_token SUB TENANT "SCOPES…": an agent token from the test issuer.
+agent_token() {
+  "$FLEETCTL" token issue --dir "$T/pki" --sub "$1" --tenant "$2" --scope "$3" 2>>"$T/token.log" \
+    || fail "fleetctl token issue (see $T/token.log)"
+}
+
+# wait_for_line FILE PATTERN [SECONDS]: until a line of FILE matches the grep -E PATTERN.
+wait_for_line() {
+  wait_until "${3:-10}" grep -qE -- "$2" "$1"
+}
+
+# broker_args: the ports and PKI the plugin test programs take, for PORT_TLS/PORT_PLAIN.
+broker_args() {
+  echo --pki "$T/pki" --tls-port "$PORT_TLS" --plain-port "$PORT_PLAIN"
+}
+
+# run_broker CONF NAME: starts mosquitto like start_mosquitto, but keeps its pid in BROKER_PID so a
+# test can signal it (SIGHUP) or stop and restart it.
+run_broker() {
+  mosquitto -c "$1" >"$T/$2.log" 2>&1 &
+  BROKER_PID=$!
+  track "$BROKER_PID"
+  local port
+  for port in $(awk '$1=="listener"{print $2}' "$1"); do wait_for_port "$port" 10; done
+}
+stop_broker() { kill "$BROKER_PID" 2>/dev/null || true; wait "$BROKER_PID" 2>/dev/null || true; }
+
+# ---- HTTP front (broker_plugin/http) ----------------------------------------------------------
+HTTP_TESTHOST=$BIN/broker_plugin/http/testing/fleetmcp-http-testhost
+HTTP_STALLED_CLIENT=$BIN/broker_plugin/http/testing/fleetmcp-http-stalled-client
+
+# start_http_testhost NAME SCHEMAS ISSUER_PUB FLEET_JSON [--set http_KEY=VALUE]... : runs the real
+# HTTP front over the in-memory FleetView (broker_plugin/http/testing/front_testhost.cc) on a free
+# loopback port. Sets HTTP_PORT and HTTP_CTL (a fifo: write "offline <id>" etc. to it).
+start_http_testhost() {
+  local name=$1 schemas=$2 issuer=$3 fleet=$4; shift 4
+  [ -x "$HTTP_TESTHOST" ] || fail "$HTTP_TESTHOST is not built (cmake --build ... --target fleetmcp-http-testhost)"
+  HTTP_CTL=$T/$name.ctl
+  rm -f "$HTTP_CTL"; mkfifo "$HTTP_CTL"
+  sleep 100000 >"$HTTP_CTL" &   # holds the fifo open so the host never sees end of input
+  track $!
+  "$HTTP_TESTHOST" --schemas "$schemas" --issuer-pub "$issuer" --fleet "$fleet" \
+    --set http_listen=127.0.0.1:0 "$@" <"$HTTP_CTL" >"$T/$name.out" 2>"$T/$name.log" &
+  track $!
+  local deadline=$((SECONDS + 10))
+  until grep -q '^port ' "$T/$name.out" 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || fail "$name did not start (see $T/$name.log)"
+    sleep 0.05
+  done
+  HTTP_PORT=$(awk '/^port /{print $2; exit}' "$T/$name.out")
+}
