@@ -330,7 +330,7 @@ ParsedManifest ManifestVerifier::parse(std::string_view payload) const {
     throw manifest_invalid("manifest does not match " + std::string(kManifestSchemaId) + " at " + where + ": " +
                                failure->message,
                            "fix the manifest at " + where +
-                               " (the schema is served at GET /schemas/manifest@1.1.0) and re-sign it");
+                               " (the schema is served at GET /schemas/manifest@1.2.0) and re-sign it");
   }
   const json::Value& doc = m.doc;
   const json::Value& attestation = doc["node_attestation"];
