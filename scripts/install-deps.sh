@@ -16,6 +16,7 @@ packages=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   curl procps iproute2
+  docker-compose file   # compose.sh validates docker-compose.yml; cpack's shlibdeps needs file
 )
 # Node.js runs the independent test clients. Machines that already carry a Node with
 # its own npm (as ours do) keep it: Debian's npm package conflicts with those builds.

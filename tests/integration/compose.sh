@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# docker-compose.yml and docker/: no Docker engine runs here, so this validates what can be
+# validated without one: `docker-compose config` (Debian's docker-compose 1.29) accepts the file
+# and resolves the four services; the Dockerfile targets, copies and entrypoints it names exist;
+# the build stage uses scripts/install-deps.sh; and the container scripts do their job natively:
+# the broker's derived config differs from mosquitto.conf only in what it opens to the compose
+# network, and device containers claim disjoint node bundles (and their own again on restart).
+. "$(dirname "$0")/lib.sh"
+
+command -v docker-compose >/dev/null || fail "docker-compose missing: run scripts/install-deps.sh"
+cd "$SRC"
+docker-compose config -q 2>"$T/config.log" || fail "docker-compose config: $(cat "$T/config.log")"
+pass "docker-compose config accepts docker-compose.yml"
+assert_eq "$(docker-compose config --services | sort | tr '\n' ' ')" "agent broker device pki-init " "four services"
+assert_eq "$(NODES_PER_DEVICE=7 docker-compose config | awk '/^  device:/{d=1} d && /^    command:/{getline; print; exit}')" "    - '7'" \
+  "NODES_PER_DEVICE reaches the device command"
+resolved=$(docker-compose config)
+# A service scaled with --scale must not pin a container name or a host port.
+device_block=$(printf '%s\n' "$resolved" | awk '/^  device:/{d=1; print; next} d && /^  [a-z]/{exit} d')
+if grep -qE 'container_name|ports:' <<<"$device_block"; then fail "device pins a name or port: $device_block"; fi
+pass "device service is scalable (no container_name, no host ports)"
+ports=$(printf '%s\n' "$resolved" | awk '/^    ports:/{p=1; next} p && /^    - /{print $2; next} p{p=0}' | sort | tr '\n' ' ')
+assert_eq "$ports" "127.0.0.1:1883:1883/tcp 127.0.0.1:8080:8080/tcp 127.0.0.1:8883:8883/tcp " "published ports"
+pass "broker publishes 8883, 1883, 8080 on 127.0.0.1 only"
+
+# The Dockerfile: targets the compose file names, the install script, every COPY source.
+df=docker/Dockerfile
+for target in $(grep -oE 'target: [a-z]+' docker-compose.yml | awk '{print $2}' | sort -u); do
+  grep -qE "^FROM .* AS $target\$" "$df" || fail "no stage $target in $df"
+done
+pass "every compose build target is a stage of $df"
+grep -q '^RUN scripts/install-deps.sh' "$df" || fail "the build stage does not run scripts/install-deps.sh"
+pass "images build with scripts/install-deps.sh"
+grep -q 'cpack -G DEB' "$df" && grep -q 'apt-get install .*/tmp/debs/\*.deb' "$df" || fail "images do not install the .debs"
+pass "runtime images install the packages"
+awk '$1=="COPY" && $2 !~ /^--from/ { for (i = 2; i < NF; i++) print $i }' "$df" | while read -r src; do
+  [ "$src" = . ] || [ -e "$src" ] || fail "COPY source $src does not exist"
+done
+pass "every COPY source exists"
+for e in $(grep -oE '/usr/local/bin/fleetmcp-[a-z-]+' docker-compose.yml "$df" | cut -d: -f2 | sort -u); do
+  grep -qE "^COPY docker/[a-z-]+\.sh $e\$" "$df" || fail "$e is not installed by $df"
+done
+pass "every entrypoint is installed"
+for s in docker/*.sh; do sh -n "$s" || fail "$s: syntax"; done
+pass "container scripts parse with sh"
+
+# broker-entrypoint: its derivation, run on the repository's mosquitto.conf.
+args=$(sed -n '/broker-conf.sh --source/,/>"\$conf"/p' docker/broker-entrypoint.sh | tr -d '\\\n' \
+       | sed 's|.*broker-conf.sh --source /etc/fleetmcp/mosquitto.conf||; s|>"\$conf".*||; s|"\${FLEETMCP_RESOURCE_URL:-\([^}]*\)}"|\1|')
+eval "set -- $args"
+"$SRC/scripts/broker-conf.sh" --source "$SRC/mosquitto.conf" "$@" >"$T/compose-broker.conf" || fail "broker-entrypoint's derivation"
+changed=$( (diff "$SRC/mosquitto.conf" "$T/compose-broker.conf" || true) | grep "^>" | grep -v "^> # Derived" | sort | tr "\n" ";")
+assert_eq "$changed" "> listener 1883 0.0.0.0;> plugin_opt_http_listen 0.0.0.0:8080;> plugin_opt_http_resource_url http://localhost:8080/mcp;" \
+  "compose broker = mosquitto.conf with agent listener and HTTP front opened to the compose network"
+
+# device-entrypoint: claims.
+pki_init
+enroll_nodes acme 6 >/dev/null
+cp -R "$T/pki/nodes" "$T/bundles-nodes"; mkdir -p "$T/bundles"; mv "$T/bundles-nodes" "$T/bundles/nodes"
+mkdir -m 1777 "$T/bundles/claims"
+claim() {  # claim CONTAINER N : prints the node_ids the container would run
+  FLEET_BUNDLES=$T/bundles FLEET_WORK=$T/work-$1 FLEET_CLAIMANT=$1 FLEETMCP_DEVICE=echo \
+    sh docker/device-entrypoint.sh "$2" >/dev/null
+  ls "$T/work-$1/nodes" | sort | tr '\n' ' '
+}
+a=$(claim a 3); b=$(claim b 3)
+assert_eq "$(printf '%s%s' "$a" "$b" | tr ' ' '\n' | grep -c .)" 6 "two containers claim 3 nodes each"
+assert_eq "$(printf '%s%s' "$a" "$b" | tr ' ' '\n' | grep . | sort -u | grep -c .)" 6 "their nodes are disjoint"
+assert_eq "$(claim a 3)" "$a" "a restarted container gets its own nodes back"
+rc=0; FLEET_BUNDLES=$T/bundles FLEET_WORK=$T/work-c FLEET_CLAIMANT=c FLEETMCP_DEVICE=echo sh docker/device-entrypoint.sh 1 2>"$T/c.log" || rc=$?
+assert_eq "$rc" 1 "a container finding no free bundle exits 1"
+assert_contains "$(cat "$T/c.log")" "raise FLEET_NODE_POOL" "and says what to do"
