@@ -90,10 +90,13 @@ void apply_capability_token(CapabilityConfig& cap, std::string_view token) {
   const ConfigEntry e = token_entry(cap.entry, name, value);
   if (name == "rate_limit_rps") {
     cap.constraints.rate_limit_rps = e.as_number(0.001, 1000);
+    cap.rate_given = true;
   } else if (name == "max_concurrency") {
     cap.constraints.max_concurrency = static_cast<int>(e.as_int(1, 1024));
+    cap.concurrency_given = true;
   } else if (name == "deadline_ms_default") {
     cap.constraints.deadline_ms_default = static_cast<int>(e.as_int(50, 30'000));
+    cap.deadline_given = true;
   } else {
     for (const auto& s : cap.settings) {
       if (s.key == name) e.fail("given twice");

@@ -23,6 +23,8 @@ struct CapabilitySetting {
 struct CapabilityConfig {
   std::string cap_id, kind;
   CapabilityConstraints constraints;
+  // Which constraints the line gave; the others take the kind's defaults (HandlerCatalogue).
+  bool rate_given = false, concurrency_given = false, deadline_given = false;
   std::vector<CapabilitySetting> settings;  // the capability's own keys (allow-lists …)
   ConfigEntry entry;                        // where it was written, for error messages
 

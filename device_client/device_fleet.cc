@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 
+#include "common/ulid.h"
 #include "device_client/event_log.h"
 
 namespace fleetmcp::device {
@@ -52,7 +53,8 @@ DeviceFleet::DeviceFleet(const FleetOptions& options)
       schemas_(load_schemas(options, configs_)),
       catalogue_(HandlerCatalogue::builtin()),
       workers_(worker_count(options, configs_)) {
-  const SharedRuntime runtime{schemas_, &catalogue_, &host_metrics_, &timers_, &workers_, options.test_hooks};
+  const SharedRuntime runtime{schemas_,  &catalogue_, &host_metrics_, &timers_,
+                              &workers_, options.test_hooks, now_ms()};
   if (options.test_hooks) log_warn("", "test_hooks.enabled", "echo honours sleep:<ms>; never use this in production");
   nodes_.reserve(configs_.size());
   for (DeviceConfig& config : configs_) {

@@ -36,6 +36,7 @@ NodeTopics::NodeTopics(const std::string& id)
 
 DeviceNode::DeviceNode(DeviceConfig config, const SharedRuntime& runtime, bool simulated)
     : config_(std::move(config)),
+      simulated_(simulated),
       runtime_(runtime),
       topics_(config_.node_id),
       identity_(load_node_identity(config_, now_ms())),
@@ -63,6 +64,10 @@ NodeServices DeviceNode::make_services() {
   s.telemetry = &cadence_;
   s.telemetry_changed = [this] { restart_telemetry(std::chrono::milliseconds(0)); };
   s.test_hooks = runtime_.test_hooks;
+  s.timers = runtime_.timers;
+  s.simulated = simulated_;
+  s.started_at_ms = runtime_.started_at_ms;
+  s.capability_count = config_.capabilities.size();
   return s;
 }
 

@@ -33,6 +33,7 @@ struct SharedRuntime {
   TimerQueue* timers = nullptr;
   WorkerPool* workers = nullptr;
   bool test_hooks = false;
+  int64_t started_at_ms = 0;  // process start, for manage.server
 };
 
 // $devices/<id>/… (DESIGN §3).
@@ -75,6 +76,7 @@ class DeviceNode {
   void send_ack(const std::string& ack);
 
   const DeviceConfig config_;
+  const bool simulated_;
   const SharedRuntime runtime_;
   const NodeTopics topics_;
   const NodeIdentity identity_;

@@ -1,5 +1,6 @@
 #include "device_client/handler_catalogue.h"
 
+#include "device_client/catalogue/catalogue_kinds.h"
 #include "device_client/echo_handler.h"
 #include "device_client/metrics_handler.h"
 
@@ -15,18 +16,30 @@ HandlerCatalogue HandlerCatalogue::builtin() {
     reject_settings(cap);
     return std::make_unique<MetricsHandler>(services);
   });
+  add_catalogue_kinds(c);
   return c;
 }
 
-void HandlerCatalogue::add(std::string kind, HandlerFactory factory) {
+void HandlerCatalogue::add(std::string kind, HandlerFactory factory, std::optional<CapabilityConstraints> defaults) {
+  if (defaults) defaults_[kind] = *defaults;
   factories_[std::move(kind)] = std::move(factory);
+}
+
+CapabilityConstraints HandlerCatalogue::constraints_for(const CapabilityConfig& cap) const {
+  CapabilityConstraints c = cap.constraints;
+  const auto it = defaults_.find(cap.kind);
+  if (it == defaults_.end()) return c;
+  if (!cap.rate_given) c.rate_limit_rps = it->second.rate_limit_rps;
+  if (!cap.concurrency_given) c.max_concurrency = it->second.max_concurrency;
+  if (!cap.deadline_given) c.deadline_ms_default = it->second.deadline_ms_default;
+  return c;
 }
 
 std::unique_ptr<ToolHandler> HandlerCatalogue::create(const CapabilityConfig& cap,
                                                       const NodeServices& services) const {
   const auto it = factories_.find(cap.kind);
   if (it == factories_.end()) {
-    cap.fail("kind '" + cap.kind + "' has no handler in this fleetmcp-device (known: system.echo, system.metrics)");
+    cap.fail("kind '" + cap.kind + "' has no handler in this fleetmcp-device (docs/catalogue.md lists the kinds)");
   }
   return it->second(cap, services);
 }

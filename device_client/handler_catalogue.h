@@ -1,10 +1,11 @@
-// Which ToolHandler serves which capability kind. The built-in catalogue knows system.echo and
-// system.metrics; the Doc 05 kinds register here too.
+// Which ToolHandler serves which capability kind. The built-in catalogue knows system.echo,
+// system.metrics and the Doc 05 kinds (device_client/catalogue/, docs/catalogue.md).
 #pragma once
 
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,12 +23,17 @@ class HandlerCatalogue {
  public:
   static HandlerCatalogue builtin();
 
-  void add(std::string kind, HandlerFactory factory);
+  // `defaults`: the constraints a capability of this kind gets for those its line does not give
+  // (hardware kinds need slower rates than the RFC-0005 nominal 10 rps).
+  void add(std::string kind, HandlerFactory factory, std::optional<CapabilityConstraints> defaults = std::nullopt);
+  // The capability's constraints with the kind's defaults filled in.
+  CapabilityConstraints constraints_for(const CapabilityConfig& cap) const;
   // Throws a config error naming the capability line when no handler serves its kind.
   std::unique_ptr<ToolHandler> create(const CapabilityConfig& cap, const NodeServices& services) const;
 
  private:
   std::map<std::string, HandlerFactory, std::less<>> factories_;
+  std::map<std::string, CapabilityConstraints, std::less<>> defaults_;
 };
 
 // For kinds that take no settings of their own: fails on the first one.

@@ -17,6 +17,7 @@ namespace fleetmcp::device {
 
 class HostMetrics;
 class TelemetryCadence;
+class TimerQueue;
 
 // What a node offers its handlers.
 struct NodeServices {
@@ -25,6 +26,11 @@ struct NodeServices {
   TelemetryCadence* telemetry = nullptr;     // this node's telemetry cadence
   std::function<void()> telemetry_changed;   // call after changing the cadence
   bool test_hooks = false;                   // --test-hooks (docs/device-client.md)
+  // For the Doc 05 catalogue (docs/catalogue.md):
+  TimerQueue* timers = nullptr;              // shared; GPIO duration_ms reverts run on it
+  bool simulated = false;                    // --simulate: hardware kinds default to simulated backends
+  int64_t started_at_ms = 0;                 // when this process started (manage.server)
+  size_t capability_count = 0;               // configured capabilities (manage.server)
 };
 
 struct ToolCall {

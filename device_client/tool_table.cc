@@ -14,14 +14,15 @@ void ToolTable::add_capability(const CapabilityConfig& cap, const KindRegistry& 
   const KindSpec* spec = kinds.by_kind(cap.kind);
   if (spec == nullptr) cap.fail("kind '" + cap.kind + "' is not in the kind registry (schemas/kinds.json)");
   auto handler = catalogue.create(cap, services);
-  auto limit = std::make_unique<CapabilityLimit>(cap.constraints.max_concurrency);
-  Capability manifest_cap{cap.cap_id, cap.kind, spec->schema_ref, {}, handler->safety_class(), cap.constraints};
+  const CapabilityConstraints constraints = catalogue.constraints_for(cap);
+  auto limit = std::make_unique<CapabilityLimit>(constraints.max_concurrency);
+  Capability manifest_cap{cap.cap_id, cap.kind, spec->schema_ref, {}, handler->safety_class(), constraints};
   for (const std::string& verb : handler->verbs()) {
     const VerbSpec* verb_spec = spec->verb(verb);
     if (verb_spec == nullptr) cap.fail("the registry's " + cap.kind + " has no verb '" + verb + "'");
     auto name = make_tool_name(spec->kind_short, services.node_id, cap.cap_id, verb);
     if (!name) cap.fail("projected tool name breaks RFC-0001 section 3 (64 characters at most)");
-    ToolEntry entry{*name, verb, verb_spec->input_schema, verb_spec->output_schema, cap.constraints,
+    ToolEntry entry{*name, verb, verb_spec->input_schema, verb_spec->output_schema, constraints,
                     handler.get(), limit.get()};
     tools_.emplace(name->dotted(), std::move(entry));
     manifest_cap.verbs.push_back(verb);

@@ -88,11 +88,11 @@ TEST_F(BuiltinHandlers, ProjectsRfcToolNames) {
 
 TEST_F(BuiltinHandlers, UnknownKindOrSettingIsAConfigError) {
   try {
-    ToolTable::build({capability("cam", "camera.still")}, schemas_->kinds(), HandlerCatalogue::builtin(), services_);
+    ToolTable::build({capability("cam", "camera.video")}, schemas_->kinds(), HandlerCatalogue::builtin(), services_);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.envelope().message,
-              "device.conf:9: capability.cam: kind 'camera.still' is not in the kind registry (schemas/kinds.json)");
+              "device.conf:9: capability.cam: kind 'camera.video' is not in the kind registry (schemas/kinds.json)");
   }
   CapabilityConfig echo = capability("echo", "system.echo");
   echo.settings.push_back({"pins", "17"});

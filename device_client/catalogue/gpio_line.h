@@ -1,0 +1,36 @@
+// One GPIO line behind an interface: libgpiod v1 on a Pi (gpiod_line.cc), a pin in memory on
+// --simulate nodes (simulated_gpio_line.cc). Implementations are not thread-safe; GpioHandler
+// serialises every use of a line.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace fleetmcp::device {
+
+enum class PinMode { kInput, kOutput, kAlt, kUnknown };
+enum class PinPull { kNone, kUp, kDown, kUnknown };
+
+struct PinState {
+  PinMode mode = PinMode::kUnknown;
+  std::optional<bool> high;  // nullopt when the value cannot be read (alt function)
+  PinPull pull = PinPull::kUnknown;
+};
+
+class GpioLine {
+ public:
+  virtual ~GpioLine() = default;
+  virtual PinState read() = 0;
+  virtual void configure(PinMode mode, PinPull pull) = 0;  // kInput or kOutput
+  // Only on a line configured as output (Doc 05 §9.1 failed_precondition otherwise).
+  virtual void write(bool high) = 0;
+};
+
+// Starts as an input with no pull, reading low.
+std::unique_ptr<GpioLine> make_simulated_gpio_line();
+// `chip` as gpiod_chip_open_lookup takes it ("gpiochip0", "0" or a path). The chip is opened on
+// first use, so a node without it still starts and each call answers failed_precondition.
+std::unique_ptr<GpioLine> make_gpiod_line(std::string chip, unsigned offset);
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,40 @@
+// i2c.bus (Doc 05 §6): one allow-listed bus per capability, and within it an allow-list of 7-bit
+// addresses (`addresses=0x48,0x76`). snapshot probes only those addresses (a general scan can
+// upset devices that treat a read as a command); get and set refuse any other address.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string_view>
+
+#include "device_client/catalogue/i2c_bus.h"
+#include "device_client/tool_handler.h"
+
+namespace fleetmcp::device {
+
+inline constexpr std::string_view kI2cKind = "i2c.bus";
+
+class I2cHandler : public ToolHandler {
+ public:
+  I2cHandler(std::unique_ptr<I2cBus> bus, int bus_number, std::set<int> allowed, bool writable);
+
+  std::string_view kind() const override { return kI2cKind; }
+  SafetyClass safety_class() const override { return SafetyClass::kPhysicalActuation; }
+  std::vector<std::string> verbs() const override;
+  json::Document run(const ToolCall& call) override;
+
+ private:
+  int allowed_address(const json::Value& arguments) const;
+  json::Document scan();
+  json::Document read(const json::Value& arguments);
+  json::Document write(const json::Value& arguments);
+
+  std::mutex mutex_;
+  const std::unique_ptr<I2cBus> bus_;
+  const int bus_number_;
+  const std::set<int> allowed_;
+  const bool writable_;
+};
+
+}  // namespace fleetmcp::device
