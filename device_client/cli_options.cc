@@ -63,6 +63,7 @@ CliOptions parse_cli(int argc, const char* const* argv) {
     else if (flag == "--check-config") o.check_config = true;
     else if (flag == "--deregister") o.deregister = true;
     else if (flag == "--test-hooks") o.test_hooks = true;
+    else if (flag == "--catalogue") o.catalogue = true;
     else if (flag == "--config" || flag == "-c") o.config = args.value(flag);
     else if (flag == "--bundle-dir") o.bundle_dir = args.value(flag);
     else if (flag == "--schemas") o.schema_dir = args.value(flag);
@@ -80,6 +81,7 @@ CliOptions parse_cli(int argc, const char* const* argv) {
   if (o.simulate > 0 && o.bundle_dir.empty()) usage_error("--simulate needs --bundle-dir DIR");
   if (o.simulate == 0 && !o.bundle_dir.empty()) usage_error("--bundle-dir is only used with --simulate N");
   if (o.simulate > 0 && !o.config.empty()) usage_error("--config and --simulate exclude each other");
+  if (o.catalogue && o.simulate == 0) usage_error("--catalogue is only used with --simulate N");
   if (o.config.empty()) o.config = std::string(kDefaultConfigPath);
   return o;
 }
@@ -101,6 +103,8 @@ capability manifest on $devices/<node_id>/announce, answers cmds and publishes t
                        installed bundle)
       --log-level L    debug, info (default), warn or error; logs go to stderr
       --workers N      handler worker threads (default: from max_concurrency; 8 with --simulate)
+      --catalogue      with --simulate: every node also offers the simulated Doc 05 catalogue
+                       (GPIO, PWM, I2C, camera, services, logs …; docs/catalogue.md)
       --test-hooks     TESTS ONLY: system.echo sleeps for messages "sleep:<ms>"
       --version        print the version and exit
   -h, --help           this text

@@ -17,6 +17,7 @@ struct CliOptions {
   LogLevel log_level = LogLevel::kInfo;
   size_t workers = 0;       // --workers N
   bool test_hooks = false;  // --test-hooks (tests only)
+  bool catalogue = false;   // --catalogue (with --simulate): the simulated Doc 05 catalogue
 };
 
 // Throws Error(kBadRequest) with a one-line reason for anything malformed.

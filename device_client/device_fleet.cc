@@ -4,15 +4,19 @@
 #include <random>
 
 #include "common/ulid.h"
+#include "device_client/catalogue/simulated_catalogue.h"
 #include "device_client/event_log.h"
 
 namespace fleetmcp::device {
 namespace {
 
-std::vector<DeviceConfig> load_configs(const std::vector<std::string>& files) {
+std::vector<DeviceConfig> load_configs(const FleetOptions& options) {
   std::vector<DeviceConfig> configs;
-  configs.reserve(files.size());
-  for (const std::string& f : files) configs.push_back(load_device_config(f));
+  configs.reserve(options.config_files.size());
+  for (const std::string& f : options.config_files) {
+    configs.push_back(load_device_config(f));
+    if (options.catalogue) add_simulated_catalogue(configs.back());
+  }
   return configs;
 }
 
@@ -49,7 +53,7 @@ size_t DeviceFleet::worker_count(const FleetOptions& options, const std::vector<
 }
 
 DeviceFleet::DeviceFleet(const FleetOptions& options)
-    : configs_(load_configs(options.config_files)),
+    : configs_(load_configs(options)),
       schemas_(load_schemas(options, configs_)),
       catalogue_(HandlerCatalogue::builtin()),
       workers_(worker_count(options, configs_)) {

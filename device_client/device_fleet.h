@@ -16,6 +16,7 @@ struct FleetOptions {
   std::vector<std::string> config_files;  // one per node
   bool simulated = false;
   bool test_hooks = false;
+  bool catalogue = false;  // --catalogue: add the simulated Doc 05 catalogue to every node
   std::string schema_dir;  // overrides the configs' schema_dir
   size_t workers = 0;      // 0: sized from the capabilities' max_concurrency
 };

@@ -49,6 +49,7 @@ fd::FleetOptions fleet_options(const fd::CliOptions& cli) {
   fd::FleetOptions o;
   o.simulated = cli.simulate > 0;
   o.test_hooks = cli.test_hooks;
+  o.catalogue = cli.catalogue;
   o.schema_dir = cli.schema_dir;
   o.workers = cli.workers;
   if (o.simulated) {

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The Doc 05 catalogue on a simulated node (--simulate 1 --catalogue) against a real mosquitto
+# without the plugin (the test plays the plugin's part over the plain listener): the announce
+# carries every catalogue capability with its safety class and kind-default rate and verifies
+# with fleetctl; every tool answers with a result valid against its output schema (Ajv); the
+# device refuses an I2C address outside the allow-list (E_SAFETY_DENIED), a write to an
+# unconfigured pin (failed_precondition) and arguments outside the input schema; a GPIO write
+# with duration_ms reverts the pin; a camera photo lands under the generated path only.
+. "$(dirname "$0")/lib.sh"
+
+pki_init
+TLS=$(free_port)
+PLAIN=$(free_port)
+mapfile -t NODES < <(device_enroll 1 "$TLS")
+N=${NODES[0]}
+start_mosquitto "$(tls_broker_conf "$TLS" "$PLAIN")"
+ACKS=$T/acks.jsonl
+device_monitor "$PLAIN" '$devices/+/cmd_ack' "$ACKS"
+export TMPDIR=$T   # simulated photos go to $TMPDIR/fleetmcp-photos/<node_id>
+device_start node --simulate 1 --bundle-dir "$T/pki" --catalogue
+device_wait_log node "announce.published" 20
+
+# ---- the announce ---------------------------------------------------------------------------
+announce=$(mosquitto_sub -p "$PLAIN" -t "\$devices/$N/announce" -C 1 -W 5) || fail "no retained announce"
+printf '%s' "$announce" | "$FLEETCTL" manifest verify --ca "$T/pki/ca.crt" >/dev/null || fail "the announce does not verify"
+pass "the catalogue announce verifies against manifest@1.2.0"
+assert_eq "$(jq -r '[.capabilities[].cap_id] | join(",")' <<<"$announce")" \
+  "echo,metrics,info,health,net,procs,nginx,app,gpio17,button,pwm0,i2c1,camera0,reboot,server" "every catalogue capability is announced"
+assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="gpio17") | "\(.safety_class) \(.constraints.rate_limit_rps) \(.verbs|join("/"))"' <<<"$announce")" \
+  "physical_actuation 10 get/set/invoke" "gpio17: physical_actuation, 10 rps, get/set/invoke"
+assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="reboot") | "\(.safety_class) \(.constraints.rate_limit_rps)"' <<<"$announce")" \
+  "physical_actuation 0.05" "reboot: physical_actuation, one call per 20 s"
+assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="nginx") | .safety_class' <<<"$announce")" "reversible" "services are reversible"
+assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="button") | .verbs | join(",")' <<<"$announce")" "get" \
+  "a writable=false pin offers only get"
+
+# ---- calls ------------------------------------------------------------------------------------
+echo 0 >"$T/seq"
+# call TOOL ARGS : sends a cmd and prints the ack's payload. (Calls run in $(…) subshells, so the
+# message counter lives in a file.)
+call() {
+  local seq id
+  seq=$(($(cat "$T/seq") + 1))
+  echo "$seq" >"$T/seq"
+  id=$(device_msg_id "$seq")
+  device_send "$PLAIN" "$N" "$(device_cmd "$id" "$1" "$2" 20000)"
+  device_wait_ack "$ACKS" "$id" 20 | jq -c .payload
+}
+# ok TOOL ARGS OUTPUT_SCHEMA : the call succeeds and its result is valid; prints the result.
+ok() {
+  local p
+  p=$(call "$1" "$2")
+  [ "$(jq -r .ok <<<"$p")" = true ] || fail "$1 $2 failed: $p"
+  device_validate "$3" "$(jq -c .result <<<"$p")"
+  jq -c .result <<<"$p"
+}
+# refused TOOL ARGS CODE MESSAGE_PREFIX
+refused() {
+  local p
+  p=$(call "$1" "$2")
+  assert_eq "$(jq -r '.ok' <<<"$p")" false "$1 $2 is refused"
+  device_validate mcp://schemas/error@1.1.0 "$(jq -c .error <<<"$p")"
+  assert_eq "$(jq -r .error.code <<<"$p")" "$3" "... with $3"
+  assert_contains "$(jq -r .error.message <<<"$p")" "$4" "... saying '$4'"
+}
+t() { printf '%s.%s.%s.%s' "$1" "$N" "$2" "$3"; }
+S=mcp://schemas
+
+r=$(ok "$(t sysinfo info get)" '{}' "$S/system.info.get.output@1.0.0");          pass "system.info: $(jq -r .model <<<"$r")"
+r=$(ok "$(t health health snapshot)" '{}' "$S/system.health.snapshot.output@1.0.0"); pass "system.health: cpu $(jq .cpu_usage_percent <<<"$r") %"
+ok "$(t net net get)" '{}' "$S/network.status.get.output@1.0.0" >/dev/null;      pass "network.status"
+r=$(ok "$(t proc procs snapshot)" '{"sort_by":"memory_rss","sort_order":"desc","limit":3}' "$S/process.table.snapshot.output@1.0.0")
+assert_eq "$(jq .returned_count <<<"$r")" 3 "process.table snapshot pages"
+pid=$(jq '.processes[0].pid' <<<"$r")
+ok "$(t proc procs get)" "{\"pid\":$pid}" "$S/process.table.get.output@1.0.0" >/dev/null; pass "process.table get"
+r=$(ok "$(t svc nginx get)" '{}' "$S/service.unit.get.output@1.0.0")
+assert_eq "$(jq -r .status <<<"$r")" active "service.unit get"
+r=$(ok "$(t svc nginx invoke)" '{"action":"restart"}' "$S/service.unit.invoke.output@1.0.0")
+assert_eq "$(jq -r .previous_status <<<"$r")/$(jq -r .status <<<"$r")" active/active "service.unit invoke restart"
+r=$(ok "$(t svc nginx set)" '{"enabled":false}' "$S/service.unit.set.output@1.0.0")
+assert_eq "$(jq -r .unit_file_state <<<"$r")" disabled "service.unit set enabled=false"
+r=$(ok "$(t logs app get)" '{"level":"warning","limit":4}' "$S/logs.journal.get.output@1.0.0")
+assert_eq "$(jq -r '[.entries[].level] | map(select(. == "info" or . == "debug" or . == "notice")) | length' <<<"$r")" 0 \
+  "logs.journal get filters by level"
+r=$(ok "$(t pwm pwm0 set)" '{"frequency_hz":1000,"duty_cycle_percent":25}' "$S/gpio.pwm.state@1.0.0")
+assert_eq "$(jq -c . <<<"$r")" '{"pin":18,"frequency_hz":1000,"duty_cycle_percent":25,"enabled":true}' "gpio.pwm set"
+ok "$(t pwm pwm0 get)" '{}' "$S/gpio.pwm.state@1.0.0" >/dev/null; pass "gpio.pwm get"
+r=$(ok "$(t i2c i2c1 snapshot)" '{}' "$S/i2c.bus.snapshot.output@1.0.0")
+assert_eq "$(jq -c .addresses <<<"$r")" "[72,118]" "i2c.bus snapshot probes only the allow-list"
+ok "$(t i2c i2c1 set)" '{"address":118,"register":244,"data":[46]}' "$S/i2c.bus.set.output@1.0.0" >/dev/null
+r=$(ok "$(t i2c i2c1 get)" '{"address":118,"register":244,"length":2}' "$S/i2c.bus.get.output@1.0.0")
+assert_eq "$(jq -c .data <<<"$r")" "[46,107]" "i2c.bus get reads back what set wrote"
+r=$(ok "$(t i2c i2c1 get)" '{"address":72,"length":1}' "$S/i2c.bus.get.output@1.0.0")
+assert_eq "$(jq -c .register <<<"$r")" null "i2c.bus get without a register"
+r=$(ok "$(t cam camera0 invoke)" '{"resolution":"640x480"}' "$S/camera.still.invoke.output@1.0.0")
+photo=$(jq -r .file_path <<<"$r")
+[[ "$photo" == "$T/fleetmcp-photos/$N/camera0-"*.jpg ]] || fail "photo path $photo is not generated under the photo directory"
+assert_eq "$(stat -c %s "$photo")" "$(jq .size_bytes <<<"$r")" "camera.still stored the JPEG at the generated path"
+jq -r .preview.data_base64 <<<"$r" | base64 -d >"$T/preview.jpg"
+assert_eq "$(head -c 2 "$T/preview.jpg" | od -An -tx1 | tr -d ' ')" ffd8 "camera.still preview is an inline JPEG"
+r=$(ok "$(t power reboot invoke)" '{"delay_seconds":60}' "$S/system.power.invoke.output@1.0.0")
+assert_eq "$(jq -c . <<<"$r")" '{"scheduled":true,"effective_after_seconds":60,"action":"reboot"}' "system.power (simulated) schedules"
+ok "$(t mgmt server get)" '{}' "$S/manage.server.get.output@1.0.0" >/dev/null; pass "manage.server get"
+r=$(ok "$(t mgmt server invoke)" '{"channel":"beta","target_version":null}' "$S/manage.server.invoke.output@1.0.0")
+assert_eq "$(jq -r .status.status <<<"$r")" pending "manage.server invoke queues the update unit"
+
+# ---- GPIO: configure, refuse unconfigured writes, revert after duration_ms --------------------
+refused "$(t gpio gpio17 set)" '{"value":"high"}' E_BAD_REQUEST "failed_precondition: the pin is not configured as an output"
+ok "$(t gpio gpio17 invoke)" '{"mode":"output"}' "$S/gpio.pin.state@1.0.0" >/dev/null
+r=$(ok "$(t gpio gpio17 set)" '{"value":"high","duration_ms":400}' "$S/gpio.pin.state@1.0.0")
+assert_eq "$(jq -r .value <<<"$r")" high "gpio.pin set drives the pin high"
+[ "$(jq .revert_in_ms <<<"$r")" -gt 0 ] || fail "no pending revert reported: $r"
+deadline=$((SECONDS + 10))
+until [ "$(call "$(t gpio gpio17 get)" '{}' | jq -r .result.value)" = low ]; do
+  [ $SECONDS -lt $deadline ] || fail "gpio17 did not revert to low after duration_ms"
+  sleep 0.1
+done
+pass "duration_ms reverted the pin to low"
+r=$(ok "$(t gpio button get)" '{}' "$S/gpio.pin.state@1.0.0")
+assert_eq "$(jq -r .mode <<<"$r")" input "a writable=false pin reads"
+
+# ---- device-side refusals ----------------------------------------------------------------------
+refused "$(t i2c i2c1 get)" '{"address":80,"length":1}' E_SAFETY_DENIED "permission_denied: address 80 is not in this capability's allow-list"
+refused "$(t i2c i2c1 get)" '{"address":72,"length":33}' E_MANIFEST_INVALID "i2c.bus.get.input"
+refused "$(t cam camera0 invoke)" '{"file_path":"/etc/passwd"}' E_MANIFEST_INVALID "camera.still.invoke.input"
+refused "$(t gpio button set)" '{"value":"high"}' E_VERB_UNSUPPORTED ""
+refused "$(t svc sshd get)" '{}' E_BAD_REQUEST ""
