@@ -4,6 +4,7 @@
 #include <set>
 
 #include "device_client/catalogue/camera_handler.h"
+#include "device_client/catalogue/camera_helper.h"
 #include "device_client/catalogue/capability_settings.h"
 #include "device_client/catalogue/gpio_handler.h"
 #include "device_client/catalogue/i2c_handler.h"
@@ -121,12 +122,14 @@ Made camera(const CapabilityConfig& cap, const NodeServices& n) {
   const int index = static_cast<int>(s.integer("camera", 0, 15, 0));
   auto dir = s.text("dir");
   const size_t max_files = static_cast<size_t>(s.integer("max_files", 1, 10000, 100));
+  const std::string helper = s.text("helper").value_or(default_camera_helper_path());
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
   if (!dir && !sim) s.fail("dir", "required: the directory photos are written to, e.g. /var/lib/fleetmcp/photos");
   if (dir && dir->front() != '/') s.fail("dir", "must be an absolute path");
   auto store = std::make_unique<PhotoStore>(dir.value_or(default_photo_dir(n)), cap.cap_id, max_files);
-  auto source = sim ? make_test_pattern_camera() : make_libcamera_source(static_cast<unsigned>(index));
+  if (helper.front() != '/') s.fail("helper", "must be an absolute path");
+  auto source = sim ? make_test_pattern_camera() : make_camera_helper_source(helper, static_cast<unsigned>(index));
   return std::make_unique<CameraHandler>(std::move(source), std::move(store));
 }
 

@@ -310,7 +310,11 @@ TEST(CatalogueRealBackends, AbsentHardwareIsAFailedPrecondition) {
                              "no PWM chip at /nonexistent/pwm/pwmchip0");
   expect_failed_precondition([] { make_sd_journal_source({"x.service"}, {"/nonexistent/journal"})->query({}); },
                              "this device has no systemd journal");
-  expect_failed_precondition([] { make_libcamera_source(7)->capture(640, 480); }, "no camera 7 on this device");
+  // Through the helper process, as the device does it (this machine has no camera).
+  const std::string helper = FLEETMCP_BINARY_DIR "/device_client/fleetmcp-camera-still";
+  expect_failed_precondition([&] { make_camera_helper_source(helper, 7)->capture(640, 480); }, "no camera 7 on this device");
+  expect_failed_precondition([] { make_camera_helper_source("/nonexistent/helper", 0)->capture(640, 480); },
+                             "the camera helper /nonexistent/helper is not installed");
   if (!fs::exists("/run/dbus/system_bus_socket")) {
     expect_failed_precondition([] { make_sd_bus_service("nginx.service")->status(); }, "systemd is not reachable over D-Bus");
     expect_failed_precondition([] { make_logind_power()->schedule("reboot", 5); }, "logind is not reachable over D-Bus");
