@@ -43,8 +43,8 @@ derive() {
     --device-port "$PORT_TLS" --agent-port "$PORT_PLAIN" --http-port "$HTTP_PORT" "$@"
 }
 derive >"$T/broker.conf" || fail "scripts/broker-conf.sh"
-grep -v "^#" "$T/broker.conf" | grep -q /etc/fleetmcp && fail "derived config still names /etc/fleetmcp"
-grep -v "^#" "$T/broker.conf" | grep -q /usr/lib/fleetmcp && fail "derived config still names /usr/lib/fleetmcp"
+grep -v "^#" "$T/broker.conf" | grep /etc/fleetmcp && fail "derived config still names /etc/fleetmcp"
+grep -v "^#" "$T/broker.conf" | grep /usr/lib/fleetmcp && fail "derived config still names /usr/lib/fleetmcp"
 pass "derived config has no install paths left"
 run_broker "$T/broker.conf" broker
 wait_for_line "$T/broker.log" "fleetmcp: plugin ready" 10 || fail "plugin not ready (see $T/broker.log)"

@@ -42,7 +42,7 @@ stop_fleet() {
   pass "$1: every port released"
 }
 
-"$SRC/scripts/local-fleet.sh" --help | grep -q -- '--nodes N' || fail "--help lists --nodes"
+"$SRC/scripts/local-fleet.sh" --help | grep -- '--nodes N' >/dev/null || fail "--help lists --nodes"
 pass "--help"
 rc=0; "$SRC/scripts/local-fleet.sh" --bogus >/dev/null 2>&1 || rc=$?
 assert_eq "$rc" 2 "an unknown option is a usage error"

@@ -1,0 +1,97 @@
+# Debian packages with CPack (README "Install on a Pi"):
+#   fleetmcp-device   the node: fleetmcp-device, its systemd unit, /etc/fleetmcp, user fleetmcp
+#   fleetmcp-broker   mosquitto's side: fleetmcp_plugin.so, fleetctl, the topic policy, the
+#                     broker configuration (/etc/fleetmcp/mosquitto.conf) and fleetmcp-broker.service
+#   fleetmcp-schemas  the schema bundle both of them read (/usr/share/fleetmcp/schemas)
+#
+#   cmake -S . -B build-deb -DCMAKE_INSTALL_PREFIX=/usr -DFLEETMCP_BUILD_TESTS=OFF -DFLEETMCP_BUILD_BENCH=OFF
+#   cmake --build build-deb -j2 --target fleetctl fleetmcp-device fleetmcp_plugin
+#   (cd build-deb && cpack -G DEB)          # or: cmake --build build-deb --target package
+#
+# The prefix must be /usr: the programs compile in where the installed schema bundle is
+# (FLEETMCP_INSTALL_SCHEMAS_DIR), and cpack refuses any other build (cmake/packaging/check.cmake).
+# The packages are built from their own component install rules below, so the project's plain
+# `cmake --install` rules stay as they are.
+include(GNUInstallDirs)
+
+set(FLEETMCP_PACKAGING_DIR ${CMAKE_CURRENT_LIST_DIR}/packaging)
+set(FLEETMCP_PACKAGE_PREFIX /usr)
+
+# The device unit names the installed binary: configure a copy for the package prefix.
+function(fleetmcp_configure_packaged_unit)
+  set(CMAKE_INSTALL_FULL_BINDIR ${FLEETMCP_PACKAGE_PREFIX}/bin)
+  configure_file(${PROJECT_SOURCE_DIR}/device_client/fleetmcp-device.service
+                 ${PROJECT_BINARY_DIR}/packaging/fleetmcp-device.service @ONLY)
+endfunction()
+fleetmcp_configure_packaged_unit()
+
+# ---- components -------------------------------------------------------------------------------
+install(TARGETS fleetmcp-device RUNTIME DESTINATION bin COMPONENT device)
+install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-device.service DESTINATION lib/systemd/system COMPONENT device)
+install(FILES ${PROJECT_SOURCE_DIR}/device_client/device.conf.example DESTINATION /etc/fleetmcp COMPONENT device)
+install(FILES ${PROJECT_SOURCE_DIR}/docs/device-client.md DESTINATION share/doc/fleetmcp-device COMPONENT device)
+
+install(TARGETS fleetmcp_plugin LIBRARY DESTINATION lib/fleetmcp COMPONENT broker)
+install(TARGETS fleetctl RUNTIME DESTINATION bin COMPONENT broker)
+install(FILES ${PROJECT_SOURCE_DIR}/acl/fleetmcp.acl ${PROJECT_SOURCE_DIR}/acl/README.md
+        DESTINATION share/fleetmcp/acl COMPONENT broker)
+install(FILES ${PROJECT_SOURCE_DIR}/mosquitto.conf DESTINATION /etc/fleetmcp COMPONENT broker)
+install(FILES ${PROJECT_SOURCE_DIR}/mosquitto.conf DESTINATION share/doc/fleetmcp-broker
+        RENAME mosquitto.conf.example COMPONENT broker)
+install(FILES ${FLEETMCP_PACKAGING_DIR}/broker/fleetmcp-broker.service DESTINATION lib/systemd/system COMPONENT broker)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/plugin.md ${PROJECT_SOURCE_DIR}/docs/http-front.md
+        DESTINATION share/doc/fleetmcp-broker COMPONENT broker)
+
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION share/fleetmcp/schemas COMPONENT schemas
+        FILES_MATCHING PATTERN "*.json")
+
+# ---- CPack --------------------------------------------------------------------------------------
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME fleetmcp)
+set(CPACK_PACKAGE_VENDOR fleetmcp)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "fleetmcp maintainers <fleetmcp@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "MCP tools over MQTT for fleets of Raspberry Pi-class devices")
+set(CPACK_PACKAGING_INSTALL_PREFIX ${FLEETMCP_PACKAGE_PREFIX})
+set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
+set(CPACK_COMPONENTS_ALL device broker schemas)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/packaging/check.cmake)
+file(WRITE ${PROJECT_BINARY_DIR}/packaging/check.cmake
+  "# Written by cmake/Packaging.cmake: refuse packages whose programs look for schemas elsewhere.\n"
+  "if(NOT \"${FLEETMCP_INSTALL_SCHEMAS_DIR}\" STREQUAL \"${FLEETMCP_PACKAGE_PREFIX}/share/fleetmcp/schemas\")\n"
+  "  message(FATAL_ERROR \"fleetmcp: this build was configured with CMAKE_INSTALL_PREFIX=${CMAKE_INSTALL_PREFIX}; \"\n"
+  "    \"the .debs need -DCMAKE_INSTALL_PREFIX=/usr (the programs compile in the schema path)\")\n"
+  "endif()\n")
+
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION net)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://modelcontextprotocol.io")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
+
+set(CPACK_DEBIAN_DEVICE_PACKAGE_NAME fleetmcp-device)
+set(CPACK_COMPONENT_DEVICE_DESCRIPTION
+    "fleetmcp node client\n fleetmcp-device publishes a signed capability manifest of this device over MQTT\n and runs its tools (echo, metrics, GPIO, camera ...) for MCP agents.")
+set(CPACK_COMPONENT_DEVICE_DEPENDS schemas)
+set(CPACK_DEBIAN_DEVICE_PACKAGE_DEPENDS "adduser")
+set(CPACK_DEBIAN_DEVICE_PACKAGE_CONTROL_EXTRA
+    "${FLEETMCP_PACKAGING_DIR}/device/postinst;${FLEETMCP_PACKAGING_DIR}/device/prerm;${FLEETMCP_PACKAGING_DIR}/device/postrm;${FLEETMCP_PACKAGING_DIR}/device/conffiles")
+
+set(CPACK_DEBIAN_BROKER_PACKAGE_NAME fleetmcp-broker)
+set(CPACK_COMPONENT_BROKER_DESCRIPTION
+    "fleetmcp broker plugin and operator CLI\n fleetmcp_plugin.so for mosquitto 2.0 (identity, topic ACLs, manifest attestation,\n MCP over HTTP), fleetctl, the topic policy and a production mosquitto.conf.")
+set(CPACK_COMPONENT_BROKER_DEPENDS schemas)
+# Plugin API v5 of the 2.0 series (docs/plugin.md).
+set(CPACK_DEBIAN_BROKER_PACKAGE_DEPENDS "mosquitto (>= 2.0.11), mosquitto (<< 2.1)")
+set(CPACK_DEBIAN_BROKER_PACKAGE_CONTROL_EXTRA
+    "${FLEETMCP_PACKAGING_DIR}/broker/postinst;${FLEETMCP_PACKAGING_DIR}/broker/prerm;${FLEETMCP_PACKAGING_DIR}/broker/postrm;${FLEETMCP_PACKAGING_DIR}/broker/conffiles")
+
+set(CPACK_DEBIAN_SCHEMAS_PACKAGE_NAME fleetmcp-schemas)
+set(CPACK_DEBIAN_SCHEMAS_PACKAGE_ARCHITECTURE all)
+set(CPACK_DEBIAN_SCHEMAS_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_COMPONENT_SCHEMAS_DESCRIPTION
+    "fleetmcp JSON schema bundle\n The capability manifest, tool and envelope schemas with their SHA-256 index.")
+
+include(CPack)

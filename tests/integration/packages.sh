@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The .deb packages (cmake/Packaging.cmake): built with cpack from a /usr-prefixed build of the
+# same sources, inspected with dpkg-deb --info/--contents, unpacked into a scratch root, and the
+# unpacked programs run. The maintainer scripts are checked statically: the device postinst
+# must not start or enable anything when the node is unconfigured.
+. "$(dirname "$0")/lib.sh"
+
+command -v cpack >/dev/null || fail "cpack missing (cmake package)"
+command -v dpkg-deb >/dev/null || fail "dpkg-deb missing"
+
+# The scratch build sits next to the CTest build dir (same depth under the same parent), so a
+# ccache with CCACHE_BASEDIR covering both reuses the objects; only fleetmcp_common differs (the
+# compiled-in schema path).
+deb_build=${BIN%/}-deb
+trap 'rc=$?; [ -n "${KEEP_TMP:-}" ] || rm -rf "$deb_build"; (exit $rc); _cleanup' EXIT
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$BIN/CMakeCache.txt" 2>/dev/null; }
+launcher=$(cache_value CMAKE_CXX_COMPILER_LAUNCHER)
+[ -n "$launcher" ] || launcher=${CMAKE_CXX_COMPILER_LAUNCHER:-}
+[ -z "$launcher" ] && command -v ccache >/dev/null && launcher=ccache
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$BIN")}
+start=$SECONDS
+cmake -S "$SRC" -B "$deb_build" -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_BUILD_TYPE=Release \
+  -DFLEETMCP_BUILD_TESTS=OFF -DFLEETMCP_BUILD_BENCH=OFF \
+  -DFLEETMCP_WERROR="$(cache_value FLEETMCP_WERROR || echo OFF)" \
+  ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher -DCMAKE_C_COMPILER_LAUNCHER=$launcher} \
+  >"$T/configure.log" 2>&1 || fail "configure (see $T/configure.log)"
+cmake --build "$deb_build" -j"${FLEETMCP_PACKAGE_JOBS:-2}" --target fleetctl fleetmcp-device fleetmcp_plugin \
+  >"$T/build.log" 2>&1 || fail "build (see $T/build.log)"
+(cd "$deb_build" && cpack -G DEB) >"$T/cpack.log" 2>&1 || fail "cpack (see $T/cpack.log)"
+echo "# configured, built and packaged in $((SECONDS - start)) s"
+
+pkgs=$deb_build/packages
+deb() { ls "$pkgs"/"$1"_*.deb 2>/dev/null | head -1; }
+for p in fleetmcp-device fleetmcp-broker fleetmcp-schemas; do [ -n "$(deb $p)" ] || fail "no $p .deb in $pkgs ($(ls "$pkgs"))"; done
+pass "three packages: fleetmcp-device, fleetmcp-broker, fleetmcp-schemas"
+
+field() { dpkg-deb -f "$(deb "$1")" "$2"; }
+assert_eq "$(field fleetmcp-device Package)" fleetmcp-device "device package name"
+assert_contains "$(field fleetmcp-device Depends)" "fleetmcp-schemas" "device depends on the schema bundle"
+assert_contains "$(field fleetmcp-device Depends)" "libpaho-mqtt" "device depends on Paho (shlibdeps)"
+assert_contains "$(field fleetmcp-device Depends)" "adduser" "device depends on adduser (postinst)"
+assert_contains "$(field fleetmcp-broker Depends)" "mosquitto (>= 2.0.11)" "broker depends on mosquitto 2.0"
+assert_contains "$(field fleetmcp-broker Depends)" "fleetmcp-schemas" "broker depends on the schema bundle"
+assert_eq "$(field fleetmcp-schemas Architecture)" all "schemas are architecture independent"
+assert_eq "$(field fleetmcp-device Architecture)" "$(dpkg --print-architecture)" "device package is for this architecture"
+info=$(dpkg-deb --info "$(deb fleetmcp-device)")
+for f in postinst prerm postrm conffiles; do assert_contains "$info" " $f" "device control has $f"; done
+
+contents() { dpkg-deb --contents "$(deb "$1")" | awk '{print $NF}' | sed 's|^\./|/|'; }
+has() { contents "$1" | grep -x -- "$2" >/dev/null || fail "$1 lacks $2"; pass "$1 has $2"; }
+has fleetmcp-device /usr/bin/fleetmcp-device
+has fleetmcp-device /usr/lib/systemd/system/fleetmcp-device.service
+has fleetmcp-device /etc/fleetmcp/device.conf.example
+has fleetmcp-broker /usr/lib/fleetmcp/fleetmcp_plugin.so
+has fleetmcp-broker /usr/bin/fleetctl
+has fleetmcp-broker /usr/share/fleetmcp/acl/fleetmcp.acl
+has fleetmcp-broker /usr/share/fleetmcp/acl/README.md
+has fleetmcp-broker /etc/fleetmcp/mosquitto.conf
+has fleetmcp-broker /usr/lib/systemd/system/fleetmcp-broker.service
+has fleetmcp-schemas /usr/share/fleetmcp/schemas/index.json
+has fleetmcp-schemas /usr/share/fleetmcp/schemas/kinds.json
+# No file is in two packages (dpkg would refuse to install both on one machine).
+dups=$(for p in fleetmcp-device fleetmcp-broker fleetmcp-schemas; do contents $p | grep -v '/$'; done | sort | uniq -d)
+assert_eq "$dups" "" "no file shipped by two packages"
+if contents fleetmcp-broker | grep -E '\.(key|pem)$|revoked\.txt' >/dev/null; then fail "a key or PKI file is packaged"; fi
+pass "no keys or PKI files in the packages"
+
+# ---- unpacked into a scratch root ------------------------------------------------------------
+root=$T/root
+for p in fleetmcp-device fleetmcp-broker fleetmcp-schemas; do dpkg-deb -x "$(deb $p)" "$root"; done
+unit=$root/usr/lib/systemd/system/fleetmcp-device.service
+assert_contains "$(grep '^ExecStart=' "$unit")" "ExecStart=/usr/bin/fleetmcp-device --config /etc/fleetmcp/device.conf" "unit runs /usr/bin/fleetmcp-device"
+assert_contains "$(grep '^SupplementaryGroups=' "$unit")" "gpio i2c video" "unit has the gpio/i2c/video groups"
+assert_eq "$(grep '^User=' "$unit")" "User=fleetmcp" "unit runs as fleetmcp"
+assert_eq "$(grep '^ExecStart=' "$root/usr/lib/systemd/system/fleetmcp-broker.service")" \
+  "ExecStart=/usr/sbin/mosquitto -c /etc/fleetmcp/mosquitto.conf" "broker unit runs the packaged config"
+cmp -s "$root/etc/fleetmcp/mosquitto.conf" "$SRC/mosquitto.conf" || fail "packaged mosquitto.conf differs from the repository's"
+pass "packaged mosquitto.conf is the top-level one"
+grep -qx "plugin /usr/lib/fleetmcp/fleetmcp_plugin.so" "$root/etc/fleetmcp/mosquitto.conf" || fail "config names another plugin path"
+grep -qx "plugin_opt_acl_file /usr/share/fleetmcp/acl/fleetmcp.acl" "$root/etc/fleetmcp/mosquitto.conf" || fail "config names another policy path"
+grep -qx "plugin_opt_schemas_dir /usr/share/fleetmcp/schemas" "$root/etc/fleetmcp/mosquitto.conf" || fail "config names another schemas path"
+pass "the packaged config names the packaged plugin, policy and schemas"
+
+# The unpacked programs run, and find the schema bundle where the package put it.
+"$root/usr/bin/fleetmcp-device" --version >/dev/null || fail "unpacked fleetmcp-device does not run"
+"$root/usr/bin/fleetctl" pki init --dir "$T/pki" >/dev/null 2>&1 || fail "unpacked fleetctl does not run"
+node=$("$root/usr/bin/fleetctl" pki enroll --dir "$T/pki" --tenant acme 2>/dev/null)
+FLEETMCP_SCHEMAS=$root/usr/share/fleetmcp/schemas "$root/usr/bin/fleetmcp-device" --check-config \
+  --config "$T/pki/nodes/$node/device.conf" >"$T/check.log" 2>&1 || fail "check-config with the packaged schemas: $(cat "$T/check.log")"
+pass "unpacked fleetctl enrols a node; fleetmcp-device --check-config accepts it with the packaged schemas"
+strings "$root/usr/bin/fleetmcp-device" | grep -x /usr/share/fleetmcp/schemas >/dev/null || fail "fleetmcp-device does not look in /usr/share/fleetmcp/schemas"
+pass "fleetmcp-device compiled for /usr/share/fleetmcp/schemas"
+
+# ---- maintainer scripts ---------------------------------------------------------------------
+ctl=$T/ctl
+mkdir -p "$ctl" && dpkg-deb -e "$(deb fleetmcp-device)" "$ctl"
+sh -n "$ctl/postinst" && sh -n "$ctl/prerm" && sh -n "$ctl/postrm" || fail "maintainer script syntax"
+grep -q "adduser --system" "$ctl/postinst" || fail "postinst creates no system user"
+if grep -v '^ *echo ' "$ctl/postinst" | grep -E "systemctl (enable|start|restart)"; then fail "device postinst enables or starts the service"; fi
+pass "device postinst creates the user and only try-restarts an already configured node"
+assert_eq "$(cat "$ctl/conffiles")" "/etc/fleetmcp/device.conf.example" "device conffiles"
+# Run the device postinst with recording stand-ins for the commands it calls: a host with the
+# gpio and video groups but no i2c group, no fleetmcp user yet, and no device.conf.
+stubs=$T/stubs
+mkdir -p "$stubs"
+for c in adduser install systemctl; do printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$c" "$T/calls" >"$stubs/$c"; done
+printf '#!/bin/sh\necho "getent $*" >>"%s"\ncase "$1 $2" in "group gpio"|"group video") exit 0;; esac\nexit 2\n' "$T/calls" >"$stubs/getent"
+chmod +x "$stubs"/*
+[ ! -e /etc/fleetmcp/device.conf ] || fail "this host has /etc/fleetmcp/device.conf; cannot run the unconfigured case"
+said=$(PATH=$stubs:$PATH sh "$ctl/postinst" configure) || fail "postinst configure failed"
+calls=$(cat "$T/calls")
+assert_contains "$calls" "adduser --system --group --no-create-home --home /nonexistent --shell /usr/sbin/nologin" "postinst creates the system user fleetmcp"
+assert_contains "$calls" "adduser fleetmcp gpio" "postinst adds fleetmcp to gpio"
+assert_contains "$calls" "adduser fleetmcp video" "postinst adds fleetmcp to video"
+if grep -q "adduser fleetmcp i2c" "$T/calls"; then fail "postinst added fleetmcp to a group that does not exist"; fi
+pass "postinst skips the missing i2c group"
+if grep -E "systemctl (enable|start|restart|try-restart)" "$T/calls"; then fail "postinst touched the unconfigured service"; fi
+pass "postinst does not start an unconfigured node"
+assert_contains "$said" "not configured yet" "postinst tells the admin what to do next"
+
+# A cpack from a build not prefixed /usr is refused (its programs would look for /usr/local schemas).
+if [ -f "$BIN/CPackConfig.cmake" ] && [ "$(cache_value CMAKE_INSTALL_PREFIX)" != /usr ]; then
+  if (cd "$BIN" && cpack -G DEB -B "$T/refused") >"$T/refused.log" 2>&1; then
+    fail "cpack of a $(cache_value CMAKE_INSTALL_PREFIX) build made packages"
+  fi
+  grep -q "the .debs need -DCMAKE_INSTALL_PREFIX=/usr" "$T/refused.log" || fail "no explanation in $(cat "$T/refused.log")"
+  pass "cpack of a build with another prefix is refused with an explanation"
+fi
