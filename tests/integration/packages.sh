@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The .deb packages (cmake/Packaging.cmake): built with cpack from a /usr-prefixed build of the
-# same sources, inspected with dpkg-deb --info/--contents, unpacked into a scratch root, and the
+# same sources (the CTest build itself when it is prefixed /usr), inspected with dpkg-deb --info/--contents, unpacked into a scratch root, and the
 # unpacked programs run. The maintainer scripts are checked statically: the device postinst
 # must not start or enable anything when the node is unconfigured.
 . "$(dirname "$0")/lib.sh"
@@ -8,28 +8,35 @@
 command -v cpack >/dev/null || fail "cpack missing (cmake package)"
 command -v dpkg-deb >/dev/null || fail "dpkg-deb missing"
 
-# The scratch build sits next to the CTest build dir (same depth under the same parent), so a
-# ccache with CCACHE_BASEDIR covering both reuses the objects; only fleetmcp_common differs (the
-# compiled-in schema path).
-deb_build=${BIN%/}-deb
-trap 'rc=$?; [ -n "${KEEP_TMP:-}" ] || rm -rf "$deb_build"; (exit $rc); _cleanup' EXIT
 cache_value() { sed -n "s/^$1:[A-Z]*=//p" "$BIN/CMakeCache.txt" 2>/dev/null; }
-launcher=$(cache_value CMAKE_CXX_COMPILER_LAUNCHER)
-[ -n "$launcher" ] || launcher=${CMAKE_CXX_COMPILER_LAUNCHER:-}
-[ -z "$launcher" ] && command -v ccache >/dev/null && launcher=ccache
-export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$BIN")}
 start=$SECONDS
-cmake -S "$SRC" -B "$deb_build" -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_BUILD_TYPE=Release \
-  -DFLEETMCP_BUILD_TESTS=OFF -DFLEETMCP_BUILD_BENCH=OFF \
-  -DFLEETMCP_WERROR="$(cache_value FLEETMCP_WERROR || echo OFF)" \
-  ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher -DCMAKE_C_COMPILER_LAUNCHER=$launcher} \
-  >"$T/configure.log" 2>&1 || fail "configure (see $T/configure.log)"
-cmake --build "$deb_build" -j"${FLEETMCP_PACKAGE_JOBS:-2}" --target fleetctl fleetmcp-device fleetmcp_plugin \
-  >"$T/build.log" 2>&1 || fail "build (see $T/build.log)"
-(cd "$deb_build" && cpack -G DEB) >"$T/cpack.log" 2>&1 || fail "cpack (see $T/cpack.log)"
-echo "# configured, built and packaged in $((SECONDS - start)) s"
-
-pkgs=$deb_build/packages
+if [ "$(cache_value CMAKE_INSTALL_PREFIX)" = /usr ]; then
+  # The CTest build is already prefixed /usr (the programs look for /usr/share/fleetmcp/schemas):
+  # package it as it is.
+  pkgs=$T/packages
+  (cd "$BIN" && cpack -G DEB -B "$pkgs") >"$T/cpack.log" 2>&1 || fail "cpack (see $T/cpack.log)"
+  echo "# packaged the CTest build in $((SECONDS - start)) s"
+else
+  # Otherwise a /usr-prefixed build of the same sources, kept next to the CTest build dir so the
+  # next run is incremental (and, at the same depth under the same parent, a ccache with
+  # CCACHE_BASEDIR covering both reuses the objects; only fleetmcp_common differs). A cold one
+  # takes minutes: configure CI with -DCMAKE_INSTALL_PREFIX=/usr to take the branch above.
+  deb_build=${BIN%/}-deb
+  launcher=$(cache_value CMAKE_CXX_COMPILER_LAUNCHER)
+  [ -n "$launcher" ] || launcher=${CMAKE_CXX_COMPILER_LAUNCHER:-}
+  [ -z "$launcher" ] && command -v ccache >/dev/null && launcher=ccache
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(dirname "$BIN")}
+  cmake -S "$SRC" -B "$deb_build" -DCMAKE_INSTALL_PREFIX=/usr -DCMAKE_BUILD_TYPE=Release \
+    -DFLEETMCP_BUILD_TESTS=OFF -DFLEETMCP_BUILD_BENCH=OFF \
+    -DFLEETMCP_WERROR="$(cache_value FLEETMCP_WERROR || echo OFF)" \
+    ${launcher:+-DCMAKE_CXX_COMPILER_LAUNCHER=$launcher -DCMAKE_C_COMPILER_LAUNCHER=$launcher} \
+    >"$T/configure.log" 2>&1 || fail "configure (see $T/configure.log)"
+  cmake --build "$deb_build" -j"$(nproc)" --target fleetctl fleetmcp-device fleetmcp_plugin \
+    >"$T/build.log" 2>&1 || fail "build (see $T/build.log)"
+  pkgs=$T/packages
+  (cd "$deb_build" && cpack -G DEB -B "$pkgs") >"$T/cpack.log" 2>&1 || fail "cpack (see $T/cpack.log)"
+  echo "# configured, built ($deb_build) and packaged in $((SECONDS - start)) s"
+fi
 deb() { ls "$pkgs"/"$1"_*.deb 2>/dev/null | head -1; }
 for p in fleetmcp-device fleetmcp-broker fleetmcp-schemas; do [ -n "$(deb $p)" ] || fail "no $p .deb in $pkgs ($(ls "$pkgs"))"; done
 pass "three packages: fleetmcp-device, fleetmcp-broker, fleetmcp-schemas"
