@@ -5,20 +5,35 @@
 # with fleetctl; every tool answers with a result valid against its output schema (Ajv); the
 # device refuses an I2C address outside the allow-list (E_SAFETY_DENIED), a write to an
 # unconfigured pin (failed_precondition) and arguments outside the input schema; a GPIO write
-# with duration_ms reverts the pin; a camera photo lands under the generated path only.
+# with duration_ms reverts the pin; a camera photo lands under the generated path only. A second,
+# non-simulated node configured for real hardware starts (backends open devices on first use) and
+# answers each call on this machine, which has no such hardware, with failed_precondition.
 . "$(dirname "$0")/lib.sh"
 
 pki_init
 TLS=$(free_port)
 PLAIN=$(free_port)
-mapfile -t NODES < <(device_enroll 1 "$TLS")
+mapfile -t NODES < <(device_enroll 2 "$TLS")
 N=${NODES[0]}
+R=${NODES[1]}   # the real-hardware node
 start_mosquitto "$(tls_broker_conf "$TLS" "$PLAIN")"
 ACKS=$T/acks.jsonl
 device_monitor "$PLAIN" '$devices/+/cmd_ack' "$ACKS"
 export TMPDIR=$T   # simulated photos go to $TMPDIR/fleetmcp-photos/<node_id>
 device_start node --simulate 1 --bundle-dir "$T/pki" --catalogue
 device_wait_log node "announce.published" 20
+cat >>"$T/pki/nodes/$R/device.conf" <<CONF
+capability.relay = gpio.pin line=17 chip=gpiochip0
+capability.fan = gpio.pwm chip=0 channel=0
+capability.sensors = i2c.bus bus=1 addresses=0x76
+capability.camera0 = camera.still dir=$T/photos
+capability.nginx = service.unit unit=nginx.service
+capability.reboot = system.power action=reboot
+CONF
+out=$("$DEVICE" --check-config --config "$T/pki/nodes/$R/device.conf") || fail "--check-config refused real-hardware lines: $out"
+assert_contains "$out" "node $R, tenant acme, 16 tools" "--check-config accepts a Pi configuration on a machine without the hardware"
+device_start real --config "$T/pki/nodes/$R/device.conf"
+device_wait_log real "announce.published" 20
 
 # ---- the announce ---------------------------------------------------------------------------
 announce=$(mosquitto_sub -p "$PLAIN" -t "\$devices/$N/announce" -C 1 -W 5) || fail "no retained announce"
@@ -125,3 +140,25 @@ refused "$(t i2c i2c1 get)" '{"address":72,"length":33}' E_MANIFEST_INVALID "i2c
 refused "$(t cam camera0 invoke)" '{"file_path":"/etc/passwd"}' E_MANIFEST_INVALID "camera.still.invoke.input"
 refused "$(t gpio button set)" '{"value":"high"}' E_VERB_UNSUPPORTED ""
 refused "$(t svc sshd get)" '{}' E_BAD_REQUEST ""
+
+# ---- real backends without the hardware ----------------------------------------------------------
+real_refused() {
+  local seq id p
+  seq=$(($(cat "$T/seq") + 1))
+  echo "$seq" >"$T/seq"
+  id=$(device_msg_id "$seq")
+  device_send "$PLAIN" "$R" "$(device_cmd "$id" "$1" "$2" 20000)"
+  p=$(device_wait_ack "$ACKS" "$id" 20 | jq -c .payload)
+  assert_eq "$(jq -r .error.code <<<"$p")" E_BAD_REQUEST "real $1: refused with E_BAD_REQUEST"
+  assert_contains "$(jq -r .error.message <<<"$p")" "failed_precondition: $3" "... saying 'failed_precondition: $3'"
+  [ -n "$(jq -r .error.suggested_fix <<<"$p")" ] || fail "no suggested_fix: $p"
+}
+r() { printf '%s.%s.%s.%s' "$1" "$R" "$2" "$3"; }
+real_refused "$(r gpio relay get)" '{}' "no GPIO chip 'gpiochip0' on this device"
+real_refused "$(r pwm fan get)" '{}' "no PWM chip at /sys/class/pwm/pwmchip0"
+real_refused "$(r i2c sensors snapshot)" '{}' "cannot open /dev/i2c-1"
+real_refused "$(r cam camera0 invoke)" '{}' "no camera 0 on this device"
+if [ ! -S /run/dbus/system_bus_socket ]; then
+  real_refused "$(r svc nginx get)" '{}' "systemd is not reachable over D-Bus"
+  real_refused "$(r power reboot invoke)" '{"delay_seconds":600}' "logind is not reachable over D-Bus"
+fi
