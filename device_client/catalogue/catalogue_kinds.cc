@@ -143,7 +143,7 @@ Made power(const CapabilityConfig& cap, const NodeServices& n) {
   if (action == "shutdown" && !allow_shutdown) {
     s.fail("action", "shutdown also needs allow_shutdown=true (a powered-off device needs someone on site)");
   }
-  return std::make_unique<PowerHandler>(sim ? make_simulated_power() : make_logind_power(), action);
+  return std::make_unique<PowerHandler>(sim ? make_simulated_power() : make_logind_power(), action, n.node_id);
 }
 
 Made server(const CapabilityConfig& cap, const NodeServices& n) {

@@ -17,8 +17,8 @@ inline constexpr std::string_view kPowerKind = "system.power";
 
 class PowerHandler : public ToolHandler {
  public:
-  PowerHandler(std::unique_ptr<PowerControl> control, std::string action)
-      : control_(std::move(control)), action_(std::move(action)) {}
+  PowerHandler(std::unique_ptr<PowerControl> control, std::string action, std::string node_id)
+      : control_(std::move(control)), action_(std::move(action)), node_id_(std::move(node_id)) {}
 
   std::string_view kind() const override { return kPowerKind; }
   SafetyClass safety_class() const override { return SafetyClass::kPhysicalActuation; }
@@ -27,7 +27,7 @@ class PowerHandler : public ToolHandler {
 
  private:
   const std::unique_ptr<PowerControl> control_;
-  const std::string action_;
+  const std::string action_, node_id_;
 };
 
 }  // namespace fleetmcp::device
