@@ -39,9 +39,15 @@ GpioHandler::GpioHandler(std::unique_ptr<GpioLine> line, int pin, bool writable,
 }
 
 GpioHandler::~GpioHandler() {
-  // A revert still pending when the node shuts down is dropped, not run against a closed line.
   std::lock_guard lock(pin_->mutex);
-  if (pin_->revert && timers_ != nullptr) timers_->cancel(*pin_->revert);
+  if (!pin_->revert || timers_ == nullptr) return;
+  timers_->cancel(*pin_->revert);
+  ++pin_->generation;  // a revert task already starting does nothing
+  try {
+    pin_->line->write(pin_->revert_to);
+  } catch (const Error&) {
+    // Reconfigured as an input meanwhile: nothing to restore.
+  }
 }
 
 std::vector<std::string> GpioHandler::verbs() const {
@@ -82,6 +88,7 @@ void GpioHandler::write_for(bool high, std::optional<int64_t> duration_ms) {
   const uint64_t generation = ++pin.generation;
   if (!duration_ms) return;
   const bool previous = before.high.value_or(false);
+  pin.revert_to = previous;
   std::weak_ptr<Pin> weak = pin_;
   pin.revert = timers_->after(std::chrono::milliseconds(*duration_ms), [weak, previous, generation] {
     const auto p = weak.lock();

@@ -28,11 +28,13 @@ class GpioHandler : public ToolHandler {
   json::Document run(const ToolCall& call) override;
 
  private:
-  // Shared with pending revert tasks, which may outlive a call (never the handler: see ~GpioHandler).
+  // Shared with pending revert tasks, which may outlive a call. ~GpioHandler applies a pending
+  // revert at once: duration_ms promises "at most that long", also when the device shuts down.
   struct Pin {
     std::mutex mutex;
     std::unique_ptr<GpioLine> line;
     std::optional<TimerQueue::TimerId> revert;
+    bool revert_to = false;   // the value a pending revert restores
     uint64_t generation = 0;  // bumped by every write and configure; a revert acts only on its own
   };
 

@@ -12,6 +12,7 @@
 #include "common/manifest.h"
 #include "common/schema_registry.h"
 #include "device_client/catalogue/camera_source.h"
+#include "device_client/catalogue/gpio_handler.h"
 #include "device_client/catalogue/gpio_line.h"
 #include "device_client/catalogue/i2c_bus.h"
 #include "device_client/catalogue/log_source.h"
@@ -198,6 +199,31 @@ TEST_F(CatalogueHandlers, GpioMustBeConfiguredBeforeItIsDrivenAndRevertsAreCance
   d = call(tool("gpio", "gpio17", "invoke"), R"({"mode":"input","pull":"up"})");
   EXPECT_STREQ(d["value"].GetString(), "high");  // an input with a pull-up reads high
   EXPECT_EQ(tools_->find(tool("gpio", "button", "set")), nullptr);
+}
+
+// duration_ms means "at most that long": a node that stops first restores the pin on the way out.
+class RecordingLine : public GpioLine {
+ public:
+  explicit RecordingLine(std::shared_ptr<std::vector<bool>> writes) : writes_(std::move(writes)) {}
+  PinState read() override { return {PinMode::kOutput, writes_->empty() ? false : writes_->back(), PinPull::kNone}; }
+  void configure(PinMode, PinPull) override {}
+  void write(bool high) override { writes_->push_back(high); }
+
+ private:
+  std::shared_ptr<std::vector<bool>> writes_;
+};
+
+TEST(CatalogueGpio, APendingRevertIsAppliedWhenTheHandlerGoes) {
+  TimerQueue timers;
+  auto writes = std::make_shared<std::vector<bool>>();
+  {
+    GpioHandler handler(std::make_unique<RecordingLine>(writes), 17, true, &timers);
+    const json::Document args = json::parse_strict(R"({"value":"high","duration_ms":600000})");
+    handler.run({"set", args});
+    EXPECT_EQ(timers.pending(), 1u);
+  }
+  EXPECT_EQ(timers.pending(), 0u);
+  EXPECT_EQ(*writes, (std::vector<bool>{true, false}));  // driven high, then restored at once
 }
 
 TEST_F(CatalogueHandlers, PwmReportsTheEffectiveState) {
