@@ -4,7 +4,9 @@
 # and resolves the four services; the Dockerfile targets, copies and entrypoints it names exist;
 # the build stage uses scripts/install-deps.sh; and the container scripts do their job natively:
 # the broker's derived config differs from mosquitto.conf only in what it opens to the compose
-# network, and device containers claim disjoint node bundles (and their own again on restart).
+# network; pki-init makes a CA, a server certificate for "broker", a pool of bundles without
+# private CA material and a read-only agent token, idempotently; and device containers claim
+# disjoint node bundles (and their own again on restart).
 . "$(dirname "$0")/lib.sh"
 
 command -v docker-compose >/dev/null || fail "docker-compose missing: run scripts/install-deps.sh"
@@ -53,11 +55,30 @@ changed=$( (diff "$SRC/mosquitto.conf" "$T/compose-broker.conf" || true) | grep 
 assert_eq "$changed" "> listener 1883 0.0.0.0;> plugin_opt_http_listen 0.0.0.0:8080;> plugin_opt_http_resource_url http://localhost:8080/mcp;" \
   "compose broker = mosquitto.conf with agent listener and HTTP front opened to the compose network"
 
-# device-entrypoint: claims.
-pki_init
-enroll_nodes acme 6 >/dev/null
-cp -R "$T/pki/nodes" "$T/bundles-nodes"; mkdir -p "$T/bundles"; mv "$T/bundles-nodes" "$T/bundles/nodes"
-mkdir -m 1777 "$T/bundles/claims"
+# pki-init: run natively with the built fleetctl, into temp dirs instead of the volumes.
+mkdir -p "$T/path" && ln -s "$FLEETCTL" "$T/path/fleetctl"
+pki_job() {
+  PATH=$T/path:$PATH FLEET_PKI=$T/vol-pki FLEET_BUNDLES=$T/bundles FLEET_AGENT=$T/agent FLEET_NODE_POOL=6 \
+    sh docker/pki-init.sh >>"$T/pki-job.log" 2>&1 || fail "pki-init.sh: $(cat "$T/pki-job.log")"
+}
+pki_job
+assert_eq "$(ls "$T/bundles/nodes" | wc -l)" 6 "pki-init enrols the node pool"
+san=$(openssl x509 -in "$T/vol-pki/server.crt" -noout -ext subjectAltName)
+assert_contains "$san" "DNS:broker" "broker certificate names the compose host broker"
+one=$(ls "$T/bundles/nodes" | head -1)
+assert_eq "$(grep '^broker = ' "$T/bundles/nodes/$one/device.conf")" "broker = mqtts://broker:8883" "bundles dial broker:8883"
+if find "$T/bundles" -name 'ca.key' -o -name 'issuer.key' | grep .; then fail "a CA or issuer key reached the bundles volume"; fi
+pass "no CA or issuer key in the bundles volume"
+assert_eq "$(stat -c %G "$T/vol-pki/server.key") $(stat -c %a "$T/vol-pki/server.key")" "mosquitto 640" "server.key readable by group mosquitto only"
+assert_eq "$(stat -c %a "$T/vol-pki/ca.key")" 600 "ca.key stays private"
+"$FLEETCTL" token verify --pub "$T/vol-pki/issuer.pub" <"$T/agent/token" >"$T/claims.json" || fail "the agent token does not verify"
+assert_contains "$(cat "$T/claims.json")" '"scope":"devices:read tools:call:read_only"' "agent token with read-only scopes"
+ca_before=$(openssl x509 -in "$T/vol-pki/ca.crt" -noout -fingerprint -sha256)
+pki_job
+assert_eq "$(openssl x509 -in "$T/vol-pki/ca.crt" -noout -fingerprint -sha256)" "$ca_before" "a second pki-init keeps the CA"
+assert_eq "$(ls "$T/bundles/nodes" | wc -l)" 6 "and enrols no more nodes"
+
+# device-entrypoint: claims from that pool.
 claim() {  # claim CONTAINER N : prints the node_ids the container would run
   FLEET_BUNDLES=$T/bundles FLEET_WORK=$T/work-$1 FLEET_CLAIMANT=$1 FLEETMCP_DEVICE=echo \
     sh docker/device-entrypoint.sh "$2" >/dev/null
