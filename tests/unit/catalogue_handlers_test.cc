@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "common/error.h"
 #include "common/json.h"
@@ -19,6 +20,8 @@
 #include "device_client/catalogue/power_control.h"
 #include "device_client/catalogue/pwm_channel.h"
 #include "device_client/catalogue/service_control.h"
+#include "device_client/catalogue/simulated_catalogue.h"
+#include "device_client/cli_options.h"
 #include "device_client/handler_catalogue.h"
 #include "device_client/host_metrics.h"
 #include "device_client/timer_queue.h"
@@ -363,6 +366,41 @@ TEST(CatalogueRealBackends, SysfsPwmWritesInAnOrderTheKernelAccepts) {
   EXPECT_DOUBLE_EQ(s.duty_cycle_percent, 25);
   EXPECT_TRUE(s.enabled);
   fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace fleetmcp::device
+
+namespace fleetmcp::device {
+namespace {
+
+TEST(CatalogueSimulatedFleet, AddsEveryKindAndKeepsTheNodesOwnCapabilities) {
+  DeviceConfig config;
+  config.node_id = kNode;
+  config.tenant = "acme";
+  config.broker_uri = "mqtts://127.0.0.1:8883";
+  config.capabilities.push_back(capability("gpio17", "gpio.pin", {{"line", "4"}}));  // the node's own
+  add_simulated_catalogue(config);
+  std::set<std::string> kinds, ids;
+  for (const auto& cap : config.capabilities) {
+    kinds.insert(cap.kind);
+    EXPECT_TRUE(ids.insert(cap.cap_id).second) << "cap_id twice: " << cap.cap_id;
+  }
+  EXPECT_EQ(kinds.size(), 12u);
+  EXPECT_EQ(config.capabilities.front().settings.front().value, "4");  // not replaced
+  EXPECT_EQ(config.capabilities.size(), simulated_catalogue_lines().size());
+}
+
+TEST(CatalogueSimulatedFleet, CatalogueNeedsSimulate) {
+  const char* with[] = {"fleetmcp-device", "--simulate", "2", "--bundle-dir", "/tmp", "--catalogue"};
+  EXPECT_TRUE(parse_cli(6, with).catalogue);
+  const char* without[] = {"fleetmcp-device", "--catalogue"};
+  try {
+    parse_cli(2, without);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(e.envelope().message.find("--catalogue is only used with --simulate N"), std::string::npos) << e.envelope().message;
+  }
 }
 
 }  // namespace
