@@ -72,8 +72,11 @@ std::string AuditLog::format(const AuditRecord& r, int64_t now_ms) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-void AuditLog::write(const AuditRecord& record, int64_t now_ms) {
-  const std::string line = format(record, now_ms) + "\n";
+void AuditLog::write(const AuditRecord& record, int64_t now_ms) { write_line(format(record, now_ms)); }
+
+void AuditLog::write_line(std::string_view text) {
+  std::string line(text);
+  line += '\n';
   std::lock_guard<std::mutex> lock(mutex_);
   if (file_ != nullptr) std::fwrite(line.data(), 1, line.size(), file_);
 }

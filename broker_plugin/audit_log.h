@@ -34,6 +34,8 @@ class AuditLog {
   AuditLog& operator=(const AuditLog&) = delete;
 
   void write(const AuditRecord& record, int64_t now_ms);
+  // A line formatted elsewhere (the HTTP front's call lines), appended whole.
+  void write_line(std::string_view line);
   void reopen();
   // The line write() would append, without the newline.
   static std::string format(const AuditRecord& record, int64_t now_ms);

@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "broker_plugin/fleet_plugin.h"
+#include "broker_plugin/http/http_front.h"
+#include "broker_plugin/http/plugin_view/plugin_fleet_view.h"
 #include "broker_plugin/loopback_waker.h"
 #include "broker_plugin/mosquitto_broker_port.h"
 
@@ -18,6 +20,9 @@ struct PluginInstance {
   MosquittoBrokerPort port;
   std::unique_ptr<FleetPlugin> core;
   std::unique_ptr<LoopbackWaker> waker;
+  // The agent-facing HTTP front (DESIGN §7) and its view of the core; absent with http_listen off.
+  std::unique_ptr<http::PluginFleetView> view;
+  std::unique_ptr<http::HttpFront> front;
 };
 
 // Returns the first non-zero mosquitto error code, having unregistered what was registered.

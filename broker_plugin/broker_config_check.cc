@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+
+#include "common/file_text.h"
 
 namespace fleetmcp::plugin {
 namespace {
@@ -28,14 +28,6 @@ std::map<std::string, std::string, std::less<>> last_values(std::string_view tex
     values[std::string(line.substr(0, space))] = std::string(trim(line.substr(space)));
   }
   return values;
-}
-
-std::optional<std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace
@@ -79,7 +71,7 @@ std::optional<std::string> config_path_from_cmdline(std::string_view cmdline) {
 }
 
 std::optional<std::string> read_broker_config(const std::string& path) {
-  auto text = read_file(path);
+  auto text = try_read_file(path);
   if (!text) return std::nullopt;
   const auto values = last_values(*text);
   const auto dir = values.find("include_dir");
@@ -91,7 +83,7 @@ std::optional<std::string> read_broker_config(const std::string& path) {
   }
   std::sort(parts.begin(), parts.end());  // mosquitto reads them in alphabetical order
   for (const auto& part : parts) {
-    if (const auto more = read_file(part)) *text += "\n" + *more;
+    if (const auto more = try_read_file(part.string())) *text += "\n" + *more;
   }
   return text;
 }

@@ -40,6 +40,7 @@ struct CallRequest {
   uint32_t scopes = 0;         // ScopeBit
   CallDone on_done;
   int64_t submitted_at_ms = 0;  // set by submit()
+  bool audited_by_caller = false;  // the HTTP front writes its own line (with "via"): skip ours
 };
 
 struct PendingCall {

@@ -1,7 +1,6 @@
 #include "broker_plugin/fleet_plugin.h"
 
-#include <fstream>
-#include <sstream>
+#include "common/file_text.h"
 
 namespace fleetmcp::plugin {
 namespace {
@@ -16,14 +15,6 @@ auto for_option(std::string_view option, Load&& load) {
     throw Error(e.code(), "plugin_opt_" + std::string(option) + ": " + e.envelope().message,
                 e.envelope().suggested_fix);
   }
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::kInternal, "cannot read " + path, "check the path and its permissions");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::shared_ptr<const SchemaRegistry> load_schemas(const PluginOptions& o) {
@@ -44,7 +35,7 @@ Certificate load_ca(const PluginOptions& o) {
 
 ClientIdentity make_identity(const PluginOptions& o, std::shared_ptr<const RevocationList> revoked) {
   const Ed25519PublicKey issuer = for_option("issuer_public_key", [&] {
-    return ed25519_public_key_from_pem(read_text(o.issuer_public_key), o.issuer_public_key);
+    return ed25519_public_key_from_pem(read_file(o.issuer_public_key), o.issuer_public_key);
   });
   return ClientIdentity(load_ca(o), issuer, o.token_audience, WakerCredentials::generate(o.waker_username),
                         std::move(revoked));

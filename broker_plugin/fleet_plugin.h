@@ -28,6 +28,7 @@
 #include "broker_plugin/broker_port.h"
 #include "broker_plugin/call_table.h"
 #include "broker_plugin/client_identity.h"
+#include "broker_plugin/fleet_observer.h"
 #include "broker_plugin/node_registry.h"
 #include "broker_plugin/plugin_counters.h"
 #include "broker_plugin/plugin_options.h"
@@ -85,12 +86,16 @@ class FleetPlugin : private NodeFacts {
   // A retained message the waker received while scanning $devices/+/announce and /status.
   void accept_scanned(std::string topic, std::string payload);
   void set_waker(Waker* waker);  // before the broker loop runs
+  void set_observer(FleetObserver* observer) { observer_ = observer; }  // before the loop runs
   uint64_t ticks() const { return ticks_.load(std::memory_order_relaxed); }
   const PluginCounters& counters() const { return counters_; }
+  // The audit log is shared with the HTTP front, so a deployment has one audit trail.
+  void audit_line(std::string_view line) { audit_->write_line(line); }
 
   const PluginOptions& options() const { return options_; }
   const WakerCredentials& waker_credentials() const { return identity_.waker(); }
   const NodeRegistry& registry() const { return registry_; }
+  std::shared_ptr<const SchemaRegistry> schemas() const { return schemas_; }
   size_t session_count() const { return sessions_.size(); }
   size_t pending_calls() const { return calls_.pending(); }
 
@@ -130,6 +135,10 @@ class FleetPlugin : private NodeFacts {
   void clear_restored(std::string_view node_id, const ErrorEnvelope& why);
   void clear_announce(std::string_view node_id);
   void refresh_status(NodeRecord& node);
+  void node_went_offline(std::string_view node_id) {
+    if (observer_ != nullptr) observer_->node_went_offline(node_id);
+  }
+  void forward_telemetry(const ClientView& client, std::string_view node_id, std::string_view payload);
 
   // fleet_plugin_calls.cc
   struct CallTarget {
@@ -173,6 +182,7 @@ class FleetPlugin : private NodeFacts {
   std::unique_ptr<AuditLog> audit_;
   PluginCounters counters_;
   Waker* waker_ = nullptr;
+  FleetObserver* observer_ = nullptr;
 
   std::atomic<uint64_t> ticks_{0};
   std::set<std::string, std::less<>> clearing_;  // announces being cleared this loop turn

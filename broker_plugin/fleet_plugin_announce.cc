@@ -87,7 +87,12 @@ void FleetPlugin::refuse_announce(std::string_view client_id, const Principal& n
 
 Verdict FleetPlugin::on_message(const ClientView& client, const MessageEvent& event) {
   const auto topic = parse_devices_topic(event.topic);
-  if (!topic || (topic->kind != DeviceLeaf::kAnnounce && topic->kind != DeviceLeaf::kCmdAck)) return Verdict::kAllow;
+  if (!topic) return Verdict::kAllow;
+  if (topic->kind == DeviceLeaf::kTelemetry) {
+    if (observer_ != nullptr) forward_telemetry(client, topic->node_id, event.payload);
+    return Verdict::kAllow;
+  }
+  if (topic->kind != DeviceLeaf::kAnnounce && topic->kind != DeviceLeaf::kCmdAck) return Verdict::kAllow;
   const Session* session = sessions_.find(client.handle, client.id);
   if (session == nullptr || !session->principal) {
     // Only bridges publish without an ACL check, and bridged announces are not verified yet.
@@ -101,6 +106,16 @@ Verdict FleetPlugin::on_message(const ClientView& client, const MessageEvent& ev
     on_cmd_ack(topic->node_id, event.payload);
   }
   return Verdict::kAllow;
+}
+
+// The topic policy lets only the node itself publish there; the check is repeated because a
+// bridge publishes without an ACL check, and its telemetry must not reach agents unverified.
+void FleetPlugin::forward_telemetry(const ClientView& client, std::string_view node_id, std::string_view payload) {
+  const Session* session = sessions_.find(client.handle, client.id);
+  if (session == nullptr || !session->principal) return;
+  const Principal& who = *session->principal;
+  if (who.kind != PrincipalKind::kNode || who.name != node_id) return;
+  observer_->telemetry_arrived(node_id, payload);
 }
 
 void FleetPlugin::commit_announce(const Principal& node, std::string_view payload) {
@@ -152,6 +167,7 @@ void FleetPlugin::deregister(NodeRecord& node) {
   bump(counters_.deregistrations);
   audit({.caller = node.node_id, .tenant = node.tenant, .node_id = node.node_id, .decision = "deregister"});
   refresh_status(node);
+  node_went_offline(node.node_id);
 }
 
 bool FleetPlugin::verify_restored(std::string_view node_id, std::string_view payload) {

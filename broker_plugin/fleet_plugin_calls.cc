@@ -158,13 +158,15 @@ void FleetPlugin::finish_call(PendingCall& call, CallResult result) {
   } else {
     bump(result.error.code == ErrorCode::kDeadlineExceeded ? counters_.calls_timed_out : counters_.calls_failed);
   }
-  audit({.caller = call.request.caller,
-         .tenant = call.request.tenant,
-         .tool = call.tool,
-         .node_id = call.node_id,
-         .decision = result.ok ? "ok" : "error",
-         .code = result.ok ? std::string_view{} : error_code_name(result.error.code),
-         .latency_ms = result.latency_ms});
+  if (!call.request.audited_by_caller) {
+    audit({.caller = call.request.caller,
+           .tenant = call.request.tenant,
+           .tool = call.tool,
+           .node_id = call.node_id,
+           .decision = result.ok ? "ok" : "error",
+           .code = result.ok ? std::string_view{} : error_code_name(result.error.code),
+           .latency_ms = result.latency_ms});
+  }
   if (!call.msg_id.empty()) calls_.remember_finished(call.msg_id, now);
   if (!call.request.on_done) return;
   try {

@@ -47,6 +47,7 @@ void FleetPlugin::on_tick() {
   run_kicks();
   sessions_.drop_ended();
   save_state_if_due(now, false);
+  if (observer_ != nullptr) observer_->fleet_ticked(now);
 }
 
 // mosquitto restored retained messages before the plugin was loaded. Status is republished for
@@ -92,6 +93,7 @@ void FleetPlugin::sweep_expired(int64_t now_ms) {
            .node_id = node->node_id, .decision = "expire", .code = "E_MANIFEST_INVALID",
            .reason = "manifest passed expires_at_ms"});
     refresh_status(*node);
+    node_went_offline(node->node_id);
   }
 }
 
@@ -130,6 +132,7 @@ void FleetPlugin::on_disconnect(const ClientView& client) {
   node->session = nullptr;
   refresh_status(*node);
   fail_calls_of(node->node_id, ErrorCode::kNodeOffline);
+  node_went_offline(node->node_id);
 }
 
 void FleetPlugin::on_reload() {
@@ -139,6 +142,7 @@ void FleetPlugin::on_reload() {
     identity_.set_revocations(revoked_);
     announces_.set_revocations(revoked_);
     apply_revocations();
+    if (observer_ != nullptr) observer_->revocations_reloaded(revoked_);
   } catch (const Error& e) {
     broker_.log(LogLevel::kError, "fleetmcp: revocation list not reloaded, keeping the previous one: " +
                                       std::string(e.what()));
@@ -174,6 +178,7 @@ void FleetPlugin::apply_revocations() {
       registry_.schedule_expiry(node);
       fail_calls_of(node.node_id, ErrorCode::kNodeOffline);
       audit({.caller = "plugin", .tenant = node.tenant, .node_id = node.node_id, .decision = "revoke"});
+      node_went_offline(node.node_id);
     }
     refresh_status(node);
   });

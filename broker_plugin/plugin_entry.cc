@@ -9,6 +9,7 @@
 //   plugin_opt_issuer_public_key /etc/fleetmcp/pki/issuer.pub
 //   plugin_opt_acl_file /usr/share/fleetmcp/acl/fleetmcp.acl
 //   plugin_opt_loopback_port 1884
+//   plugin_opt_http_listen 127.0.0.1:8080
 //
 // Init validates everything before registering a callback: a wrong option refuses to start the
 // broker (a non-zero return aborts startup) with a log line naming the option, rather than
@@ -17,12 +18,14 @@
 #include <mosquitto_plugin.h>
 #include <mosquitto.h>
 
-#include <fstream>
-#include <iterator>
+#include <cstdio>
 #include <memory>
 
 #include "broker_plugin/broker_callbacks.h"
 #include "broker_plugin/broker_config_check.h"
+#include "broker_plugin/http/front_options.h"
+#include "common/ed25519.h"
+#include "common/file_text.h"
 #include "common/ulid.h"
 
 #define FLEETMCP_EXPORT extern "C" __attribute__((visibility("default")))
@@ -40,9 +43,7 @@ OptionList option_list(const struct mosquitto_opt* opts, int count) {
 
 // DESIGN §6's required broker settings, read from the configuration file on our command line.
 void check_broker_settings() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto path = config_path_from_cmdline(cmdline);
+  const auto path = config_path_from_cmdline(try_read_file("/proc/self/cmdline").value_or(""));
   const auto text = path ? read_broker_config(*path) : std::nullopt;
   if (!text) {
     mosquitto_log_printf(MOSQ_LOG_WARNING,
@@ -57,17 +58,51 @@ void check_broker_settings() {
   throw Error(ErrorCode::kBadRequest, message, "set it, or plugin_opt_broker_config_check false to skip this check");
 }
 
+bool has_option(const OptionList& list, std::string_view key) {
+  for (const auto& [k, v] : list) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+// The HTTP front shares the core's token issuer, audience and audit log unless its own
+// plugin_opt_http_* lines say otherwise. Its threads never call mosquitto_* (plugin notes §3):
+// its own log lines go straight to stderr. The listen address is bound here, before any callback
+// is registered, so a busy port refuses to start the broker cleanly.
+void create_http_front(PluginInstance& instance, const OptionList& list, http::FrontOptions options) {
+  FleetPlugin& core = *instance.core;
+  if (!has_option(list, "http_token_audience")) options.token_audience = core.options().token_audience;
+  const std::string issuer_file =
+      options.issuer_public_key.empty() ? core.options().issuer_public_key : options.issuer_public_key;
+  const Ed25519PublicKey issuer = ed25519_public_key_from_pem(read_file(issuer_file), issuer_file);
+  http::CallAudit audit = has_option(list, "http_audit_log")
+                              ? http::CallAudit::to_file(options.audit_log)
+                              : http::CallAudit([&core](std::string_view line) { core.audit_line(line); });
+  instance.view = std::make_unique<http::PluginFleetView>(core, core.schemas());
+  instance.view->on_tick(now_ms(), true);
+  core.set_observer(instance.view.get());
+  instance.front = std::make_unique<http::HttpFront>(
+      options, *instance.view, core.schemas(), issuer, std::move(audit),
+      [](std::string_view line) { std::fprintf(stderr, "fleetmcp-http: %.*s\n", static_cast<int>(line.size()), line.data()); });
+  mosquitto_log_printf(MOSQ_LOG_NOTICE, "fleetmcp: MCP endpoint %s (HTTP front on port %u)",
+                       instance.front->resource_url().c_str(), static_cast<unsigned>(instance.front->port()));
+}
+
 int start(mosquitto_plugin_id_t* id, void** userdata, const struct mosquitto_opt* opts, int count) {
   auto instance = std::make_unique<PluginInstance>();
   instance->id = id;
-  PluginOptions options = parse_plugin_options(option_list(opts, count));
+  const OptionList list = option_list(opts, count);
+  PluginOptions options = parse_plugin_options(list);
+  http::FrontOptions front_options = http::parse_front_options(list);  // refuse bad options before anything runs
   if (options.broker_config_check) check_broker_settings();
   const int port = options.loopback_port;
   instance->core = std::make_unique<FleetPlugin>(std::move(options), instance->port, [] { return now_ms(); });
   instance->waker = std::make_unique<LoopbackWaker>(*instance->core, port);
   instance->core->set_waker(instance->waker.get());
+  if (front_options.enabled) create_http_front(*instance, list, std::move(front_options));
   if (const int rc = register_callbacks(*instance)) return rc;
   instance->waker->start();
+  if (instance->front) instance->front->start();
   mosquitto_log_printf(MOSQ_LOG_NOTICE, "fleetmcp: plugin ready (loopback waker on 127.0.0.1:%d)", port);
   *userdata = instance.release();
   return MOSQ_ERR_SUCCESS;
@@ -103,8 +138,13 @@ FLEETMCP_EXPORT int mosquitto_plugin_cleanup(void* userdata, struct mosquitto_op
   if (instance == nullptr) return MOSQ_ERR_SUCCESS;
   try {
     fleetmcp::plugin::unregister_callbacks(*instance);
+    // The front first: its streams close and its threads join while the core still answers.
+    if (instance->front) instance->front->stop();
+    instance->core->set_observer(nullptr);
     instance->waker->stop();  // joined before dlclose() runs static destructors
     instance->core->shutdown();
+    instance->front.reset();
+    instance->view.reset();
   } catch (const std::exception& e) {
     mosquitto_log_printf(MOSQ_LOG_ERR, "fleetmcp: cleanup: %s", e.what());
   } catch (...) {

@@ -81,6 +81,7 @@ PluginOptions parse_plugin_options(const OptionList& options) {
   PluginOptions parsed;
   std::set<std::string, std::less<>> seen;
   for (const auto& [key, value] : options) {
+    if (is_http_option(key)) continue;
     const auto setter = setters().find(key);
     if (setter == setters().end()) {
       fail(key, "unknown option", "see docs/plugin.md for the options fleetmcp_plugin.so understands");

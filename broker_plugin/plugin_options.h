@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct PluginOptions {
 };
 
 using OptionList = std::vector<std::pair<std::string, std::string>>;
+
+// The HTTP front's options (plugin_opt_http_*) are its own (broker_plugin/http/front_options.h):
+// parse_plugin_options skips them.
+inline bool is_http_option(std::string_view key) { return key.starts_with("http_"); }
 
 // Throws Error(kBadRequest) "plugin_opt_<key>: <what is wrong>" for an unknown, repeated,
 // missing or malformed option. Files are checked for readability here; their contents are

@@ -3,12 +3,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include "common/error.h"
+#include "common/file_text.h"
 #include "common/json.h"
 #include "common/ulid.h"
 
@@ -45,13 +45,11 @@ void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key
 std::vector<PersistedNode> load_state_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw damaged(path, "cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
+  const auto text = try_read_file(path);
+  if (!text) throw damaged(path, "cannot be read");
   json::Document doc;
   try {
-    doc = json::parse_strict(text.str(), ErrorCode::kInternal, {.max_bytes = size_t{1} << 30, .max_depth = 8});
+    doc = json::parse_strict(*text, ErrorCode::kInternal, {.max_bytes = size_t{1} << 30, .max_depth = 8});
   } catch (const Error& e) {
     throw damaged(path, e.envelope().message);
   }

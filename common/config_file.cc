@@ -2,9 +2,9 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <iterator>
 #include <sstream>
+
+#include "common/file_text.h"
 
 namespace fleetmcp {
 namespace {
@@ -87,12 +87,7 @@ std::vector<ConfigEntry> parse_config_text(std::string_view text, std::string_vi
 }
 
 std::vector<ConfigEntry> read_config_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text;
-  if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (!in.is_open() || in.bad()) {
-    throw Error(ErrorCode::kBadRequest, "cannot read config file " + path, "check the path and its permissions");
-  }
+  const std::string text = read_file(path, ErrorCode::kBadRequest, "config file");
   if (text.size() > kMaxConfigBytes) {
     throw Error(ErrorCode::kBadRequest, path + ": larger than 1 MiB", "a config file is a few hundred lines at most");
   }

@@ -6,11 +6,10 @@
 #include <openssl/pem.h>
 #include <sodium.h>
 
-#include <fstream>
 #include <memory>
-#include <iterator>
 
 #include "common/error.h"
+#include "common/file_text.h"
 
 namespace fleetmcp {
 namespace {
@@ -58,16 +57,6 @@ std::string write_pem(EVP_PKEY* key, bool private_part) {
   return bio_contents(bio.get());
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text;
-  if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (!in.is_open() || in.bad()) {
-    throw Error(ErrorCode::kInternal, "cannot read key file " + path, "check the path and its permissions");
-  }
-  return text;
-}
-
 }  // namespace
 
 Ed25519PrivateKey Ed25519PrivateKey::generate() {
@@ -100,7 +89,7 @@ Ed25519PrivateKey Ed25519PrivateKey::from_pem(std::string_view pem, std::string_
 }
 
 Ed25519PrivateKey Ed25519PrivateKey::load_pem_file(const std::string& path) {
-  std::string pem = read_file(path);
+  std::string pem = read_file(path, ErrorCode::kInternal, "key file");
   auto key = from_pem(pem, path);
   sodium_memzero(pem.data(), pem.size());
   return key;

@@ -15,6 +15,7 @@
 
 #include "common/digest.h"
 #include "common/error.h"
+#include "common/file_text.h"
 #include "common/ulid.h"
 
 namespace fleetmcp {
@@ -55,14 +56,6 @@ int64_t asn1_time_ms(const ASN1_TIME* t, std::string_view origin) {
   return duration_cast<milliseconds>(at.time_since_epoch()).count();
 }
 
-std::string read_file(const std::string& path, ErrorCode code, std::string_view fix) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text;
-  if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (!in.is_open() || in.bad()) throw Error(code, "cannot read " + path, fix);
-  return text;
-}
-
 }  // namespace
 
 void Certificate::Free::operator()(X509* c) const { X509_free(c); }
@@ -84,7 +77,7 @@ Certificate Certificate::from_pem(std::string_view pem, std::string_view origin)
 }
 
 Certificate Certificate::load_pem_file(const std::string& path) {
-  return from_pem(read_file(path, ErrorCode::kAttestationFailed, kCertFix), path);
+  return from_pem(read_file(path, ErrorCode::kAttestationFailed, "", kCertFix), path);
 }
 
 Certificate Certificate::from_x509(X509* cert) {

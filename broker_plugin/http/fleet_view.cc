@@ -88,6 +88,12 @@ std::vector<std::string> FleetSnapshot::tenants() const {
   return out;
 }
 
+std::map<std::string_view, uint64_t> FleetSnapshot::count_by_state() const {
+  std::map<std::string_view, uint64_t> by_state{{"online", 0}, {"offline", 0}, {"expired", 0}, {"revoked", 0}};
+  for (const FleetNode& n : nodes_) ++by_state[node_state_name(n.state)];
+  return by_state;
+}
+
 std::string FleetSnapshot::tools_digest(std::string_view tenant) const {
   const auto t = tenants_.find(tenant);
   return t == tenants_.end() ? sha256_hex("") : t->second.digest;

@@ -64,6 +64,8 @@ class FleetSnapshot {
   std::vector<const FleetNode*> nodes(std::string_view tenant) const;
   const std::vector<FleetNode>& all_nodes() const { return nodes_; }
   std::vector<std::string> tenants() const;
+  // Every node counted by state, all four states present ("online" → 3 …), ordered by name.
+  std::map<std::string_view, uint64_t> count_by_state() const;
   // Changes whenever anything tools/list shows for the tenant changes (names, schemas, classes);
   // the front compares it across snapshots to send notifications/tools/list_changed.
   std::string tools_digest(std::string_view tenant) const;

@@ -69,9 +69,14 @@ void FrontHandler::handle(const std::shared_ptr<Exchange>& exchange) {
     return exchange->respond(HttpReply::json(200, resource_.metadata_json()));
   }
   if (path == "/healthz") {
+    // Counts only, no node ids: it is unauthenticated, like /metrics.
     const auto snapshot = fleet_.snapshot();
-    return exchange->respond(HttpReply::json(
-        200, "{\"status\":\"ok\",\"fleet_generation\":" + std::to_string(snapshot->generation()) + "}"));
+    std::string nodes;
+    for (const auto& [state, n] : snapshot->count_by_state()) {
+      nodes += (nodes.empty() ? "\"" : ",\"") + std::string(state) + "\":" + std::to_string(n);
+    }
+    return exchange->respond(HttpReply::json(200, "{\"status\":\"ok\",\"fleet_generation\":" +
+                                                      std::to_string(snapshot->generation()) + ",\"nodes\":{" + nodes + "}}"));
   }
   if (path == "/metrics") {
     HttpReply r;

@@ -76,9 +76,7 @@ std::string FrontMetrics::render(const FleetSnapshot& fleet, const FleetStats& s
     }
   }
   header(out, "fleetmcp_nodes", "gauge", "Known nodes by state.");
-  std::map<std::string_view, uint64_t> by_state{{"online", 0}, {"offline", 0}, {"expired", 0}, {"revoked", 0}};
-  for (const FleetNode& n : fleet.all_nodes()) ++by_state[node_state_name(n.state)];
-  for (const auto& [state, n] : by_state) {
+  for (const auto& [state, n] : fleet.count_by_state()) {
     out += "fleetmcp_nodes{state=\"" + std::string(state) + "\"} " + std::to_string(n) + "\n";
   }
   header(out, "fleetmcp_announces_total", "counter", "Announces verified and refused by the plugin.");

@@ -39,8 +39,12 @@ std::vector<std::string> words(const std::string& value) {
   return out;
 }
 
-// "host:port", "[v6]:port" or ":port".
+// "host:port", "[v6]:port", ":port", or "off".
 void listen_address(FrontOptions& o, std::string_view key, const std::string& value) {
+  if (value == "off") {
+    o.enabled = false;
+    return;
+  }
   const size_t colon = value.rfind(':');
   if (colon == std::string::npos) fail(key, "'" + value + "' is not host:port", "for example 127.0.0.1:8080");
   std::string host = value.substr(0, colon);

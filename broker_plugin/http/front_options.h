@@ -15,6 +15,7 @@ enum class ToolNameStyle { kDotted, kDashed };  // DESIGN D9
 enum class ToolsMode { kPerNode, kCompact };     // DESIGN §7 compact mode
 
 struct FrontOptions {
+  bool enabled = true;                     // http_listen off: the plugin runs without a front
   std::string listen_host = "127.0.0.1";  // loopback unless told otherwise
   uint16_t listen_port = 8080;             // 0 = any free port (tests)
   int io_threads = 2;

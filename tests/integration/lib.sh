@@ -195,9 +195,10 @@ PLUGIN_TOOLS=$BIN/tests/tools
 
 # plugin_broker_conf TLS_PORT PLAIN_PORT [LINE…]: a broker as DESIGN §2/§6 want it: the mTLS
 # device listener, a plain 127.0.0.1 listener for agents and the plugin's loopback waker, and
-# fleetmcp_plugin.so with the shipped policy, the test PKI, the $CONTROL driver and an audit log
-# in $T/audit.log. Extra LINEs go at the end (plugin_opt_* lines apply to the plugin).
-# Prints the file name.
+# fleetmcp_plugin.so with the shipped policy, the test PKI, the $CONTROL driver, an audit log
+# in $T/audit.log and the HTTP front on a free port (broker_http_port tells which; pass a
+# plugin_opt_http_listen LINE to choose). Extra LINEs go at the end (plugin_opt_* lines apply to
+# the plugin). Prints the file name.
 plugin_broker_conf() {
   local tls=$1 plain=$2; shift 2
   local conf=$T/mosquitto-plugin-$tls.conf
@@ -233,7 +234,15 @@ plugin_opt_control_api true
 CONF
   local line
   for line in "$@"; do echo "$line" >>"$conf"; done
+  grep -q '^plugin_opt_http_listen ' "$conf" || echo "plugin_opt_http_listen 127.0.0.1:0" >>"$conf"
   echo "$conf"
+}
+
+# broker_http_port LOGNAME: the port of the HTTP front of the broker logging to $T/LOGNAME.log,
+# from its "MCP endpoint http://…:PORT/mcp" notice.
+broker_http_port() {
+  wait_for_line "$T/$1.log" 'MCP endpoint http://[^ ]+:[0-9]+/mcp' 10 || fail "no MCP endpoint in $T/$1.log"
+  grep -m1 -oE 'MCP endpoint http://[^ ]+:[0-9]+/mcp' "$T/$1.log" | sed -E 's#.*:([0-9]+)/mcp#\1#'
 }
 
 # enroll_nodes TENANT [COUNT]: enrols nodes in $T/pki, prints their node_ids.
@@ -292,4 +301,41 @@ start_http_testhost() {
     sleep 0.05
   done
   HTTP_PORT=$(awk '/^port /{print $2; exit}' "$T/$name.out")
+}
+
+# ---- end to end: mosquitto + plugin + HTTP front + simulated devices ---------------------------
+
+E2E_SCOPES="devices:read tools:call:read_only tools:call:reversible tools:call:physical_actuation"
+
+# e2e_start NODES [fleetmcp-device ARGS…]: a test PKI (tenant acme), mosquitto with the plugin and
+# its HTTP front (plus the broker lines in the array E2E_BROKER_LINES, if set), and `fleetmcp-device --simulate NODES` (extra ARGS passed on), then waits until
+# the front lists every node online. Sets PORT_TLS, PORT_PLAIN, HTTP_PORT, BROKER_PID, DEVICE_PID,
+# E2E_NODES (array), E2E_URL (the /mcp URL), E2E_BASE (http://127.0.0.1:HTTP_PORT) and
+# E2E_TOKEN (an agent token of tenant acme with every call scope and devices:read).
+e2e_start() {
+  local n=$1; shift
+  pki_init
+  PORT_TLS=$(free_port)
+  PORT_PLAIN=$(free_port)
+  mapfile -t E2E_NODES < <(device_enroll "$n" "$PORT_TLS")
+  [ ${#E2E_NODES[@]} -eq "$n" ] || fail "enrolment produced ${#E2E_NODES[@]} nodes"
+  run_broker "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN" "${E2E_BROKER_LINES[@]}")" broker
+  HTTP_PORT=$(broker_http_port broker)
+  E2E_BASE=http://127.0.0.1:$HTTP_PORT
+  E2E_URL=$E2E_BASE/mcp
+  E2E_TOKEN=$(agent_token agent-e2e acme "$E2E_SCOPES")
+  device_start fleet --simulate "$n" --bundle-dir "$T/pki" "$@"
+  e2e_wait_online "$n" 60
+}
+
+# e2e_online_count: how many nodes the front counts online (GET /healthz).
+e2e_online_count() { curl -s "$E2E_BASE/healthz" | jq -r '.nodes.online // 0'; }
+
+# e2e_wait_online N [SECONDS]: until /healthz counts N nodes online.
+e2e_wait_online() {
+  local deadline=$((SECONDS + ${2:-30}))
+  until [ "$(e2e_online_count)" = "$1" ]; do
+    [ $SECONDS -lt $deadline ] || fail "/healthz: $(e2e_online_count) of $1 nodes online after ${2:-30} s (see $T/broker.log, $T/fleet.log)"
+    sleep 0.2
+  done
 }

@@ -125,7 +125,10 @@ TEST_F(RoutesTest, SchemaRangesResolveToTheHighestMatchOrNameTheVersions) {
 }
 
 TEST_F(RoutesTest, HealthzAndMetrics) {
-  EXPECT_EQ(*json::get_string(body_of(*get("/healthz")), "status"), "ok");
+  const auto health = body_of(*get("/healthz"));
+  EXPECT_EQ(*json::get_string(health, "status"), "ok");
+  EXPECT_EQ(json::get_int64(*json::find(health, "nodes"), "online"), 3);
+  EXPECT_EQ(json::get_int64(*json::find(health, "nodes"), "revoked"), 0);
   const std::string tok = f.token();
   const std::string sid = f.open_session(tok);
   f.rpc(sid, tok, "tools/call", R"({"name":"sysecho.)" + std::string(kNode) + R"(.echo.invoke","arguments":{"message":"m"}})");

@@ -163,6 +163,45 @@ TEST_F(FleetPluginTest, RevocationKicksClearsAndMarksTheNode) {
   EXPECT_EQ(f.broker.kicked, std::vector<std::string>{node->node_id});
 }
 
+// What the HTTP front's view hears from the core (fleet_observer.h).
+struct RecordingObserver : FleetObserver {
+  void fleet_ticked(int64_t) override { ++ticks; }
+  void telemetry_arrived(std::string_view node_id, std::string_view payload) override {
+    telemetry.push_back(std::string(node_id) + " " + std::string(payload));
+  }
+  void node_went_offline(std::string_view node_id) override { offline.emplace_back(node_id); }
+  void revocations_reloaded(std::shared_ptr<const RevocationList>) override { ++reloads; }
+  int ticks = 0, reloads = 0;
+  std::vector<std::string> telemetry, offline;
+};
+
+TEST_F(FleetPluginTest, TheObserverHearsTicksOwnTelemetryAndEveryWayANodeGoesAway) {
+  RecordingObserver seen;
+  f.plugin->set_observer(&seen);
+  FakeClient& c = f.connect_node(*node);
+  ASSERT_EQ(announce(c, manifest(f.now, 1000)), Verdict::kAllow);
+  f.plugin->on_tick();
+  EXPECT_EQ(seen.ticks, 1);
+
+  f.publish(c, topic(node->node_id, "telemetry"), R"({"cpu":1})", false);
+  const auto other = f.pki.enroll("acme");
+  FakeClient& impostor = f.connect_node(*other);
+  f.publish(impostor, topic(node->node_id, "telemetry"), R"({"cpu":2})", false);
+  EXPECT_EQ(seen.telemetry, std::vector<std::string>{node->node_id + R"( {"cpu":1})"})
+      << "only the node's own telemetry reaches agents";
+
+  f.now += 1000;
+  f.plugin->on_tick();
+  EXPECT_EQ(seen.offline, std::vector<std::string>{node->node_id}) << "expiry";
+  ASSERT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
+  f.plugin->on_disconnect(c.view());
+  EXPECT_EQ(seen.offline.size(), 2u) << "session end";
+  f.revoke(node->node_id);
+  EXPECT_EQ(seen.offline.size(), 3u) << "revocation";
+  EXPECT_EQ(seen.reloads, 1);
+  f.plugin->set_observer(nullptr);
+}
+
 TEST_F(FleetPluginTest, ARevokedNodeIsToldWhyWhenItAnnounces) {
   f.revoke(node->node_id);
   FakeClient& c = f.connect_node(*node);

@@ -149,6 +149,7 @@ void PluginFleetView::call(CallSpec spec, CallDone done) {
   // The front has checked the caller's scopes against the tool (DESIGN §7); the core's own check
   // must not refuse what the front allowed. The deadline is the core's (the same rule, §4).
   request.scopes = plugin::kScopeBitCallReadOnly | plugin::kScopeBitCallReversible | plugin::kScopeBitCallPhysical;
+  request.audited_by_caller = true;  // the front's CallAudit writes the line, naming the endpoint
   request.on_done = [done = std::move(done)](const plugin::CallResult& result) {
     CallOutcome outcome;
     outcome.ok = result.ok;

@@ -5,8 +5,7 @@
 //   - calls go through FleetPlugin::submit_call (any thread: its queue, drained on the tick,
 //     woken by the loopback waker); completions arrive on the broker thread;
 //   - telemetry and session ends reach it from the broker thread (on_telemetry, on_node_offline).
-// The broker-thread entry points must be called by the core's callbacks; see docs/http-front.md
-// ("Wiring into the plugin") for the exact lines.
+// The core calls those broker-thread entry points as its FleetObserver (set_observer).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +21,7 @@
 
 namespace fleetmcp::http {
 
-class PluginFleetView : public FleetView {
+class PluginFleetView : public FleetView, public plugin::FleetObserver {
  public:
   PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas);
 
@@ -33,6 +32,12 @@ class PluginFleetView : public FleetView {
   void on_node_offline(std::string_view node_id);
   // Any thread: a new revocation list (plugin_opt_revocation_file, reloaded on SIGHUP).
   void set_revocations(std::shared_ptr<const RevocationList> revoked);
+
+  // plugin::FleetObserver: the same entry points, called by the core.
+  void fleet_ticked(int64_t now_ms) override { on_tick(now_ms); }
+  void telemetry_arrived(std::string_view node_id, std::string_view payload) override { on_telemetry(node_id, payload); }
+  void node_went_offline(std::string_view node_id) override { on_node_offline(node_id); }
+  void revocations_reloaded(std::shared_ptr<const RevocationList> revoked) override { set_revocations(std::move(revoked)); }
 
   // FleetView.
   std::shared_ptr<const FleetSnapshot> snapshot() const override;

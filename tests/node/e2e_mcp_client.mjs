@@ -1,0 +1,161 @@
+// End to end through the real chain: the official MCP TypeScript SDK client → the plugin's HTTP
+// front inside mosquitto → MQTT → fleetmcp-device (simulated nodes) and back. Driven by
+// tests/integration/e2e_mcp.sh, which passes in env:
+//   MCP_URL, METRICS_URL, TOKEN (acme, every scope), TOKEN_DEVICES_ONLY (acme, devices:read),
+//   TOKEN_OTHER (tenant "other"), NODES (space-separated acme node ids, all simulated in one
+//   process started with --test-hooks), LONE (an acme node running in its own process, LONE_PID),
+//   EXTRA_CMD (starts one more acme node whose manifest lives 4 s; prints nothing), EXTRA_PIDFILE.
+// Prints "ok - …" per check; exits 1 on the first failure.
+import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const env = process.env;
+const NODES = env.NODES.split(' ');
+const LONE = env.LONE;
+
+function ok(what) { console.log(`ok - ${what}`); }
+function fail(what, detail) {
+  console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
+  process.exit(1);
+}
+function check(cond, what, detail) { if (!cond) fail(what, detail); ok(what); }
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const envelope = (result) => result._meta?.['io.fleetmcp/error'] ?? JSON.parse(result.content[0].text);
+
+async function connect(token) {
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const transport = new StreamableHTTPClientTransport(new URL(env.MCP_URL), { requestInit: { headers } });
+  const client = new Client({ name: 'fleetmcp-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+async function listAll(client) {
+  const tools = [];
+  let cursor, pages = 0;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    pages++;
+    tools.push(...page.tools);
+    if (page.nextCursor !== undefined && page.nextCursor === cursor) fail('nextCursor always advances');
+    cursor = page.nextCursor;
+    if (pages > 100) fail('pagination ends');
+  } while (cursor);
+  return { tools, names: tools.map((t) => t.name), pages };
+}
+
+async function expectError(promise, what, test) {
+  try {
+    await promise;
+  } catch (e) {
+    check(test(e), what, { code: e.code, message: e.message });
+    return;
+  }
+  fail(what, 'no error');
+}
+
+async function waitFor(cond, ms) {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) if (cond()) return true;
+  return cond();
+}
+
+async function main() {
+  await expectError(connect(undefined), 'no token: initialize is refused with 401', (e) => e.code === 401 || /401/.test(String(e.message)));
+  const { client, transport } = await connect(env.TOKEN);
+  check(['2025-11-25', '2025-06-18', '2025-03-26'].includes(transport.protocolVersion),
+        `negotiated a supported revision (${transport.protocolVersion})`);
+  const changed = [];
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.push(Date.now()));
+
+  const { tools, names, pages } = await listAll(client);
+  const all = [...NODES, LONE];
+  check(pages > 1, `tools/list paginates over the real fleet (${names.length} tools, ${pages} pages)`);
+  check(new Set(names).size === names.length, 'no tool listed twice');
+  check(all.every((n) => names.includes(`sysecho.${n}.echo.invoke`) && names.includes(`sys.${n}.metrics.snapshot`)),
+        'every node lists its echo and metrics tools');
+  const echo = tools.find((t) => t.name === `sysecho.${NODES[0]}.echo.invoke`);
+  check(echo.inputSchema?.type === 'object' && echo.annotations?.readOnlyHint === true, 'tools carry schemas and annotations');
+
+  for (const node of all) {
+    const r = await client.callTool({ name: `sysecho.${node}.echo.invoke`, arguments: { message: `hi ${node}` } });
+    if (r.isError || r.structuredContent.node_id !== node || r.structuredContent.message !== `hi ${node}`) {
+      fail(`echo on ${node}`, r);
+    }
+  }
+  ok(`echo answered by each of the ${all.length} devices with its own node_id`);
+
+  const snap = await client.callTool({ name: `sys.${NODES[0]}.metrics.snapshot`, arguments: {} });
+  check(!snap.isError && snap.structuredContent.node_id === NODES[0] && snap.structuredContent.cpu,
+        'metrics snapshot from a real device, validated by the SDK against the outputSchema');
+
+  const bad = await client.callTool({ name: `sysecho.${NODES[0]}.echo.invoke`, arguments: { message: 42 } });
+  check(bad.isError && envelope(bad).code === 'E_MANIFEST_INVALID' && envelope(bad).message.includes('/message'),
+        'bad arguments: isError with E_MANIFEST_INVALID naming the field');
+  await expectError(client.callTool({ name: 'sysecho.01hzx9k3m4p7q8r9s0t1v2w3x0.echo.invoke', arguments: { message: 'x' } }),
+                    'an unknown tool is -32602', (e) => e.code === -32602);
+
+  const slow = await client.callTool({ name: `sysecho.${NODES[1]}.echo.invoke`, arguments: { message: 'sleep:4000' } });
+  check(slow.isError && envelope(slow).code === 'E_DEADLINE_EXCEEDED', 'a device past its deadline gives E_DEADLINE_EXCEEDED');
+
+  const burst = [];
+  for (let i = 0; i < 12; i++) burst.push(await client.callTool({ name: `sys.${NODES[2]}.metrics.snapshot`, arguments: {} }));
+  const limited = burst.find((r) => r.isError);
+  check(limited && envelope(limited).code === 'E_RATE_LIMITED' && envelope(limited).retry_after_ms > 0,
+        'the capability rate limit answers E_RATE_LIMITED with retry_after_ms');
+
+  const other = await connect(env.TOKEN_OTHER);
+  check((await listAll(other.client)).names.length === 0, "tenant 'other' sees none of acme's tools");
+  await expectError(other.client.callTool({ name: `sysecho.${NODES[0]}.echo.invoke`, arguments: { message: 'x' } }),
+                    "another tenant's tool is an unknown tool (-32602)", (e) => e.code === -32602);
+  await other.client.close();
+  const reader = await connect(env.TOKEN_DEVICES_ONLY);
+  await expectError(reader.client.callTool({ name: `sysecho.${NODES[0]}.echo.invoke`, arguments: { message: 'x' } }),
+                    'insufficient scope: HTTP 403', (e) => e.code === 403 || /403/.test(String(e.message)));
+  await reader.client.close();
+
+  // Subscribe with progress, then cancel.
+  const progress = [];
+  const abort = new AbortController();
+  const sub = client.callTool({ name: `sys.${NODES[3]}.metrics.subscribe`, arguments: { interval_ms: 1000 } }, undefined, {
+    signal: abort.signal,
+    onprogress: (p) => { progress.push(p); if (progress.length === 2) abort.abort('enough'); },
+  });
+  await expectError(sub, 'cancelling a subscribe rejects the call on the client', () => true);
+  check(progress.length >= 2 && JSON.parse(progress[0].message).node_id === NODES[3],
+        'subscribe: progress notifications carry the device telemetry samples');
+  await sleep(300);
+  check(/fleetmcp_sse_streams\{endpoint="mcp_call"\} 0/.test(await (await fetch(env.METRICS_URL)).text()),
+        'the cancelled stream is closed on the server');
+
+  // The lone node's process dies: its calls fail at once, not at the deadline.
+  process.kill(Number(env.LONE_PID), 'SIGKILL');
+  await sleep(500);  // the broker sees the TCP connection close
+  const t0 = Date.now();
+  const off = await client.callTool({ name: `sysecho.${LONE}.echo.invoke`, arguments: { message: 'x' } });
+  const took = Date.now() - t0;
+  check(off.isError && envelope(off).code === 'E_NODE_OFFLINE' && took < 100,
+        `a killed device's tool fails with E_NODE_OFFLINE in ${took} ms`);
+
+  // A new node appears, then its 4 s manifest expires while its process is stopped.
+  changed.length = 0;
+  const extra = spawn('sh', ['-c', env.EXTRA_CMD], { stdio: 'ignore' });
+  fs.writeFileSync(env.EXTRA_PIDFILE, String(extra.pid));
+  check(await waitFor(() => changed.length > 0, 10000), 'notifications/tools/list_changed when a node appears');
+  const grown = (await listAll(client)).names;
+  check(grown.length === names.length + 3, 'the new node\'s tools are listed');
+  changed.length = 0;
+  process.kill(extra.pid, 'SIGSTOP');
+  check(await waitFor(() => changed.length > 0, 10000), 'notifications/tools/list_changed when a manifest expires');
+  check((await listAll(client)).names.length === names.length, "the expired node's tools are gone");
+  process.kill(extra.pid, 'SIGKILL');
+
+  await client.ping();
+  await transport.terminateSession();
+  ok('DELETE ends the session');
+  await client.close();
+}
+
+main().catch((e) => fail('unexpected error', String(e && e.stack || e)));
