@@ -30,6 +30,20 @@ NODES="${E2E_NODES[*]}" LONE=$LONE LONE_PID=$LONE_PID \
 }
 kill -9 "$(cat "$T/extra.pid" 2>/dev/null)" 2>/dev/null || true
 
+# The MCP Inspector's CLI, a second independent client.
+inspector() {
+  HOME=$T "$SRC/tests/node/node_modules/.bin/mcp-inspector" --cli "$E2E_URL" --transport http \
+    --header "Authorization: Bearer $E2E_TOKEN" "$@" 2>>"$T/inspector.log"
+}
+listed=$(inspector --method tools/list) || fail "inspector tools/list (see $T/inspector.log)"
+assert_eq "$(jq '.tools | length' <<<"$listed")" $((3 * (N + 1))) \
+  "MCP Inspector CLI: tools/list follows the cursors to every tool of the $((N + 1)) nodes"
+node=${E2E_NODES[0]}
+answer=$(inspector --method tools/call --tool-name "sysecho.$node.echo.invoke" --tool-arg message=inspected) ||
+  fail "inspector tools/call (see $T/inspector.log)"
+assert_eq "$(jq -r '.structuredContent.node_id + " " + .structuredContent.message' <<<"$answer")" "$node inspected" \
+  "MCP Inspector CLI: tools/call echo answers from the device"
+
 # One audit line per call, written by the front (via "mcp"), none duplicated by the core.
 calls=$(grep -c '"via":"mcp"' "$T/audit.log" || true)
 [ "$calls" -gt 20 ] || fail "audit: only $calls call lines from the front"
