@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# The Doc 05 catalogue end to end: mosquitto with the plugin and its HTTP front, two
+# `fleetmcp-device --simulate --catalogue` nodes, and the official MCP SDK client. Every catalogue
+# tool of a node is listed with its schemas and safety class and called; each result validates
+# against the tool's outputSchema (Ajv). Refusals carry the right codes: a resource outside the
+# allow-list (E_SAFETY_DENIED from the device), a tool that does not exist (-32602), a missing
+# scope (HTTP 403 insufficient_scope), an unconfirmed actuation (E_SAFETY_DENIED with a commit
+# token), the rate limit (E_RATE_LIMITED with retry_after_ms). A commit token works once only,
+# and a GPIO write with duration_ms reverts the pin.
+. "$(dirname "$0")/lib.sh"
+
+export TMPDIR=$T   # simulated photos
+e2e_start 2 --catalogue
+READ_TOKEN=$(agent_token agent-reader acme "devices:read tools:call:read_only")
+export E2E_URL E2E_TOKEN READ_TOKEN SRC NODE=${E2E_NODES[0]}
+
+node --input-type=module - <<'JS' || fail "the MCP SDK checks failed"
+import { createRequire } from 'node:module';
+const require = createRequire(process.env.SRC + '/tests/node/package.json');
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+const Ajv2020 = require('ajv/dist/2020').default;
+
+const { E2E_URL, E2E_TOKEN, READ_TOKEN, NODE } = process.env;
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+const ok = (what) => console.log(`ok - ${what}`);
+function fail(what, detail) {
+  console.error(`FAIL: ${what}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`);
+  process.exit(1);
+}
+const check = (cond, what, detail) => (cond ? ok(what) : fail(what, detail));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function connect(token) {
+  const transport = new StreamableHTTPClientTransport(new URL(E2E_URL), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: 'fleetmcp-catalogue-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+const envelope = (r) => r.structuredContent?.code ? r.structuredContent
+  : (r._meta?.['io.fleetmcp/error'] ?? JSON.parse(r.content[0].text));
+
+const client = await connect(E2E_TOKEN);
+const tools = new Map();
+let cursor;
+do {
+  const page = await client.listTools(cursor ? { cursor } : {});
+  for (const t of page.tools) tools.set(t.name, t);
+  cursor = page.nextCursor;
+} while (cursor);
+
+// The listing may present names dotted or dashed (DESIGN D9); find each by its tokens.
+function tool(kindShort, cap, verb) {
+  for (const [name, t] of tools) {
+    const parts = name.split(/[.-]/);
+    if (parts[0] === kindShort && parts[1] === NODE && parts[2] === cap && parts[3] === verb) return t;
+  }
+  fail(`tools/list has ${kindShort}.${NODE}.${cap}.${verb}`, [...tools.keys()].filter((n) => n.includes(NODE)));
+}
+const mine = [...tools.keys()].filter((n) => n.includes(NODE));
+check(mine.length === 25, `node ${NODE} lists 25 tools (echo, metrics and the 22 of the catalogue)`, mine.length);
+check(mine.every((n) => n.length <= 64), 'every projected name is at most 64 characters');
+
+const safety = (t) => t['x-safety-class'] ?? t._meta?.['x-safety-class'] ?? t.annotations?.['x-safety-class'];
+const gpioSet = tool('gpio', 'gpio17', 'set');
+check(gpioSet.outputSchema && gpioSet.inputSchema.properties.duration_ms, 'gpio set carries its input and output schemas');
+check(safety(gpioSet) === 'physical_actuation', 'gpio set is physical_actuation', gpioSet);
+check(safety(tool('svc', 'nginx', 'invoke')) === 'reversible', 'service invoke is reversible');
+check(safety(tool('cam', 'camera0', 'invoke')) === 'reversible', 'camera invoke is reversible');
+check(safety(tool('logs', 'app', 'get')) === 'read_only', 'logs get is read_only');
+check(gpioSet.annotations?.destructiveHint === true, 'gpio set is annotated destructive');
+check(tool('gpio', 'gpio17', 'get').annotations?.readOnlyHint === true, 'gpio get is annotated read-only');
+
+async function call(t, args, c = client) { return c.callTool({ name: t.name, arguments: args }); }
+// As a well-behaved agent does: wait out E_RATE_LIMITED (services allow 1 call/s, the camera 0.5).
+async function paced(t, args, c = client) {
+  for (let i = 0; ; i++) {
+    const r = await call(t, args, c);
+    if (!r.isError || envelope(r).code !== 'E_RATE_LIMITED' || i === 5) return r;
+    await sleep(envelope(r).retry_after_ms);
+  }
+}
+async function expectResult(t, args, what, c = client) {
+  const r = await paced(t, args, c);
+  if (r.isError) fail(what, envelope(r));
+  // Several verbs share one output schema ($id): compile each once.
+  const validate = (t.outputSchema.$id && ajv.getSchema(t.outputSchema.$id)) || ajv.compile(t.outputSchema);
+  check(validate(r.structuredContent), `${what}: result valid against outputSchema`, validate.errors);
+  return r.structuredContent;
+}
+async function expectRefusal(t, args, code, what, c = client) {
+  const r = await paced(t, args, c);
+  check(r.isError && envelope(r).code === code, what, r);
+  return envelope(r);
+}
+// Two-phase (DESIGN §7): the first call is refused with a commit token, the repeat executes.
+async function confirmed(t, args, what) {
+  const first = await expectRefusal(t, args, 'E_SAFETY_DENIED', `${what}: the first call asks for confirmation`);
+  const token = /commit_token="([^"]+)"/.exec(first.suggested_fix)?.[1];
+  check(token, `${what}: the refusal carries a commit token`, first);
+  const out = await expectResult(t, { ...args, commit_token: token }, `${what}: confirmed`);
+  return { out, token };
+}
+
+// ---- read-only tools -------------------------------------------------------------------
+await expectResult(tool('sysinfo', 'info', 'get'), {}, 'system.info get');
+await expectResult(tool('health', 'health', 'snapshot'), {}, 'system.health snapshot');
+await expectResult(tool('net', 'net', 'get'), {}, 'network.status get');
+const procs = await expectResult(tool('proc', 'procs', 'snapshot'), { limit: 5, sort_by: 'memory_rss', sort_order: 'desc' }, 'process.table snapshot');
+await expectResult(tool('proc', 'procs', 'get'), { pid: procs.processes[0].pid }, 'process.table get');
+await expectResult(tool('logs', 'app', 'get'), { level: 'err', limit: 10 }, 'logs.journal get');
+await expectResult(tool('svc', 'nginx', 'get'), {}, 'service.unit get');
+await expectResult(tool('gpio', 'button', 'get'), {}, 'gpio.pin get (read-only pin)');
+await expectResult(tool('pwm', 'pwm0', 'get'), {}, 'gpio.pwm get');
+const scan = await expectResult(tool('i2c', 'i2c1', 'snapshot'), {}, 'i2c.bus snapshot');
+check(JSON.stringify(scan.addresses) === '[72,118]', 'the scan reports the allow-listed devices that answer', scan);
+await expectResult(tool('i2c', 'i2c1', 'get'), { address: 72, register: 0, length: 4 }, 'i2c.bus get');
+await expectResult(tool('mgmt', 'server', 'get'), {}, 'manage.server get');
+
+// ---- reversible tools --------------------------------------------------------------------
+const restarted = await expectResult(tool('svc', 'nginx', 'invoke'), { action: 'stop' }, 'service.unit invoke');
+check(restarted.status === 'inactive', 'the service stopped', restarted);
+await expectResult(tool('svc', 'nginx', 'set'), { enabled: true }, 'service.unit set');
+const photo = await expectResult(tool('cam', 'camera0', 'invoke'), { resolution: '640x480' }, 'camera.still invoke');
+check(photo.file_path.includes(`/fleetmcp-photos/${NODE}/camera0-`) && photo.preview.data_base64.startsWith('/9j/'),
+      'the photo is stored under a generated path, with an inline JPEG preview', photo.file_path);
+await expectResult(tool('mgmt', 'server', 'invoke'), { channel: 'stable' }, 'manage.server invoke');
+
+// ---- physical actuation: two-phase, once only ----------------------------------------------
+const configure = tool('gpio', 'gpio17', 'invoke');
+const { token } = await confirmed(configure, { mode: 'output' }, 'gpio.pin invoke');
+await expectRefusal(configure, { mode: 'output', commit_token: token }, 'E_SAFETY_DENIED', 'a commit token works only once');
+const high = await confirmed(gpioSet, { value: 'high', duration_ms: 600 }, 'gpio.pin set with duration_ms');
+check(high.out.value === 'high' && high.out.revert_in_ms > 0, 'the pin is high with a revert pending', high.out);
+let value = 'high';
+for (let i = 0; i < 50 && value !== 'low'; i++) {
+  await sleep(100);
+  const r = await call(tool('gpio', 'gpio17', 'get'), {});
+  if (!r.isError) value = r.structuredContent.value;
+}
+check(value === 'low', 'duration_ms reverted the pin to low');
+await confirmed(tool('pwm', 'pwm0', 'set'), { frequency_hz: 1000, duty_cycle_percent: 50 }, 'gpio.pwm set');
+await confirmed(tool('i2c', 'i2c1', 'set'), { address: 118, register: 1, data: [1, 2] }, 'i2c.bus set');
+await confirmed(tool('power', 'reboot', 'invoke'), { delay_seconds: 60 }, 'system.power invoke (simulated)');
+
+// ---- refusals ------------------------------------------------------------------------------
+// The gateway templates the message of a device-side error (DESIGN §9: never device strings), so
+// only the code travels.
+await expectRefusal(tool('i2c', 'i2c1', 'get'), { address: 80, length: 1 }, 'E_SAFETY_DENIED',
+                    'an I2C address outside the allow-list is refused by the device');
+try {
+  await client.callTool({ name: `svc.${NODE}.sshd.get`, arguments: {} });
+  fail('a unit that is not allow-listed has no tool', 'no error');
+} catch (e) {
+  check(e.code === -32602, 'a unit that is not allow-listed has no tool (-32602)', { code: e.code, message: e.message });
+}
+const reader = await connect(READ_TOKEN);
+await expectResult(tool('gpio', 'gpio17', 'get'), {}, 'a read-only token may read a physical_actuation pin', reader);
+try {
+  const r = await call(tool('svc', 'nginx', 'invoke'), { action: 'start' }, reader);
+  check(r.isError && envelope(r).code === 'E_SAFETY_DENIED', 'a read-only token cannot restart a service', r);
+} catch (e) {
+  check(/403|scope/.test(String(e.message)) || e.code === -32600, 'a read-only token cannot restart a service (403 insufficient_scope)', e.message);
+}
+const cam = tool('cam', 'camera0', 'invoke');
+let limited;
+for (let i = 0; i < 3 && !limited; i++) {
+  const r = await call(cam, { resolution: '640x480' });
+  if (r.isError && envelope(r).code === 'E_RATE_LIMITED') limited = envelope(r);
+}
+check(limited && limited.retry_after_ms > 0, 'the camera rate limit (0.5/s) refuses with E_RATE_LIMITED and retry_after_ms', limited);
+process.exit(0);
+JS
+pass "the catalogue end to end through the MCP front"
