@@ -24,7 +24,6 @@
 
 #include "broker_plugin/acl_rule.h"
 #include "broker_plugin/announce_verifier.h"
-#include "broker_plugin/audit_log.h"
 #include "broker_plugin/broker_port.h"
 #include "broker_plugin/call_table.h"
 #include "broker_plugin/client_identity.h"
@@ -34,6 +33,7 @@
 #include "broker_plugin/plugin_options.h"
 #include "broker_plugin/session_table.h"
 #include "broker_plugin/topic_acl.h"
+#include "common/audit_log.h"
 #include "common/kinds.h"
 #include "common/schema_registry.h"
 

@@ -1,11 +1,11 @@
-#include "broker_plugin/audit_log.h"
+#include "common/audit_log.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include "common/error.h"
 
-namespace fleetmcp::plugin {
+namespace fleetmcp {
 namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
@@ -40,7 +40,7 @@ void AuditLog::open_locked() {
   file_ = std::fopen(path_.c_str(), "a");
   if (file_ == nullptr) {
     throw Error(ErrorCode::kInternal, "cannot open audit log " + path_ + " for appending",
-                "fix plugin_opt_audit_log or the directory's permissions (the broker may run as user mosquitto)");
+                "fix the path or the directory's permissions (the broker may run as user mosquitto)");
   }
   std::setvbuf(file_, nullptr, _IOLBF, 0);  // one line, one write: readable while the broker runs
 }
@@ -56,6 +56,7 @@ std::string AuditLog::format(const AuditRecord& r, int64_t now_ms) {
   w.StartObject();
   w.Key("ts_ms");
   w.Int64(now_ms);
+  field(w, "via", r.via);
   field(w, "caller", r.caller);
   field(w, "tenant", r.tenant);
   field(w, "topic", r.topic);
@@ -81,4 +82,4 @@ void AuditLog::write_line(std::string_view text) {
   if (file_ != nullptr) std::fwrite(line.data(), 1, line.size(), file_);
 }
 
-}  // namespace fleetmcp::plugin
+}  // namespace fleetmcp

@@ -11,9 +11,10 @@
 #include <string>
 #include <string_view>
 
-namespace fleetmcp::plugin {
+namespace fleetmcp {
 
 struct AuditRecord {
+  std::string_view via;       // tool calls of the HTTP front: "mcp" or "rfc0009"
   std::string_view caller;    // node_id, agent sub, "plugin", or "" when unknown
   std::string_view tenant;
   std::string_view topic;
@@ -48,4 +49,4 @@ class AuditLog {
   std::FILE* file_ = nullptr;
 };
 
-}  // namespace fleetmcp::plugin
+}  // namespace fleetmcp
