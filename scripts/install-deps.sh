@@ -15,7 +15,7 @@ packages=(
   librust-blake3-dev b3sum
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  curl procps iproute2
+  curl jq procps iproute2
   docker-compose file   # compose.sh validates docker-compose.yml; cpack's shlibdeps needs file
 )
 # Node.js runs the independent test clients. Machines that already carry a Node with
