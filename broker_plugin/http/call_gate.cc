@@ -70,9 +70,10 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
     return execution(tool, ErrorEnvelope(ErrorCode::kNodeOffline, "node " + tool->name.node_id + " is not connected",
                                          "retry when the node is online again ($devices/<node_id>/status)"));
   }
-  if (needs_commit_token(tool->safety_class, tool->name.verb)) {
-    if (auto refusal = check_commit(*tool, agent, arguments, std::move(commit_token), now_ms)) return *refusal;
-  }
+  const bool two_phase = needs_commit_token(tool->safety_class, tool->name.verb);
+  // The first phase spends no rate; the second is rate-limited before its token is redeemed, so
+  // a confirmed call that meets the limit keeps its token for the retry.
+  if (two_phase && !commit_token) return *check_commit(*tool, agent, arguments, std::nullopt, now_ms);
 
   Admission admission = limiter_.admit(capability_key(*tool), tool->constraints, now_ms, !is_metrics_stream(*tool));
   if (!admission.admitted) {
@@ -81,6 +82,9 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
                           "retry after retry_after_ms milliseconds");
     limited.retry_after_ms = admission.retry_after_ms;
     return execution(tool, std::move(limited));
+  }
+  if (two_phase) {
+    if (auto refusal = check_commit(*tool, agent, arguments, std::move(commit_token), now_ms)) return *refusal;
   }
   return GatePass{tool, json::to_string(arguments), std::move(admission.slot)};
 }

@@ -12,6 +12,22 @@ json::Value text_content(std::string_view text, json::Allocator& a) {
   return content;
 }
 
+// A result carrying an inline image preview (camera.still's `preview`: mime_type, data_base64)
+// also shows it as MCP image content, so a client can display it; the full image stays on the
+// device.
+void add_image_preview(const json::Value& structured, json::Value& content, json::Allocator& a) {
+  const json::Value* preview = json::find(structured, "preview");
+  if (preview == nullptr) return;
+  const auto data = json::get_string(*preview, "data_base64");
+  const auto mime = json::get_string(*preview, "mime_type");
+  if (!data || !mime || !mime->starts_with("image/")) return;
+  json::Value block(rapidjson::kObjectType);
+  block.AddMember("type", "image", a);
+  block.AddMember("data", json::string_value(*data, a), a);
+  block.AddMember("mimeType", json::string_value(*mime, a), a);
+  content.PushBack(block, a);
+}
+
 }  // namespace
 
 json::Document tool_success(std::string_view result_json, McpRevision revision) {
@@ -22,7 +38,9 @@ json::Document tool_success(std::string_view result_json, McpRevision revision) 
 json::Document tool_success(const json::Value& structured, std::string_view text, McpRevision revision) {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
-  d.AddMember("content", text_content(text, a), a);
+  json::Value content = text_content(text, a);
+  add_image_preview(structured, content, a);
+  d.AddMember("content", content, a);
   if (has_structured_output(revision)) {
     json::Value s;
     s.CopyFrom(structured, a);

@@ -311,6 +311,7 @@ TEST_F(McpTest, PhysicalActuationIsTwoPhase) {
   EXPECT_EQ(f.fleet->calls_received(), 0u);
 
   // A fresh token, same caller, tool and arguments (any key order): executes once.
+  f.advance(std::chrono::milliseconds(1000));  // the refused confirmations spent the rate
   const auto again = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":true}})"));
   const std::string ct3 = commit_token_of(again);
   const std::string confirmed = R"({"name":")" + name + R"(","arguments":{"commit_token":")" + ct3 + R"(","on":true}})";
@@ -321,6 +322,24 @@ TEST_F(McpTest, PhysicalActuationIsTwoPhase) {
   f.advance(std::chrono::milliseconds(1000));  // past the rate limit
   EXPECT_TRUE(body_of(*f.rpc(sid, tok, "tools/call", confirmed))["result"]["isError"].GetBool());  // single use
   EXPECT_EQ(f.fleet->calls_received(), 1u);
+}
+
+TEST_F(McpTest, AConfirmedCallThatMeetsTheRateLimitKeepsItsToken) {
+  const std::string sid = f.open_session(tok);
+  const std::string name = "relay." + std::string(kNode) + ".relay0.set";  // 2 calls/s
+  const std::string ask = R"({"name":")" + name + R"(","arguments":{"on":true}})";
+  const std::string confirm = R"({"name":")" + name + R"(","arguments":{"on":true,"commit_token":")";
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 3; ++i) tokens.push_back(commit_token_of(body_of(*f.rpc(sid, tok, "tools/call", ask))));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", confirm + tokens[i] + "\"}}"))["result"]["isError"].GetBool());
+  }
+  const auto limited = body_of(*f.rpc(sid, tok, "tools/call", confirm + tokens[2] + "\"}}"));
+  EXPECT_EQ(*json::get_string(limited["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_RATE_LIMITED");
+  f.advance(std::chrono::milliseconds(1000));
+  EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", confirm + tokens[2] + "\"}}"))["result"]["isError"].GetBool())
+      << "the rate-limited confirmation did not spend its token";
+  EXPECT_EQ(f.fleet->calls_received(), 3u);
 }
 
 TEST_F(McpTest, CommitTokensExpireAfter30Seconds) {

@@ -14,6 +14,7 @@
 #include "broker_plugin/http/origin_policy.h"
 #include "broker_plugin/http/sse_event.h"
 #include "broker_plugin/http/testing/front_fixture.h"
+#include "broker_plugin/http/tool_result.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -177,6 +178,17 @@ TEST(JsonRpc, ClassifiesMessages) {
   EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":null,"method":"ping"})")).kind, RpcKind::kInvalid);
   EXPECT_EQ(classify(json::parse_strict(R"({"id":1,"method":"ping"})")).kind, RpcKind::kInvalid);
   EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":3})")).kind, RpcKind::kInvalid);
+}
+
+TEST(ToolResult, AnImagePreviewIsAlsoImageContent) {
+  const auto r = tool_success(R"({"file_path":"/var/lib/fleetmcp/cam-1.jpg","preview":{"mime_type":"image/jpeg","width":2,"height":2,"data_base64":"/9j/4AAQ"}})",
+                              kLatestRevision);
+  ASSERT_EQ(r["content"].Size(), 2u);
+  EXPECT_STREQ(r["content"][0]["type"].GetString(), "text");
+  EXPECT_STREQ(r["content"][1]["type"].GetString(), "image");
+  EXPECT_STREQ(r["content"][1]["data"].GetString(), "/9j/4AAQ");
+  EXPECT_STREQ(r["content"][1]["mimeType"].GetString(), "image/jpeg");
+  EXPECT_EQ(tool_success(R"({"message":"x"})", kLatestRevision)["content"].Size(), 1u);
 }
 
 }  // namespace
