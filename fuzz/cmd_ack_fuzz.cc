@@ -1,0 +1,18 @@
+// fuzz_cmd_ack: what the broker plugin reads from a device on $devices/<id>/cmd_ack
+// (broker_plugin/cmd_envelope.h), validated against the real schemas/. An accepted ack must obey
+// the server-templating rule of DESIGN §9: no device text survives in the error envelope.
+#include "broker_plugin/cmd_envelope.h"
+#include "fuzz/fuzz_target.h"
+
+using namespace fleetmcp;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static const auto schemas = SchemaRegistry::load(FLEETMCP_SOURCE_DIR "/schemas");
+  fuzz::expect_ok_or_error([&] {
+    const auto ack = plugin::parse_cmd_ack(fuzz::as_text(data, size), *schemas);
+    if (!ack) return;
+    if (ack->ok && ack->result == nullptr) fuzz::property_failed("an ok ack without a result");
+    if (!ack->ok) (void)ack->error.to_json();
+  });
+  return 0;
+}

@@ -1,0 +1,17 @@
+// fuzz_json: json::parse_strict on arbitrary bytes. What it accepts must survive a round trip:
+// to_string() of the document parses again and serialises to the same text.
+#include "common/json.h"
+#include "fuzz/fuzz_target.h"
+
+using namespace fleetmcp;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  fuzz::expect_ok_or_error([&] {
+    const json::Document doc = json::parse_strict(fuzz::as_text(data, size));
+    const std::string once = json::to_string(doc);
+    // Serialising may lengthen the text ("1e5" -> "100000.0"): no size limit on the second parse.
+    const json::Document again = json::parse_strict(once, ErrorCode::kInternal, {SIZE_MAX, 64});
+    if (json::to_string(again) != once) fuzz::property_failed("to_string is not stable across a reparse");
+  });
+  return 0;
+}
