@@ -26,7 +26,9 @@ endfunction()
 fleetmcp_configure_packaged_unit()
 
 # ---- components -------------------------------------------------------------------------------
-install(TARGETS fleetmcp-device RUNTIME DESTINATION bin COMPONENT device)
+# The camera helper runs libcamera in its own process, spawned per photo (docs/catalogue.md):
+# fleetmcp-device looks for it beside itself.
+install(TARGETS fleetmcp-device fleetmcp-camera-still RUNTIME DESTINATION bin COMPONENT device)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-device.service DESTINATION lib/systemd/system COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/device_client/device.conf.example DESTINATION /etc/fleetmcp COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/device-client.md DESTINATION share/doc/fleetmcp-device COMPONENT device)

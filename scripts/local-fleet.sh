@@ -141,8 +141,10 @@ say "devices: mqtts://127.0.0.1:$device_port (mTLS)   agents: mqtt://127.0.0.1:$
 say "log: $fleet/mosquitto.log   audit: $fleet/data/fleetmcp-audit.log"
 
 # ---- 4. simulated nodes --------------------------------------------------------------------------
-step "starting $nodes simulated nodes (fleetmcp-device --simulate $nodes)"
-"$device" --simulate "$nodes" --bundle-dir "$pki" >"$fleet/devices.log" 2>&1 &
+# --catalogue: every simulated node also offers the Doc 05 tools (GPIO, I2C, camera, services …)
+# on simulated hardware (docs/catalogue.md).
+step "starting $nodes simulated nodes (fleetmcp-device --simulate $nodes --catalogue)"
+"$device" --simulate "$nodes" --catalogue --bundle-dir "$pki" >"$fleet/devices.log" 2>&1 &
 devices_pid=$!
 
 online_count() {

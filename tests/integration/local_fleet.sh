@@ -69,8 +69,8 @@ assert_contains "$example" 'curl ' "an example curl call is printed"
 answer=$(bash -c "$example")
 assert_contains "$answer" '"message":"ping"' "the printed example call works"
 
-# The MCP endpoint with the printed token, through the official SDK client: list, then call one
-# tool of each of the five nodes.
+# The MCP endpoint with the printed token, through the official SDK client: list every page (the
+# nodes offer the whole catalogue), then call the echo tool of each of the five nodes.
 [ -d "$SRC/tests/node/node_modules/@modelcontextprotocol/sdk" ] || fail "MCP SDK missing: npm ci in tests/node"
 listed=$(node --input-type=module -e '
   import { createRequire } from "node:module";
@@ -81,7 +81,13 @@ listed=$(node --input-type=module -e '
     { requestInit: { headers: { Authorization: "Bearer " + process.env.FLEETMCP_TOKEN } } });
   const client = new Client({ name: "local-fleet-test", version: "1" });
   await client.connect(transport);
-  const { tools } = await client.listTools();
+  const tools = [];
+  let cursor;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
   const echoes = tools.filter(t => t.name.endsWith("-echo-invoke"));
   for (const t of echoes) {
     const r = await client.callTool({ name: t.name, arguments: { message: "sdk" } });

@@ -56,6 +56,7 @@ for f in postinst prerm postrm conffiles; do assert_contains "$info" " $f" "devi
 contents() { dpkg-deb --contents "$(deb "$1")" | awk '{print $NF}' | sed 's|^\./|/|'; }
 has() { contents "$1" | grep -x -- "$2" >/dev/null || fail "$1 lacks $2"; pass "$1 has $2"; }
 has fleetmcp-device /usr/bin/fleetmcp-device
+has fleetmcp-device /usr/bin/fleetmcp-camera-still
 has fleetmcp-device /usr/lib/systemd/system/fleetmcp-device.service
 has fleetmcp-device /etc/fleetmcp/device.conf.example
 has fleetmcp-broker /usr/lib/fleetmcp/fleetmcp_plugin.so
@@ -77,7 +78,7 @@ root=$T/root
 for p in fleetmcp-device fleetmcp-broker fleetmcp-schemas; do dpkg-deb -x "$(deb $p)" "$root"; done
 unit=$root/usr/lib/systemd/system/fleetmcp-device.service
 assert_contains "$(grep '^ExecStart=' "$unit")" "ExecStart=/usr/bin/fleetmcp-device --config /etc/fleetmcp/device.conf" "unit runs /usr/bin/fleetmcp-device"
-assert_contains "$(grep '^SupplementaryGroups=' "$unit")" "gpio i2c video" "unit has the gpio/i2c/video groups"
+assert_contains "$(grep '^SupplementaryGroups=' "$unit")" "gpio i2c video systemd-journal" "unit has the gpio/i2c/video/systemd-journal groups"
 assert_eq "$(grep '^User=' "$unit")" "User=fleetmcp" "unit runs as fleetmcp"
 assert_eq "$(grep '^ExecStart=' "$root/usr/lib/systemd/system/fleetmcp-broker.service")" \
   "ExecStart=/usr/sbin/mosquitto -c /etc/fleetmcp/mosquitto.conf" "broker unit runs the packaged config"
