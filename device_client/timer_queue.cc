@@ -47,8 +47,11 @@ void TimerQueue::run() {
       continue;
     }
     auto first = tasks_.begin();
-    if (first->first.first > Clock::now()) {
-      wake_.wait_until(lock, first->first.first);
+    // A copy, not a reference into the map: wait_until reads the deadline again after waking,
+    // and by then cancel() or stop() may have erased the node (found by ASan).
+    const Clock::time_point due = first->first.first;
+    if (due > Clock::now()) {
+      wake_.wait_until(lock, due);
       continue;
     }
     Task task = std::move(first->second);
