@@ -2,6 +2,10 @@
 # README command (2): install what is needed, build, and run every test.
 #   scripts/test.sh [ctest args…]      e.g. scripts/test.sh -L unit    or    -R manifest
 # Environment: BUILD_DIR (default build), FLEETMCP_SANITIZE=ON for an ASan+UBSan build.
+#
+# Without ctest arguments (CI, .ci/run) two reliability passes follow the suite
+# (docs/reliability.md): every fuzzer for FUZZ_SECONDS (default 20; 0 skips) via scripts/fuzz.sh,
+# then the suite under ASan+UBSan via scripts/test-sanitized.sh (SANITIZED=0 skips).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,3 +29,18 @@ echo "test.sh: built in $((SECONDS - start)) s"
 echo "test.sh: running tests"
 # --no-tests=error: a run that executes no test is a failure.
 ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$jobs" "$@"
+
+if [ $# -gt 0 ]; then
+  echo "test.sh: ctest arguments given: skipping the fuzz and sanitized passes"
+  exit 0
+fi
+if [ "${FUZZ_SECONDS:-20}" != 0 ]; then
+  start=$SECONDS
+  scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+  echo "test.sh: fuzz pass took $((SECONDS - start)) s"
+fi
+if [ "${SANITIZED:-1}" != 0 ]; then
+  start=$SECONDS
+  scripts/test-sanitized.sh
+  echo "test.sh: sanitized pass took $((SECONDS - start)) s"
+fi
