@@ -128,8 +128,9 @@ void check_consistency(const ConfigEntry& entry, const AclRule& rule) {
     entry.fail("node_tenant= and fresh= need a pattern $devices/+/... or $devices/{node_id}/...");
   }
   if (rule.scopes != 0 && rule.who != PrincipalKind::kAgent) entry.fail("scope= applies to agents only");
-  if (rule.tenant_rule == AclRule::TenantRule::kClientTenant && rule.who == PrincipalKind::kPlugin) {
-    entry.fail("the plugin has no tenant");
+  if (rule.tenant_rule == AclRule::TenantRule::kClientTenant &&
+      (rule.who == PrincipalKind::kPlugin || rule.who == PrincipalKind::kBridge)) {
+    entry.fail("the plugin and bridges have no tenant (a bridge carries every tenant)");
   }
 }
 
@@ -151,7 +152,7 @@ AclRule parse_acl_rule(const ConfigEntry& entry) {
   AclRule rule;
   rule.origin = entry.file + ":" + std::to_string(entry.line);
   const auto who = principal_kind_from_name(words[0]);
-  if (!who) entry.fail("unknown principal '" + std::string(words[0]) + "' (node, agent, plugin)");
+  if (!who) entry.fail("unknown principal '" + std::string(words[0]) + "' (node, agent, plugin, bridge)");
   rule.who = *who;
   rule.access = parse_access(entry, words[1]);
   rule.levels = parse_pattern(entry, words[2]);

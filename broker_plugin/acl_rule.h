@@ -2,7 +2,7 @@
 //
 //   allow = <principal> <access>[,<access>…] <topic pattern> [<condition> …]
 //
-// principal: node | agent | plugin. access: publish | subscribe | read. Pattern levels are
+// principal: node | agent | plugin | bridge. access: publish | subscribe | read. Pattern levels are
 // literals, '+', a final '#', or the variable {node_id} (the connected node's own node_id; a rule
 // using it never matches agents or the plugin). Conditions:
 //   retain=yes|no          publish: the retain flag must be set / clear

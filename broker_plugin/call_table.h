@@ -2,8 +2,8 @@
 // Object). Calls are submitted from any thread into a queue that the broker thread drains on
 // MOSQ_EVT_TICK; submit() runs the wake function (the loopback waker's 0-byte publish) so the
 // broker loop turns at once instead of within 100 ms. Everything past the queue is broker-thread
-// only: pending calls by msg_id, their deadlines, and recently finished ids so a late cmd_ack is
-// recognised, dropped and audited.
+// only: pending calls by msg_id, their deadlines, recently finished ids so a late cmd_ack is
+// recognised, dropped and audited, and the ids of cmds a bridge relayed to a node here.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +18,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "broker_plugin/recent_ids.h"
 #include "common/error.h"
 
 namespace fleetmcp::plugin {
@@ -57,6 +58,7 @@ inline int64_t gateway_deadline_ms(int64_t deadline_ms_default) {
 class CallTable {
  public:
   static constexpr int64_t kLateAckWindowMs = 10 * 60 * 1000;
+  static constexpr size_t kRememberedIds = 100'000;
 
   // Any thread. `wake` false from the broker thread itself: the tick runs at the end of the
   // current loop turn anyway.
@@ -74,8 +76,12 @@ class CallTable {
   // Calls waiting on `node_id` (its session ended).
   std::vector<PendingCall> take_for_node(std::string_view node_id);
   // `msg_id` belonged to a call that already finished: an ack for it is late.
-  bool finished_recently(std::string_view msg_id) const;
-  void remember_finished(const std::string& msg_id, int64_t now_ms);
+  bool finished_recently(std::string_view msg_id) const { return finished_.contains(msg_id); }
+  void remember_finished(const std::string& msg_id, int64_t now_ms) { finished_.add(msg_id, now_ms); }
+  // A cmd for a node here that another broker sent over a bridge (DESIGN §12): its cmd_ack
+  // answers that broker's call, which the bridge carries back.
+  bool relayed(std::string_view msg_id) const { return relayed_.contains(msg_id); }
+  void remember_relayed(const std::string& msg_id, int64_t now_ms) { relayed_.add(msg_id, now_ms); }
   size_t pending() const { return pending_.size(); }
 
  private:
@@ -85,8 +91,8 @@ class CallTable {
 
   std::unordered_map<std::string, PendingCall> pending_;  // by msg_id
   std::set<std::pair<int64_t, std::string>> deadlines_;
-  std::deque<std::pair<int64_t, std::string>> finished_order_;
-  std::unordered_set<std::string> finished_;
+  RecentIds finished_{kLateAckWindowMs, kRememberedIds};
+  RecentIds relayed_{kLateAckWindowMs, kRememberedIds};
 };
 
 }  // namespace fleetmcp::plugin

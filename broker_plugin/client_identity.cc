@@ -107,7 +107,8 @@ IdentityResult ClientIdentity::identify_agent(std::string_view username, std::st
   if (!is_tenant_name(t.tenant)) return refuse(ErrorCode::kSafetyDenied, "token tenant is not a tenant name");
   if (revoked_->contains(lowercase(t.jti))) return refuse(ErrorCode::kSafetyDenied, "agent token is revoked");
   Principal p;
-  p.kind = PrincipalKind::kAgent;
+  // The same credential for both: a fleet:bridge token makes its holder another broker's bridge.
+  p.kind = t.has_scope(kScopeFleetBridge) ? PrincipalKind::kBridge : PrincipalKind::kAgent;
   p.name = t.sub;
   p.tenant = t.tenant;
   p.expires_at_s = t.exp;
@@ -119,7 +120,8 @@ IdentityResult ClientIdentity::identify_agent(std::string_view username, std::st
 bool ClientIdentity::still_trusted(const Principal& who) const {
   switch (who.kind) {
     case PrincipalKind::kNode: return !revoked_->contains(who.name);
-    case PrincipalKind::kAgent: return !revoked_->contains(lowercase(who.jti));
+    case PrincipalKind::kAgent:
+    case PrincipalKind::kBridge: return !revoked_->contains(lowercase(who.jti));
     case PrincipalKind::kPlugin: return true;
   }
   return false;

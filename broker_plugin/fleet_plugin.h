@@ -6,6 +6,7 @@
 // The methods are split across files by event: fleet_plugin_auth.cc (who a client is),
 // fleet_plugin_acl.cc (ACL checks), fleet_plugin_announce.cc (DESIGN §5 announces, status,
 // restored retained messages), fleet_plugin_calls.cc (command path, $CONTROL driver),
+// fleet_plugin_bridge.cc (traffic over a bridge between brokers, DESIGN §12),
 // fleet_plugin_tick.cc (tick, disconnect, reload).
 #pragma once
 
@@ -17,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 #include <string_view>
 #include <utility>
 #include <variant>
@@ -27,6 +29,7 @@
 #include "broker_plugin/broker_port.h"
 #include "broker_plugin/call_table.h"
 #include "broker_plugin/client_identity.h"
+#include "broker_plugin/devices_topic.h"
 #include "broker_plugin/fleet_observer.h"
 #include "broker_plugin/node_registry.h"
 #include "broker_plugin/plugin_counters.h"
@@ -138,7 +141,23 @@ class FleetPlugin : private NodeFacts {
   void node_went_offline(std::string_view node_id) {
     if (observer_ != nullptr) observer_->node_went_offline(node_id);
   }
-  void forward_telemetry(const ClientView& client, std::string_view node_id, std::string_view payload);
+
+  // fleet_plugin_bridge.cc
+  struct BridgedAnnounce {
+    AnnounceOutcome outcome;
+    std::shared_ptr<const Certificate> certificate;  // the one it was checked against
+  };
+  Verdict on_bridged_message(const ClientView& bridge, const DevicesTopic& topic, const MessageEvent& event);
+  Verdict check_bridged_announce(const ClientView& bridge, std::string_view node_id, const AclEvent& event,
+                                 const AclVerdict& policy);
+  Verdict accept_bridged_announce(const ClientView& bridge, std::string_view node_id, const MessageEvent& event);
+  BridgedAnnounce verify_bridged_announce(std::string_view node_id, std::string_view payload);
+  std::shared_ptr<const Certificate> enrolled_certificate(std::string_view node_id) const;
+  void refuse_bridged_announce(const ClientView& bridge, std::string_view node_id, const ErrorEnvelope& error);
+  Verdict accept_bridged_status(const ClientView& bridge, std::string_view node_id, std::string_view payload);
+  void set_remote_liveness(NodeRecord& node, const void* bridge, bool online);
+  void bridge_went_down(const void* bridge);
+  void note_relayed_cmd(std::string_view payload);
 
   // fleet_plugin_calls.cc
   struct CallTarget {
@@ -150,7 +169,8 @@ class FleetPlugin : private NodeFacts {
   std::variant<CallTarget, ErrorEnvelope> resolve(const CallRequest& request, int64_t now_ms) const;
   void dispatch_submitted(int64_t now_ms);
   std::optional<ErrorEnvelope> dispatch(CallRequest& request, int64_t now_ms);
-  void on_cmd_ack(std::string_view node_id, std::string_view payload);
+  // over_bridge: an ack answering no call here is another broker's, not worth an audit line.
+  void on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge);
   void finish_call(PendingCall& call, CallResult result);
   void fail_calls_of(std::string_view node_id, ErrorCode code);
   void expire_calls(int64_t now_ms);
@@ -193,6 +213,7 @@ class FleetPlugin : private NodeFacts {
     std::string client_id;
   };
   std::vector<PendingKick> kicks_;
+  std::unordered_set<const void*> bridges_;  // connections that brought bridged traffic
   std::mutex scanned_mutex_;
   std::vector<std::pair<std::string, std::string>> scanned_;  // from the waker's thread
   bool state_dirty_ = false;

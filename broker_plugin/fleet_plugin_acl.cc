@@ -114,23 +114,25 @@ Verdict FleetPlugin::check_other_topic(Session& session, const AclEvent& event) 
 }
 
 // check_retain_source: may the original publisher of this retained message still have written
-// it? For an announce that means: the node itself published it and it is the node's current,
-// verified, unexpired manifest, or it verifies now (a message restored from persistence, which
-// mosquitto loads without asking the plugin). Failures are cleared from the retained store.
+// it? For an announce that means: the node itself (or, for a node on another broker, the bridge)
+// published it and it is the node's current, verified, unexpired manifest, or it verifies now (a
+// message restored from persistence, which mosquitto loads without asking the plugin). Failures
+// are cleared from the retained store.
 Verdict FleetPlugin::check_retain_source(const ClientView& source, const AclEvent& event) {
   if (!is_devices_topic(event.topic)) return Verdict::kDefer;
   const auto topic = parse_devices_topic(event.topic);
   if (!topic || !is_node_id(topic->node_id)) return Verdict::kDeny;
   switch (topic->kind) {
     case DeviceLeaf::kAnnounce: {
-      if (source.username != topic->node_id) {
-        // Only a node writes its announce; anything else got there while the plugin was absent.
+      const NodeRecord* node = registry_.find(topic->node_id);
+      if (source.username != topic->node_id && (node == nullptr || !node->remote)) {
+        // Only a node (or a bridge, for a remote node) writes its announce; anything else got
+        // there while the plugin was absent.
         clear_restored(topic->node_id,
                        ErrorEnvelope(ErrorCode::kAttestationFailed, "the retained announce was not published by the node",
                                      "the node announces again when it reconnects"));
         return Verdict::kDeny;
       }
-      const NodeRecord* node = registry_.find(topic->node_id);
       if (node != nullptr && !node->revoked && node->manifest_fresh(clock_()) &&
           node->manifest->payload_digest == blake3_256(event.payload)) {
         return Verdict::kAllow;

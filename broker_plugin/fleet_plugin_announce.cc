@@ -36,6 +36,9 @@ std::string rejected_message(const ErrorEnvelope& error, std::string_view etag) 
 
 Verdict FleetPlugin::check_announce(const ClientView& client, Session& session, const AclEvent& event,
                                     const AclVerdict& policy) {
+  if (session.principal->kind == PrincipalKind::kBridge) {
+    return check_bridged_announce(client, parse_devices_topic(event.topic)->node_id, event, policy);
+  }
   const Principal& node = *session.principal;
   if (!policy.allowed) {
     refuse_announce(client.id, node, publish_condition_refusal(policy.refusal), blake3_256_hex(event.payload));
@@ -88,34 +91,25 @@ void FleetPlugin::refuse_announce(std::string_view client_id, const Principal& n
 Verdict FleetPlugin::on_message(const ClientView& client, const MessageEvent& event) {
   const auto topic = parse_devices_topic(event.topic);
   if (!topic) return Verdict::kAllow;
-  if (topic->kind == DeviceLeaf::kTelemetry) {
-    if (observer_ != nullptr) forward_telemetry(client, topic->node_id, event.payload);
-    return Verdict::kAllow;
-  }
-  if (topic->kind != DeviceLeaf::kAnnounce && topic->kind != DeviceLeaf::kCmdAck) return Verdict::kAllow;
+  // Every client's publish passed an ACL check first, which gave it a session; only this broker's
+  // own bridge publishes without one (mosquitto skips the check for bridges).
   const Session* session = sessions_.find(client.handle, client.id);
-  if (session == nullptr || !session->principal) {
-    // Only bridges publish without an ACL check, and bridged announces are not verified yet.
-    return topic->kind == DeviceLeaf::kAnnounce ? Verdict::kDeny : Verdict::kAllow;
+  if (session == nullptr || (session->principal && session->principal->kind == PrincipalKind::kBridge)) {
+    return on_bridged_message(client, *topic, event);
   }
+  if (!session->principal) return topic->kind == DeviceLeaf::kAnnounce ? Verdict::kDeny : Verdict::kAllow;
+  // The policy lets only the node itself publish on these leaves of its topics.
   const Principal& who = *session->principal;
   if (who.kind != PrincipalKind::kNode || who.name != topic->node_id) return Verdict::kAllow;
-  if (topic->kind == DeviceLeaf::kAnnounce) {
-    commit_announce(who, event.payload);
-  } else {
-    on_cmd_ack(topic->node_id, event.payload);
+  switch (topic->kind) {
+    case DeviceLeaf::kAnnounce: commit_announce(who, event.payload); break;
+    case DeviceLeaf::kCmdAck: on_cmd_ack(topic->node_id, event.payload, /*over_bridge=*/false); break;
+    case DeviceLeaf::kTelemetry:
+      if (observer_ != nullptr) observer_->telemetry_arrived(topic->node_id, event.payload);
+      break;
+    default: break;
   }
   return Verdict::kAllow;
-}
-
-// The topic policy lets only the node itself publish there; the check is repeated because a
-// bridge publishes without an ACL check, and its telemetry must not reach agents unverified.
-void FleetPlugin::forward_telemetry(const ClientView& client, std::string_view node_id, std::string_view payload) {
-  const Session* session = sessions_.find(client.handle, client.id);
-  if (session == nullptr || !session->principal) return;
-  const Principal& who = *session->principal;
-  if (who.kind != PrincipalKind::kNode || who.name != node_id) return;
-  observer_->telemetry_arrived(node_id, payload);
 }
 
 void FleetPlugin::commit_announce(const Principal& node, std::string_view payload) {
@@ -219,6 +213,7 @@ void FleetPlugin::clear_announce(std::string_view node_id) {
 }
 
 void FleetPlugin::refresh_status(NodeRecord& node) {
+  if (node.remote) return;  // its owning plugin publishes it; the bridge brings it here
   const NodeState state = node.state();
   const std::string etag = node.manifest ? node.manifest->etag : std::string();
   if (node.published_state == state && node.published_etag == etag) return;

@@ -72,6 +72,9 @@ Session* FleetPlugin::identify_node(const ClientView& client, const Certificate&
 void FleetPlugin::start_node_session(const void* handle, const Principal& node) {
   NodeRecord& record = registry_.get_or_create(node.name, node.tenant);
   record.session = handle;
+  record.remote = false;  // connected here now, whatever another broker said of it
+  record.remote_online = false;
+  record.remote_via = nullptr;
   refresh_status(record);
 }
 
@@ -89,7 +92,8 @@ void FleetPlugin::queue_kick(const void* handle, Session& session, std::string_v
 }
 
 bool FleetPlugin::token_expired(const Principal& who) const {
-  return who.kind == PrincipalKind::kAgent && who.expires_at_s != 0 && clock_() / 1000 >= who.expires_at_s;
+  return (who.kind == PrincipalKind::kAgent || who.kind == PrincipalKind::kBridge) && who.expires_at_s != 0 &&
+         clock_() / 1000 >= who.expires_at_s;
 }
 
 }  // namespace fleetmcp::plugin

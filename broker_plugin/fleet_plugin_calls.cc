@@ -1,5 +1,5 @@
 // The command path (DESIGN §4): calls queued from any thread are dispatched on the tick as a
-// `cmd` straight to the node's client, correlated with its `cmd_ack` by node and in_reply_to,
+// `cmd` straight to the node's client (for a node on another broker: to the bridge), correlated with its `cmd_ack` by node and in_reply_to,
 // checked against the tool's output schema and result.node_id (RFC-0005 §6 step 8), failed at
 // once when the node's session ends, failed at the gateway deadline, and late acks dropped and
 // audited. Also the opt-in $CONTROL/fleetmcp/v1 test driver.
@@ -79,7 +79,7 @@ std::variant<FleetPlugin::CallTarget, ErrorEnvelope> FleetPlugin::resolve(const 
     return ErrorEnvelope(ErrorCode::kSafetyDenied, "the caller's token lacks scope " + std::string(scope),
                          "ask the operator for a token with " + std::string(scope));
   }
-  if (node->session == nullptr) {
+  if (!node->live()) {
     return ErrorEnvelope(ErrorCode::kNodeOffline, "node " + node->node_id + " has no live session",
                          "retry when $devices/<node_id>/status says online");
   }
@@ -107,13 +107,15 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
   call.deadline_at_ms = now_ms + gateway_deadline_ms(deadline_ms);
   const std::string cmd = cmd_envelope(call.msg_id, now_ms, deadline_ms, call.tool, arguments);
   // Straight to the node's client (client id = node_id): no subscription or READ check involved.
-  broker_.publish(call.node_id, devices_topic(call.node_id, DeviceLeaf::kCmd), cmd, 1, false);
+  // A node on another broker is reached through the subscriptions, i.e. the bridge's.
+  broker_.publish(target.node->remote ? std::string_view{} : std::string_view(call.node_id),
+                  devices_topic(call.node_id, DeviceLeaf::kCmd), cmd, 1, false);
   call.request = std::move(request);
   calls_.add(std::move(call));
   return std::nullopt;
 }
 
-void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload) {
+void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge) {
   const auto ack = parse_cmd_ack(payload, *schemas_);
   if (!ack) {
     audit({.caller = node_id, .node_id = node_id, .decision = "drop", .code = "E_BAD_REQUEST",
@@ -123,7 +125,11 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload)
   auto call = calls_.take_answered(node_id, ack->in_reply_to);
   if (!call) {
     const bool late = calls_.finished_recently(ack->in_reply_to);
-    if (late) bump(counters_.late_acks);
+    if (late) {
+      bump(counters_.late_acks);
+    } else if (over_bridge || calls_.relayed(ack->in_reply_to)) {
+      return;  // another broker's call: its bridge carries the ack there
+    }
     audit({.caller = node_id, .node_id = node_id, .decision = "drop",
            .reason = late ? "late cmd_ack for a call that already finished" : "cmd_ack answers no call to this node"});
     return;

@@ -28,6 +28,7 @@ std::vector<PersistedNode> persisted(NodeRegistry& registry) {
       p.hw_fingerprint = n.hw_pin->fingerprint;
       p.hw_kid = n.hw_pin->kid;
     }
+    p.remote = n.remote;
     nodes.push_back(std::move(p));
   });
   return nodes;
@@ -120,6 +121,11 @@ void FleetPlugin::run_kicks() {
 }
 
 void FleetPlugin::on_disconnect(const ClientView& client) {
+  if (bridges_.count(client.handle) != 0) {
+    bridge_went_down(client.handle);
+    sessions_.end(client.handle);
+    return;  // never a node: a bridge's certificate is the other broker's
+  }
   // A node that never made an ACL check is identified now, while its TLS session still exists:
   // mosquitto sends its Will right after this event, and the Will is checked like a publish.
   if (!client.id.empty() && sessions_.find(client.handle, client.id) == nullptr) {
@@ -210,6 +216,7 @@ void FleetPlugin::load_state() {
     }
     node.last_issued_at_ms = p.last_issued_at_ms;
     if (!p.hw_fingerprint.empty()) node.hw_pin = HwPin{p.hw_fingerprint, p.hw_kid};
+    node.remote = p.remote;  // offline until its bridge brings the owner's status
     node.revoked = revoked_->contains(p.node_id);
   }
 }

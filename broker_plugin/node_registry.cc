@@ -15,7 +15,7 @@ std::string_view node_state_name(NodeState state) {
 NodeState NodeRecord::state() const {
   if (revoked) return NodeState::kRevoked;
   if (manifest && manifest_expired) return NodeState::kExpired;
-  return session != nullptr ? NodeState::kOnline : NodeState::kOffline;
+  return live() ? NodeState::kOnline : NodeState::kOffline;
 }
 
 NodeRecord* NodeRegistry::find(std::string_view node_id) {

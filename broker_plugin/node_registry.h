@@ -38,6 +38,15 @@ struct NodeRecord {
   const void* session = nullptr;             // live connection, if any
   bool revoked = false;
 
+  // A node connected to another broker, known over a bridge (DESIGN §12): its manifest was
+  // verified here from its enrolled certificate, and its liveness is what the owning plugin's
+  // status says. The owner publishes that status; this plugin never does.
+  bool remote = false;
+  bool remote_online = false;
+  const void* remote_via = nullptr;  // the bridge connection it came over
+
+  bool live() const { return session != nullptr || (remote && remote_online); }
+
   // What was last published on $devices/<id>/status.
   std::optional<NodeState> published_state;
   int64_t since_ms = 0;

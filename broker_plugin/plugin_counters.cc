@@ -38,6 +38,9 @@ std::string PluginCounters::to_json() const {
   put("calls_failed", calls_failed);
   put("calls_timed_out", calls_timed_out);
   put("late_acks", late_acks);
+  put("bridged_announces", bridged_announces);
+  put("bridged_refused", bridged_refused);
+  put("relayed_cmds", relayed_cmds);
   w.Key("announces_refused_by_code");
   w.StartObject();
   for (size_t i = 0; i < announces_refused_by_code.size(); ++i) {

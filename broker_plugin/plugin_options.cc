@@ -1,6 +1,7 @@
 #include "broker_plugin/plugin_options.h"
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -13,6 +14,15 @@ namespace {
 
 [[noreturn]] void fail(std::string_view key, std::string_view what, std::string_view fix) {
   throw Error(ErrorCode::kBadRequest, "plugin_opt_" + std::string(key) + ": " + std::string(what), fix);
+}
+
+std::string readable_directory(std::string_view key, const std::string& path) {
+  std::error_code ec;
+  if (path.empty()) fail(key, "is empty", "give a directory path");
+  if (!std::filesystem::is_directory(path, ec)) {
+    fail(key, path + " is not a directory", "check the path and that the broker's user may read it");
+  }
+  return path;
 }
 
 std::string readable_file(std::string_view key, const std::string& path) {
@@ -57,6 +67,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
          o.schemas_dir = v;
        }},
       {"state_file", [](auto& o, auto&, auto& v) { o.state_file = v; }},
+      {"enrolled_certs_dir", [](auto& o, auto& k, auto& v) { o.enrolled_certs_dir = readable_directory(k, v); }},
       {"audit_log", [](auto& o, auto&, auto& v) { o.audit_log = v; }},
       {"waker_username", [](auto& o, auto& k, auto& v) {
          if (v.empty() || v.size() > 64) fail(k, "must be 1 to 64 characters", "pick a name no agent uses");

@@ -20,6 +20,9 @@ struct PluginOptions {
   std::string token_audience = "fleetmcp";
   std::string schemas_dir;         // default: SchemaRegistry::default_dir()
   std::string state_file;          // registry persistence across restarts (recommended)
+  // Bridged fleets (DESIGN §12): <dir>/<node_id>/node.crt, the enrolled certificates of nodes
+  // connected to other brokers, whose announces arrive over a bridge (docs/sharding.md).
+  std::string enrolled_certs_dir;
   std::string audit_log = "-";     // "-" = stderr
   std::string waker_username = "fleetmcp-plugin";
   bool control_api = false;        // the $CONTROL/fleetmcp/v1 test driver (docs/plugin.md)

@@ -8,17 +8,19 @@
 namespace fleetmcp::plugin {
 namespace {
 
-constexpr std::array<std::pair<PrincipalKind, std::string_view>, 3> kKinds{{
+constexpr std::array<std::pair<PrincipalKind, std::string_view>, kPrincipalKinds> kKinds{{
     {PrincipalKind::kNode, "node"},
     {PrincipalKind::kAgent, "agent"},
     {PrincipalKind::kPlugin, "plugin"},
+    {PrincipalKind::kBridge, "bridge"},
 }};
 
-constexpr std::array<std::pair<std::string_view, uint32_t>, 4> kScopes{{
+constexpr std::array<std::pair<std::string_view, uint32_t>, 5> kScopes{{
     {kScopeDevicesRead, kScopeBitDevicesRead},
     {kScopeCallReadOnly, kScopeBitCallReadOnly},
     {kScopeCallReversible, kScopeBitCallReversible},
     {kScopeCallPhysical, kScopeBitCallPhysical},
+    {kScopeFleetBridge, kScopeBitFleetBridge},
 }};
 
 }  // namespace

@@ -30,6 +30,7 @@ PersistedNode node_from(const json::Value& v, const std::string& path) {
   n.last_issued_at_ms = json::get_int64(v, "last_issued_at_ms");
   n.hw_fingerprint = json::get_string(v, "hw_fingerprint").value_or("");
   n.hw_kid = json::get_string(v, "hw_kid").value_or("");
+  n.remote = json::get_bool(v, "remote").value_or(false);
   if (!is_node_id(n.node_id)) throw damaged(path, "an entry has no valid node_id");
   return n;
 }
@@ -83,6 +84,10 @@ void save_state_file(const std::string& path, const std::vector<PersistedNode>& 
     }
     write_string(w, "hw_fingerprint", n.hw_fingerprint);
     write_string(w, "hw_kid", n.hw_kid);
+    if (n.remote) {
+      w.Key("remote");
+      w.Bool(true);
+    }
     w.EndObject();
   }
   w.EndArray();

@@ -17,6 +17,7 @@ struct PersistedNode {
   std::string certificate_pem;
   std::optional<int64_t> last_issued_at_ms;
   std::string hw_fingerprint, hw_kid;  // empty: not pinned
+  bool remote = false;                 // connected to another broker (DESIGN §12)
 };
 
 // A missing file is an empty state. Throws Error(kInternal) naming the file when it is unreadable

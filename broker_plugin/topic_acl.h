@@ -56,7 +56,7 @@ class TopicAcl {
   AclRefusal check_conditions(const AclRule& rule, const AclQuery& query, const NodeFacts& facts) const;
 
   std::vector<AclRule> rules_;
-  std::array<std::vector<size_t>, 3 * 3> index_;  // (principal, read|publish|subscribe) -> rules
+  std::array<std::vector<size_t>, kPrincipalKinds * 3> index_;  // (principal, read|publish|subscribe) -> rules
 };
 
 }  // namespace fleetmcp::plugin

@@ -15,6 +15,9 @@ inline constexpr std::string_view kScopeDevicesRead = "devices:read";
 inline constexpr std::string_view kScopeCallReadOnly = "tools:call:read_only";
 inline constexpr std::string_view kScopeCallReversible = "tools:call:reversible";
 inline constexpr std::string_view kScopeCallPhysical = "tools:call:physical_actuation";
+// A broker bridge (DESIGN §12), not an agent: carries every tenant's $devices/ traffic between
+// plugins; refused by the HTTP front.
+inline constexpr std::string_view kScopeFleetBridge = "fleet:bridge";
 
 struct AgentToken {
   std::string sub, tenant, aud, jti;

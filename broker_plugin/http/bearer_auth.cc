@@ -32,6 +32,9 @@ std::variant<AgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std
   try {
     AgentToken agent = verify_agent_token(*token, issuer_, audience_, now_s);
     if (fleet_.token_revoked(agent.jti)) return AuthProblem{true, "the token has been revoked"};
+    if (agent.has_scope(kScopeFleetBridge)) {
+      return AuthProblem{true, "a fleet:bridge token is for broker bridges, not for agents"};
+    }
     return agent;
   } catch (const Error& e) {  // verify_agent_token's verdict; its message never echoes the token
     return AuthProblem{true, e.envelope().message};

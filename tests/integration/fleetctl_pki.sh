@@ -129,6 +129,9 @@ jtoken=$(node -e 'console.log(JSON.parse(process.argv[1]).token)' "$json")
 expect_rc 0 "token issue --json token verifies with --aud" "$FLEETCTL" token verify --pub "$P/issuer.pub" --aud gw <<<"$jtoken"
 expect_rc 2 "token issue refuses an unknown scope" "$FLEETCTL" token issue --dir "$P" --tenant acme --scope "devices:read admin"
 expect_rc 2 "token issue refuses a bad ttl" "$FLEETCTL" token issue --dir "$P" --tenant acme --scope devices:read --ttl 1y
+bridge=$("$FLEETCTL" token issue --dir "$P" --tenant acme --scope fleet:bridge --sub bridge-a --json)
+assert_eq "$(echo "$bridge" | jq -r .scope)" "fleet:bridge" "a bridge token (docs/sharding.md)"
+expect_rc 2 "fleet:bridge is a scope of its own" "$FLEETCTL" token issue --dir "$P" --tenant acme --scope "fleet:bridge devices:read"
 
 # ---- revoke ------------------------------------------------------------------------------------
 jti=$(node -e 'console.log(JSON.parse(process.argv[1]).jti)' "$claims")

@@ -145,7 +145,7 @@ std::string parse_error(const std::string& text) {
 
 TEST(TopicAclFile, ErrorsNameFileAndLine) {
   EXPECT_EQ(parse_error("# ok\nallow = robot publish a/b\n"),
-            "test.acl:2: allow: unknown principal 'robot' (node, agent, plugin)");
+            "test.acl:2: allow: unknown principal 'robot' (node, agent, plugin, bridge)");
   EXPECT_EQ(parse_error("allow = node write a/b\n"), "test.acl:1: allow: unknown access 'write' (publish, subscribe, read)");
   EXPECT_EQ(parse_error("allow = node publish a/#/b\n"), "test.acl:1: allow: '#' must be the last level");
   EXPECT_EQ(parse_error("allow = node publish a/x+\n"),

@@ -28,7 +28,8 @@ constexpr const char* kIssueHelp =
     "Prints an agent bearer token (EdDSA JWT) signed with DIR/issuer.key.\n\n"
     "  --tenant T    the tenant whose nodes the agent may see, ^[a-z0-9][a-z0-9_-]{0,62}$\n"
     "  --scope S     space-separated: devices:read tools:call:read_only tools:call:reversible\n"
-    "                tools:call:physical_actuation\n"
+    "                tools:call:physical_actuation, or fleet:bridge alone for a broker bridge's\n"
+    "                remote_password (docs/sharding.md)\n"
     "  --ttl D       lifetime: <n>s, <n>m, <n>h or <n>d, at most 365d (default 1h)\n"
     "  --sub NAME    the agent's name, also its MQTT username (default agent)\n"
     "  --aud AUD     audience (default fleetmcp)\n"
@@ -94,7 +95,8 @@ bool is_name(std::string_view s) {
 
 std::set<std::string, std::less<>> parse_scopes(const std::string& text) {
   static constexpr std::string_view kKnown[] = {fleetmcp::kScopeDevicesRead, fleetmcp::kScopeCallReadOnly,
-                                                fleetmcp::kScopeCallReversible, fleetmcp::kScopeCallPhysical};
+                                                fleetmcp::kScopeCallReversible, fleetmcp::kScopeCallPhysical,
+                                                fleetmcp::kScopeFleetBridge};
   std::set<std::string, std::less<>> scopes;
   std::string_view rest = text;
   while (!rest.empty()) {
@@ -104,11 +106,17 @@ std::set<std::string, std::less<>> parse_scopes(const std::string& text) {
     if (scope.empty()) continue;
     if (std::find(std::begin(kKnown), std::end(kKnown), scope) == std::end(kKnown)) {
       throw Error(ErrorCode::kBadRequest, "unknown scope '" + std::string(scope) + "'",
-                  "use devices:read, tools:call:read_only, tools:call:reversible, tools:call:physical_actuation");
+                  "use devices:read, tools:call:read_only, tools:call:reversible, tools:call:physical_actuation "
+                  "(or fleet:bridge for a broker bridge)");
     }
     scopes.emplace(scope);
   }
   if (scopes.empty()) throw Error(ErrorCode::kBadRequest, "--scope is empty", "for example --scope devices:read");
+  // A bridge token makes its holder a bridge, whatever else it says: mixing would be misleading.
+  if (scopes.count(fleetmcp::kScopeFleetBridge) != 0 && scopes.size() != 1) {
+    throw Error(ErrorCode::kBadRequest, "fleet:bridge is a scope of its own",
+                "issue bridge tokens with --scope fleet:bridge only, agent tokens without it");
+  }
   return scopes;
 }
 
