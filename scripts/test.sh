@@ -15,7 +15,9 @@ scripts/install-deps.sh
 build=${BUILD_DIR:-build}
 jobs=$(nproc)
 echo "test.sh: configuring $build"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFLEETMCP_WERROR=ON \
+# Prefixed /usr like the .deb packages, so tests/integration/packages.sh packages this very build
+# instead of building a second one.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DFLEETMCP_WERROR=ON -DCMAKE_INSTALL_PREFIX=/usr \
       -DFLEETMCP_SANITIZE="${FLEETMCP_SANITIZE:-OFF}" >"$build.configure.log" 2>&1 \
   || { cat "$build.configure.log"; exit 1; }
 echo "test.sh: building with $jobs jobs (log: $build.build.log)"
