@@ -3,7 +3,7 @@
 # through the plugin (DESIGN §5 interop of two independent implementations of the signing
 # procedure), go online, answer calls through the command path, and go offline when stopped.
 . "$(dirname "$0")/lib.sh"
-[ -x "$DEVICE" ] || { echo "skip: fleetmcp-device not built"; exit 0; }
+[ -x "$DEVICE" ] || fail "fleetmcp-device is not built at $DEVICE"
 
 pki_init
 PORT_TLS=$(free_port); PORT_PLAIN=$(free_port)
