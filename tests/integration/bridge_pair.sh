@@ -28,46 +28,37 @@ broker() {
 broker a "$A_TLS" "$A_PLAIN" "$A_HTTP"
 broker b "$B_TLS" "$B_PLAIN" "$B_HTTP"
 broker c "$C_TLS" "$C_PLAIN" "$C_HTTP"
-# B's bridge to A, appended after the plugin_opt_ lines. mosquitto skips B's own ACL checks for
-# what its bridge delivers (B's plugin still verifies it); A's plugin sees a `bridge` principal.
-bridge_token=$("$FLEETCTL" token issue --dir "$T/pki" --sub bridge-b --tenant acme --scope fleet:bridge)
-cat >>"$T/b.conf" <<CONF
-connection to-a
-address 127.0.0.1:$A_PLAIN
-remote_clientid bridge-b-to-a
-remote_username bridge-b
-remote_password $bridge_token
+# bridge_section CONF NAME PORT SUB UPSTREAM_DIRECTION: appends a bridge (after the plugin_opt_
+# lines) to the plain listener on PORT, as a client holding a fleet:bridge token of sub SUB.
+# UPSTREAM_DIRECTION is how announce, status, telemetry and cmd_ack travel (in: from the other
+# broker to this one; out: from this one to the other); cmd always goes the other way.
+bridge_section() {
+  local up=$5 down=in
+  [ "$up" = in ] && down=out
+  cat >>"$1" <<CONF
+connection $2
+address 127.0.0.1:$3
+remote_clientid $4-$2
+remote_username $4
+remote_password $("$FLEETCTL" token issue --dir "$T/pki" --sub "$4" --tenant acme --scope fleet:bridge)
 bridge_protocol_version mqttv50
 cleansession true
 try_private false
 notifications false
 restart_timeout 1 2
-topic \$devices/+/announce in 1
-topic \$devices/+/status in 1
-topic \$devices/+/telemetry in 0
-topic \$devices/+/cmd_ack in 1
-topic \$devices/+/cmd out 1
+topic \$devices/+/announce $up 1
+topic \$devices/+/status $up 1
+topic \$devices/+/telemetry $up 0
+topic \$devices/+/cmd_ack $up 1
+topic \$devices/+/cmd $down 1
 CONF
-
-# A's bridge to the core C, as docs/sharding.md configures an edge broker.
-bridge_token_a=$("$FLEETCTL" token issue --dir "$T/pki" --sub bridge-a --tenant acme --scope fleet:bridge)
-cat >>"$T/a.conf" <<CONF
-connection to-c
-address 127.0.0.1:$C_PLAIN
-remote_clientid bridge-a-to-c
-remote_username bridge-a
-remote_password $bridge_token_a
-bridge_protocol_version mqttv50
-cleansession true
-try_private false
-notifications false
-restart_timeout 1 2
-topic \$devices/+/announce out 1
-topic \$devices/+/status out 1
-topic \$devices/+/telemetry out 0
-topic \$devices/+/cmd_ack out 1
-topic \$devices/+/cmd in 1
-CONF
+}
+# B bridges in from A: mosquitto skips B's own ACL checks for what its bridge delivers (B's plugin
+# still verifies it); A's plugin sees a `bridge` principal.
+bridge_section "$T/b.conf" to-a "$A_PLAIN" bridge-b in
+# A bridges out to the core C, as docs/sharding.md configures an edge broker.
+bridge_section "$T/a.conf" to-c "$C_PLAIN" bridge-a out
+bridge_token=$(sed -n 's/^remote_password //p' "$T/b.conf")
 
 start_mosquitto "$T/c.conf" c
 run_broker "$T/a.conf" a

@@ -12,9 +12,16 @@
 #include <vector>
 
 #include "broker_plugin/fleet_plugin.h"
+#include "common/json.h"
 #include "tests/tools/plugin_test_pki.h"
 
 namespace fleetmcp::testing {
+
+// $devices/<node_id>/<leaf>
+inline std::string topic(const std::string& node_id, const std::string& leaf) {
+  return "$devices/" + node_id + "/" + leaf;
+}
+inline json::Document parse(const std::string& text) { return json::parse_strict(text); }
 
 struct Published {
   std::string client_id, topic, payload;

@@ -12,7 +12,7 @@ namespace {
 using fleetmcp::testing::FakeClient;
 using fleetmcp::testing::PluginFixture;
 
-std::string topic(const std::string& node_id, const std::string& leaf) { return "$devices/" + node_id + "/" + leaf; }
+using fleetmcp::testing::topic;
 
 class PluginViewTest : public ::testing::Test {
  protected:

@@ -18,8 +18,8 @@ using testing::FakeClient;
 using testing::PluginFixture;
 using testing::TestNode;
 
-std::string topic(const std::string& node_id, const std::string& leaf) { return "$devices/" + node_id + "/" + leaf; }
-json::Document parse(const std::string& text) { return json::parse_strict(text); }
+using testing::parse;
+using testing::topic;
 
 // The enrolled certificates a broker of a bridged fleet holds: <dir>/<node_id>/node.crt.
 class EnrolledDir {
