@@ -173,7 +173,7 @@ int main(int argc, char** argv) {
     bench::keep(canon.size());
   }, {.baseline = baseline});
   h.run("stage: BLAKE3-256 of P1", [&] { bench::keep(blake3_256(p1)); }, {.baseline = baseline});
-  h.run("stage: checks 7 (2x JCS, BLAKE3, Ed25519)", [&] { verifier.check_signature(parsed, cert); },
+  h.run("stage: check 7 (P0, P1 spliced; 2x BLAKE3, Ed25519)", [&] { verifier.check_signature(parsed, cert); },
         {.baseline = baseline});
   h.run("stage: checks 5-6 (identity, X.509 chain)", [&] { verifier.check_identity(parsed, ctx); },
         {.baseline = baseline});

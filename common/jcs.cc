@@ -87,9 +87,21 @@ bool utf16_less(const json::Value& a, const json::Value& b) {
 // the current path, so sorting allocates only while the deepest/widest object grows it.
 class Writer {
  public:
-  explicit Writer(std::string& out) : out_(out) { order_.reserve(64); }
+  explicit Writer(std::string& out, std::span<ValueSpan> spans = {}) : out_(out), spans_(spans) {
+    order_.reserve(64);
+  }
 
   void value(const json::Value& v) {
+    if (spans_.empty()) return write(v);
+    const size_t begin = out_.size();
+    write(v);
+    for (ValueSpan& span : spans_) {
+      if (span.value == &v) span = {&v, begin, out_.size()};
+    }
+  }
+
+ private:
+  void write(const json::Value& v) {
     switch (v.GetType()) {
       case rapidjson::kNullType:
         out_.append("null", 4);
@@ -115,7 +127,6 @@ class Writer {
     }
   }
 
- private:
   // Every JSON number is an IEEE double, as JSON.parse would make it: RapidJSON's exact
   // 64-bit integers are rounded to the nearest double before printing.
   void number(const json::Value& v) {
@@ -163,6 +174,7 @@ class Writer {
   }
 
   std::string& out_;
+  std::span<ValueSpan> spans_;
   std::vector<const Member*> order_;
 };
 
@@ -232,6 +244,10 @@ void format_number(double x, std::string& out) {
 }
 
 void canonicalize(const json::Value& value, std::string& out) { Writer(out).value(value); }
+
+void canonicalize(const json::Value& value, std::string& out, std::span<ValueSpan> spans) {
+  Writer(out, spans).value(value);
+}
 
 std::string canonicalize(const json::Value& value) {
   std::string out;

@@ -1,6 +1,7 @@
 #include "common/manifest.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <memory>
 #include <mutex>
@@ -19,8 +20,8 @@ namespace {
 constexpr std::string_view kAlg = "Ed25519";
 constexpr std::string_view kHwAlgo = "blake3-256";
 
-// The canonical-form buffer, reused by every manifest hashed on this thread: the broker plugin
-// verifies announces back to back, and the three JCS passes per manifest should not allocate.
+// The canonical-form buffer, reused by every manifest signed or hashed on this thread, so the JCS
+// passes of signing and of manifest_etag do not allocate.
 thread_local std::string t_canonical;
 
 const std::string& canonical(const json::Value& value) {
@@ -36,24 +37,6 @@ Error manifest_invalid(const std::string& message, const std::string& fix) {
 Error attestation_failed(const std::string& message, const std::string& fix) {
   return Error(ErrorCode::kAttestationFailed, message, fix);
 }
-
-// Puts `text` (not copied; it must outlive the guard) in place of a string member's value and
-// puts the original back on destruction. Swapping values is O(1) and allocates nothing, which is
-// how P0 and P1 are produced from the parsed document without copying or re-parsing it.
-class TemporaryString {
- public:
-  TemporaryString(json::Value& slot, std::string_view text) : slot_(slot) {
-    saved_.Swap(slot_);
-    slot_.SetString(rapidjson::StringRef(text.data(), static_cast<rapidjson::SizeType>(text.size())));
-  }
-  ~TemporaryString() { slot_.Swap(saved_); }
-  TemporaryString(const TemporaryString&) = delete;
-  TemporaryString& operator=(const TemporaryString&) = delete;
-
- private:
-  json::Value& slot_;
-  json::Value saved_;
-};
 
 // Adds the member `key` as "" when it is missing (signing fills what the caller left out).
 void ensure_string_member(json::Value& object, std::string_view key, json::Allocator& alloc) {
@@ -182,29 +165,34 @@ Capability capability_from(const json::Value& v) {
   return cap;
 }
 
-// Check 7 on a mutable document: P0 and P1 are produced by swapping the attestation strings in
-// place, canonicalizing, and swapping them back; the document is unchanged on return.
-void verify_attestation(json::Value& doc, const ParsedManifest& m, const Certificate& cert) {
-  json::Value& attestation = doc["node_attestation"];
-  json::Value& sig_slot = attestation["sig"];
-  json::Value& hash_slot = attestation["payload_hash"];
-  TemporaryString blank_sig(sig_slot, "");
-  {
-    TemporaryString blank_hash(hash_slot, "");
-    const std::string recomputed = blake3_256_hex(canonical(doc));  // P0
-    if (recomputed != m.payload_hash) {
-      throw attestation_failed(
-          "node_attestation.payload_hash does not match the BLAKE3-256 of the canonical manifest (P0, DESIGN "
-          "section 5): the manifest was changed after signing or hashed differently",
-          "re-sign the manifest on the device after every change (hash JCS with sig and payload_hash blanked)");
-    }
+// JCS(M) with its sig string blanked and, when `blank_hash`, its payload_hash too: P1 and P0 of
+// DESIGN §5. Both are string values with the same keys around them, so blanking their canonical
+// text in place gives exactly the canonical form of the blanked document.
+std::string blanked(const ParsedManifest& m, bool blank_hash) {
+  std::string text = m.canonical;
+  // The later span first, so the earlier one's offsets still hold.
+  const bool hash_first = m.hash_begin < m.sig_begin;
+  const auto blank = [&](size_t begin, size_t end) { text.replace(begin, end - begin, "\"\""); };
+  if (blank_hash && !hash_first) blank(m.hash_begin, m.hash_end);
+  blank(m.sig_begin, m.sig_end);
+  if (blank_hash && hash_first) blank(m.hash_begin, m.hash_end);
+  return text;
+}
+
+// Check 7.
+void verify_attestation(const ParsedManifest& m, const Certificate& cert) {
+  if (blake3_256_hex(blanked(m, /*blank_hash=*/true)) != m.payload_hash) {  // P0
+    throw attestation_failed(
+        "node_attestation.payload_hash does not match the BLAKE3-256 of the canonical manifest (P0, DESIGN "
+        "section 5): the manifest was changed after signing or hashed differently",
+        "re-sign the manifest on the device after every change (hash JCS with sig and payload_hash blanked)");
   }
   const auto sig = base64url_decode(m.sig);
   if (!sig || sig->size() != 64) {
     throw attestation_failed("node_attestation.sig is not a base64url Ed25519 signature",
                              "re-sign the manifest; sig is 86 base64url characters without padding");
   }
-  if (!ed25519_verify(cert.ed25519_public_key(), canonical(doc), *sig)) {  // P1: hash kept, sig blank
+  if (!ed25519_verify(cert.ed25519_public_key(), blanked(m, /*blank_hash=*/false), *sig)) {  // P1
     throw attestation_failed("node_attestation.sig does not verify with the Ed25519 key of certificate " + m.kid +
                                  " for node " + m.node_id,
                              "sign with the private key that belongs to the node's enrolled certificate "
@@ -344,7 +332,13 @@ ParsedManifest ManifestVerifier::parse(std::string_view payload) const {
   const auto& caps = doc["capabilities"].GetArray();
   m.capabilities.reserve(caps.Size());
   for (const auto& cap : caps) m.capabilities.push_back(capability_from(cap));
-  m.etag = manifest_etag(doc);
+  std::array<jcs::ValueSpan, 2> spans{{{&attestation["sig"]}, {&attestation["payload_hash"]}}};
+  jcs::canonicalize(doc, m.canonical, spans);
+  m.sig_begin = spans[0].begin;
+  m.sig_end = spans[0].end;
+  m.hash_begin = spans[1].begin;
+  m.hash_end = spans[1].end;
+  m.etag = blake3_256_hex(m.canonical);
   return m;
 }
 
@@ -417,12 +411,7 @@ void ManifestVerifier::check_identity(const ParsedManifest& m, const AnnounceCon
 }
 
 void ManifestVerifier::check_signature(const ParsedManifest& m, const Certificate& cert) const {
-  // The public entry takes a const manifest, so it hashes a copy; verify() works in place. The copy
-  // goes to a pool on a per-thread buffer so it costs no malloc for ordinary manifest sizes.
-  thread_local std::unique_ptr<char[]> buffer(new char[256 * 1024]);
-  rapidjson::MemoryPoolAllocator<> pool(buffer.get(), 256 * 1024);
-  json::Value copy(m.doc, pool);
-  verify_attestation(copy, m, cert);
+  verify_attestation(m, cert);
 }
 
 void ManifestVerifier::check_history(const ParsedManifest& m, const AnnounceContext& ctx) const {
@@ -443,7 +432,7 @@ ParsedManifest ManifestVerifier::verify(std::string_view payload, const Announce
   ParsedManifest m = parse(payload);  // 1–3
   check_time(m, ctx.now_ms);          // 4
   check_identity(m, ctx);             // 5, 6 (throws when there is no certificate)
-  verify_attestation(m.doc, m, *ctx.certificate);  // 7, in place
+  verify_attestation(m, *ctx.certificate);  // 7
   check_history(m, ctx);              // 8, 9
   return m;
 }

@@ -67,6 +67,10 @@ std::string manifest_etag(const json::Value& manifest);  // hex BLAKE3-256 of it
 struct ParsedManifest {
   json::Document doc;
   std::string node_id, kid, sig, payload_hash, hw_fingerprint, etag;
+  // JCS(M as published), the etag's input, and where the sig and payload_hash strings (quotes
+  // included) stand in it: check 7 derives P0 and P1 from it by blanking them (DESIGN §5).
+  std::string canonical;
+  size_t sig_begin = 0, sig_end = 0, hash_begin = 0, hash_end = 0;
   int64_t issued_at_ms = 0, expires_at_ms = 0;
   std::vector<Capability> capabilities;
 };

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
@@ -315,6 +316,31 @@ TEST(JcsInput, InvalidJsonIsABadRequest) {
   EXPECT_EQ(error_code_of("[1,]"), ErrorCode::kBadRequest);
   EXPECT_EQ(error_code_of(""), ErrorCode::kBadRequest);
   EXPECT_EQ(error_code_of("NaN"), ErrorCode::kBadRequest);
+}
+
+TEST(JcsSpans, BlankingAReportedStringGivesTheCanonicalFormOfTheBlankedDocument) {
+  json::Document doc = json::parse_strict(
+      R"({"z":[1,{"sig":"abc-_0","q":"\u00e9"}],"node_attestation":{"sig":"SIG","payload_hash":"f00d","kid":"k"}})");
+  json::Value& attestation = doc["node_attestation"];
+  std::array<jcs::ValueSpan, 3> spans{{{&attestation["sig"]}, {&attestation["payload_hash"]}, {&doc["z"]}}};
+  std::string text;
+  jcs::canonicalize(doc, text, spans);
+  EXPECT_EQ(text, jcs::canonicalize(doc)) << "reporting spans changes nothing";
+  EXPECT_EQ(text.substr(spans[0].begin, spans[0].end - spans[0].begin), "\"SIG\"");
+  EXPECT_EQ(text.substr(spans[1].begin, spans[1].end - spans[1].begin), "\"f00d\"");
+  EXPECT_EQ(text.substr(spans[2].begin, spans[2].end - spans[2].begin), R"([1,{"q":"é","sig":"abc-_0"}])");
+
+  std::string spliced = text;
+  spliced.replace(spans[0].begin, spans[0].end - spans[0].begin, "\"\"");
+  attestation["sig"].SetString("");
+  EXPECT_EQ(spliced, jcs::canonicalize(doc));
+
+  json::Value absent("elsewhere");
+  std::array<jcs::ValueSpan, 1> none{{{&absent}}};
+  std::string again;
+  jcs::canonicalize(doc, again, none);
+  EXPECT_EQ(none[0].begin, 0u);
+  EXPECT_EQ(none[0].end, 0u);
 }
 
 }  // namespace
