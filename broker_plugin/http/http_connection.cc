@@ -64,6 +64,15 @@ HttpRequest to_request(const bhttp::request<bhttp::string_body>& r) {
   return out;
 }
 
+// A request still waiting for its answer (a tool call in flight) when the server stops: the
+// answer can no longer come (in the plugin, the broker thread that would deliver the device's
+// cmd_ack is the one stopping us), so the client is told now rather than cut off without a reply.
+HttpReply shutdown_reply() {
+  return envelope_reply(ErrorEnvelope(
+      ErrorCode::kNodeOffline, "the broker is shutting down; the outcome of this call is unknown",
+      "retry once the broker is back; the device may have run the call, so check before repeating an action"));
+}
+
 }  // namespace
 
 HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<asio::io_context> io,
@@ -83,6 +92,7 @@ void HttpConnection::shutdown() {
     self->shutting_down_ = true;
     if (self->streaming_) self->stream_end(StreamEnd::kShutdown);
     else if (!self->busy_) self->close();
+    else if (!self->answering_) self->respond(shutdown_reply(), false);
   });
 }
 
@@ -109,6 +119,7 @@ void HttpConnection::on_request(beast::error_code ec) {
 
 void HttpConnection::dispatch_request() {
   busy_ = true;
+  answering_ = false;
   const auto& message = parser_->get();
   auto exchange = std::make_shared<ConnectionExchange>(shared_from_this(), to_request(message), message.keep_alive());
   try {
@@ -121,7 +132,7 @@ void HttpConnection::dispatch_request() {
 }
 
 void HttpConnection::respond(HttpReply reply, bool keep_alive) {
-  if (closed_ || streaming_) return;
+  if (closed_ || streaming_ || std::exchange(answering_, true)) return;
   if (settings_->on_status) settings_->on_status(reply.status);
   auto res = std::make_shared<bhttp::response<bhttp::string_body>>();
   res->result(static_cast<unsigned>(reply.status));
@@ -143,6 +154,7 @@ void HttpConnection::abandon() { close(); }
 void HttpConnection::close() {
   if (closed_) return;
   closed_ = true;
+  open_ = false;
   monitor_.reset();
   grace_.reset();
   beast::error_code ignored;

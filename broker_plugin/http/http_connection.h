@@ -16,6 +16,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <deque>
 #include <functional>
@@ -44,7 +45,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
                  std::shared_ptr<const ConnectionSettings> settings);
 
   void start();
-  // The server is stopping: streams end with StreamEnd::kShutdown, idle connections close. Any thread.
+  bool is_open() const { return open_.load(); }  // until close(); any thread
+  // The server is stopping: streams end with StreamEnd::kShutdown, idle connections close, and a
+  // request still waiting for its answer gets 503 E_NODE_OFFLINE "the broker is shutting down".
+  // Any thread.
   void shutdown();
 
   // For the exchange (on the strand).
@@ -83,8 +87,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   bool closed_ = false;
+  std::atomic<bool> open_{true};  // !closed_, readable from other threads
   bool shutting_down_ = false;
   bool busy_ = false;  // an exchange is being handled
+  bool answering_ = false;  // its response is being written (at most one per request)
 
   // Stream mode state.
   bool streaming_ = false, writing_ = false, finishing_ = false, stream_ended_ = false;

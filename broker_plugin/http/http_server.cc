@@ -61,7 +61,10 @@ void HttpServer::accept() {
 size_t HttpServer::open_connections() const {
   std::lock_guard<std::mutex> lock(mutex_);
   size_t n = 0;
-  for (const auto& w : connections_) n += w.expired() ? 0 : 1;
+  for (const auto& w : connections_) {
+    const auto c = w.lock();
+    n += c && c->is_open() ? 1 : 0;
+  }
   return n;
 }
 

@@ -26,6 +26,8 @@ class HttpServer {
   void start();
   // Stops accepting and asks every connection to end (streams get StreamEnd::kShutdown).
   void stop();
+  // Connections whose socket is still open (an answered call's connection may outlive its socket
+  // while the call's completion still holds it).
   size_t open_connections() const;
 
  private:
