@@ -53,11 +53,18 @@ void listen_address(FrontOptions& o, std::string_view key, const std::string& va
   o.listen_port = static_cast<uint16_t>(integer(key, value.substr(colon + 1), 0, 65535));
 }
 
+std::string readable(std::string_view key, const std::string& path) {
+  if (!std::ifstream(path).good()) fail(key, "cannot read " + path, "check the path and that the broker's user may read it");
+  return path;
+}
+
 using Setter = std::function<void(FrontOptions&, const std::string& key, const std::string& value)>;
 
 const std::map<std::string, Setter, std::less<>>& setters() {
   static const std::map<std::string, Setter, std::less<>> table{
       {"http_listen", [](auto& o, auto& k, auto& v) { listen_address(o, k, v); }},
+      {"http_tls_cert", [](auto& o, auto& k, auto& v) { o.tls_cert = readable(k, v); }},
+      {"http_tls_key", [](auto& o, auto& k, auto& v) { o.tls_key = readable(k, v); }},
       {"http_threads", [](auto& o, auto& k, auto& v) { o.io_threads = static_cast<int>(integer(k, v, 1, 64)); }},
       {"http_tool_names", [](auto& o, auto& k, auto& v) {
          if (v != "dotted" && v != "dashed") fail(k, "must be dotted or dashed", "dashed suits clients that reject dots");
@@ -74,10 +81,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
          if (v.empty()) fail(k, "is empty", "write the aud your agent tokens carry");
          o.token_audience = v;
        }},
-      {"http_issuer_public_key", [](auto& o, auto& k, auto& v) {
-         if (!std::ifstream(v).good()) fail(k, "cannot read " + v, "check the path");
-         o.issuer_public_key = v;
-       }},
+      {"http_issuer_public_key", [](auto& o, auto& k, auto& v) { o.issuer_public_key = readable(k, v); }},
       {"http_allowed_origins", [](auto& o, auto&, auto& v) { o.allowed_origins = words(v); }},
       {"http_max_body_bytes", [](auto& o, auto& k, auto& v) {
          o.max_body_bytes = static_cast<size_t>(integer(k, v, 1024, 64 << 20));
@@ -108,6 +112,10 @@ FrontOptions parse_front_options(const FrontOptionList& options) {
     if (!seen.insert(key).second) fail(key, "given twice", "keep one plugin_opt_" + key + " line");
     setter->second(parsed, key, value);
   }
+  if (parsed.tls_cert.empty() != parsed.tls_key.empty()) {
+    fail(parsed.tls_cert.empty() ? "http_tls_cert" : "http_tls_key", "is missing",
+         "TLS needs both plugin_opt_http_tls_cert and plugin_opt_http_tls_key");
+  }
   return parsed;
 }
 
@@ -115,7 +123,7 @@ std::string resource_url(const FrontOptions& options, uint16_t bound_port) {
   if (!options.resource_url.empty()) return options.resource_url;
   const bool v6 = options.listen_host.find(':') != std::string::npos;
   const std::string host = v6 ? "[" + options.listen_host + "]" : options.listen_host;
-  return "http://" + host + ":" + std::to_string(bound_port) + "/mcp";
+  return (options.tls_cert.empty() ? "http://" : "https://") + host + ":" + std::to_string(bound_port) + "/mcp";
 }
 
 }  // namespace fleetmcp::http

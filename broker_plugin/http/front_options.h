@@ -19,6 +19,8 @@ struct FrontOptions {
   std::string listen_host = "127.0.0.1";  // loopback unless told otherwise
   uint16_t listen_port = 8080;             // 0 = any free port (tests)
   int io_threads = 2;
+  // TLS on the listener (PEM files); both or neither. Without them the front speaks plain HTTP.
+  std::string tls_cert, tls_key;
 
   ToolNameStyle tool_names = ToolNameStyle::kDotted;
   ToolsMode tools_mode = ToolsMode::kPerNode;
@@ -56,7 +58,7 @@ using FrontOptionList = std::vector<std::pair<std::string, std::string>>;
 // the others. Throws Error(kBadRequest) "plugin_opt_http_<key>: <what is wrong>".
 FrontOptions parse_front_options(const FrontOptionList& options);
 
-// "http://127.0.0.1:8080/mcp" unless resource_url says otherwise.
+// "http://127.0.0.1:8080/mcp" (https with TLS) unless resource_url says otherwise.
 std::string resource_url(const FrontOptions& options, uint16_t bound_port);
 
 }  // namespace fleetmcp::http

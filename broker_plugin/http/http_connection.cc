@@ -75,20 +75,48 @@ HttpReply shutdown_reply() {
 
 }  // namespace
 
-HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<asio::io_context> io,
-                               std::shared_ptr<const ConnectionSettings> settings)
-    : stream_(std::move(socket)), io_(std::move(io)), settings_(std::move(settings)) {
-  scheduler_ = std::make_shared<AsioScheduler>(io_, stream_.get_executor());
+namespace {
+
+HttpConnection::Transport transport(asio::ip::tcp::socket socket, const ConnectionSettings& settings) {
+  using Transport = HttpConnection::Transport;
+  if (!settings.tls) return Transport(std::in_place_index<0>, std::move(socket));
+  return Transport(std::in_place_index<1>, std::move(socket), *settings.tls);
 }
 
-asio::any_io_executor HttpConnection::scheduler_executor() { return stream_.get_executor(); }
+}  // namespace
+
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<asio::io_context> io,
+                               std::shared_ptr<const ConnectionSettings> settings)
+    : stream_(transport(std::move(socket), *settings)), io_(std::move(io)), settings_(std::move(settings)) {
+  scheduler_ = std::make_shared<AsioScheduler>(io_, tcp().get_executor());
+}
+
+beast::tcp_stream& HttpConnection::tcp() {
+  return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); }, stream_);
+}
+
+asio::any_io_executor HttpConnection::scheduler_executor() { return tcp().get_executor(); }
 
 void HttpConnection::start() {
-  asio::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+  asio::dispatch(tcp().get_executor(), [self = shared_from_this()] {
+    if (std::holds_alternative<TlsStream>(self->stream_)) return self->handshake();
+    self->read_request();
+  });
+}
+
+// The TLS handshake, under the same timeout as a request: a client that never completes it is cut.
+void HttpConnection::handshake() {
+  tcp().expires_after(settings_->read_timeout);
+  std::get<TlsStream>(stream_).async_handshake(asio::ssl::stream_base::server,
+                                               [self = shared_from_this()](beast::error_code ec) {
+                                                 if (ec) return self->close();  // not TLS, or no common ground
+                                                 self->tls_ready_ = true;
+                                                 self->read_request();
+                                               });
 }
 
 void HttpConnection::shutdown() {
-  asio::post(stream_.get_executor(), [self = shared_from_this()] {
+  asio::post(tcp().get_executor(), [self = shared_from_this()] {
     self->shutting_down_ = true;
     if (self->streaming_) self->stream_end(StreamEnd::kShutdown);
     else if (!self->busy_) self->close();
@@ -100,9 +128,13 @@ void HttpConnection::read_request() {
   if (closed_ || shutting_down_) return close();
   parser_.emplace();
   parser_->body_limit(settings_->max_body_bytes);
-  stream_.expires_after(settings_->read_timeout);
-  bhttp::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
-    self->on_request(ec);
+  tcp().expires_after(settings_->read_timeout);
+  read_pending_ = true;
+  with_stream([&](auto& stream) {
+    bhttp::async_read(stream, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->read_done();
+      if (!self->closed_) self->on_request(ec);
+    });
   });
 }
 
@@ -113,7 +145,7 @@ void HttpConnection::on_request(beast::error_code ec) {
     return respond(envelope_reply(413, e), false);
   }
   if (ec) return close();  // end of stream, timeout, reset or a request Beast could not parse
-  stream_.expires_never();
+  tcp().expires_never();
   dispatch_request();
 }
 
@@ -142,10 +174,12 @@ void HttpConnection::respond(HttpReply reply, bool keep_alive) {
   res->body() = std::move(reply.body);
   res->keep_alive(keep_alive && !shutting_down_);
   res->prepare_payload();
-  bhttp::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, size_t) {
-    self->busy_ = false;
-    if (ec || !res->keep_alive()) return self->close();
-    self->read_request();
+  with_stream([&](auto& stream) {
+    bhttp::async_write(stream, *res, [self = shared_from_this(), res](beast::error_code ec, size_t) {
+      self->busy_ = false;
+      if (ec || !res->keep_alive()) return self->close();
+      self->read_request();
+    });
   });
 }
 
@@ -157,9 +191,30 @@ void HttpConnection::close() {
   open_ = false;
   monitor_.reset();
   grace_.reset();
+  // A TLS client is told the end is deliberate (close_notify), so a body that ends with the
+  // connection (an SSE stream) is not taken for a truncation. Only when nothing else is being
+  // written: a client that does not take its frames gets the plain cut.
+  if (!tls_ready_ || writing_) return close_socket();
+  if (!read_pending_) return shutdown_tls();
   beast::error_code ignored;
-  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  stream_.socket().close(ignored);
+  tcp().socket().cancel(ignored);  // the read's handler (read_done) goes on with the close
+}
+
+void HttpConnection::read_done() {
+  read_pending_ = false;
+  if (closed_ && tls_ready_ && !writing_) shutdown_tls();
+}
+
+void HttpConnection::shutdown_tls() {
+  if (std::exchange(tls_closing_, true)) return;
+  tcp().expires_after(std::chrono::seconds(1));
+  std::get<TlsStream>(stream_).async_shutdown([self = shared_from_this()](beast::error_code) { self->close_socket(); });
+}
+
+void HttpConnection::close_socket() {
+  beast::error_code ignored;
+  tcp().socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  tcp().socket().close(ignored);
 }
 
 }  // namespace fleetmcp::http

@@ -4,6 +4,8 @@
 // Server-Sent Events stream (sse_socket_stream.cc): the response header, then frames until the
 // stream finishes, and the connection is closed after it.
 //
+// With TLS (plugin_opt_http_tls_*) the same happens inside a TLS session, after a handshake.
+//
 // Everything runs on the connection's strand. Internal to the HTTP front.
 #pragma once
 
@@ -11,7 +13,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -23,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 
 #include "broker_plugin/http/asio_scheduler.h"
 #include "broker_plugin/http/exchange.h"
@@ -37,10 +42,15 @@ struct ConnectionSettings {
   size_t max_body_bytes = 4 << 20;
   std::chrono::seconds read_timeout{60};      // idle keep-alive and slow requests
   std::chrono::milliseconds close_grace{2000};  // how long a last frame may take before the cut
+  std::shared_ptr<boost::asio::ssl::context> tls;  // null: plain HTTP
 };
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
+  using PlainStream = boost::beast::tcp_stream;
+  using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+  using Transport = std::variant<PlainStream, TlsStream>;
+
   HttpConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<boost::asio::io_context> io,
                  std::shared_ptr<const ConnectionSettings> settings);
 
@@ -80,13 +90,28 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void arm_monitor();
   uint64_t unacked_bytes();
 
-  boost::beast::tcp_stream stream_;
+  // The TCP connection under either transport: timeouts, the socket, the strand.
+  boost::beast::tcp_stream& tcp();
+  // Runs f(stream) on whichever transport this connection has (Beast's operations are templates).
+  template <typename F>
+  void with_stream(F&& f) {
+    std::visit(std::forward<F>(f), stream_);
+  }
+  void handshake();
+  void read_done();       // a read finished: if close() was waiting on it, the close goes on
+  void shutdown_tls();    // close_notify, bounded, then close_socket()
+  void close_socket();
+
+  Transport stream_;
   std::shared_ptr<boost::asio::io_context> io_;
   std::shared_ptr<AsioScheduler> scheduler_;
   std::shared_ptr<const ConnectionSettings> settings_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   bool closed_ = false;
+  bool read_pending_ = false;   // a request read or the stream's peer watch is outstanding
+  bool tls_ready_ = false;      // the handshake completed: close() may send close_notify
+  bool tls_closing_ = false;
   std::atomic<bool> open_{true};  // !closed_, readable from other threads
   bool shutting_down_ = false;
   bool busy_ = false;  // an exchange is being handled

@@ -1,5 +1,7 @@
 #include "broker_plugin/http/http_front.h"
 
+#include "broker_plugin/http/tls_context.h"
+
 #include <chrono>
 #include <iostream>
 
@@ -31,6 +33,7 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
       io_threads_(options.io_threads) {
   settings_->max_body_bytes = options.max_body_bytes;
   settings_->log = log_;
+  if (!options.tls_cert.empty()) settings_->tls = make_tls_context(options.tls_cert, options.tls_key);
   server_ = std::make_unique<HttpServer>(io_, options.listen_host, options.listen_port, settings_);
   resource_url_ = http::resource_url(options, server_->port());
 

@@ -1,6 +1,6 @@
 // The front's HTTP server: Boost.Beast over Boost.Asio, a few io threads (no thread per
 // connection), one strand per connection. Listens on one address; every request becomes an
-// Exchange for the handler. TLS is not built in yet: terminate it in front (or bind loopback).
+// Exchange for the handler; TLS when plugin_opt_http_tls_cert/key are set (tls_context.h).
 #pragma once
 
 #include <boost/asio/io_context.hpp>

@@ -72,7 +72,7 @@ std::shared_ptr<EventStream> HttpConnection::open_stream(std::vector<Header> hea
   write_next();
   watch_peer();
   arm_monitor();
-  if (shutting_down_) asio::post(stream_.get_executor(), [self = shared_from_this()] { self->stream_end(StreamEnd::kShutdown); });
+  if (shutting_down_) asio::post(tcp().get_executor(), [self = shared_from_this()] { self->stream_end(StreamEnd::kShutdown); });
   return std::make_shared<SocketEventStream>(shared_from_this());
 }
 
@@ -82,7 +82,7 @@ void HttpConnection::stream_on_end(std::function<void(StreamEnd)> handler) {
 
 uint64_t HttpConnection::unacked_bytes() {
   int pending = 0;
-  if (::ioctl(stream_.socket().native_handle(), SIOCOUTQ, &pending) != 0 || pending < 0) return 0;
+  if (::ioctl(tcp().socket().native_handle(), SIOCOUTQ, &pending) != 0 || pending < 0) return 0;
   return static_cast<uint64_t>(pending);
 }
 
@@ -103,18 +103,19 @@ void HttpConnection::write_next() {
     return;
   }
   writing_ = true;
-  asio::async_write(stream_.socket(), asio::buffer(frames_.front().text),
-                    [self = shared_from_this()](beast::error_code ec, size_t bytes) {
-                      self->writing_ = false;
-                      if (ec) {
-                        self->frames_.clear();
-                        if (self->finishing_) return self->close();
-                        return self->stream_end(StreamEnd::kPeerClosed);
-                      }
-                      self->backlog_->written(bytes, self->frames_.front().counted);
-                      self->frames_.pop_front();
-                      self->write_next();
-                    });
+  with_stream([&](auto& stream) {
+    asio::async_write(stream, asio::buffer(frames_.front().text), [self = shared_from_this()](beast::error_code ec, size_t bytes) {
+      self->writing_ = false;
+      if (ec) {
+        self->frames_.clear();
+        if (self->finishing_) return self->close();
+        return self->stream_end(StreamEnd::kPeerClosed);
+      }
+      self->backlog_->written(bytes, self->frames_.front().counted);
+      self->frames_.pop_front();
+      self->write_next();
+    });
+  });
 }
 
 void HttpConnection::stream_finish(std::string last) {
@@ -142,10 +143,14 @@ void HttpConnection::stream_end(StreamEnd why) {
 }
 
 void HttpConnection::watch_peer() {
-  stream_.socket().async_read_some(asio::buffer(peer_bytes_), [self = shared_from_this()](beast::error_code ec, size_t) {
-    if (self->closed_) return;
-    if (ec) return self->stream_end(StreamEnd::kPeerClosed);  // FIN or reset: the client is gone
-    self->watch_peer();  // a client has nothing to say on a stream; ignore it
+  read_pending_ = true;
+  with_stream([&](auto& stream) {
+    stream.async_read_some(asio::buffer(peer_bytes_), [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->read_done();
+      if (self->closed_) return;
+      if (ec) return self->stream_end(StreamEnd::kPeerClosed);  // FIN or reset: the client is gone
+      self->watch_peer();  // a client has nothing to say on a stream; ignore it
+    });
   });
 }
 

@@ -241,8 +241,8 @@ CONF
 # broker_http_port LOGNAME: the port of the HTTP front of the broker logging to $T/LOGNAME.log,
 # from its "MCP endpoint http://…:PORT/mcp" notice.
 broker_http_port() {
-  wait_for_line "$T/$1.log" 'MCP endpoint http://[^ ]+:[0-9]+/mcp' 10 || fail "no MCP endpoint in $T/$1.log"
-  grep -m1 -oE 'MCP endpoint http://[^ ]+:[0-9]+/mcp' "$T/$1.log" | sed -E 's#.*:([0-9]+)/mcp#\1#'
+  wait_for_line "$T/$1.log" 'MCP endpoint https?://[^ ]+:[0-9]+/mcp' 10 || fail "no MCP endpoint in $T/$1.log"
+  grep -m1 -oE 'MCP endpoint https?://[^ ]+:[0-9]+/mcp' "$T/$1.log" | sed -E 's#.*:([0-9]+)/mcp#\1#'
 }
 
 # enroll_nodes TENANT [COUNT]: enrols nodes in $T/pki, prints their node_ids.
@@ -308,7 +308,8 @@ start_http_testhost() {
 E2E_SCOPES="devices:read tools:call:read_only tools:call:reversible tools:call:physical_actuation"
 
 # e2e_start NODES [fleetmcp-device ARGS…]: a test PKI (tenant acme), mosquitto with the plugin and
-# its HTTP front (plus the broker lines in the array E2E_BROKER_LINES, if set), and `fleetmcp-device --simulate NODES` (extra ARGS passed on), then waits until
+# its HTTP front (plus the broker lines in the array E2E_BROKER_LINES, if set; E2E_SCHEME=https
+# when those lines turn on the front's TLS), and `fleetmcp-device --simulate NODES` (extra ARGS passed on), then waits until
 # the front lists every node online. Sets PORT_TLS, PORT_PLAIN, HTTP_PORT, BROKER_PID, DEVICE_PID,
 # E2E_NODES (array), E2E_URL (the /mcp URL), E2E_BASE (http://127.0.0.1:HTTP_PORT) and
 # E2E_TOKEN (an agent token of tenant acme with every call scope and devices:read).
@@ -321,7 +322,7 @@ e2e_start() {
   [ ${#E2E_NODES[@]} -eq "$n" ] || fail "enrolment produced ${#E2E_NODES[@]} nodes"
   run_broker "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN" "${E2E_BROKER_LINES[@]}")" broker
   HTTP_PORT=$(broker_http_port broker)
-  E2E_BASE=http://127.0.0.1:$HTTP_PORT
+  E2E_BASE=${E2E_SCHEME:-http}://127.0.0.1:$HTTP_PORT
   E2E_URL=$E2E_BASE/mcp
   E2E_TOKEN=$(agent_token agent-e2e acme "$E2E_SCOPES")
   device_start fleet --simulate "$n" --bundle-dir "$T/pki" "$@"
@@ -329,7 +330,7 @@ e2e_start() {
 }
 
 # e2e_online_count: how many nodes the front counts online (GET /healthz).
-e2e_online_count() { curl -s "$E2E_BASE/healthz" | jq -r '.nodes.online // 0'; }
+e2e_online_count() { curl -s --cacert "$T/pki/ca.crt" "$E2E_BASE/healthz" | jq -r '.nodes.online // 0'; }
 
 # e2e_wait_online N [SECONDS]: until /healthz counts N nodes online.
 e2e_wait_online() {
