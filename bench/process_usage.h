@@ -1,0 +1,16 @@
+// Resident memory and CPU time of another process on this machine (the broker), from /proc: what
+// bench/http_load reports around its SSE streams. Linux only, like the rest of the benchmarks.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+
+namespace fleetmcp::bench {
+
+// VmRSS in KiB; 0 when the process is gone or unreadable.
+int64_t resident_kib(pid_t pid);
+// User + system CPU time consumed so far, in seconds.
+double cpu_seconds(pid_t pid);
+
+}  // namespace fleetmcp::bench
