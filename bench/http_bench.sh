@@ -11,7 +11,10 @@
 #      - one call in flight: the same, raw MQTT, and the plugin's $CONTROL command path
 #        (tests/tools/plugin_call.cc: MQTT -> plugin -> device -> plugin -> MQTT), no HTTP;
 #   3. the highest sustained rate: closed loop with K keep-alive connections (and raw MQTT with
-#      K requests in flight), then open loop at the DESIGN §10 target rate.
+#      K requests in flight), then open loop at the DESIGN §10 target rate;
+#   4. the front alone: the same HTTP front in fleetmcp-http-testhost over its in-memory fleet
+#      (no broker, no devices), at the fixed rate and closed loop.
+# Call rows also give the CPU the broker (or test host) and the simulated fleet spent per call.
 # The nodes' enrolment bundles get higher limits than fleetctl's defaults (echo rate_limit_rps
 # 50, the manifest schema's maximum for system.echo, and max_concurrency 64; metrics
 # rate_limit_rps 100) so the gateway's per-capability limits (DESIGN §7) do not cap the 500/s
@@ -21,12 +24,14 @@
 # Usage: FLEETMCP_BINARY_DIR=build bench/http_bench.sh [--nodes N] [--rate R] [--seconds S]
 #                                                      [--streams M] [--stream-seconds S]
 #                                                      [--target-rate R] [--quick] [--hold]
+#                                                      [--broker-line LINE]...
 #   --quick: 5 s per measurement, 200 streams for 10 s (a smoke run of the script)
 #   --hold:  set up, print the ports, pid and token, and wait (for profiling by hand)
+#   --broker-line LINE: an extra mosquitto.conf line, e.g. "plugin_opt_http_threads 1" (repeatable)
 #   HTTP_BENCH_JSON=FILE also writes every result as one JSON line to FILE.
 . "$(dirname "$0")/../tests/integration/lib.sh"
 
-HOLD= NODES=100 RATE=500 SECONDS_EACH=20 STREAMS=1000 STREAM_SECONDS=30 TARGET_RATE=5000
+EXTRA_LINES=() HOLD= NODES=100 RATE=500 SECONDS_EACH=20 STREAMS=1000 STREAM_SECONDS=30 TARGET_RATE=5000
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
@@ -37,6 +42,7 @@ while [ $# -gt 0 ]; do
     --target-rate) TARGET_RATE=$2; shift 2 ;;
     --quick) SECONDS_EACH=5 STREAMS=200 STREAM_SECONDS=10; shift ;;
     --hold) HOLD=1; shift ;;
+    --broker-line) EXTRA_LINES+=("$2"); shift 2 ;;
     --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -56,13 +62,14 @@ echo "== setup: $NODES simulated nodes (machine: $(nproc) CPUs, load average $(c
 # The raw MQTT baseline's topics: the shipped policy grants agents nothing outside $devices/ but
 # the $CONTROL driver, and the plugin defers there, so mosquitto's own acl_file decides.
 printf 'pattern readwrite bench/#\n' >"$T/bench.acl"
-E2E_BROKER_LINES=("acl_file $T/bench.acl")
+E2E_BROKER_LINES=("acl_file $T/bench.acl" "${EXTRA_LINES[@]}")
 e2e_start "$NODES" --log-level warn
 verified() { curl -s "$E2E_BASE/metrics" | awk -F' ' '/^fleetmcp_announces_total\{result="verified"\}/{print $2}'; }
 before=$(verified)
 # Restart the fleet with higher limits (see the top of this file), and wait for the new manifests.
 kill "$DEVICE_PID"; wait "$DEVICE_PID" 2>/dev/null || true
-wait_until 30 test "$(e2e_online_count)" = 0 || fail "nodes still online after the fleet stopped"
+fleet_offline() { [ "$(e2e_online_count)" = 0 ]; }
+wait_until 30 fleet_offline || fail "nodes still online after the fleet stopped"
 for conf in "$T"/pki/nodes/*/device.conf; do
   sed -i -e 's/^capability.echo = .*/capability.echo = system.echo rate_limit_rps=50 max_concurrency=64 deadline_ms_default=2000/' \
     -e 's/^capability.metrics = .*/capability.metrics = system.metrics rate_limit_rps=100 max_concurrency=2 deadline_ms_default=2000/' \
@@ -70,7 +77,8 @@ for conf in "$T"/pki/nodes/*/device.conf; do
 done
 device_start fleet-bench --simulate "$NODES" --bundle-dir "$T/pki" --log-level warn
 e2e_wait_online "$NODES" 60
-wait_until 60 test "$(verified)" -ge $((before + NODES)) || fail "the re-announced manifests were not all verified"
+reverified() { [ "$(verified)" -ge $((before + NODES)) ]; }
+wait_until 60 reverified || fail "the re-announced manifests were not all verified"
 sleep 1  # let the front's snapshot (rebuilt at most every 250 ms) carry the new limits
 printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
 echo "broker pid $BROKER_PID, HTTP front $E2E_BASE, fleet pid $DEVICE_PID"
@@ -81,8 +89,9 @@ if [ -n "$HOLD" ]; then
   while :; do sleep 60; done
 fi
 
+watch=(--watch "broker=$BROKER_PID,fleet=$DEVICE_PID")
 common=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json)
-mqtt=(--port "$PORT_PLAIN" --username agent-e2e --password "$E2E_TOKEN" --topics "$NODES" --json)
+mqtt=(--port "$PORT_PLAIN" --username agent-e2e --password "$E2E_TOKEN" --topics "$NODES" --json "${watch[@]}")
 # record NAME COMMAND...: runs a load program, keeps its JSON line (with the row name) and shows it.
 record() {
   local name=$1; shift
@@ -113,11 +122,11 @@ echo "== warm-up (not recorded)"
 
 echo "== 2. round trip at $RATE calls/s over $NODES nodes, open loop, ${SECONDS_EACH} s each"
 record "mqtt @$RATE" "$MQTT_RT" "${mqtt[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
-record "rfc0009 @$RATE" "$LOAD" rate "${common[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
-record "mcp @$RATE" "$LOAD" rate "${common[@]}" --api mcp --rate "$RATE" --seconds "$SECONDS_EACH"
+record "rfc0009 @$RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
+record "mcp @$RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --api mcp --rate "$RATE" --seconds "$SECONDS_EACH"
 echo "== 2b. one call in flight: HTTP front against the plugin's \$CONTROL command path"
 record "mqtt x1" "$MQTT_RT" "${mqtt[@]}" --inflight 1 --seconds 5
-record "rfc0009 x1" "$LOAD" closed "${common[@]}" --connections 1 --seconds 5
+record "rfc0009 x1" "$LOAD" closed "${common[@]}" "${watch[@]}" --connections 1 --seconds 5
 control=$("$PLUGIN_TOOLS/plugin_call" --plain-port "$PORT_PLAIN" --sub agent-e2e --token "$E2E_TOKEN" \
   --tool "sysecho.${E2E_NODES[0]}.echo.invoke" --count 3000)
 echo "  \$CONTROL x1 (plugin_call, one node): $control"
@@ -127,26 +136,45 @@ jq -nc --arg line "$control" '($line | [scan("[a-z0-9_]+=[0-9.]+")] | map(split(
 echo "== 3. highest sustained rate: closed loop, K connections (K requests in flight for MQTT), ${SECONDS_EACH} s each"
 for k in 4 16 64; do
   record "mqtt x$k" "$MQTT_RT" "${mqtt[@]}" --inflight "$k" --seconds "$SECONDS_EACH"
-  record "rfc0009 x$k" "$LOAD" closed "${common[@]}" --connections "$k" --seconds "$SECONDS_EACH"
-  record "mcp x$k" "$LOAD" closed "${common[@]}" --api mcp --connections "$k" --seconds "$SECONDS_EACH"
+  record "rfc0009 x$k" "$LOAD" closed "${common[@]}" "${watch[@]}" --connections "$k" --seconds "$SECONDS_EACH"
+  record "mcp x$k" "$LOAD" closed "${common[@]}" "${watch[@]}" --api mcp --connections "$k" --seconds "$SECONDS_EACH"
 done
 echo "== 3b. open loop at the target rate ($TARGET_RATE calls/s)"
-record "rfc0009 @$TARGET_RATE" "$LOAD" rate "${common[@]}" --rate "$TARGET_RATE" --seconds "$SECONDS_EACH" --max-connections 512
+record "rfc0009 @$TARGET_RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --rate "$TARGET_RATE" --seconds "$SECONDS_EACH" --max-connections 512
+
+echo "broker RSS after the call loads: $(awk '/^VmRSS/{print $2, $3}' "/proc/$BROKER_PID/status") (it keeps every finished call's msg_id for 10 min)"
+
+# The in-memory fleet is not held to the manifest schema: its echo allows 1,000 calls/s per node,
+# so the gateway's rate limit does not cap what the front alone can do.
+echo "== 4. the front alone: fleetmcp-http-testhost (the same HTTP front over the in-memory fleet, no broker), $NODES nodes"
+jq -n --rawfile ids "$T/nodes.txt" '{nodes: ($ids | split("\n") | map(select(length > 0)) | map({tenant: "acme", node_id: .,
+  capabilities: [{cap_id: "echo", kind: "system.echo", verbs: ["invoke"],
+                  constraints: {rate_limit_rps: 1000, max_concurrency: 64, deadline_ms_default: 2000}}]}))}' >"$T/fleet-memory.json"
+start_http_testhost front-only "$SRC/schemas" "$T/pki/issuer.pub" "$T/fleet-memory.json" --set http_audit_log="$T/front-only-audit.log"
+FRONT_PID=$(pgrep -f -- "--fleet $T/fleet-memory.json")
+front=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json --watch "front=$FRONT_PID")
+record "front-only rfc0009 @$RATE" "$LOAD" rate "${front[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
+record "front-only rfc0009 x16" "$LOAD" closed "${front[@]}" --connections 16 --seconds "$SECONDS_EACH"
+record "front-only mcp x16" "$LOAD" closed "${front[@]}" --api mcp --connections 16 --seconds "$SECONDS_EACH"
 
 # ---- the table ------------------------------------------------------------------------------------
 echo
-echo "== figures (ratios against raw MQTT in the same run: p50 latency HTTP / MQTT; rate HTTP / MQTT)"
+echo "== figures (ratios against raw MQTT in the same run: p50 latency HTTP / MQTT, rate HTTP / MQTT;"
+echo "   server us/call: CPU of the broker process (of fleetmcp-http-testhost for front-only rows) per call;"
+echo "   fleet us/call: CPU of fleetmcp-device --simulate per call)"
 jq -rs '
   def f: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
   def r: if . == null then "-" else (. * 100 | round / 100 | tostring) + "x" end;
   (map(select(.api == "mqtt")) | map({key: (.name | sub("^mqtt "; "")), value: .}) | from_entries) as $mqtt
-  | ["row", "ok/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed", "p50 vs mqtt", "rate vs mqtt"],
+  | ["row", "ok/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed", "p50 vs mqtt", "rate vs mqtt", "server us/call", "fleet us/call"],
     (.[] | select(.mode != "streams")
      | (.name | sub("^[^ ]+ "; "")) as $key
      | [.name, (.ok_per_s // null | if . == null then "-" else floor | tostring end), (.p50_ms|f), (.p90_ms|f), (.p99_ms|f),
         (.max_ms|f), (.failed | tostring),
         (if .api == "mqtt" or $mqtt[$key] == null then "-" else (.p50_ms / $mqtt[$key].p50_ms | r) end),
-        (if .api == "mqtt" or $mqtt[$key] == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $mqtt[$key].ok_per_s | r) end)])
+        (if .api == "mqtt" or $mqtt[$key] == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $mqtt[$key].ok_per_s | r) end),
+        (.cpu_us_per_call.broker // .cpu_us_per_call.front // null | if . == null then "-" else round | tostring end),
+        (.cpu_us_per_call.fleet // null | if . == null then "-" else round | tostring end)])
   | @tsv' "$RESULTS" | column -t -s $'\t'
 echo
 echo "DESIGN §10 targets: tools/call p50 <= 1 ms, p99 <= 5 ms at $RATE/s over $NODES nodes; >= 5000 calls/s sustained."

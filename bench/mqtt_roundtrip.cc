@@ -14,6 +14,7 @@
 //       open loop: R requests/s; latency from when a request was due to its reply.
 //   mqtt_roundtrip --port Q --username U --password TOKEN --inflight K [--seconds S] [--warmup S] ...
 //       closed loop: K requests outstanding at all times: the round trips/s the broker sustains.
+//   --watch NAME=PID,...: also the CPU each process spent per recorded round trip.
 //
 // The topics need an ACL grant the shipped policy does not give (bench/http_bench.sh adds one).
 #include <mosquitto.h>
@@ -35,6 +36,7 @@
 
 #include "bench/latency_record.h"
 #include "bench/load_clock.h"
+#include "bench/process_usage.h"
 #include "common/json.h"
 
 using namespace fleetmcp;
@@ -53,6 +55,7 @@ struct Options {
   double seconds = 10, warmup = 2;
   int topics = 100;
   bool json = false;
+  std::map<std::string, pid_t> watched;
 };
 
 Options parse(int argc, char** argv) {
@@ -73,12 +76,13 @@ Options parse(int argc, char** argv) {
     else if (name == "--seconds") o.seconds = std::stod(value);
     else if (name == "--warmup") o.warmup = std::stod(value);
     else if (name == "--topics") o.topics = std::stoi(value);
+    else if (name == "--watch") o.watched = watch_list(value);
     else throw std::runtime_error("unknown option " + name);
   }
   if (o.port == 0 || o.username.empty() || (o.rate <= 0) == (o.inflight <= 0)) {
     throw std::runtime_error(
         "usage: mqtt_roundtrip --port Q --username U --password TOKEN (--rate R | --inflight K) [--seconds S] "
-        "[--warmup S] [--topics N] [--json]");
+        "[--warmup S] [--topics N] [--watch NAME=PID,...] [--json]");
   }
   return o;
 }
@@ -207,6 +211,12 @@ class RoundTrips {
   uint64_t count_ = 0;
 };
 
+std::map<std::string, double> cpu_of(const std::map<std::string, pid_t>& watched) {
+  std::map<std::string, double> out;
+  for (const auto& [name, pid] : watched) out[name] = cpu_seconds(pid);
+  return out;
+}
+
 int run(const Options& o) {
   const bool open_loop = o.rate > 0;
   // Enough room for the requests of the whole run (closed loop: a generous bound on the rate).
@@ -237,11 +247,13 @@ int run(const Options& o) {
 
   const double start = steady_ms();
   uint64_t first_recorded = 0, end = 0;
+  std::map<std::string, double> cpu_start;
   if (open_loop) {
     const double period = 1000.0 / o.rate;
     first_recorded = static_cast<uint64_t>(o.warmup * o.rate);
     end = first_recorded + static_cast<uint64_t>(o.seconds * o.rate);
     for (uint64_t n = 0; n < end; ++n) {
+      if (n == first_recorded) cpu_start = cpu_of(o.watched);
       const double due = start + static_cast<double>(n) * period;
       std::this_thread::sleep_until(std::chrono::steady_clock::time_point(
           std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double, std::milli>(due))));
@@ -252,6 +264,7 @@ int run(const Options& o) {
   } else {
     for (int i = 0; i < o.inflight; ++i) send(next.fetch_add(1));
     std::this_thread::sleep_for(std::chrono::duration<double>(o.warmup));
+    cpu_start = cpu_of(o.watched);
     first_recorded = next.load();
     std::this_thread::sleep_for(std::chrono::duration<double>(o.seconds));
     sending = false;
@@ -260,6 +273,10 @@ int run(const Options& o) {
   trips.wait_for(end, 5000);
   double last_answer = start;
   LatencyRecord record = trips.record(first_recorded, end, &last_answer);
+  std::map<std::string, double> cpu_us_per_call = cpu_of(o.watched);
+  for (auto& [name, seconds] : cpu_us_per_call) {
+    seconds = 1e6 * (seconds - cpu_start[name]) / static_cast<double>(std::max<uint64_t>(1, end - first_recorded));
+  }
   // Measured from the end of the warm-up (the first recorded request's due or send time).
   const double measured_s = std::max(1e-9, (last_answer - (start + o.warmup * 1000)) / 1000);
   const double per_s = static_cast<double>(record.ok_count()) / measured_s;
@@ -273,6 +290,9 @@ int run(const Options& o) {
     doc.AddMember("ok_per_s", per_s, a);
     doc.AddMember("answered_per_s", per_s, a);
     doc.AddMember("measured_s", measured_s, a);
+    json::Value cpu(rapidjson::kObjectType);
+    for (const auto& [name, us] : cpu_us_per_call) cpu.AddMember(json::string_value(name, a), json::Value(us), a);
+    doc.AddMember("cpu_us_per_call", cpu, a);
     record.add_to(doc, a);
     std::printf("%s\n", json::to_string(doc).c_str());
   } else {
@@ -280,6 +300,7 @@ int run(const Options& o) {
                 open_loop ? ("open-loop " + std::to_string(static_cast<int>(o.rate)) + "/s").c_str()
                           : ("closed-loop x" + std::to_string(o.inflight)).c_str(),
                 static_cast<unsigned long long>(record.ok_count()), measured_s, per_s, record.describe().c_str());
+    for (const auto& [name, us] : cpu_us_per_call) std::printf("  %s CPU %.0f us per round trip\n", name.c_str(), us);
   }
   requester.reset();
   responder.reset();

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace fleetmcp::bench {
@@ -30,6 +31,17 @@ double cpu_seconds(pid_t pid) {
   long long utime = 0, stime = 0;
   fields >> utime >> stime;
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+std::map<std::string, pid_t> watch_list(const std::string& text) {
+  std::map<std::string, pid_t> out;
+  std::istringstream items(text);
+  for (std::string item; std::getline(items, item, ',');) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) throw std::invalid_argument("--watch takes NAME=PID[,NAME=PID...]");
+    out[item.substr(0, eq)] = static_cast<pid_t>(std::stoi(item.substr(eq + 1)));
+  }
+  return out;
 }
 
 }  // namespace fleetmcp::bench

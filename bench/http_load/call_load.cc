@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "bench/load_clock.h"
+#include "bench/process_usage.h"
 
 namespace fleetmcp::bench {
 namespace {
@@ -29,6 +30,9 @@ class CallRun {
   // Sends call number `n` (due at `due_ms`) on `c`; `next` runs after it is recorded.
   void send(const std::shared_ptr<KeepAliveConnection>& c, uint64_t n, double due_ms, bool recorded,
             std::function<void()> next) {
+    if (recorded && cpu_at_start_.empty()) {
+      for (const auto& [name, pid] : load_.watched) cpu_at_start_[name] = cpu_seconds(pid);
+    }
     ++outstanding_;
     const auto request = api_.call(load_.tools[n % load_.tools.size()], load_.arguments_json);
     c->send(request, [this, due_ms, recorded, next = std::move(next)](const boost::system::error_code& ec,
@@ -63,6 +67,10 @@ class CallRun {
     result_.ok_per_s = static_cast<double>(result_.record.ok_count()) / result_.measured_s;
     result_.connections = static_cast<int>(connections_.size());
     for (const auto& c : connections_) result_.reconnects += std::max(0, c->connects() - 1);
+    const double calls = static_cast<double>(std::max<uint64_t>(1, result_.record.ok_count() + result_.record.failed_count()));
+    for (const auto& [name, pid] : load_.watched) {
+      result_.cpu_us_per_call[name] = 1e6 * (cpu_seconds(pid) - cpu_at_start_[name]) / calls;
+    }
     return std::move(result_);
   }
 
@@ -77,6 +85,7 @@ class CallRun {
   uint64_t outstanding_ = 0;
   double last_answer_ms_ = 0;
   double drain_started_ms_ = 0;
+  std::map<std::string, double> cpu_at_start_;  // CPU seconds of the watched processes at the first recorded call
 };
 
 class OpenLoop {

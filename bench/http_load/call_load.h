@@ -13,6 +13,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
+#include <sys/types.h>
+
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +30,7 @@ struct CallLoad {
   std::string arguments_json;
   double warmup_s = 2;
   double seconds = 10;
+  std::map<std::string, pid_t> watched;  // processes whose CPU per call is reported (name -> pid)
 };
 
 struct CallLoadResult {
@@ -38,6 +42,7 @@ struct CallLoadResult {
   int reconnects = 0;           // connections the server closed that had to be opened again
   double worst_queue_ms = 0;    // open loop: longest wait of a due call for a free connection
   uint64_t unanswered = 0;      // calls still outstanding 15 s after the run
+  std::map<std::string, double> cpu_us_per_call;  // of each watched process, over the recorded calls
 };
 
 CallLoadResult run_open_loop(boost::asio::io_context& io, ToolCallApi& api, const CallLoad& load, double rate,

@@ -13,6 +13,7 @@
 //       jitter of the gaps against I, sample age, and the watched process's RSS and CPU.
 //
 //   COMMON: --port P --token T --nodes FILE (node_ids, one a line) [--api rfc0009|mcp] [--json]
+//           [--watch NAME=PID,...]: rate/closed also report each process's CPU per recorded call
 //   --api rfc0009 (default): POST /mcp/tools/call; mcp: tools/call in an MCP session on /mcp.
 #include <sys/resource.h>
 
@@ -24,6 +25,7 @@
 
 #include "bench/http_load/call_load.h"
 #include "bench/http_load/stream_hold.h"
+#include "bench/process_usage.h"
 #include "common/error.h"
 #include "common/json.h"
 
@@ -35,6 +37,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: http_load rate|closed|streams --port P --token T --nodes FILE [--api rfc0009|mcp] [--json]\n"
+    "                 [--watch NAME=PID,...]\n"
     "         rate:    --rate R [--seconds S] [--warmup S] [--max-connections C]\n"
     "         closed:  --connections K [--seconds S] [--warmup S]\n"
     "         streams: [--count M] [--interval-ms I] [--seconds S] [--idle-seconds S] [--watch-pid PID]\n";
@@ -119,6 +122,9 @@ int report_calls(const Options& o, const std::string& mode, CallApi api, double 
     doc.AddMember("reconnects", r.reconnects, a);
     doc.AddMember("worst_queue_ms", r.worst_queue_ms, a);
     doc.AddMember("unanswered", r.unanswered, a);
+    json::Value cpu(rapidjson::kObjectType);
+    for (const auto& [name, us] : r.cpu_us_per_call) cpu.AddMember(json::string_value(name, a), json::Value(us), a);
+    doc.AddMember("cpu_us_per_call", cpu, a);
     r.record.add_to(doc, a);
     print_json(doc);
     return 0;
@@ -129,6 +135,7 @@ int report_calls(const Options& o, const std::string& mode, CallApi api, double 
                           : (" x" + std::to_string(connections)).c_str(),
               static_cast<unsigned long long>(r.record.ok_count()), r.measured_s, r.ok_per_s, r.answered_per_s,
               r.connections, r.record.describe().c_str());
+  for (const auto& [name, us] : r.cpu_us_per_call) std::printf("  %s CPU %.0f us per call\n", name.c_str(), us);
   return 0;
 }
 
@@ -218,7 +225,7 @@ int run(int argc, char** argv) {
 
   if (mode == "rate" || mode == "closed") {
     CallLoad load{server, tools_of(nodes, "sysecho", "echo.invoke"), R"({"message":"ping"})", o.number("warmup", 2),
-                  o.number("seconds", 10)};
+                  o.number("seconds", 10), watch_list(o.text("watch", ""))};
     if (mode == "rate") {
       const double rate = o.number("rate", 500);
       CallLoadResult r = run_open_loop(io, calls, load, rate, static_cast<int>(o.number("max-connections", 256)));
