@@ -1,7 +1,7 @@
 // The command path's bookkeeping (DESIGN §4, D8: the per-node call table of the seeds' Durable
 // Object). Calls are submitted from any thread into a queue that the broker thread drains on
 // MOSQ_EVT_TICK; submit() runs the wake function (the loopback waker's 0-byte publish) so the
-// broker loop turns at once instead of within 100 ms. Everything past the queue is broker-thread
+// broker loop turns at once instead of within 100 ms, once per batch the tick will take. Everything past the queue is broker-thread
 // only: pending calls by msg_id, their deadlines, and recently finished ids so a late cmd_ack is
 // recognised, dropped and audited.
 #pragma once
@@ -58,7 +58,8 @@ class CallTable {
  public:
   static constexpr int64_t kLateAckWindowMs = 10 * 60 * 1000;
 
-  // Any thread. `wake` false from the broker thread itself: the tick runs at the end of the
+  // Any thread. Runs the wake function when the inbox was empty (a wake is already on its way
+  // otherwise). `wake` false from the broker thread itself: the tick runs at the end of the
   // current loop turn anyway.
   void submit(CallRequest request, int64_t now_ms, bool wake = true);
   // Set once, before any thread submits.
