@@ -24,14 +24,15 @@
 # Usage: FLEETMCP_BINARY_DIR=build bench/http_bench.sh [--nodes N] [--rate R] [--seconds S]
 #                                                      [--streams M] [--stream-seconds S]
 #                                                      [--target-rate R] [--quick] [--hold]
-#                                                      [--broker-line LINE]...
+#                                                      [--broker-line LINE]... [--no-front-only]
 #   --quick: 5 s per measurement, 200 streams for 10 s (a smoke run of the script)
 #   --hold:  set up, print the ports, pid and token, and wait (for profiling by hand)
 #   --broker-line LINE: an extra mosquitto.conf line, e.g. "plugin_opt_http_threads 1" (repeatable)
+#   --no-front-only: skip section 4
 #   HTTP_BENCH_JSON=FILE also writes every result as one JSON line to FILE.
 . "$(dirname "$0")/../tests/integration/lib.sh"
 
-EXTRA_LINES=() HOLD= NODES=100 RATE=500 SECONDS_EACH=20 STREAMS=1000 STREAM_SECONDS=30 TARGET_RATE=5000
+FRONT_ONLY=1 EXTRA_LINES=() HOLD= NODES=100 RATE=500 SECONDS_EACH=20 STREAMS=1000 STREAM_SECONDS=30 TARGET_RATE=5000
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
     --quick) SECONDS_EACH=5 STREAMS=200 STREAM_SECONDS=10; shift ;;
     --hold) HOLD=1; shift ;;
     --broker-line) EXTRA_LINES+=("$2"); shift 2 ;;
+    --no-front-only) FRONT_ONLY=; shift ;;
     --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -144,18 +146,20 @@ record "rfc0009 @$TARGET_RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --rate 
 
 echo "broker RSS after the call loads: $(awk '/^VmRSS/{print $2, $3}' "/proc/$BROKER_PID/status") (it keeps every finished call's msg_id for 10 min)"
 
-# The in-memory fleet is not held to the manifest schema: its echo allows 1,000 calls/s per node,
-# so the gateway's rate limit does not cap what the front alone can do.
-echo "== 4. the front alone: fleetmcp-http-testhost (the same HTTP front over the in-memory fleet, no broker), $NODES nodes"
-jq -n --rawfile ids "$T/nodes.txt" '{nodes: ($ids | split("\n") | map(select(length > 0)) | map({tenant: "acme", node_id: .,
-  capabilities: [{cap_id: "echo", kind: "system.echo", verbs: ["invoke"],
-                  constraints: {rate_limit_rps: 1000, max_concurrency: 64, deadline_ms_default: 2000}}]}))}' >"$T/fleet-memory.json"
-start_http_testhost front-only "$SRC/schemas" "$T/pki/issuer.pub" "$T/fleet-memory.json" --set http_audit_log="$T/front-only-audit.log"
-FRONT_PID=$(pgrep -f -- "--fleet $T/fleet-memory.json")
-front=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json --watch "front=$FRONT_PID")
-record "front-only rfc0009 @$RATE" "$LOAD" rate "${front[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
-record "front-only rfc0009 x16" "$LOAD" closed "${front[@]}" --connections 16 --seconds "$SECONDS_EACH"
-record "front-only mcp x16" "$LOAD" closed "${front[@]}" --api mcp --connections 16 --seconds "$SECONDS_EACH"
+if [ -n "$FRONT_ONLY" ]; then
+  # The in-memory fleet is not held to the manifest schema: its echo allows 1,000 calls/s per node,
+  # so the gateway's rate limit does not cap what the front alone can do.
+  echo "== 4. the front alone: fleetmcp-http-testhost (the same HTTP front over the in-memory fleet, no broker), $NODES nodes"
+  jq -n --rawfile ids "$T/nodes.txt" '{nodes: ($ids | split("\n") | map(select(length > 0)) | map({tenant: "acme", node_id: .,
+    capabilities: [{cap_id: "echo", kind: "system.echo", verbs: ["invoke"],
+                    constraints: {rate_limit_rps: 1000, max_concurrency: 64, deadline_ms_default: 2000}}]}))}' >"$T/fleet-memory.json"
+  start_http_testhost front-only "$SRC/schemas" "$T/pki/issuer.pub" "$T/fleet-memory.json" --set http_audit_log="$T/front-only-audit.log"
+  FRONT_PID=$(pgrep -f -- "--fleet $T/fleet-memory.json")
+  front=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json --watch "front=$FRONT_PID")
+  record "front-only rfc0009 @$RATE" "$LOAD" rate "${front[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
+  record "front-only rfc0009 x16" "$LOAD" closed "${front[@]}" --connections 16 --seconds "$SECONDS_EACH"
+  record "front-only mcp x16" "$LOAD" closed "${front[@]}" --api mcp --connections 16 --seconds "$SECONDS_EACH"
+fi
 
 # ---- the table ------------------------------------------------------------------------------------
 echo
@@ -178,4 +182,5 @@ jq -rs '
   | @tsv' "$RESULTS" | column -t -s $'\t'
 echo
 echo "DESIGN §10 targets: tools/call p50 <= 1 ms, p99 <= 5 ms at $RATE/s over $NODES nodes; >= 5000 calls/s sustained."
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other processes share the machine: compare rows of one run)"
 [ -z "${HTTP_BENCH_JSON:-}" ] || cp "$RESULTS" "$HTTP_BENCH_JSON"
