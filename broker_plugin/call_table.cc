@@ -4,11 +4,16 @@ namespace fleetmcp::plugin {
 
 void CallTable::submit(CallRequest request, int64_t now_ms, bool wake) {
   request.submitted_at_ms = now_ms;
+  bool first = false;
   {
     std::lock_guard<std::mutex> lock(inbox_mutex_);
+    first = inbox_.empty();
     inbox_.push_back(std::move(request));
   }
-  if (wake && wake_) wake_();
+  // Only the call that finds the inbox empty wakes the broker: the tick that wake causes comes
+  // after every push until the next take_submitted(), so it takes the later calls too. Under load
+  // this saves the waker's publish (and the broker loop's turn for it) for most calls.
+  if (first && wake && wake_) wake_();
 }
 
 std::vector<CallRequest> CallTable::take_submitted() {

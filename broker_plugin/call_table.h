@@ -1,9 +1,10 @@
 // The command path's bookkeeping (DESIGN §4, D8: the per-node call table of the seeds' Durable
 // Object). Calls are submitted from any thread into a queue that the broker thread drains on
 // MOSQ_EVT_TICK; submit() runs the wake function (the loopback waker's 0-byte publish) so the
-// broker loop turns at once instead of within 100 ms. Everything past the queue is broker-thread
-// only: pending calls by msg_id, their deadlines, recently finished ids so a late cmd_ack is
-// recognised, dropped and audited, and the ids of cmds a bridge relayed to a node here.
+// broker loop turns at once instead of within 100 ms, once per batch the tick will take.
+// Everything past the queue is broker-thread only: pending calls by msg_id, their deadlines,
+// recently finished ids so a late cmd_ack is recognised, dropped and audited, and the ids of cmds
+// a bridge relayed to a node here.
 #pragma once
 
 #include <cstdint>
@@ -60,7 +61,8 @@ class CallTable {
   static constexpr int64_t kLateAckWindowMs = 10 * 60 * 1000;
   static constexpr size_t kRememberedIds = 100'000;
 
-  // Any thread. `wake` false from the broker thread itself: the tick runs at the end of the
+  // Any thread. Runs the wake function when the inbox was empty (a wake is already on its way
+  // otherwise). `wake` false from the broker thread itself: the tick runs at the end of the
   // current loop turn anyway.
   void submit(CallRequest request, int64_t now_ms, bool wake = true);
   // Set once, before any thread submits.

@@ -1,10 +1,18 @@
 // Who is calling: the agent token of an "Authorization: Bearer …" header (DESIGN §2), checked
 // with common/agent_token.h (signature, alg, expiry, audience) and the revocation list.
+//
+// An agent sends the same token on every request, and its Ed25519 verification was the largest
+// single CPU cost of a tools/call in the front (~15 % of the broker process at 2,000 calls/s,
+// docs/http-front.md "Benchmarks"). Tokens that verified are therefore remembered, by their exact
+// bytes, and reused only while the clock is before their exp; revocation is checked on every
+// request as before. Refused tokens are never remembered, so garbage cannot fill the table.
 #pragma once
 
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 
 #include "broker_plugin/http/fleet_view.h"
@@ -19,6 +27,8 @@ struct AuthProblem {
 
 class BearerAuth {
  public:
+  static constexpr size_t kMaxRemembered = 1024;  // distinct live tokens; then the table starts over
+
   BearerAuth(Ed25519PublicKey issuer, std::string audience, const FleetView& fleet)
       : issuer_(issuer), audience_(std::move(audience)), fleet_(fleet) {}
 
@@ -26,9 +36,13 @@ class BearerAuth {
                                                      int64_t now_s) const;
 
  private:
+  AgentToken verified(std::string_view token, int64_t now_s) const;
+
   Ed25519PublicKey issuer_;
   std::string audience_;
   const FleetView& fleet_;
+  mutable std::mutex mutex_;  // io threads authenticate concurrently
+  mutable std::unordered_map<std::string, AgentToken> remembered_;
 };
 
 }  // namespace fleetmcp::http

@@ -54,6 +54,27 @@ TEST_F(RoutesTest, BadExpiredWrongAudienceAndRevokedTokensAre401InvalidToken) {
   EXPECT_EQ(f.post_mcp(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "", good)->reply->status, 400);  // past auth: no session
 }
 
+// Accepted tokens are remembered (bearer_auth.h): that must not outlive their exp or a revocation.
+TEST_F(RoutesTest, AnAcceptedTokenIsRefusedOnceRevokedOrExpired) {
+  const std::string ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+  const std::string short_lived = f.token("acme", kAllScopes, "alice", 60);
+  const std::string revoked_later = f.token();
+  const std::string revoked_jti = f.last_jti;
+  for (const std::string& tok : {short_lived, revoked_later}) {
+    EXPECT_EQ(f.post_mcp(ping, "", tok)->reply->status, 400);  // past auth: no session
+    EXPECT_EQ(f.post_mcp(ping, "", tok)->reply->status, 400);  // and again, now remembered
+  }
+  f.fleet->revoke_token(revoked_jti);
+  const auto revoked = f.post_mcp(ping, "", revoked_later);
+  EXPECT_EQ(revoked->reply->status, 401);
+  EXPECT_NE(revoked->reply->body.find("revoked"), std::string::npos);
+  EXPECT_EQ(f.post_mcp(ping, "", short_lived)->reply->status, 400);
+  f.advance(std::chrono::seconds(60 + 31));  // past exp and verify_agent_token's 30 s leeway
+  const auto expired = f.post_mcp(ping, "", short_lived);
+  EXPECT_EQ(expired->reply->status, 401);
+  EXPECT_NE(expired->reply->body.find("expired"), std::string::npos);
+}
+
 TEST_F(RoutesTest, ForeignOriginIs403AndLoopbackOriginsPass) {
   const std::string tok = f.token();
   const std::string init = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})";

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# HTTP front figures (DESIGN §10, issue 5), printed, never asserted. One broker, one run:
+#   1. 1,000 concurrent metrics streams over the 100 nodes (RFC-0009, then MCP): open time,
+#      jitter of the sample gaps against the 1 s interval, sample age, broker RSS per stream and
+#      broker CPU (first, so the RSS is not blurred by the heap the call loads leave behind);
+#   2. latency at a fixed rate (default 500 calls/s, open loop) over 100 simulated nodes:
+#      - raw MQTT request/response (bench/mqtt_roundtrip.cc: two plain MQTT 5 clients, QoS 1
+#        both ways, on the broker's plain listener): the baseline;
+#      - RFC-0009 POST /mcp/tools/call and MCP tools/call on /mcp (one session): HTTP -> front ->
+#        broker thread -> device (mTLS) -> broker -> front -> HTTP;
+#      - one call in flight: the same, raw MQTT, and the plugin's $CONTROL command path
+#        (tests/tools/plugin_call.cc: MQTT -> plugin -> device -> plugin -> MQTT), no HTTP;
+#   3. the highest sustained rate: closed loop with K keep-alive connections (and raw MQTT with
+#      K requests in flight), then open loop at the DESIGN §10 target rate;
+#   4. the front alone: the same HTTP front in fleetmcp-http-testhost over its in-memory fleet
+#      (no broker, no devices), at the fixed rate and closed loop.
+# Call rows also give the CPU the broker (or test host) and the simulated fleet spent per call.
+# The nodes' enrolment bundles get higher limits than fleetctl's defaults (echo rate_limit_rps
+# 50, the manifest schema's maximum for system.echo, and max_concurrency 64; metrics
+# rate_limit_rps 100) so the gateway's per-capability limits (DESIGN §7) do not cap the 500/s
+# run or the stream opening. 100 nodes x 50 rps = 5,000 calls/s is still the ceiling the policy
+# sets on echo calls over 100 nodes: above it the front answers E_RATE_LIMITED (counted apart).
+#
+# Usage: FLEETMCP_BINARY_DIR=build bench/http_bench.sh [--nodes N] [--rate R] [--seconds S]
+#                                                      [--streams M] [--stream-seconds S]
+#                                                      [--target-rate R] [--quick] [--hold]
+#                                                      [--broker-line LINE]... [--no-front-only]
+#   --quick: 5 s per measurement, 200 streams for 10 s (a smoke run of the script)
+#   --hold:  set up, print the ports, pid and token, and wait (for profiling by hand)
+#   --broker-line LINE: an extra mosquitto.conf line, e.g. "plugin_opt_http_threads 1" (repeatable)
+#   --no-front-only: skip section 4
+#   HTTP_BENCH_JSON=FILE also writes every result as one JSON line to FILE.
+. "$(dirname "$0")/../tests/integration/lib.sh"
+
+FRONT_ONLY=1 EXTRA_LINES=() HOLD= NODES=100 RATE=500 SECONDS_EACH=20 STREAMS=1000 STREAM_SECONDS=30 TARGET_RATE=5000
+while [ $# -gt 0 ]; do
+  case $1 in
+    --nodes) NODES=$2; shift 2 ;;
+    --rate) RATE=$2; shift 2 ;;
+    --seconds) SECONDS_EACH=$2; shift 2 ;;
+    --streams) STREAMS=$2; shift 2 ;;
+    --stream-seconds) STREAM_SECONDS=$2; shift 2 ;;
+    --target-rate) TARGET_RATE=$2; shift 2 ;;
+    --quick) SECONDS_EACH=5 STREAMS=200 STREAM_SECONDS=10; shift ;;
+    --hold) HOLD=1; shift ;;
+    --broker-line) EXTRA_LINES+=("$2"); shift 2 ;;
+    --no-front-only) FRONT_ONLY=; shift ;;
+    --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+LOAD=$BIN/bench/http_load
+MQTT_RT=$BIN/bench/mqtt_roundtrip
+for program in "$LOAD" "$MQTT_RT" "$PLUGIN_TOOLS/plugin_call" "$DEVICE" "$PLUGIN"; do
+  [ -x "$program" ] || [ -f "$program" ] || fail "$program is not built (cmake --build $BIN)"
+done
+ulimit -n "$(ulimit -Hn)"  # 1,000 streams need 1,000 descriptors in the broker and in http_load
+RESULTS=$T/results.jsonl
+: >"$RESULTS"
+
+# ---- setup: mosquitto + plugin + HTTP front + fleetmcp-device --simulate N ----------------------
+echo "== setup: $NODES simulated nodes (machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+# The raw MQTT baseline's topics: the shipped policy grants agents nothing outside $devices/ but
+# the $CONTROL driver, and the plugin defers there, so mosquitto's own acl_file decides.
+printf 'pattern readwrite bench/#\n' >"$T/bench.acl"
+E2E_BROKER_LINES=("acl_file $T/bench.acl" "${EXTRA_LINES[@]}")
+e2e_start "$NODES" --log-level warn
+verified() { curl -s "$E2E_BASE/metrics" | awk -F' ' '/^fleetmcp_announces_total\{result="verified"\}/{print $2}'; }
+before=$(verified)
+# Restart the fleet with higher limits (see the top of this file), and wait for the new manifests.
+kill "$DEVICE_PID"; wait "$DEVICE_PID" 2>/dev/null || true
+fleet_offline() { [ "$(e2e_online_count)" = 0 ]; }
+wait_until 30 fleet_offline || fail "nodes still online after the fleet stopped"
+for conf in "$T"/pki/nodes/*/device.conf; do
+  sed -i -e 's/^capability.echo = .*/capability.echo = system.echo rate_limit_rps=50 max_concurrency=64 deadline_ms_default=2000/' \
+    -e 's/^capability.metrics = .*/capability.metrics = system.metrics rate_limit_rps=100 max_concurrency=2 deadline_ms_default=2000/' \
+    "$conf"
+done
+device_start fleet-bench --simulate "$NODES" --bundle-dir "$T/pki" --log-level warn
+e2e_wait_online "$NODES" 60
+reverified() { [ "$(verified)" -ge $((before + NODES)) ]; }
+wait_until 60 reverified || fail "the re-announced manifests were not all verified"
+sleep 1  # let the front's snapshot (rebuilt at most every 250 ms) carry the new limits
+printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
+echo "broker pid $BROKER_PID, HTTP front $E2E_BASE, fleet pid $DEVICE_PID"
+
+if [ -n "$HOLD" ]; then
+  echo "holding (Ctrl-C ends): $LOAD rate --port $HTTP_PORT --token $E2E_TOKEN --nodes $T/nodes.txt --rate $RATE"
+  echo "  MQTT plain port $PORT_PLAIN (agent-e2e, same token), broker pid $BROKER_PID, fleet pid $DEVICE_PID"
+  while :; do sleep 60; done
+fi
+
+watch=(--watch "broker=$BROKER_PID,fleet=$DEVICE_PID")
+common=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json)
+mqtt=(--port "$PORT_PLAIN" --username agent-e2e --password "$E2E_TOKEN" --topics "$NODES" --json "${watch[@]}")
+# record NAME COMMAND...: runs a load program, keeps its JSON line (with the row name) and shows it.
+record() {
+  local name=$1; shift
+  local line
+  line=$("$@") || fail "$name: $* failed"
+  line=$(jq -c --arg name "$name" '. + {name: $name}' <<<"$line")
+  echo "$line" >>"$RESULTS"
+  jq -r '"  \(.name): \(.ok) ok, \(.failed) failed, \(.ok_per_s | floor)/s, p50 \(.p50_ms*1000|floor/1000) ms, p99 \(.p99_ms*1000|floor/1000) ms, max \(.max_ms*1000|floor/1000) ms"' <<<"$line"
+}
+
+# Streams first: the broker's RSS per stream is measured before the call loads grow its heap.
+echo "== 1. $STREAMS concurrent metrics streams over $NODES nodes at 1 s, ${STREAM_SECONDS} s held"
+for api in rfc0009 mcp; do
+  line=$("$LOAD" streams "${common[@]}" --api "$api" --count "$STREAMS" --interval-ms 1000 --seconds "$STREAM_SECONDS" \
+    --watch-pid "$BROKER_PID") || fail "streams ($api) failed"
+  echo "$line" | jq -c --arg name "$api streams" '. + {name: $name}' >>"$RESULTS"
+  echo "$line" | jq -r '"  \(.api): \(.opened) of \(.asked) open in \(.all_answered_ms|floor) ms (refused: \(.open_failures)), all sampled in \(.all_first_sample_ms|floor) ms
+    \(.samples) samples in \(.hold_s*10|floor/10) s (\(.min_samples)..\(.max_samples) per stream, \(.expected_per_stream*10|floor/10) expected), \(.long_gaps) gaps > 1.5 s, ended early: \(.ended_early)
+    |gap - 1000 ms|: p50 \(.jitter.p50_ms*10|floor/10) ms, p99 \(.jitter.p99_ms*10|floor/10) ms, max \(.jitter.max_ms*10|floor/10) ms; sample age p50 \(.age.p50_ms*10|floor/10) ms, p99 \(.age.p99_ms*10|floor/10) ms
+    broker RSS \(.rss_before_kib) KiB -> \(.rss_held_kib) KiB held (\((.rss_held_kib - .rss_before_kib) / (if .opened > 0 then .opened else 1 end) * 10 | floor / 10) KiB per stream) -> \(.rss_after_close_kib) KiB 2 s after close
+    broker CPU \(.cpu_idle_pct*10|floor/10) % of a core before, \(.cpu_held_pct*10|floor/10) % while streaming"'
+  sleep 3  # let the leases of the closed streams lapse before the next set
+done
+
+echo "== warm-up (not recorded)"
+"$LOAD" rate "${common[@]}" --rate 200 --seconds 2 --warmup 1 >/dev/null
+"$LOAD" rate "${common[@]}" --api mcp --rate 200 --seconds 2 --warmup 1 >/dev/null
+
+echo "== 2. round trip at $RATE calls/s over $NODES nodes, open loop, ${SECONDS_EACH} s each"
+record "mqtt @$RATE" "$MQTT_RT" "${mqtt[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
+record "rfc0009 @$RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
+record "mcp @$RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --api mcp --rate "$RATE" --seconds "$SECONDS_EACH"
+echo "== 2b. one call in flight: HTTP front against the plugin's \$CONTROL command path"
+record "mqtt x1" "$MQTT_RT" "${mqtt[@]}" --inflight 1 --seconds 5
+record "rfc0009 x1" "$LOAD" closed "${common[@]}" "${watch[@]}" --connections 1 --seconds 5
+control=$("$PLUGIN_TOOLS/plugin_call" --plain-port "$PORT_PLAIN" --sub agent-e2e --token "$E2E_TOKEN" \
+  --tool "sysecho.${E2E_NODES[0]}.echo.invoke" --count 3000)
+echo "  \$CONTROL x1 (plugin_call, one node): $control"
+jq -nc --arg line "$control" '($line | [scan("[a-z0-9_]+=[0-9.]+")] | map(split("=") | {(.[0]): (.[1] | tonumber)}) | add)
+  | {name: "$CONTROL x1", api: "control", mode: "closed-loop", ok: .calls, failed: 0, p50_ms, p90_ms, p99_ms, max_ms}' >>"$RESULTS"
+
+echo "== 3. highest sustained rate: closed loop, K connections (K requests in flight for MQTT), ${SECONDS_EACH} s each"
+for k in 4 16 64; do
+  record "mqtt x$k" "$MQTT_RT" "${mqtt[@]}" --inflight "$k" --seconds "$SECONDS_EACH"
+  record "rfc0009 x$k" "$LOAD" closed "${common[@]}" "${watch[@]}" --connections "$k" --seconds "$SECONDS_EACH"
+  record "mcp x$k" "$LOAD" closed "${common[@]}" "${watch[@]}" --api mcp --connections "$k" --seconds "$SECONDS_EACH"
+done
+echo "== 3b. open loop at the target rate ($TARGET_RATE calls/s)"
+record "rfc0009 @$TARGET_RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --rate "$TARGET_RATE" --seconds "$SECONDS_EACH" --max-connections 512
+
+echo "broker RSS after the call loads: $(awk '/^VmRSS/{print $2, $3}' "/proc/$BROKER_PID/status") (it keeps every finished call's msg_id for 10 min)"
+
+if [ -n "$FRONT_ONLY" ]; then
+  # The in-memory fleet is not held to the manifest schema: its echo allows 1,000 calls/s per node,
+  # so the gateway's rate limit does not cap what the front alone can do.
+  echo "== 4. the front alone: fleetmcp-http-testhost (the same HTTP front over the in-memory fleet, no broker), $NODES nodes"
+  jq -n --rawfile ids "$T/nodes.txt" '{nodes: ($ids | split("\n") | map(select(length > 0)) | map({tenant: "acme", node_id: .,
+    capabilities: [{cap_id: "echo", kind: "system.echo", verbs: ["invoke"],
+                    constraints: {rate_limit_rps: 1000, max_concurrency: 64, deadline_ms_default: 2000}}]}))}' >"$T/fleet-memory.json"
+  start_http_testhost front-only "$SRC/schemas" "$T/pki/issuer.pub" "$T/fleet-memory.json" --set http_audit_log="$T/front-only-audit.log"
+  FRONT_PID=$(pgrep -f -- "--fleet $T/fleet-memory.json")
+  front=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json --watch "front=$FRONT_PID")
+  record "front-only rfc0009 @$RATE" "$LOAD" rate "${front[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
+  record "front-only rfc0009 x16" "$LOAD" closed "${front[@]}" --connections 16 --seconds "$SECONDS_EACH"
+  record "front-only mcp x16" "$LOAD" closed "${front[@]}" --api mcp --connections 16 --seconds "$SECONDS_EACH"
+fi
+
+# ---- the table ------------------------------------------------------------------------------------
+echo
+echo "== figures (ratios against raw MQTT in the same run: p50 latency HTTP / MQTT, rate HTTP / MQTT;"
+echo "   server us/call: CPU of the broker process (of fleetmcp-http-testhost for front-only rows) per call;"
+echo "   fleet us/call: CPU of fleetmcp-device --simulate per call)"
+jq -rs '
+  def f: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
+  def r: if . == null then "-" else (. * 100 | round / 100 | tostring) + "x" end;
+  (map(select(.api == "mqtt")) | map({key: (.name | sub("^mqtt "; "")), value: .}) | from_entries) as $mqtt
+  | ["row", "ok/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed", "p50 vs mqtt", "rate vs mqtt", "server us/call", "fleet us/call"],
+    (.[] | select(.mode != "streams")
+     | (.name | sub("^[^ ]+ "; "")) as $key
+     | [.name, (.ok_per_s // null | if . == null then "-" else floor | tostring end), (.p50_ms|f), (.p90_ms|f), (.p99_ms|f),
+        (.max_ms|f), (.failed | tostring),
+        (if .api == "mqtt" or $mqtt[$key] == null then "-" else (.p50_ms / $mqtt[$key].p50_ms | r) end),
+        (if .api == "mqtt" or $mqtt[$key] == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $mqtt[$key].ok_per_s | r) end),
+        (.cpu_us_per_call.broker // .cpu_us_per_call.front // null | if . == null then "-" else round | tostring end),
+        (.cpu_us_per_call.fleet // null | if . == null then "-" else round | tostring end)])
+  | @tsv' "$RESULTS" | column -t -s $'\t'
+echo
+echo "DESIGN §10 targets: tools/call p50 <= 1 ms, p99 <= 5 ms at $RATE/s over $NODES nodes; >= 5000 calls/s sustained."
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other processes share the machine: compare rows of one run)"
+[ -z "${HTTP_BENCH_JSON:-}" ] || cp "$RESULTS" "$HTTP_BENCH_JSON"
