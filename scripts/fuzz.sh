@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (fuzz/, -DFLEETMCP_FUZZ=ON, clang) in build-fuzz and runs each one
+# Builds the libFuzzer targets (fuzz/) in the shared instrumented build (scripts/sanitized-build.sh,
+# build-san) and runs each one
 # for a while, printing its executions and exec/s. Fails when any target finds a crash, a leak,
 # undefined behaviour or an input it cannot answer (fuzz/fuzz_target.h says what counts).
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET…]    default 20 s, every target
 #
 # Seeds come from tests/fuzz/corpus/<target>/ and tests/fuzz/regressions/<target>/ (read-only);
-# what the fuzzer learns goes to build-fuzz/corpus/<target>/, kept between runs so long
-# campaigns build on each other. Crash inputs land in build-fuzz/artifacts/<target>/: minimise one
-# with `build-fuzz/fuzz/fuzz_<target> -minimize_crash=1 -runs=10000 FILE`, fix the bug and keep
+# what the fuzzer learns goes to build-san/corpus/<target>/, kept between runs so long
+# campaigns build on each other. Crash inputs land in build-san/artifacts/<target>/: minimise one
+# with `build-san/fuzz/fuzz_<target> -minimize_crash=1 -runs=10000 FILE`, fix the bug and keep
 # the input under tests/fuzz/regressions/<target>/ (docs/reliability.md).
-# Environment: BUILD_DIR (default build-fuzz), FUZZ_JOBS (targets run side by side, default 1).
+# Environment: BUILD_DIR (default build-san), FUZZ_JOBS (targets run side by side, default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,20 +19,11 @@ seconds=${1:-20}
 shift || true
 all_targets=(json jcs manifest agent_token device_cmd cmd_ack mcp rfc0009 acl device_config)
 [ $# -gt 0 ] && targets=("$@") || targets=("${all_targets[@]}")
-build=${BUILD_DIR:-build-fuzz}
+build=${BUILD_DIR:-build-san}
 jobs=${FUZZ_JOBS:-1}
 
-echo "fuzz.sh: configuring $build (clang, libFuzzer, ASan+UBSan)"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEETMCP_FUZZ=ON -DFLEETMCP_BUILD_BENCH=OFF \
-      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ >"$build.configure.log" 2>&1 \
-  || { cat "$build.configure.log"; exit 1; }
-start=$SECONDS
-if ! cmake --build "$build" -j"$(nproc)" --target "${targets[@]/#/fuzz_}" >"$build.build.log" 2>&1; then
-  grep -E -B2 -A6 "error:|Error [0-9]" "$build.build.log" | head -80
-  echo "fuzz.sh: build failed; full log in $build.build.log" >&2
-  exit 1
-fi
-echo "fuzz.sh: built ${#targets[@]} targets in $((SECONDS - start)) s; ${seconds} s each"
+BUILD_DIR=$build scripts/sanitized-build.sh "${targets[@]/#/fuzz_}"
+echo "fuzz.sh: ${#targets[@]} targets, ${seconds} s each"
 
 # UBSan findings must stop the run (libFuzzer only sees what aborts), with a stack to read.
 export UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1:print_stacktrace=1:suppressions=$PWD/tests/fuzz/ubsan.supp
