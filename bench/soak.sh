@@ -111,12 +111,15 @@ BASE=http://127.0.0.1:$HTTP_PORT FLEET=$T/fleet.json TOKENS=$T/tokens.json DEVIC
 
 # ---- the checks ---------------------------------------------------------------------------------
 failed=0
-check() {  # check CONDITION_RC WHAT
-  if [ "$1" -eq 0 ]; then echo "ok - $2"; else echo "FAIL: $2" >&2; failed=1; fi
+check() {  # check WHAT COMMAND… : records a failure instead of stopping, so every check is reported
+  local what=$1; shift
+  if "$@"; then echo "ok - $what"; else echo "FAIL: $what" >&2; failed=1; fi
 }
-kill -0 "$BROKER_PID" 2>/dev/null; check $? "the broker is still running (zero crashes)"
-! grep -qiE 'segmentation|terminate called|abort|AddressSanitizer' "$T/broker.log"; check $? "no crash report in the broker log"
-check "$driver_rc" "the driver's checks: one answer per call, stable nodes always answered, audit one line per call"
+no_crash_report() { ! grep -qiE 'segmentation|terminate called|abort|AddressSanitizer' "$T/broker.log"; }
+check "the broker is still running (zero crashes)" kill -0 "$BROKER_PID"
+check "no crash report in the broker log" no_crash_report
+check "the driver's checks: one answer per call, stable nodes always answered, audit one line per call" \
+  test "$driver_rc" -eq 0
 
 # RSS after warm-up: the first fifth of the run is warm-up; compare the medians of the first and
 # last thirds of the rest.
@@ -132,7 +135,8 @@ read -r rss_first rss_last rss_max slope < <(awk -F, -v w="$warmup_s" '
     printf "%d %d %d %.1f\n", median(0, third), median(n - third, n), max, den ? num / den * 60 : 0 }' "$OUT/rss.csv")
 growth=$((rss_last - rss_first))
 tolerance=$(awk -v a="$rss_first" 'BEGIN{t = a * 0.05; printf "%d", (t > 2048 ? t : 2048)}')
-[ "$growth" -le "$tolerance" ]; check $? "broker RSS after warm-up: $rss_first KiB -> $rss_last KiB (median of first/last third; growth $growth KiB, tolerance $tolerance KiB; slope $slope KiB/min; max $rss_max KiB)"
+check "broker RSS after warm-up: $rss_first KiB -> $rss_last KiB (median of first/last third; growth $growth KiB, tolerance $tolerance KiB; slope $slope KiB/min; max $rss_max KiB)" \
+  test "$growth" -le "$tolerance"
 
 # ---- the figures --------------------------------------------------------------------------------
 pct() {  # pct VIA KIND : p50 p90 p99 max of the latencies (ms) of the calls that succeeded
