@@ -14,19 +14,22 @@
 # succeed), the rest in 4 "churn" processes.
 #
 # Usage: bench/soak.sh [--minutes N (10)] [--nodes N (200)] [--rate CALLS_PER_S (40)]
-#                      [--rss-every S (5)] [--out DIR ($FLEETMCP_BINARY_DIR/soak)]
+#                      [--rss-every S (5)] [--churn-ttl S (20)] [--out DIR ($FLEETMCP_BINARY_DIR/soak)]
+# The driver's periods can be changed through its environment (STREAM_EVERY_S, CHURN_EVERY_S,
+# REVOKE_EVERY_S, SESSION_EVERY_S; see tests/node/soak_driver.mjs), e.g. to run one kind of load alone.
 # Writes DIR/soak.md (the figures), rss.csv, calls.csv, events.csv, driver.json. Exit 0 when every
 # check held. Uses $FLEETMCP_BINARY_DIR (default build/). Not a CTest test: run it by hand
 # (`--minutes 1` takes about two minutes) or through bench/report.sh.
 . "$(dirname "$0")/../tests/integration/lib.sh"
 
-MINUTES=10 NODES=200 RATE=40 RSS_EVERY=5 OUT=$BIN/soak
+MINUTES=10 NODES=200 RATE=40 RSS_EVERY=5 CHURN_TTL=20 OUT=$BIN/soak
 while [ $# -gt 0 ]; do
   case $1 in
     --minutes) MINUTES=$2; shift 2 ;;
     --nodes) NODES=$2; shift 2 ;;
     --rate) RATE=$2; shift 2 ;;
     --rss-every) RSS_EVERY=$2; shift 2 ;;
+    --churn-ttl) CHURN_TTL=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     -h|--help) sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) fail "unknown argument $1 (see --help)" ;;
@@ -65,8 +68,8 @@ make_group() {  # make_group NAME CHURN FIRST COUNT
   for ((i = $3; i < $3 + $4; i++)); do
     ln -s "$T/pki/nodes/${ALL[$i]}" "$dir/nodes/${ALL[$i]}"
     ids+=("${ALL[$i]}")
-    # Churn nodes' manifests live 20 s: they re-sign and re-announce every 15 s on their own.
-    [ "$2" = true ] && sed -i 's/^manifest_ttl_s = .*/manifest_ttl_s = 20/' "$T/pki/nodes/${ALL[$i]}/device.conf"
+    # Churn nodes' manifests live CHURN_TTL s: they re-sign and re-announce every 3/4 of it.
+    [ "$2" = true ] && sed -i "s/^manifest_ttl_s = .*/manifest_ttl_s = $CHURN_TTL/" "$T/pki/nodes/${ALL[$i]}/device.conf"
   done
   group_json+=("$(jq -n --arg name "$1" --arg dir "$dir" --argjson churn "$2" '{name:$name, bundle_dir:$dir, churn:$churn, nodes:$ARGS.positional}' --args "${ids[@]}")")
 }
@@ -77,7 +80,7 @@ for g in 0 1 2 3; do
   make_group "churn$g" true $((stable + g * per_churn)) "$count"
 done
 printf '%s\n' "${group_json[@]}" | jq -s '{groups: .}' >"$T/fleet.json"
-echo "fleet: $stable stable nodes, 4 churn processes of ~$per_churn (manifest_ttl_s 20)"
+echo "fleet: $stable stable nodes, 4 churn processes of ~$per_churn (manifest_ttl_s $CHURN_TTL)"
 
 run_broker "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")" broker
 HTTP_PORT=$(broker_http_port broker)

@@ -62,7 +62,8 @@ std::vector<PendingCall> CallTable::take_for_node(std::string_view node_id) {
 bool CallTable::finished_recently(std::string_view msg_id) const { return finished_.count(std::string(msg_id)) != 0; }
 
 void CallTable::remember_finished(const std::string& msg_id, int64_t now_ms) {
-  while (!finished_order_.empty() && finished_order_.front().first + kLateAckWindowMs < now_ms) {
+  while (!finished_order_.empty() &&
+         (finished_order_.front().first + kLateAckWindowMs < now_ms || finished_order_.size() >= kLateAckMemory)) {
     finished_.erase(finished_order_.front().second);
     finished_order_.pop_front();
   }
