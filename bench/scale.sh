@@ -41,6 +41,7 @@ rm -f "$OUT"/connect-*.csv "$OUT"/scale.md "$OUT"/scale.json
 ulimit -n "$(ulimit -Hn)"
 [ "$(ulimit -n)" -ge $((NODES + 1024)) ] || fail "ulimit -n is $(ulimit -n); $((NODES + 1024)) needed (raise the hard limit)"
 [ "$(cat /proc/sys/fs/file-max)" -ge $((3 * NODES)) ] || fail "fs.file-max $(cat /proc/sys/fs/file-max) is too low for $NODES nodes"
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== scale: $NODES nodes in $PROCS device processes; $(nproc) cores shared by broker, devices and client; ulimit -n $(ulimit -n)"
 
 rss_kib() { awk '/^VmRSS/{print $2}' "/proc/$1/status"; }
@@ -121,9 +122,11 @@ run_phase() {  # run_phase per_node|compact|baseline
   done
   local connect_ms=$elapsed cpu_connect
   cpu_connect=$(awk -v a="$(cpu_s "$BROKER_PID")" -v b="$cpu0" 'BEGIN{printf "%.1f", a - b}')
-  local dev_cpu
+  local dev_cpu retries
   dev_cpu=$(cpu_s "${pids[@]}")
-  echo "  all $NODES online after $connect_ms ms (broker CPU $cpu_connect s, devices CPU $dev_cpu s)"
+  # Connect attempts that failed and were retried (timeouts while the broker was saturated).
+  retries=$(cat "$T"/dev-"$phase"-*.log | grep -c 'mqtt.reconnect_scheduled' || true)
+  echo "  all $NODES online after $connect_ms ms (broker CPU $cpu_connect s, devices CPU $dev_cpu s, $retries connect retries)"
   sleep 10  # let the HTTP front's snapshot and any lazy state settle
   local rss1 anon1 dev_rss=0 p
   rss1=$(rss_kib "$BROKER_PID") anon1=$(anon_kib "$BROKER_PID")
@@ -140,9 +143,9 @@ run_phase() {  # run_phase per_node|compact|baseline
   fi
   results+=("$(jq -n --arg phase "$phase" --argjson connect_ms "$connect_ms" --argjson rss0 "$rss0" --argjson rss1 "$rss1" \
     --argjson anon0 "$anon0" --argjson anon1 "$anon1" --argjson per_node "$per_node" --argjson broker_cpu_s "$cpu_connect" \
-    --argjson devices_cpu_s "$dev_cpu" --argjson devices_rss_kib "$dev_rss" --argjson accepted "$accepted" --argjson listing "$listing" \
+    --argjson devices_cpu_s "$dev_cpu" --argjson retries "$retries" --argjson devices_rss_kib "$dev_rss" --argjson accepted "$accepted" --argjson listing "$listing" \
     '{phase:$phase, connect_ms:$connect_ms, broker_rss_kib:[$rss0,$rss1], broker_anon_kib:[$anon0,$anon1], kib_per_node:$per_node,
-      broker_cpu_s:$broker_cpu_s, devices_cpu_s:$devices_cpu_s, devices_rss_kib:$devices_rss_kib, announces_accepted:$accepted,
+      broker_cpu_s:$broker_cpu_s, devices_cpu_s:$devices_cpu_s, connect_retries:$retries, devices_rss_kib:$devices_rss_kib, announces_accepted:$accepted,
       listing:$listing}')")
 
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -163,10 +166,14 @@ printf '%s\n' "${results[@]}" | jq -s --argjson nodes "$NODES" --argjson procs "
   echo "Command: \`bench/scale.sh --nodes $NODES --procs $PROCS\`."
   echo
   echo "Enrolment (\`fleetctl pki enroll --count $NODES\`, not part of the connect time): $enroll_ms ms."
+  echo "Load average before the run: $LOAD_BEFORE (other work on this machine slows everything here)."
+  echo "Broker CPU is what the broker itself spent (mosquitto is single-threaded: on a core of its own"
+  echo "it could not connect the fleet faster than that); devices CPU is the simulation's cost, which a"
+  echo "real fleet spreads over its devices."
   echo
-  echo "| broker | all online after | broker CPU | devices CPU | broker RSS idle → all online | per node | devices RSS |"
-  echo "|---|---|---|---|---|---|---|"
-  jq -r '.phases[] | "| \(.phase) | \(.connect_ms / 1000) s | \(.broker_cpu_s) s | \(.devices_cpu_s) s | \(.broker_rss_kib[0]) → \(.broker_rss_kib[1]) KiB | \(.kib_per_node) KiB | \(.devices_rss_kib / 1024 | floor) MiB |"' "$OUT/scale.json"
+  echo "| broker | all online after | broker CPU | devices CPU | connect retries | broker RSS idle → all online | per node | devices RSS |"
+  echo "|---|---|---|---|---|---|---|---|"
+  jq -r '.phases[] | "| \(.phase) | \(.connect_ms / 1000) s | \(.broker_cpu_s) s | \(.devices_cpu_s) s | \(.connect_retries) | \(.broker_rss_kib[0]) → \(.broker_rss_kib[1]) KiB | \(.kib_per_node) KiB | \(.devices_rss_kib / 1024 | floor) MiB |"' "$OUT/scale.json"
   plugin=$(jq -r '[.phases[] | select(.phase == "per_node")][0].kib_per_node // empty' "$OUT/scale.json")
   base=$(jq -r '[.phases[] | select(.phase == "baseline")][0].kib_per_node // empty' "$OUT/scale.json")
   if [ -n "$plugin" ] && [ -n "$base" ]; then
