@@ -30,7 +30,7 @@ double elapsed_ns(Clock::time_point start, Clock::time_point end) {
                "  --seconds S    measure each operation for S seconds (default 1)\n"
                "  --count N      run each operation exactly N times instead\n"
                "  --filter TEXT  only the measurements whose name contains TEXT (a ratio needs its baseline too)\n"
-               "  --json         machine-readable output for scripts/bench-report.sh\n",
+               "  --json         machine-readable output for scripts\n",
                prog);
   std::exit(code);
 }

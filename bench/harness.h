@@ -1,7 +1,7 @@
 // The benchmark harness every bench/*_bench.cc uses: run a function for a fixed time (or a fixed
 // count), report ops/s, ns/op and, for operations slow enough to time one by one, p50/p99; print
 // an aligned table with each result's ratio against a baseline measured in the same run, or JSON
-// (--json) for scripts/bench-report.sh.
+// (--json) for scripts.
 //
 //   int main(int argc, char** argv) {
 //     fleetmcp::bench::Harness h("manifest_verify", argc, argv);

@@ -101,6 +101,7 @@ class FleetPlugin : private NodeFacts {
   std::shared_ptr<const SchemaRegistry> schemas() const { return schemas_; }
   size_t session_count() const { return sessions_.size(); }
   size_t pending_calls() const { return calls_.pending(); }
+  size_t cached_announce_verdicts() const { return announces_.cached(); }
 
  private:
   // NodeFacts, for the policy's node conditions.

@@ -146,6 +146,9 @@ void FleetPlugin::commit_manifest(NodeRecord& node, std::shared_ptr<const Manife
     node.hw_pin = HwPin{manifest->hw_fingerprint, cert->thumbprint()};
   }
   if (cert) node.certificate = std::move(cert);
+  if (node.manifest && node.manifest->payload_digest != manifest->payload_digest) {
+    announces_.forget(node.manifest->payload_digest);
+  }
   node.manifest = std::move(manifest);
   node.manifest_verified = true;
   node.manifest_expired = false;
@@ -154,6 +157,7 @@ void FleetPlugin::commit_manifest(NodeRecord& node, std::shared_ptr<const Manife
 }
 
 void FleetPlugin::deregister(NodeRecord& node) {
+  if (node.manifest) announces_.forget(node.manifest->payload_digest);
   node.manifest.reset();
   node.manifest_verified = false;
   node.manifest_expired = false;

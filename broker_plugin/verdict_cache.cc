@@ -32,4 +32,9 @@ CachedVerdict& VerdictCache::put(const Digest32& digest, CachedVerdict verdict) 
   return slot;
 }
 
+void VerdictCache::erase(const Digest32& digest) {
+  young_.erase(digest);
+  old_.erase(digest);
+}
+
 }  // namespace fleetmcp::plugin

@@ -33,6 +33,9 @@ class VerdictCache {
   // The pointer stays valid until the next put().
   CachedVerdict* find(const Digest32& digest);
   CachedVerdict& put(const Digest32& digest, CachedVerdict verdict);
+  // Drops a verdict nobody will ask for again (a node's superseded manifest): it may hold the
+  // only reference to that manifest's summary.
+  void erase(const Digest32& digest);
   size_t size() const { return young_.size() + old_.size(); }
 
  private:

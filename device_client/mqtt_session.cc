@@ -68,7 +68,10 @@ mqtt::connect_options MqttSession::make_connect_options() const {
       .mqtt_version(MQTTVERSION_5)
       .clean_start(true)
       .keep_alive_interval(std::chrono::seconds(settings_.keepalive_s))
-      .connect_timeout(std::chrono::seconds(10))
+      // Paho's default. A busy broker (thousands of nodes reconnecting at once) queues TLS
+      // handshakes; giving up on one after 10 s threw the broker's work away and started over,
+      // so a 10,000-node storm retried most connects and took minutes (bench/scale.sh).
+      .connect_timeout(std::chrono::seconds(30))
       .automatic_reconnect(false)
       .ssl(std::move(ssl))
       .finalize();

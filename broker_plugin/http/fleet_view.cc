@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/bytes.h"
 #include "common/digest.h"
 
 namespace fleetmcp::http {
@@ -18,16 +19,14 @@ std::string_view node_state_name(NodeState state) {
 
 namespace {
 
-// Everything about a tool that a tools/list answer shows.
-void append_listing(const FleetTool& tool, std::string& out) {
-  out += tool.name.dotted();
-  out += '|';
-  out += tool.verb.input_schema;
-  out += '|';
-  out += tool.verb.output_schema;
-  out += '|';
-  out += safety_class_name(tool.safety_class);
-  out += '\n';
+// Everything about a tool that a tools/list answer shows (`dotted` is its name), hashed as it
+// goes: a 10,000-node listing is 4.5 MB that need not exist as a string.
+void hash_listing(const FleetTool& tool, std::string_view dotted, Blake3Hasher& hasher) {
+  for (const std::string_view part : {dotted, std::string_view("|"), std::string_view(tool.verb.input_schema),
+                                      std::string_view("|"), std::string_view(tool.verb.output_schema),
+                                      std::string_view("|"), safety_class_name(tool.safety_class), std::string_view("\n")}) {
+    hasher.update(as_bytes(part));
+  }
 }
 
 }  // namespace
@@ -41,12 +40,19 @@ FleetSnapshot::FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes)
   }
   for (auto& [tenant, t] : tenants_) {
     // Sorting by the dotted string (not the tokens) is what makes cursors positional: a page ends
-    // at a name, the next page starts after it, whatever was added or removed meanwhile.
-    std::sort(t.tools.begin(), t.tools.end(),
-              [](const FleetTool* a, const FleetTool* b) { return a->name.dotted() < b->name.dotted(); });
-    std::string listing;
-    for (const FleetTool* tool : t.tools) append_listing(*tool, listing);
-    t.digest = sha256_hex(listing);
+    // at a name, the next page starts after it, whatever was added or removed meanwhile. Each
+    // name is built once: building it per comparison made a 10,000-node snapshot cost ~200 ms
+    // of the broker thread (bench/scale.sh).
+    std::vector<std::pair<std::string, const FleetTool*>> named;
+    named.reserve(t.tools.size());
+    for (const FleetTool* tool : t.tools) named.emplace_back(tool->name.dotted(), tool);
+    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    Blake3Hasher listing;
+    for (size_t i = 0; i < named.size(); ++i) {
+      t.tools[i] = named[i].second;
+      hash_listing(*named[i].second, named[i].first, listing);
+    }
+    t.digest = hex_lower(listing.finalize());
   }
 }
 
@@ -96,7 +102,7 @@ std::map<std::string_view, uint64_t> FleetSnapshot::count_by_state() const {
 
 std::string FleetSnapshot::tools_digest(std::string_view tenant) const {
   const auto t = tenants_.find(tenant);
-  return t == tenants_.end() ? sha256_hex("") : t->second.digest;
+  return t == tenants_.end() ? hex_lower(Blake3Hasher().finalize()) : t->second.digest;
 }
 
 }  // namespace fleetmcp::http

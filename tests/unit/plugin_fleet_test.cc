@@ -89,6 +89,20 @@ TEST_F(FleetPluginTest, AKnownEtagCostsALookup) {
   EXPECT_EQ(last_status_state(), "none") << "the same etag publishes no new status";
 }
 
+// Found by bench/soak.sh: every refresh left its verdict and manifest summary in the cache, so
+// the broker grew by ~1.5 KiB per re-announce until the cache filled (65536 entries).
+TEST_F(FleetPluginTest, RefreshesAndDeregistrationLeaveNoVerdictsBehind) {
+  FakeClient& c = f.connect_node(*node);
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(announce(c, manifest(f.now + i)), Verdict::kAllow) << i;
+  EXPECT_EQ(f.plugin->counters().announces_accepted.load(), 20u);
+  EXPECT_EQ(f.plugin->cached_announce_verdicts(), 1u) << "only the current manifest's verdict is kept";
+  const auto hits = f.plugin->counters().announce_cache_hits.load();
+  ASSERT_EQ(announce(c, manifest(f.now + 19)), Verdict::kAllow);
+  EXPECT_EQ(f.plugin->counters().announce_cache_hits.load(), hits + 1) << "the current one is still a lookup";
+  ASSERT_EQ(announce(c, ""), Verdict::kAllow);
+  EXPECT_EQ(f.plugin->cached_announce_verdicts(), 0u) << "deregistration forgets it";
+}
+
 TEST_F(FleetPluginTest, AnOlderManifestIsAReplay) {
   FakeClient& c = f.connect_node(*node);
   const std::string old_one = manifest(f.now - 10'000);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 
 #include "broker_plugin/principal.h"
 
@@ -89,16 +90,22 @@ std::vector<FleetNode> PluginFleetView::build(int64_t now_ms) const {
 }
 
 void PluginFleetView::on_tick(int64_t now_ms, bool force) {
-  if (!force && now_ms - last_build_ms_ < kRebuildIntervalMs) return;
+  const int64_t interval = std::max(kRebuildIntervalMs, kRebuildCostFactor * last_build_cost_ms_);
+  if (!force && now_ms - last_build_ms_ < interval) return;
   last_build_ms_ = now_ms;
   const uint64_t print = fingerprint(core_.registry(), now_ms);
   if (!force && print == last_fingerprint_ && generation_ > 0) return;
   last_fingerprint_ = print;
+  const auto started = std::chrono::steady_clock::now();
   std::vector<FleetNode> nodes = build(now_ms);
+  auto snapshot = std::make_shared<const FleetSnapshot>(generation_ + 1, std::move(nodes));
+  last_build_cost_ms_ =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   std::function<void()> listener;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    snapshot_ = std::make_shared<const FleetSnapshot>(++generation_, std::move(nodes));
+    ++generation_;
+    snapshot_ = std::move(snapshot);
     listener = listener_;
   }
   if (listener) listener();

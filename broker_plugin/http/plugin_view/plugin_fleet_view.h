@@ -27,6 +27,9 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
 
   // Broker thread. At most every kRebuildIntervalMs (always when `force`) it hashes what a
   // snapshot would show and, if that moved (or `force`), rebuilds, publishes and tells the front.
+  // A rebuild blocks the broker loop (≈0.1 s at 10,000 nodes), so after a slow one the next waits
+  // kRebuildCostFactor times as long: a fleet that keeps changing (a connect storm) cannot hold
+  // the broker thread more than about a quarter of the time.
   void on_tick(int64_t now_ms, bool force = false);
   void on_telemetry(std::string_view node_id, std::string_view payload);
   void on_node_offline(std::string_view node_id);
@@ -48,6 +51,7 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   bool token_revoked(std::string_view jti) const override;
 
   static constexpr int64_t kRebuildIntervalMs = 250;
+  static constexpr int64_t kRebuildCostFactor = 3;
 
  private:
   std::vector<FleetNode> build(int64_t now_ms) const;
@@ -56,6 +60,7 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   plugin::FleetPlugin& core_;
   std::shared_ptr<const SchemaRegistry> schemas_;
   int64_t last_build_ms_ = 0;
+  int64_t last_build_cost_ms_ = 0;  // steady-clock duration of the last rebuild
   uint64_t last_fingerprint_ = 0;  // broker thread only
 
   mutable std::mutex mutex_;  // guards everything below
