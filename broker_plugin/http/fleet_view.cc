@@ -100,6 +100,11 @@ std::map<std::string_view, uint64_t> FleetSnapshot::count_by_state() const {
   return by_state;
 }
 
+uint64_t FleetSnapshot::count_serving() const {
+  return std::count_if(nodes_.begin(), nodes_.end(),
+                       [](const FleetNode& n) { return n.state == NodeState::kOnline && !n.tools.empty(); });
+}
+
 std::string FleetSnapshot::tools_digest(std::string_view tenant) const {
   const auto t = tenants_.find(tenant);
   return t == tenants_.end() ? hex_lower(Blake3Hasher().finalize()) : t->second.digest;

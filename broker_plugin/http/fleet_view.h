@@ -66,6 +66,10 @@ class FleetSnapshot {
   std::vector<std::string> tenants() const;
   // Every node counted by state, all four states present ("online" → 3 …), ordered by name.
   std::map<std::string_view, uint64_t> count_by_state() const;
+  // Online nodes whose tools are served: connected with a verified, unexpired manifest. A node is
+  // online from its CONNECT, before its announce is verified, so this, not `online`, says when
+  // its tools can be called.
+  uint64_t count_serving() const;
   // Changes whenever anything tools/list shows for the tenant changes (names, schemas, classes);
   // the front compares it across snapshots to send notifications/tools/list_changed.
   std::string tools_digest(std::string_view tenant) const;

@@ -76,7 +76,8 @@ void FrontHandler::handle(const std::shared_ptr<Exchange>& exchange) {
       nodes += (nodes.empty() ? "\"" : ",\"") + std::string(state) + "\":" + std::to_string(n);
     }
     return exchange->respond(HttpReply::json(200, "{\"status\":\"ok\",\"fleet_generation\":" +
-                                                      std::to_string(snapshot->generation()) + ",\"nodes\":{" + nodes + "}}"));
+                                                      std::to_string(snapshot->generation()) + ",\"nodes\":{" + nodes +
+                                                      "},\"serving\":" + std::to_string(snapshot->count_serving()) + "}"));
   }
   if (path == "/metrics") {
     HttpReply r;

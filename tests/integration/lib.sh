@@ -332,11 +332,13 @@ e2e_start() {
 # e2e_online_count: how many nodes the front counts online (GET /healthz).
 e2e_online_count() { curl -s --cacert "$T/pki/ca.crt" "$E2E_BASE/healthz" | jq -r '.nodes.online // 0'; }
 
-# e2e_wait_online N [SECONDS]: until /healthz counts N nodes online.
+# e2e_wait_online N [SECONDS]: until /healthz counts N nodes online and N serving tools. A node is
+# online from its CONNECT; its tools can be called once its announce is verified (serving).
 e2e_wait_online() {
-  local deadline=$((SECONDS + ${2:-30}))
-  until [ "$(e2e_online_count)" = "$1" ]; do
-    [ $SECONDS -lt $deadline ] || fail "/healthz: $(e2e_online_count) of $1 nodes online after ${2:-30} s (see $T/broker.log, $T/fleet.log)"
+  local deadline=$((SECONDS + ${2:-30})) health
+  until health=$(curl -s --cacert "$T/pki/ca.crt" "$E2E_BASE/healthz") &&
+        [ "$(jq -r '"\(.nodes.online // 0) \(.serving // 0)"' <<<"$health")" = "$1 $1" ]; do
+    [ $SECONDS -lt $deadline ] || fail "/healthz after ${2:-30} s: $health; $1 nodes online and serving expected (see $T/broker.log, $T/fleet.log)"
     sleep 0.2
   done
 }

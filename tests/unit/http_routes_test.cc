@@ -150,6 +150,13 @@ TEST_F(RoutesTest, HealthzAndMetrics) {
   EXPECT_EQ(*json::get_string(health, "status"), "ok");
   EXPECT_EQ(json::get_int64(*json::find(health, "nodes"), "online"), 3);
   EXPECT_EQ(json::get_int64(*json::find(health, "nodes"), "revoked"), 0);
+  EXPECT_EQ(json::get_int64(health, "serving"), 3);
+  // Online from its CONNECT, before any manifest: counted online, not serving (tools not callable).
+  f.fleet->add_node("acme", "01jd0000000000000000000099", {});
+  const auto connected = body_of(*get("/healthz"));
+  EXPECT_EQ(json::get_int64(*json::find(connected, "nodes"), "online"), 4);
+  EXPECT_EQ(json::get_int64(connected, "serving"), 3);
+  f.fleet->remove_node("01jd0000000000000000000099");
   const std::string tok = f.token();
   const std::string sid = f.open_session(tok);
   f.rpc(sid, tok, "tools/call", R"({"name":"sysecho.)" + std::string(kNode) + R"(.echo.invoke","arguments":{"message":"m"}})");
