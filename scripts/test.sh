@@ -35,11 +35,11 @@ reliability=0
 san_build_pid=""
 if [ "$reliability" = 1 ]; then
   # The suite spends much of its time waiting on brokers and devices; the instrumented build the
-  # reliability passes need uses that time, at the lowest priority so the tests keep the CPU
-  # whenever they want it (timing assertions stay as loose as they are without it).
-  echo "test.sh: building the instrumented build (build-san) at nice 19 while the tests run"
+  # reliability passes need uses that time, as SCHED_IDLE so the tests get the CPU whenever they
+  # want it. Measured on 2 cores: the suite takes ~1.5 min longer, the build ~3 min less after it.
+  echo "test.sh: building the instrumented build (build-san) at idle priority while the tests run"
   # setsid: its own process group, so a failing suite can stop the whole build at once.
-  setsid nice -n 19 scripts/sanitized-build.sh >build-san.background.log 2>&1 &
+  setsid chrt --idle 0 nice -n 19 scripts/sanitized-build.sh >build-san.background.log 2>&1 &
   san_build_pid=$!
 fi
 

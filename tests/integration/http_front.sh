@@ -72,9 +72,16 @@ r=$(curl -s -w ' %{http_code}' -X POST "$BASE/mcp/tools/call" "${CALL[@]}" -H "A
 assert_contains "$r" '"code":"E_BAD_REQUEST"' "subscribe without Accept: text/event-stream is E_BAD_REQUEST"
 assert_contains "$r" ' 400' "... with 400"
 get_body="{\"tool\":\"relay.$NODE.relay0.get\",\"arguments\":{}}"
-codes=""; for i in 1 2 3; do codes+="$(status POST "$BASE/mcp/tools/call" "${CALL[@]}" -d "$get_body") "; done
+# Each answer's headers are kept, so the 429 checked for Retry-After is the one that was refused
+# (a fourth call made afterwards may already find the rate window refilled on a slow machine).
+codes="" retry=""
+for i in 1 2 3; do
+  headers=$(curl -s -D - -o /dev/null -X POST "$BASE/mcp/tools/call" "${CALL[@]}" -d "$get_body" | tr -d '\r')
+  code=$(awk 'NR==1{print $2}' <<<"$headers")
+  codes+="$code "
+  [ "$code" = 429 ] && retry=$(awk -F': ' 'tolower($1)=="retry-after"{print $2}' <<<"$headers")
+done
 assert_contains "$codes" "429" "a third call within the rate limit is 429"
-retry=$(curl -s -D - -o /dev/null -X POST "$BASE/mcp/tools/call" "${CALL[@]}" -d "$get_body" | awk -F': ' 'tolower($1)=="retry-after"{print $2}' | tr -d '\r')
 [ -n "$retry" ] && pass "429 carries Retry-After ($retry s)" || fail "no Retry-After on 429"
 
 echo "# schema registry, health, metrics (curl)"
