@@ -68,12 +68,13 @@ for ((p = 0; p < PROCS; p++)); do mkdir -p "$T/groups/$p/nodes"; done
 for ((i = 0; i < NODES; i++)); do ln -s "$T/pki/nodes/${ALL[$i]}" "$T/groups/$((i % PROCS))/nodes/${ALL[$i]}"; done
 TOKEN=$(agent_token agent-scale acme "$E2E_SCOPES")
 
-# online_count PHASE: nodes online (the plugin's /healthz), or connected clients ($SYS) without it.
+# online_count PHASE: nodes online with their announce verified (the plugin's /healthz `serving`),
+# or connected clients ($SYS) without the plugin.
 online_count() {
   if [ "$1" = baseline ]; then
     mosquitto_sub -p "$PORT_PLAIN" -t '$SYS/broker/clients/connected' -C 1 -W 3 2>/dev/null || echo 0
   else
-    curl -s -m 3 "http://127.0.0.1:$HTTP_PORT/healthz" | jq -r '.nodes.online // 0' 2>/dev/null || echo 0
+    curl -s -m 3 "http://127.0.0.1:$HTTP_PORT/healthz" | jq -r '.serving // 0' 2>/dev/null || echo 0
   fi
 }
 

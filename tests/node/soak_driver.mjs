@@ -100,14 +100,16 @@ function writePids() {
 
 async function health() {
   const r = await fetch(`${env.BASE}/healthz`, { signal: AbortSignal.timeout(5000) });
-  return (await r.json()).nodes ?? {};
+  const body = await r.json();
+  // serving: online nodes whose announce is verified (a node is online from its CONNECT).
+  return { ...(body.nodes ?? {}), serving: body.serving ?? 0 };
 }
 async function waitOnline(want, seconds) {
   const end = Date.now() + seconds * 1000;
   let nodes = {};
   while (Date.now() < end) {
     nodes = await health().catch(() => ({}));
-    if ((nodes.online ?? 0) === want) return nodes;
+    if ((nodes.online ?? 0) === want && nodes.serving === want) return nodes;
     await sleep(250);
   }
   return nodes;
