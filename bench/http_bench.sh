@@ -144,7 +144,7 @@ done
 echo "== 3b. open loop at the target rate ($TARGET_RATE calls/s)"
 record "rfc0009 @$TARGET_RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --rate "$TARGET_RATE" --seconds "$SECONDS_EACH" --max-connections 512
 
-echo "broker RSS after the call loads: $(awk '/^VmRSS/{print $2, $3}' "/proc/$BROKER_PID/status") (it keeps every finished call's msg_id for 10 min)"
+echo "broker RSS after the call loads: $(awk '/^VmRSS/{print $2, $3}' "/proc/$BROKER_PID/status") (finished calls' msg_ids are kept 2 min, at most 65,536)"
 
 if [ -n "$FRONT_ONLY" ]; then
   # The in-memory fleet is not held to the manifest schema: its echo allows 1,000 calls/s per node,
