@@ -13,7 +13,8 @@
 # Needs a Release build in $FLEETMCP_BINARY_DIR (default build/) and npm ci in tests/node. Plots
 # need gnuplot: when it is missing and this runs as root with apt-get, the script installs
 # gnuplot-nox (and says so); otherwise the report is written without plots.
-# bench/report/ holds a checked-in sample of the report (date and machine in its header).
+# bench/report/ holds a checked-in sample of the report (date and machine in its header; the
+# soak's and scale run's raw CSV files are left out).
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${FLEETMCP_BINARY_DIR:-$SRC/build}
@@ -102,6 +103,7 @@ if command -v gnuplot >/dev/null; then
       "$OUT/soak/calls.csv" >"$OUT/latency-hist.dat"
     gnuplot <<GP
 set terminal pngcairo size 900,450 font ",10"
+set termoption noenhanced
 set output "$OUT/soak-latency.png"
 set title "Soak: tools/call latency (echo + metrics snapshot that succeeded; log-spaced bins)"
 set logscale x
@@ -119,6 +121,7 @@ GP
     awk -F, 'NR > 1 && /revoke:/ {print $1 / 1000}' "$OUT/soak/events.csv" >"$OUT/revoke-times.dat" 2>/dev/null || true
     gnuplot <<GP
 set terminal pngcairo size 900,450 font ",10"
+set termoption noenhanced
 set output "$OUT/soak-rss.png"
 set title "Soak: broker (mosquitto + fleetmcp_plugin.so) resident memory"
 set xlabel "time since the broker started (s)"
@@ -143,6 +146,7 @@ GP
     done
     gnuplot <<GP
 set terminal pngcairo size 900,450 font ",10"
+set termoption noenhanced
 set output "$OUT/scale-connect.png"
 set title "Scale: simulated nodes online after their processes start"
 set xlabel "s"
@@ -173,7 +177,7 @@ section() {  # section TITLE FILE : the file as a code block, if it exists
   echo "| commit | $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$SRC" diff --quiet 2>/dev/null || echo ' (modified)') |"
   echo "| machine | $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(awk '/MemTotal/{printf "%.0f GiB", $2 / 1048576}' /proc/meminfo) RAM, Linux $(uname -r) |"
   echo "| load average at the end | $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine makes the figures lower bounds) |"
-  echo "| mosquitto | $(mosquitto -h 2>/dev/null | head -1 | sed 's/^mosquitto version //' || echo unknown) |"
+  echo "| mosquitto | $( (mosquitto -h 2>/dev/null || true) | head -1 | sed 's/^mosquitto version //') |"
   echo "| command | \`bench/report.sh --soak-minutes $SOAK_MINUTES --scale-nodes $SCALE_NODES${SKIP:+ --skip \"$SKIP\"}\` |"
   echo
   echo "Everything runs on one machine: broker, simulated devices and clients share its cores."
