@@ -73,10 +73,7 @@ HttpReply shutdown_reply() {
       "retry once the broker is back; the device may have run the call, so check before repeating an action"));
 }
 
-}  // namespace
-
-namespace {
-
+// Plain TCP, or TLS over it when the front has a TLS context (handshake in start()).
 HttpConnection::Transport transport(asio::ip::tcp::socket socket, const ConnectionSettings& settings) {
   using Transport = HttpConnection::Transport;
   if (!settings.tls) return Transport(std::in_place_index<0>, std::move(socket));

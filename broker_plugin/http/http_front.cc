@@ -1,11 +1,10 @@
 #include "broker_plugin/http/http_front.h"
 
-#include "broker_plugin/http/tls_context.h"
-
 #include <chrono>
 #include <iostream>
 
 #include "broker_plugin/http/asio_scheduler.h"
+#include "broker_plugin/http/tls_context.h"
 
 namespace fleetmcp::http {
 namespace {
