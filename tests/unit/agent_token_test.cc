@@ -130,6 +130,9 @@ TEST_F(AgentTokenTest, SignedButMalformedClaimsAreRefused) {
   refused(sign_raw(header, R"({"sub":"a","tenant":"acme","tenant":"other","scope":"devices:read","aud":"fleetmcp","iat":1799999990,"exp":1800003600,"jti":"j"})"));
   refused(sign_raw(header, R"({"sub":"a","tenant":"acme","scope":"devices:read","aud":"fleetmcp","iat":"1799999990","exp":1800003600,"jti":"j"})"));
   refused(sign_raw(header, R"({"sub":"a","tenant":"acme","scope":"devices:read","aud":"fleetmcp","iat":1799999990,"jti":"j"})"));
+  // No scope claim: RFC-0009 §8's "Phase A" tolerance of scopeless tokens ended in 2026-04; every
+  // token names its scopes (docs/conformance.md R9-17).
+  refused(sign_raw(header, R"({"sub":"a","tenant":"acme","aud":"fleetmcp","iat":1799999990,"exp":1800003600,"jti":"j"})"));
   refused(sign_raw(header, R"(["not","an","object"])"));
   refused(sign_raw(R"({"alg":"EdDSA","crit":["exp"]})", "{}"));
 }
