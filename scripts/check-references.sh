@@ -25,7 +25,8 @@ pattern="\.\./shared|shared/(seeds|notes|${design})|(^|[^A-Za-z0-9_])${design}([
 scope=(-- . ':!schemas/*.json' ':!scripts/check-references.sh')
 
 if [ "$fix" = 1 ]; then
-  git grep -lzE "$pattern" "${scope[@]}" | D="$design" xargs -0 -r perl -pi -e '
+  # git grep exits 1 when nothing matches: then there is nothing to fix
+  { git grep -lzE "$pattern" "${scope[@]}" || true; } | D="$design" xargs -0 -r perl -pi -e '
     BEGIN { $d = $ENV{D} }
     s{(?:\.\./)*shared/$d\.md}{docs/protocol.md}g;
     s{\b$d\.md\b}{docs/protocol.md}g;
