@@ -110,6 +110,7 @@ class FleetPlugin : private NodeFacts {
 
   // fleet_plugin_auth.cc
   Session* session_for(const ClientView& client);
+  std::optional<IdentityRefusal> client_id_held_by_another(const ClientView& client, const Principal& who);
   Session* identify_by_certificate(const ClientView& client);
   Session* identify_node(const ClientView& client, const Certificate& cert);
   void start_node_session(const void* handle, const Principal& node);
