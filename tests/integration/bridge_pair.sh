@@ -74,7 +74,7 @@ pass "three brokers with the plugin: B bridged in from A, A bridged out to C, as
 device_start node --config "$T/pki/nodes/$node/device.conf"
 token=$(agent_token claude acme "devices:read tools:call:read_only")
 online_on() {  # online_on PLAIN_PORT : the node's retained status on that broker says online
-  { timeout 3 mosquitto_sub -p "$1" -u claude -P "$token" -t "\$devices/$node/status" --retained-only -W 1 2>/dev/null || true; } \
+  { timeout 3 mosquitto_sub -V mqttv5 -p "$1" -u claude -P "$token" -t "\$devices/$node/status" --retained-only -W 1 2>/dev/null || true; } \
     | grep '"state":"online"' >/dev/null
 }
 wait_until 15 online_on "$A_PLAIN" || fail "node not online on A (see $T/node.log, $T/a.log)"
