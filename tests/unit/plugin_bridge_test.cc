@@ -110,7 +110,7 @@ TEST_F(Bridge, AnAnnounceOfAnEnrolledNodeIsVerifiedAndTheNodeIsRemote) {
 TEST_F(Bridge, AnAnnounceIsRefusedWithoutAnEnrolledCertificateOrAValidSignature) {
   auto stranger = f.pki.enroll("acme");  // enrolled with the CA, but its certificate is not on this broker
   EXPECT_EQ(bridged("announce", manifest(*stranger, f.now), true, stranger.get()), Verdict::kDeny);
-  EXPECT_NE(f.audit_log().find("no enrolled certificate of node " + stranger->node_id), std::string::npos);
+  EXPECT_NE(f.audit_log().find("no valid enrolled certificate of node " + stranger->node_id), std::string::npos);
 
   std::string tampered = manifest(*remote, f.now);
   tampered.replace(tampered.find("\"echo\""), 6, "\"ecko\"");
@@ -118,6 +118,16 @@ TEST_F(Bridge, AnAnnounceIsRefusedWithoutAnEnrolledCertificateOrAValidSignature)
   EXPECT_EQ(bridged("announce", manifest(*remote, f.now), false), Verdict::kDeny) << "announces are retained";
   EXPECT_EQ(f.plugin->counters().bridged_refused.load(), 3u);
   EXPECT_EQ(f.plugin->registry().find(remote->node_id), nullptr);
+}
+
+// Issue 17 item 8: the certificate remembered from an earlier announce is re-checked each time;
+// once it has expired, a fresh, well-signed announce no longer verifies against it.
+TEST_F(Bridge, ARememberedCertificateIsRecheckedForItsValidityPeriod) {
+  ASSERT_EQ(bridged_announce(), Verdict::kAllow);
+  f.now = remote->certificate.not_after_ms() + 1000;
+  EXPECT_EQ(bridged_announce(), Verdict::kDeny);
+  EXPECT_NE(f.audit_log().find("no valid enrolled certificate of node " + remote->node_id), std::string::npos)
+      << f.audit_log();
 }
 
 TEST_F(Bridge, AnotherCaCertificateInTheEnrolledDirectoryIsIgnored) {
