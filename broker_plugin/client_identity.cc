@@ -147,6 +147,24 @@ std::optional<IdentityRefusal> ClientIdentity::check_client_id(const Principal& 
                 "client id must be the token's sub, start with \"<sub>-\", or be left empty (MQTT 5)");
 }
 
+std::optional<IdentityRefusal> ClientIdentity::check_bridge_certificate(const Principal& bridge, const Certificate* cert,
+                                                                        int64_t now_ms) const {
+  if (bridge.kind != PrincipalKind::kBridge) return std::nullopt;
+  if (cert == nullptr) {
+    return refuse(ErrorCode::kSafetyDenied,
+                  "a bridge needs its client certificate (mutual TLS) as well as its token: connect to a listener "
+                  "with require_certificate true");
+  }
+  if (cert->subject_o() != kScopeFleetBridge || cert->subject_cn() != bridge.name) {
+    return refuse(ErrorCode::kSafetyDenied, "the client certificate is not this bridge's (CN = the token's sub, "
+                                            "O = fleet:bridge, from fleetctl pki bridge)");
+  }
+  if (!cert->is_issued_by(ca_, now_ms)) {
+    return refuse(ErrorCode::kSafetyDenied, "the bridge's certificate does not chain to the fleet CA or is not valid now");
+  }
+  return std::nullopt;
+}
+
 bool ClientIdentity::still_trusted(const Principal& who) const {
   switch (who.kind) {
     case PrincipalKind::kNode: return !revoked_->contains(who.name);

@@ -10,8 +10,12 @@ namespace fleetmcp::plugin {
 Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::string_view> password) {
   IdentityResult result = identity_.identify_password(client.username, password, client.address, clock_());
   if (const auto* who = std::get_if<Principal>(&result)) {
+    const std::optional<Certificate> cert =
+        who->kind == PrincipalKind::kBridge ? broker_.client_certificate(client.handle) : std::nullopt;
     if (auto refusal = identity_.check_client_id(*who, client.id)) {
       result = std::move(*refusal);
+    } else if (auto no_mtls = identity_.check_bridge_certificate(*who, cert ? &*cert : nullptr, clock_())) {
+      result = std::move(*no_mtls);
     } else if (auto taken = client_id_held_by_another(client, *who)) {
       result = std::move(*taken);
     }
