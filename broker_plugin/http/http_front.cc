@@ -31,6 +31,8 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
       log_(log ? std::move(log) : Log([](std::string_view line) { std::cerr << line << '\n'; })),
       io_threads_(options.io_threads) {
   settings_->max_body_bytes = options.max_body_bytes;
+  settings_->connections =
+      std::make_shared<ConnectionLimit>(options.max_connections, options.max_connections_per_address);
   settings_->log = log_;
   if (!options.tls_cert.empty()) settings_->tls = make_tls_context(options.tls_cert, options.tls_key);
   server_ = std::make_unique<HttpServer>(io_, options.listen_host, options.listen_port, settings_);
@@ -48,6 +50,7 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
   FrontHandler* handler = handler_.get();
   settings_->handler = [handler](std::shared_ptr<Exchange> exchange) { handler->handle(exchange); };
   settings_->on_status = [handler](int status) { handler->metrics().count_http(status); };
+  settings_->screen = [handler](const HttpRequest& head) { return handler->screen(head); };
 }
 
 HttpFront::~HttpFront() { stop(); }

@@ -86,9 +86,21 @@ void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const Age
   const int64_t interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
   const Rfc0009StreamConfig config{s_.options.sse_ping, s_.options.sse_idle_timeout, s_.options.sse_buffer_frames};
   const int64_t started = s_.steady_ms();
+  // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
+  auto stream = std::make_shared<std::weak_ptr<Rfc0009Stream>>();
+  std::shared_ptr<OpenStreams::Ticket> ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop) {
+    if (const auto s = stream->lock()) s->stop();
+  });
+  if (!ticket) {
+    const ErrorEnvelope e(ErrorCode::kRateLimited, "stream quota reached: close 4429",
+                          "close another metrics stream of this token or tenant first "
+                          "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
+    s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    return Rfc0009Stream::refuse(*ex, CloseCode::kRateLimited);
+  }
   s_.metrics.stream_opened(StreamKind::kRfc0009);
-  Rfc0009Stream::open(*ex, s_.fanout, tool, agent.tenant, interval_ms, config,
-                      [this, agent, tool, started](CloseCode code) {
+  *stream = Rfc0009Stream::open(*ex, s_.fanout, tool, agent.tenant, interval_ms, config,
+                      [this, agent, tool, started, ticket](CloseCode code) {
                         s_.metrics.stream_closed(StreamKind::kRfc0009);
                         const std::string_view e = code == CloseCode::kDeviceOffline ? "E_NODE_OFFLINE"
                                                    : code == CloseCode::kNormal     ? ""
