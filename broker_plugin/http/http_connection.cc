@@ -15,6 +15,8 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 
+constexpr uint64_t kScreenBodiesAbove = 16 * 1024;
+
 // The Exchange an endpoint sees. Its calls arrive on the connection's strand.
 class ConnectionExchange final : public Exchange {
  public:
@@ -138,7 +140,11 @@ void HttpConnection::read_request() {
 
 void HttpConnection::on_header(beast::error_code ec) {
   if (ec) return on_request(ec);
-  if (settings_->screen) {
+  // Only requests with a large body are screened: a small one costs no more to read than its
+  // headers, and screening it would authenticate every tools/call twice.
+  const bool large_body = !parser_->is_done() &&
+                          (parser_->chunked() || parser_->content_length().value_or(0) > kScreenBodiesAbove);
+  if (settings_->screen && large_body) {
     if (auto refusal = settings_->screen(to_request(parser_->get()))) {
       busy_ = true;
       answering_ = false;

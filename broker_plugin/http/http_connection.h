@@ -44,8 +44,9 @@ struct ConnectionSettings {
   std::chrono::seconds read_timeout{60};      // idle keep-alive and slow requests
   std::chrono::milliseconds close_grace{2000};  // how long a last frame may take before the cut
   std::shared_ptr<boost::asio::ssl::context> tls;  // null: plain HTTP
-  // Looks at a request's start line and headers before its body is read: a reply refuses the
-  // request there (no token: 401) and the body is never read. Null: every body is read.
+  // Looks at the start line and headers of a request with a body over 16 KiB (or chunked)
+  // before that body is read: a reply refuses the request there (no token: 401) and the body is
+  // never read. Null: every body is read.
   std::function<std::optional<HttpReply>(const HttpRequest& head)> screen;
   std::shared_ptr<ConnectionLimit> connections;  // null: no cap (unit tests)
 };

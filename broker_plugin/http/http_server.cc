@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <utility>
 
 #include "common/error.h"
 
@@ -79,8 +80,9 @@ void HttpServer::accept() {
 // EMFILE, ENFILE, ENOBUFS…: accepting again at once would spin on the same error while the
 // pending connection waits in the backlog. Wait, doubling from 10 ms up to 1 s, then try again.
 void HttpServer::back_off(const boost::system::error_code& ec) {
-  retry_delay_ = std::clamp(retry_delay_ * 2, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
-  if (settings_->log && retry_delay_ == std::chrono::milliseconds(1000)) {
+  constexpr std::chrono::milliseconds kFirst{10}, kLongest{1000};
+  const auto previous = std::exchange(retry_delay_, std::clamp(retry_delay_ * 2, kFirst, kLongest));
+  if (settings_->log && previous < kLongest && retry_delay_ == kLongest) {  // once per episode
     settings_->log("fleetmcp http: accept failed (" + ec.message() + "); retrying every second");
   }
   retry_.expires_after(retry_delay_);
