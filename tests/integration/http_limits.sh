@@ -127,14 +127,16 @@ assert_contains "$r" 'plugin_opt_http_max_batch' "... naming the option"
 
 echo "# refusal audit lines are throttled, not lost (item 8)"
 before=$(grep -c '"code":"E_SAFETY_DENIED"' "$T/audit.log" || true)
+started=$(date +%s%N)
 for _ in $(seq 30); do curl -s -o /dev/null -X POST "$CALL_URL" -H "Authorization: Bearer not-a-token" -d '{}'; done
 sleep 1.2
 curl -s -o /dev/null -X POST "$CALL_URL" -H "Authorization: Bearer not-a-token" -d '{}'
+allowed=$(( ($(date +%s%N) - started) / 1000000000 + 2 ))  # one a second, and the first
 lines=$(grep '"decision":"refuse"' "$T/audit.log" | grep '"via":"rfc0009"' | grep -c '"code":"E_SAFETY_DENIED"' || true)
-[ $((lines - before)) -le 4 ] || fail "31 refused requests wrote $((lines - before)) audit lines"
+[ $((lines - before)) -le "$allowed" ] || fail "31 refused requests wrote $((lines - before)) audit lines (at most $allowed expected)"
 grep '"code":"E_SAFETY_DENIED"' "$T/audit.log" | grep -q 'more refusals like this since the previous line' ||
   fail "no audit line counts the refusals it stands for"
-pass "31 refusals in about a second: $((lines - before)) audit lines, the last counting the others"
+pass "31 refusals: $((lines - before)) audit lines (one a second), the last counting the others"
 metrics=$(curl -s "$E2E_BASE/metrics")
 [[ "$metrics" != *acme* ]] || fail "/metrics names a tenant"
 pass "/metrics carries fleet-wide aggregates only (no tenant)"
