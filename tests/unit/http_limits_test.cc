@@ -8,9 +8,11 @@
 
 #include "broker_plugin/http/commit_tokens.h"
 #include "broker_plugin/http/connection_limit.h"
+#include "broker_plugin/http/front_options.h"
 #include "broker_plugin/http/mcp_session.h"
 #include "broker_plugin/http/open_streams.h"
 #include "broker_plugin/http/refusal_throttle.h"
+#include "common/error.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -141,6 +143,38 @@ TEST(RefusalThrottle, OneLinePerKeyAndIntervalCountingTheRest) {
   RefusalThrottle every(0);
   EXPECT_EQ(every.admit("k", 0), 0u);
   EXPECT_EQ(every.admit("k", 0), 0u);
+}
+
+TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
+  const FrontOptions defaults = parse_front_options({});
+  EXPECT_EQ(defaults.max_body_bytes, 1u << 20);  // the JSON parser's limit
+  EXPECT_EQ(defaults.max_connections, 512u);
+  EXPECT_EQ(defaults.max_connections_per_address, 64u);
+  EXPECT_EQ(defaults.max_sessions_per_caller, 32u);
+  EXPECT_EQ(defaults.max_streams_per_caller, 16u);
+  EXPECT_EQ(defaults.max_batch, 32u);
+  const FrontOptions o = parse_front_options({{"http_max_connections", "10"},
+                                              {"http_max_connections_per_address", "2"},
+                                              {"http_max_sessions_per_caller", "3"},
+                                              {"http_max_sessions_per_tenant", "4"},
+                                              {"http_max_streams_per_caller", "5"},
+                                              {"http_max_streams_per_tenant", "6"},
+                                              {"http_max_stream_ms", "7000"},
+                                              {"http_max_batch", "8"},
+                                              {"http_max_commit_tokens_per_caller", "9"},
+                                              {"http_audit_refusal_interval_ms", "0"}});
+  EXPECT_EQ(o.max_connections, 10u);
+  EXPECT_EQ(o.max_connections_per_address, 2u);
+  EXPECT_EQ(o.max_sessions_per_caller, 3u);
+  EXPECT_EQ(o.max_sessions_per_tenant, 4u);
+  EXPECT_EQ(o.max_streams_per_caller, 5u);
+  EXPECT_EQ(o.max_streams_per_tenant, 6u);
+  EXPECT_EQ(o.max_stream, std::chrono::milliseconds(7000));
+  EXPECT_EQ(o.max_batch, 8u);
+  EXPECT_EQ(o.max_commit_tokens_per_caller, 9u);
+  EXPECT_EQ(o.audit_refusal_interval, std::chrono::milliseconds(0));
+  EXPECT_THROW(parse_front_options({{"http_max_connections", "0"}}), Error);
+  EXPECT_THROW(parse_front_options({{"http_max_batch", "many"}}), Error);
 }
 
 }  // namespace
