@@ -148,6 +148,10 @@ stop_broker
 run_broker "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN" "plugin_opt_http_max_connections 100000" \
   "plugin_opt_http_max_connections_per_address 100000")" broker2
 HTTP_PORT=$(broker_http_port broker2)
+grep -q "max_connections 100000 is over half the broker's file descriptor limit" "$T/broker2.log" ||
+  fail "no warning about a connection cap over half the descriptor limit"
+! grep -q "over half the broker's file descriptor limit" "$T/broker.log" || fail "a warning for the cap of 48 under 160"
+pass "a connection cap over half the descriptor limit is warned about at start"
 coproc HOLD2 { ulimit -Sn 4096; exec node "$SRC/tests/node/http_limits_client.mjs" hold "http://127.0.0.1:$HTTP_PORT" 300 127.0.0.1; }
 track "$HOLD2_PID"
 read -r -t 60 line <&"${HOLD2[0]}" || fail "the second connection holder printed nothing"
