@@ -92,21 +92,22 @@ void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const Age
     if (const auto s = stream->lock()) s->stop();
   });
   if (!ticket) {
-    const ErrorEnvelope e(ErrorCode::kRateLimited, "stream quota reached: close 4429",
+    const ErrorEnvelope e(ErrorCode::kRateLimited, "this token or its tenant holds its quota of metrics streams",
                           "close another metrics stream of this token or tenant first "
                           "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
     s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
     return Rfc0009Stream::refuse(*ex, CloseCode::kRateLimited);
   }
   s_.metrics.stream_opened(StreamKind::kRfc0009);
-  *stream = Rfc0009Stream::open(*ex, s_.fanout, tool, agent.tenant, interval_ms, config,
-                      [this, agent, tool, started, ticket](CloseCode code) {
-                        s_.metrics.stream_closed(StreamKind::kRfc0009);
-                        const std::string_view e = code == CloseCode::kDeviceOffline ? "E_NODE_OFFLINE"
-                                                   : code == CloseCode::kNormal     ? ""
-                                                                                    : close_reason(code);
-                        s_.log.stream_ended(kVia, agent, tool, e, s_.steady_ms() - started);
-                      });
+  // The ticket lives as long as this callback: until the stream has closed.
+  auto closed = [this, agent, tool, started, ticket](CloseCode code) {
+    s_.metrics.stream_closed(StreamKind::kRfc0009);
+    const std::string_view e = code == CloseCode::kDeviceOffline ? "E_NODE_OFFLINE"
+                               : code == CloseCode::kNormal     ? ""
+                                                                : close_reason(code);
+    s_.log.stream_ended(kVia, agent, tool, e, s_.steady_ms() - started);
+  };
+  *stream = Rfc0009Stream::open(*ex, s_.fanout, tool, agent.tenant, interval_ms, config, std::move(closed));
 }
 
 }  // namespace fleetmcp::http
