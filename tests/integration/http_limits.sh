@@ -9,6 +9,7 @@
 # mosquitto gets few file descriptors, as a small broker host would: without the connection caps
 # the front's connections alone would exhaust them and no device could connect.
 ulimit -Sn 160
+[ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 1024 ] || { echo "skip: the hard descriptor limit is under 1024"; exit 77; }
 N=3
 E2E_BROKER_LINES=(
   "plugin_opt_http_max_connections 48"
@@ -27,7 +28,7 @@ echo_call() {  # echo_call TOKEN: the HTTP status and message of an RFC-0009 ech
 }
 
 echo "# connection caps (item 4)"
-coproc HOLD { ulimit -Sn 4096; exec node "$SRC/tests/node/http_limits_client.mjs" hold "$E2E_BASE" 300 \
+coproc HOLD { ulimit -Sn "$(ulimit -Hn)"; exec node "$SRC/tests/node/http_limits_client.mjs" hold "$E2E_BASE" 300 \
   127.0.0.1 127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6; }
 track "$HOLD_PID"
 read -r -t 60 line <&"${HOLD[0]}" || fail "the connection holder printed nothing"
@@ -152,7 +153,7 @@ grep -q "max_connections 100000 is over half the broker's file descriptor limit"
   fail "no warning about a connection cap over half the descriptor limit"
 ! grep -q "over half the broker's file descriptor limit" "$T/broker.log" || fail "a warning for the cap of 48 under 160"
 pass "a connection cap over half the descriptor limit is warned about at start"
-coproc HOLD2 { ulimit -Sn 4096; exec node "$SRC/tests/node/http_limits_client.mjs" hold "http://127.0.0.1:$HTTP_PORT" 300 127.0.0.1; }
+coproc HOLD2 { ulimit -Sn "$(ulimit -Hn)"; exec node "$SRC/tests/node/http_limits_client.mjs" hold "http://127.0.0.1:$HTTP_PORT" 300 127.0.0.1; }
 track "$HOLD2_PID"
 read -r -t 60 line <&"${HOLD2[0]}" || fail "the second connection holder printed nothing"
 wait_for_line "$T/broker2.log" "accept failed .*retrying every second" 20 || fail "no accept back-off logged (see $T/broker2.log)"
