@@ -12,6 +12,7 @@
 #include "broker_plugin/http/front_metrics.h"
 #include "broker_plugin/http/front_options.h"
 #include "broker_plugin/http/mcp_session.h"
+#include "broker_plugin/http/open_streams.h"
 #include "broker_plugin/http/protected_resource.h"
 #include "broker_plugin/http/telemetry_fanout.h"
 #include "broker_plugin/http/tool_catalog.h"
@@ -26,6 +27,7 @@ struct FrontServices {
   CallGate& gate;
   TelemetryFanout& fanout;
   McpSessions& sessions;
+  OpenStreams& streams;  // RFC-0009 and MCP GET streams: quotas and token re-checks
   FrontMetrics& metrics;
   const CallLog& log;
   const ProtectedResource& resource;
