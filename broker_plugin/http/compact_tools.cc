@@ -87,16 +87,19 @@ bool CompactTools::is_fleet_tool(std::string_view name) {
   return name == kFindNodesTool || name == kDescribeNodeTool || name == kFleetCallTool;
 }
 
+json::Value CompactTools::find_nodes_tool(McpRevision revision, json::Allocator& a) {
+  return tool(kFindNodesTool, "Find fleet nodes",
+              "List the devices of your fleet, optionally only those with a capability of a given kind "
+              "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
+              "Returns node_id, state and kinds per node; page with cursor.",
+              kFindInput, kFindOutput, true, revision, a);
+}
+
 json::Document CompactTools::list_result(McpRevision revision) const {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
-  tools.PushBack(tool(kFindNodesTool, "Find fleet nodes",
-                      "List the devices of your fleet, optionally only those with a capability of a given kind "
-                      "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
-                      "Returns node_id, state and kinds per node; page with cursor.",
-                      kFindInput, kFindOutput, true, revision, a),
-                 a);
+  tools.PushBack(find_nodes_tool(revision, a), a);
   tools.PushBack(tool(kDescribeNodeTool, "Describe a fleet node",
                       "Describe one device of your fleet: each capability's cap_id, kind, safety class, limits and "
                       "verbs, with every verb's description, input schema and the scope it needs. Use it before "

@@ -27,6 +27,8 @@ class CompactTools {
 
   static bool is_fleet_tool(std::string_view name);
   json::Document list_result(McpRevision revision) const;
+  // The fleet_find_nodes tool object (by_kind mode lists it too).
+  static json::Value find_nodes_tool(McpRevision revision, json::Allocator& alloc);
 
   // CallToolResult documents.
   json::Document find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,

@@ -55,6 +55,8 @@ class FrontHandler {
  private:
   void authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp);
   void arm_sweep();
+  // What notifications/tools/list_changed compares, for the configured tools mode.
+  ListChangedNotifier::Digest list_digest() const;
 
   FrontConfig config_;
   FleetView& fleet_;
@@ -62,6 +64,7 @@ class FrontHandler {
   CallLog log_;
   ToolCatalog catalog_;
   CompactTools compact_;
+  KindTools kinds_;
   CallLimiter limiter_;
   CommitTokens commits_;
   CallGate gate_;

@@ -11,6 +11,7 @@
 #include "broker_plugin/http/fleet_view.h"
 #include "broker_plugin/http/front_metrics.h"
 #include "broker_plugin/http/front_options.h"
+#include "broker_plugin/http/kind_tools.h"
 #include "broker_plugin/http/mcp_session.h"
 #include "broker_plugin/http/protected_resource.h"
 #include "broker_plugin/http/telemetry_fanout.h"
@@ -23,6 +24,7 @@ struct FrontServices {
   FleetView& fleet;
   const ToolCatalog& catalog;
   const CompactTools& compact;
+  const KindTools& kinds;
   CallGate& gate;
   TelemetryFanout& fanout;
   McpSessions& sessions;

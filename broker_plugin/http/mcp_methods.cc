@@ -1,5 +1,8 @@
 #include "broker_plugin/http/mcp_methods.h"
 
+#include <mutex>
+
+#include "broker_plugin/http/fleet_read.h"
 #include "broker_plugin/http/mcp_metrics_stream.h"
 #include "broker_plugin/http/pending_call.h"
 #include "broker_plugin/http/tool_result.h"
@@ -83,6 +86,10 @@ void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSes
     answer(result(id, s_.compact.list_result(session.revision())));
     return;
   }
+  if (s_.options.tools_mode == ToolsMode::kByKind) {  // a few dozen tools at most: one page
+    answer(result(id, s_.kinds.list_result(*s_.fleet.snapshot(), agent.tenant, session.revision())));
+    return;
+  }
   std::optional<std::string> cursor;
   if (const json::Value* c = member(m.params, "cursor")) {
     if (!c->IsString()) {
@@ -116,6 +123,17 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
   if (tool_name == kFindNodesTool) return answer(result(id, s_.compact.find_nodes(*fleet, agent.tenant, arguments, revision)));
   if (tool_name == kDescribeNodeTool) {
     return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
+  }
+  if (tool_name == kFleetReadTool) return fleet_read(m, agent, arguments, revision, scheduler, std::move(answer));
+  if (tool_name.find_first_of(".-") == std::string::npos && !CompactTools::is_fleet_tool(tool_name)) {
+    // A by_kind tool (system_echo_invoke): callable in every mode, like the projected names.
+    auto target = s_.kinds.call_target(*fleet, agent.tenant, tool_name, arguments);
+    if (auto* bad = std::get_if<ErrorEnvelope>(&target)) {
+      s_.log.refused(kVia, &agent, tool_name, nullptr, *bad);
+      return answer(result(id, tool_error(*bad, has_structured_output(revision), revision)));
+    }
+    tool_name = std::get<CompactTools::Target>(target).tool_name;
+    arguments = std::get<CompactTools::Target>(target).arguments;
   }
   if (tool_name == kFleetCallTool) {
     auto target = s_.compact.call_target(*fleet, agent.tenant, arguments, revision);
@@ -154,6 +172,63 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
   }
   run_unary(*pass.tool, std::move(pass.arguments_json), std::move(pass.slot), m, agent, session, scheduler,
             std::move(answer));
+}
+
+void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,
+                            McpRevision revision, const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  const auto fleet = s_.fleet.snapshot();
+  auto planned = plan_fleet_read(*fleet, agent.tenant, arguments);
+  if (auto* bad = std::get_if<ErrorEnvelope>(&planned)) {
+    s_.log.refused(kVia, &agent, kFleetReadTool, nullptr, *bad);
+    return answer(result(*m.id, tool_error(*bad, has_structured_output(revision), revision)));
+  }
+  const FleetReadPlan& plan = std::get<FleetReadPlan>(planned);
+  // Shared by the node calls; the last one to finish answers.
+  struct Run {
+    std::mutex mutex;
+    FleetReadResults results;
+    size_t remaining;
+    json::Document id;
+    Run(const FleetReadPlan& p, size_t n) : results(p), remaining(n) {}
+  };
+  auto run = std::make_shared<Run>(plan, plan.targets.size() + 1);  // +1: the loop below
+  run->id.CopyFrom(*m.id, run->id.GetAllocator());
+  auto one_done = [run, revision, answer](auto record) {
+    std::lock_guard<std::mutex> lock(run->mutex);
+    record(run->results);
+    if (--run->remaining > 0) return;
+    const json::Document doc = run->results.document();
+    answer(RpcAnswer{200, rpc_result(run->id, tool_success(doc, json::to_string(doc), revision)), {}});
+  };
+  const json::Document args = json::parse_strict(plan.arguments_json, ErrorCode::kInternal);
+  for (size_t i = 0; i < plan.targets.size(); ++i) {
+    const FleetReadTarget& target = plan.targets[i];
+    if (target.tool.empty()) {
+      ErrorEnvelope none(ErrorCode::kManifestNotFound, target.problem, "fleet_find_nodes lists your nodes and their kinds");
+      one_done([i, none](FleetReadResults& r) { r.set_error(i, none); });
+      continue;
+    }
+    GateDecision decision = s_.gate.admit(*fleet, agent, target.tool, &args, s_.wall_ms());
+    if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
+      s_.log.refused(kVia, &agent, target.tool, refusal->tool, refusal->error);
+      one_done([i, e = refusal->error](FleetReadResults& r) { r.set_error(i, e); });
+      continue;
+    }
+    auto& pass = std::get<GatePass>(decision);
+    CallSpec spec{agent.sub, agent.tenant, target.tool, std::move(pass.arguments_json),
+                  gateway_deadline(pass.tool->constraints)};
+    const int64_t started = s_.steady_ms();
+    PendingCall::start(s_.fleet, scheduler, std::move(spec),
+                       [this, i, one_done, tool = *pass.tool, slot = pass.slot, agent, started](CallOutcome outcome) {
+                         if (slot) slot->release();
+                         s_.log.finished(kVia, agent, tool, outcome, s_.steady_ms() - started);
+                         one_done([i, &outcome](FleetReadResults& r) {
+                           if (outcome.ok) r.set_result(i, outcome.result_json);
+                           else r.set_error(i, outcome.error);
+                         });
+                       });
+  }
+  one_done([](FleetReadResults&) {});
 }
 
 void McpMethods::run_unary(const FleetTool& tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,

@@ -39,6 +39,9 @@ class McpMethods {
   void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
   void tools_call(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                   const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
+  void fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments, McpRevision revision,
+                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   void run_unary(const FleetTool& tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
                  const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);

@@ -235,6 +235,8 @@ CONF
   local line
   for line in "$@"; do echo "$line" >>"$conf"; done
   grep -q '^plugin_opt_http_listen ' "$conf" || echo "plugin_opt_http_listen 127.0.0.1:0" >>"$conf"
+  # The tests were written against the per-node projection; the by_kind default is asked for by name.
+  grep -q '^plugin_opt_http_tools_mode ' "$conf" || echo "plugin_opt_http_tools_mode per_node" >>"$conf"
   echo "$conf"
 }
 
@@ -293,7 +295,7 @@ start_http_testhost() {
   sleep 100000 >"$HTTP_CTL" &   # holds the fifo open so the host never sees end of input
   track $!
   "$HTTP_TESTHOST" --schemas "$schemas" --issuer-pub "$issuer" --fleet "$fleet" \
-    --set http_listen=127.0.0.1:0 "$@" <"$HTTP_CTL" >"$T/$name.out" 2>"$T/$name.log" &
+    --set http_listen=127.0.0.1:0 --set http_tools_mode=per_node "$@" <"$HTTP_CTL" >"$T/$name.out" 2>"$T/$name.log" &
   track $!
   local deadline=$((SECONDS + 10))
   until grep -q '^port ' "$T/$name.out" 2>/dev/null; do
