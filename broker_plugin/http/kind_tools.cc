@@ -81,7 +81,7 @@ json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const
   const ToolName placeholder{t.name.kind_short, "<node_id>", "<cap_id>", t.name.verb};
   v.AddMember("description", str(render_description(t.verb, placeholder), a), a);
   v.AddMember("inputSchema", input_schema(catalog, t, g, a), a);
-  if (has_structured_output(revision)) v.AddMember("outputSchema", catalog.schema_json(t.verb.output_schema, a), a);
+  if (has_structured_output(revision)) v.AddMember("outputSchema", catalog.output_schema_json(t.verb.output_schema, a), a);
   v.AddMember("annotations", annotations_json(t.safety_class, t.name.verb, a), a);
   const std::string_view safety = safety_class_name(t.safety_class);
   v.AddMember("x-safety-class", str(safety, a), a);

@@ -68,7 +68,7 @@ void rewrite_children(json::Value& schema, json::Allocator& a) {
 void split_type_union(json::Value& schema, json::Allocator& a) {
   json::Value types;
   types.CopyFrom(schema["type"], a);
-  schema.RemoveMember("type");
+  schema.EraseMember("type");
   json::Value outer(rapidjson::kObjectType), constraints(rapidjson::kObjectType);
   for (auto& m : schema.GetObject()) {
     json::Value name(m.name, a), value(m.value, a);
@@ -107,8 +107,9 @@ void rewrite(json::Value& schema, json::Allocator& a) {
 
 void make_portable(json::Value& schema, json::Allocator& alloc) {
   if (!schema.IsObject()) return;
-  schema.RemoveMember("$schema");
-  schema.RemoveMember("$id");
+  schema.EraseMember("$schema");
+  schema.EraseMember("$id");
+  schema.EraseMember("title");  // "gpio.pin set input": the tool's name and title say it
   rewrite(schema, alloc);
 }
 

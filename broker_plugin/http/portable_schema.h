@@ -6,8 +6,9 @@
 //  - `"type": ["integer","null"]` becomes `"anyOf": [{"type":"integer", <constraints>},
 //    {"type":"null"}]` (enum/const kept on every branch), annotations (title, description, default, examples) staying outside: the
 //    same set of accepted values, one `type` per branch;
-//  - `$schema` and `$id` are dropped at the top: MCP's default dialect is 2020-12, and the id names
-//    a registry document the served schema no longer is byte for byte;
+//  - `$schema`, `$id` and `title` are dropped at the top: MCP's default dialect is 2020-12, the id
+//    names a registry document the served schema no longer is byte for byte, and the title only
+//    repeats the tool's name (output schemas also lose their top description, see ToolCatalog);
 // The result validates exactly the same instances as the original (the unit test checks it).
 #pragma once
 

@@ -63,6 +63,12 @@ json::Value ToolCatalog::schema_json(std::string_view id, json::Allocator& alloc
   return out;
 }
 
+json::Value ToolCatalog::output_schema_json(std::string_view id, json::Allocator& a) const {
+  json::Value schema = schema_json(id, a);
+  schema.EraseMember("description");
+  return schema;
+}
+
 json::Value ToolCatalog::input_schema_json(const FleetTool& tool, json::Allocator& a) const {
   json::Value schema = schema_json(tool.verb.input_schema, a);
   if (!needs_commit_token(tool.safety_class, tool.name.verb)) return schema;
@@ -83,7 +89,7 @@ json::Value ToolCatalog::tool_json(const FleetTool& tool, McpRevision revision, 
   if (has_structured_output(revision)) v.AddMember("title", str(tool_title(tool), a), a);
   v.AddMember("description", str(render_description(tool.verb, tool.name), a), a);
   v.AddMember("inputSchema", input_schema_json(tool, a), a);
-  if (has_structured_output(revision)) v.AddMember("outputSchema", schema_json(tool.verb.output_schema, a), a);
+  if (has_structured_output(revision)) v.AddMember("outputSchema", output_schema_json(tool.verb.output_schema, a), a);
   v.AddMember("annotations", annotations_json(tool.safety_class, tool.name.verb, a), a);
   const std::string_view safety = safety_class_name(tool.safety_class);
   v.AddMember("x-safety-class", str(safety, a), a);

@@ -34,6 +34,9 @@ class ToolCatalog {
                                           const std::optional<std::string>& cursor, McpRevision revision) const;
   // A copy of a registry schema as served: the portable rewrite, parsed once at start-up.
   json::Value schema_json(std::string_view id, json::Allocator& alloc) const;
+  // An output schema as served: without its top description, which the tool's description (the
+  // kind's template, "Returns …") already gives; every tool repeats it otherwise.
+  json::Value output_schema_json(std::string_view id, json::Allocator& alloc) const;
   // The input schema a client sees: the registry's, plus commit_token for two-phase tools.
   json::Value input_schema_json(const FleetTool& tool, json::Allocator& alloc) const;
 
