@@ -42,3 +42,41 @@ assert_eq "$(grep -c 'Schema portability' "$T/inspector.log" || true)" 0 "MCP In
 # mcp-remote: the stdio bridge Claude Desktop runs, driven by the SDK's stdio client.
 MCP_URL=$E2E_URL TOKEN=$E2E_TOKEN NODE=${E2E_NODES[0]} HOME=$T \
   timeout 60 node "$SRC/tests/node/agents_remote_client.mjs" 2>"$T/mcp-remote.log" || fail "mcp-remote (see $T/mcp-remote.log)"
+
+# Every mode over the real front with the in-memory fleet (fleetmcp-http-testhost): Inspector
+# --strict finds nothing, the echo tool answers under the mode's own name, and the other tenant's node is absent from tools/list and from fleet_find_nodes.
+"$HTTP_TESTHOST" --write-test-schemas "$SRC/schemas" "$T/schemas" >/dev/null || fail "writing the test schemas"
+A=01hzx9k3m4p7q8r9s0t1v2w3xy B=01hzx9k3m4p7q8r9s0t1v2w3xz
+cat >"$T/fleet.json" <<JSON
+{"nodes":[
+ {"tenant":"acme","node_id":"$A","capabilities":[
+   {"cap_id":"echo","kind":"system.echo","verbs":["invoke"]},
+   {"cap_id":"gpio17","kind":"gpio.pin","verbs":["get","set","invoke"],"safety_class":"physical_actuation"},
+   {"cap_id":"mgmt","kind":"manage.server","verbs":["get","invoke"],"safety_class":"reversible"}]},
+ {"tenant":"other","node_id":"$B","capabilities":[{"cap_id":"echo","kind":"system.echo","verbs":["invoke"]}]}]}
+JSON
+for mode in per_node compact by_kind; do
+  start_http_testhost "host-$mode" "$T/schemas" "$T/pki/issuer.pub" "$T/fleet.json" --set "http_tools_mode=$mode"
+  url=http://127.0.0.1:$HTTP_PORT/mcp
+  hinspect() {
+    HOME=$T timeout 60 "$SRC/tests/node/node_modules/.bin/mcp-inspector" --cli "$url" --transport http \
+      --header "Authorization: Bearer $E2E_TOKEN" "$@" 2>>"$T/inspector-$mode.log"
+  }
+  listed=$(hinspect --method tools/list --strict --format json) || fail "$mode: inspector --strict (see $T/inspector-$mode.log)"
+  assert_eq "$(jq '.schemaFindings // [] | length' <<<"$listed")" 0 "$mode: MCP Inspector --strict finds 0 portability issues"
+  [[ "$listed" != *"$B"* ]] || fail "$mode: the other tenant's node is in tools/list"
+  pass "$mode: the other tenant's node is not in tools/list"
+  case $mode in
+    per_node) name=sysecho.$A.echo.invoke; args=(--tool-arg message=hi) ;;
+    compact) name=fleet_call; args=(--tool-arg node_id=$A cap_id=echo verb=invoke 'arguments={"message":"hi"}') ;;
+    by_kind) name=system_echo_invoke; args=(--tool-arg node_id=$A 'arguments={"message":"hi"}') ;;
+  esac
+  # (The Inspector calls only listed names; the SDK client above calls the RFC-0001 names in by_kind.)
+  answer=$(hinspect --method tools/call --tool-name "$name" "${args[@]}") || fail "$mode: tools/call $name (see $T/inspector-$mode.log)"
+  assert_eq "$(jq -r '.structuredContent.message // (.content[0].text | fromjson | .message)' <<<"$answer")" hi "$mode: tools/call $name answers"
+  if [ "$mode" != per_node ]; then
+    found=$(hinspect --method tools/call --tool-name fleet_find_nodes) || fail "$mode: fleet_find_nodes"
+    [[ "$found" == *"$A"* && "$found" != *"$B"* ]] || fail "$mode: fleet_find_nodes shows other tenants: $found"
+    pass "$mode: fleet_find_nodes lists only the tenant's node"
+  fi
+done
