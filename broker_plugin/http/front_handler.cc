@@ -28,7 +28,7 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       auth_(config_.issuer, config_.options.token_audience, fleet),
       origins_(config_.options.allowed_origins),
       schema_routes_(*config_.schemas, catalog_.cursors()),
-      services_{config_.options, fleet, catalog_, compact_, kinds_, gate_, fanout_, sessions_, metrics_, log_, resource_,
+      services_{config_.options, fleet, catalog_, compact_, kinds_, gate_, elicitations_, fanout_, sessions_, metrics_, log_, resource_,
                 config_.wall_ms, config_.steady_ms},
       mcp_(services_),
       rfc0009_(services_),

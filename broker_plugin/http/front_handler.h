@@ -65,6 +65,7 @@ class FrontHandler {
   ToolCatalog catalog_;
   CompactTools compact_;
   KindTools kinds_;
+  Elicitations elicitations_;
   CallLimiter limiter_;
   CommitTokens commits_;
   CallGate gate_;

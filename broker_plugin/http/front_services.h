@@ -8,6 +8,7 @@
 #include "broker_plugin/http/call_gate.h"
 #include "broker_plugin/http/call_log.h"
 #include "broker_plugin/http/compact_tools.h"
+#include "broker_plugin/http/elicitation.h"
 #include "broker_plugin/http/fleet_view.h"
 #include "broker_plugin/http/front_metrics.h"
 #include "broker_plugin/http/front_options.h"
@@ -26,6 +27,7 @@ struct FrontServices {
   const CompactTools& compact;
   const KindTools& kinds;
   CallGate& gate;
+  Elicitations& elicitations;
   TelemetryFanout& fanout;
   McpSessions& sessions;
   FrontMetrics& metrics;

@@ -141,8 +141,23 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
     tool_name = std::get<CompactTools::Target>(target).tool_name;
     arguments = std::get<CompactTools::Target>(target).arguments;
   }
+  dispatch(*fleet, tool_name, arguments, m, agent, session, exchange, scheduler, std::move(answer));
+}
 
-  GateDecision decision = s_.gate.admit(*fleet, agent, tool_name, arguments, s_.wall_ms());
+void McpMethods::dispatch(const FleetSnapshot& fleet, const std::string& tool_name, const json::Value* arguments,
+                          const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                          const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                          Answer answer, std::string_view confirmed_by) {
+  const json::Value& id = *m.id;
+  const McpRevision revision = session->revision();
+  GateDecision decision = s_.gate.admit(fleet, agent, tool_name, arguments, s_.wall_ms());
+  if (auto* refusal = std::get_if<GateRefusal>(&decision);
+      refusal != nullptr && !refusal->commit_token.empty() && confirmed_by.empty() && s_.elicitations.can_ask(*session)) {
+    // The first phase of a two-phase call, from a client that can ask its human: ask, and on
+    // accept repeat the call with the token the gate just issued.
+    return confirm_by_elicitation(*refusal->tool, refusal->commit_token, arguments, m, agent, session, exchange,
+                                  scheduler, std::move(answer));
+  }
   if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
     s_.log.refused(kVia, &agent, tool_name, refusal->tool, refusal->error);
     switch (refusal->kind) {
@@ -162,6 +177,9 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
     return;
   }
   auto& pass = std::get<GatePass>(decision);
+  if (pass.confirmed_by_commit_token) {
+    s_.log.confirmation(kVia, agent, *pass.tool, true, confirmed_by.empty() ? "commit_token" : confirmed_by);
+  }
   if (is_metrics_stream(*pass.tool)) {
     if (!exchange) {
       answer(error(id, rpc::kInvalidRequest, "Invalid Request: a streaming tool cannot be called inside a batch"));
@@ -172,6 +190,54 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
   }
   run_unary(*pass.tool, std::move(pass.arguments_json), std::move(pass.slot), m, agent, session, scheduler,
             std::move(answer));
+}
+
+void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token,
+                                        const json::Value* arguments, const RpcMessage& m, const AgentToken& agent,
+                                        const std::shared_ptr<McpSession>& session,
+                                        const std::shared_ptr<Exchange>& exchange,
+                                        const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  // The repeat: the same arguments plus the token, marked so the audit says who confirmed.
+  auto confirmed = std::make_shared<json::Document>(rapidjson::kObjectType);
+  auto& a = confirmed->GetAllocator();
+  if (arguments != nullptr && arguments->IsObject()) confirmed->CopyFrom(*arguments, a);
+  const std::string shown = json::to_string(*confirmed);
+  confirmed->AddMember(json::string_value(kCommitTokenArgument, a), json::string_value(commit_token, a), a);
+  const std::string message = "Confirm physical actuation: " + tool.kind + " " + tool.name.verb + " on device " +
+                              tool.name.node_id + " (capability " + tool.name.cap_id + ") with arguments " +
+                              ascii_clamp(shown, 400) + ". Accept to run it now; decline or cancel to refuse.";
+  auto request = std::make_shared<json::Document>();
+  request->CopyFrom(*m.id, request->GetAllocator());
+  auto timer = std::make_shared<std::unique_ptr<Timer>>();
+  std::string key;
+  const std::string tool_name = tool.name.dotted();
+  const std::string question = s_.elicitations.ask(
+      session->id(), message,
+      [this, tool, tool_name, confirmed, request, timer, agent, session, exchange, scheduler,
+       answer](ElicitationAnswer reply) {
+        scheduler->post([this, tool, tool_name, confirmed, request, timer, agent, session, exchange, scheduler, answer,
+                         reply] {
+          timer->reset();
+          RpcMessage m;
+          m.kind = RpcKind::kRequest;
+          m.id = request.get();
+          if (reply != ElicitationAnswer::kAccept) {
+            s_.log.confirmation(kVia, agent, tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
+            const ErrorEnvelope denied(ErrorCode::kSafetyDenied,
+                                       "the user did not confirm this physical actuation (" +
+                                           std::string(elicitation_answer_name(reply)) + ")",
+                                       "ask the user before trying again; nothing was sent to the device");
+            return answer(result(*request, tool_error(denied, has_output_schema(tool, session->revision()),
+                                                      session->revision())));
+          }
+          const auto fleet = s_.fleet.snapshot();
+          dispatch(*fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer,
+                   "elicitation:accept");
+        });
+      },
+      key);
+  *timer = scheduler->after(kElicitationTimeout, [this, key] { s_.elicitations.abandon(key); });
+  session->notify(question);
 }
 
 void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,

@@ -30,6 +30,12 @@ NODES="${E2E_NODES[*]}" LONE=$LONE LONE_PID=$LONE_PID OTHER=$OTHER \
 }
 kill -9 "$(cat "$T/late.pid" 2>/dev/null)" 2>/dev/null || true
 
+# Audit lines say which path confirmed each physical actuation.
+for how in commit_token elicitation:accept elicitation:decline elicitation:cancel; do
+  grep -q "\"reason\":\"$how\"" "$T/audit.log" || fail "no audit line with reason $how"
+  pass "audit: a confirmation line with reason $how"
+done
+
 # The MCP Inspector CLI: --strict reports schema-portability findings (JSON: schemaFindings).
 inspector() {
   HOME=$T timeout 60 "$SRC/tests/node/node_modules/.bin/mcp-inspector" --cli "$E2E_URL" --transport http \

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const env = process.env;
 const NODES = env.NODES.split(' ');
@@ -121,6 +121,31 @@ const ambiguous = await client.callTool({ name: 'gpio_pin_get', arguments: { nod
 check(ambiguous.isError && envelope(ambiguous).message.includes('/cap_id') && envelope(ambiguous).suggested_fix.includes('gpio17'),
       'without cap_id on a node with several pins: E_MANIFEST_INVALID at /cap_id listing them', ambiguous);
 
+// ---- human confirmation by elicitation (a client that declares the capability) -----------------
+const human = new Client({ name: 'fleetmcp-agents-human', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+const asked = [];
+const replies = ['accept', 'decline', 'cancel'];
+human.setRequestHandler(ElicitRequestSchema, async (request) => {
+  asked.push(request.params.message);
+  return { action: replies[asked.length - 1] };
+});
+await human.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL), {
+  requestInit: { headers: { Authorization: `Bearer ${env.TOKEN}` } },
+}));
+await sleep(500);  // the SDK opens its GET stream right after initialize
+const pinSet = (value) => human.callTool({ name: 'gpio_pin_set', arguments: { node_id: node, arguments: { value } } });
+const accepted = await pinSet('low');
+check(!accepted.isError && accepted.structuredContent.value === 'low' && asked.length === 1,
+      'elicitation accept: one question to the human, then the pin is set without a commit_token round trip', accepted);
+check(asked[0].includes(node) && asked[0].includes('gpio.pin set') && asked[0].includes('"value":"low"'),
+      'the question says what will happen, on which node, with which arguments', asked[0]);
+for (const action of ['decline', 'cancel']) {
+  const r = await pinSet('high');
+  check(r.isError && envelope(r).code === 'E_SAFETY_DENIED' && envelope(r).message.includes(action),
+        `elicitation ${action}: E_SAFETY_DENIED, nothing sent to the device`, r);
+}
+await human.close();
+
 // ---- discovery --------------------------------------------------------------------------------
 const found = await client.callTool({ name: 'fleet_find_nodes', arguments: { kind: 'gpio.pin' } });
 const foundIds = found.structuredContent.nodes.map((n) => n.node_id).sort();
@@ -134,12 +159,15 @@ check(!health.isError && hs.ok_count === NODES.length + 1 && hs.results.every((r
       `fleet_read system.health: every node's health in one answer (${hs.ok_count} nodes)`, hs);
 process.kill(Number(env.LONE_PID), 'SIGKILL');
 await sleep(1500);  // the broker notices the killed node
-// Rate-limit NODES[1]'s metrics with a burst, then at once read the metrics of everyone.
-const burst = await Promise.all(Array.from({ length: 40 }, () =>
-  client.callTool({ name: `sys.${NODES[1]}.metrics.snapshot`, arguments: {} })));
-check(burst.some((r) => r.isError && envelope(r).code === 'E_RATE_LIMITED'), 'a burst puts one node at its rate limit');
-const mixed = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.metrics', verb: 'snapshot', state: 'any',
+// Rate-limit NODES[1]'s metrics with a burst and read the metrics of everyone in the same breath
+// (sent last, while the burst has the bucket empty; a 10/s bucket refills one call per 100 ms).
+const readAll = () => client.callTool({ name: 'fleet_read', arguments: { kind: 'system.metrics', verb: 'snapshot', state: 'any',
   arguments: { include: ['uptime'] } } });
+const all = await Promise.all([...Array.from({ length: 40 }, () =>
+  client.callTool({ name: `sys.${NODES[1]}.metrics.snapshot`, arguments: {} })), readAll()]);
+const burst = all.slice(0, 40);
+const mixed = all[40];
+check(burst.some((r) => r.isError && envelope(r).code === 'E_RATE_LIMITED'), 'a burst puts one node at its rate limit');
 const entry = (id) => mixed.structuredContent.results.find((r) => r.node_id === id);
 check(entry(NODES[0]).ok && entry(LONE)?.error?.code === 'E_NODE_OFFLINE',
       'fleet_read with state any: online nodes answer, the offline one is E_NODE_OFFLINE', mixed.structuredContent);
