@@ -20,6 +20,7 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       catalog_(config_.schemas, config_.options.tool_names, config_.options.page_size),
       compact_(catalog_),
       kinds_(catalog_),
+      resources_(catalog_.cursors(), config_.options.page_size),
       commits_(config_.options.commit_token_ttl.count()),
       gate_(*config_.schemas, limiter_, commits_),
       fanout_(fleet, *config_.schemas, config_.background, config_.options.lease_renew, config_.steady_ms),
@@ -28,7 +29,7 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       auth_(config_.issuer, config_.options.token_audience, fleet),
       origins_(config_.options.allowed_origins),
       schema_routes_(*config_.schemas, catalog_.cursors()),
-      services_{config_.options, fleet, catalog_, compact_, kinds_, gate_, elicitations_, fanout_, sessions_, metrics_, log_, resource_,
+      services_{config_.options, fleet, catalog_, compact_, kinds_, gate_, elicitations_, resources_, fanout_, sessions_, metrics_, log_, resource_,
                 config_.wall_ms, config_.steady_ms},
       mcp_(services_),
       rfc0009_(services_),
@@ -36,7 +37,9 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
   fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {
     // The broker thread must not wait for digests and notifications: hand the work over.
     background->post([weak, this] {
-      if (weak.lock()) list_changed_.on_fleet_change();
+      if (!weak.lock()) return;
+      list_changed_.on_fleet_change();
+      resources_.on_fleet_change(*fleet_.snapshot());
     });
   });
   arm_sweep();

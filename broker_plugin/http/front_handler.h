@@ -66,6 +66,7 @@ class FrontHandler {
   CompactTools compact_;
   KindTools kinds_;
   Elicitations elicitations_;
+  NodeResources resources_;
   CallLimiter limiter_;
   CommitTokens commits_;
   CallGate gate_;

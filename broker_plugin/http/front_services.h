@@ -14,6 +14,7 @@
 #include "broker_plugin/http/front_options.h"
 #include "broker_plugin/http/kind_tools.h"
 #include "broker_plugin/http/mcp_session.h"
+#include "broker_plugin/http/node_resources.h"
 #include "broker_plugin/http/protected_resource.h"
 #include "broker_plugin/http/telemetry_fanout.h"
 #include "broker_plugin/http/tool_catalog.h"
@@ -28,6 +29,7 @@ struct FrontServices {
   const KindTools& kinds;
   CallGate& gate;
   Elicitations& elicitations;
+  NodeResources& resources;
   TelemetryFanout& fanout;
   McpSessions& sessions;
   FrontMetrics& metrics;

@@ -36,6 +36,10 @@ json::Document McpMethods::initialize_result(McpRevision revision) const {
   tools.AddMember("listChanged", true, a);
   caps.AddMember("tools", tools, a);
   caps.AddMember("logging", json::Value(rapidjson::kObjectType), a);  // metrics samples are log messages
+  json::Value resources(rapidjson::kObjectType);  // node manifests (node_resources.h)
+  resources.AddMember("subscribe", true, a);
+  resources.AddMember("listChanged", false, a);
+  caps.AddMember("resources", resources, a);
   d.AddMember("capabilities", caps, a);
   json::Value info(rapidjson::kObjectType);
   info.AddMember("name", "fleetmcp", a);
@@ -60,6 +64,8 @@ void McpMethods::request(const RpcMessage& m, const AgentToken& agent, const std
     tools_list(m, agent, *session, answer);
   } else if (m.method == "tools/call") {
     tools_call(m, agent, session, exchange, scheduler, std::move(answer));
+  } else if (m.method.starts_with("resources/")) {
+    resources_request(m, agent, session, answer);
   } else if (m.method == "logging/setLevel") {
     const auto level = m.params && m.params->IsObject() ? json::get_string(*m.params, "level") : std::nullopt;
     if (!level || log_level_rank(*level) < 0) {
@@ -73,6 +79,41 @@ void McpMethods::request(const RpcMessage& m, const AgentToken& agent, const std
   } else {
     answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
   }
+}
+
+void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
+                                   const std::shared_ptr<McpSession>& session, Answer& answer) {
+  const json::Value& id = *m.id;
+  const auto fleet = s_.fleet.snapshot();
+  const auto text = [&](std::string_view key) {
+    const json::Value* v = member(m.params, key);
+    return v != nullptr && v->IsString() ? std::optional<std::string>(std::string(v->GetString(), v->GetStringLength()))
+                                         : std::nullopt;
+  };
+  const auto not_found = [&](const std::optional<std::string>& uri) {
+    answer(error(id, rpc::kResourceNotFound, "Resource not found: " + ascii_clamp(uri.value_or(""), 200)));
+  };
+  if (m.method == "resources/templates/list") return answer(result(id, s_.resources.templates_result()));
+  if (m.method == "resources/list") {
+    const auto page = s_.resources.list_result(*fleet, agent.tenant, text("cursor"));
+    if (!page) return answer(error(id, rpc::kInvalidParams, "Invalid params: the cursor is not one this server issued"));
+    return answer(result(id, *page));
+  }
+  const auto uri = text("uri");
+  if (!uri) return answer(error(id, rpc::kInvalidParams, "Invalid params: uri is required"));
+  if (m.method == "resources/read") {
+    const auto read = s_.resources.read_result(*fleet, agent.tenant, *uri);
+    return read ? answer(result(id, *read)) : not_found(uri);
+  }
+  if (m.method == "resources/subscribe") {
+    return s_.resources.subscribe(*fleet, session, *uri) ? answer(result(id, json::Value(rapidjson::kObjectType)))
+                                                          : not_found(uri);
+  }
+  if (m.method == "resources/unsubscribe") {
+    s_.resources.unsubscribe(*session, *uri);
+    return answer(result(id, json::Value(rapidjson::kObjectType)));
+  }
+  answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
 }
 
 void McpMethods::notification(const RpcMessage& m, McpSession& session) {

@@ -36,6 +36,9 @@ class McpMethods {
   void notification(const RpcMessage& m, McpSession& session);
 
  private:
+  // resources/templates/list, resources/list, read, subscribe, unsubscribe (node_resources.h).
+  void resources_request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                         Answer& answer);
   void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
   void tools_call(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                   const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);

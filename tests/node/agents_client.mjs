@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema }
+  from '@modelcontextprotocol/sdk/types.js';
 
 const env = process.env;
 const NODES = env.NODES.split(' ');
@@ -152,6 +153,27 @@ const foundIds = found.structuredContent.nodes.map((n) => n.node_id).sort();
 check(JSON.stringify(foundIds) === JSON.stringify([...NODES, LONE].sort()) && !JSON.stringify(found).includes(OTHER),
       'fleet_find_nodes lists the tenant\'s nodes of a kind, not the other tenant\'s', foundIds);
 
+// ---- manifests as resources ------------------------------------------------------------------
+const manifestUri = (id) => `fleetmcp://nodes/${id}/manifest`;
+const templates = await client.listResourceTemplates();
+check(templates.resourceTemplates.some((t) => t.uriTemplate === 'fleetmcp://nodes/{node_id}/manifest'),
+      'resources/templates/list offers the node manifest URI template');
+const resources = (await client.listResources()).resources.map((r) => r.uri);
+check(resources.includes(manifestUri(node)) && !JSON.stringify(resources).includes(OTHER), 'resources/list: the tenant\'s nodes only');
+const manifest = JSON.parse((await client.readResource({ uri: manifestUri(node) })).contents[0].text);
+check(manifest.node_id === node && manifest.state === 'online' && manifest.capabilities.some((c) => c.kind === 'gpio.pin'),
+      'resources/read returns the node\'s verified manifest view', manifest);
+const readError = async (uri) => { try { await client.readResource({ uri }); } catch (e) { return `${e.code} ${e.message.replace(uri, 'U')}`; } return 'read'; };
+const otherErr = await readError(manifestUri(OTHER));
+check(otherErr.startsWith('-32002') && otherErr === await readError(manifestUri('01jzzzzzzzzzzzzzzzzzzzzzzz')),
+      'another tenant\'s manifest is "Resource not found", exactly like a node that does not exist', otherErr);
+let subscribeOther = 'ok';
+try { await client.subscribeResource({ uri: manifestUri(OTHER) }); } catch (e) { subscribeOther = e.code; }
+check(subscribeOther === -32002, 'subscribing to another tenant\'s manifest is refused the same way');
+const updated = [];
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updated.push(n.params.uri); });
+await client.subscribeResource({ uri: manifestUri(LONE) });
+
 // ---- fleet_read: online, offline, rate-limited, foreign --------------------------------------
 const health = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.health' } });
 const hs = health.structuredContent;
@@ -168,6 +190,8 @@ const all = await Promise.all([...Array.from({ length: 40 }, () =>
 const burst = all.slice(0, 40);
 const mixed = all[40];
 check(burst.some((r) => r.isError && envelope(r).code === 'E_RATE_LIMITED'), 'a burst puts one node at its rate limit');
+check(updated.includes(manifestUri(LONE)) && !updated.includes(manifestUri(node)),
+      'resources/subscribe: notifications/resources/updated when the node goes offline, for that node only', updated);
 const entry = (id) => mixed.structuredContent.results.find((r) => r.node_id === id);
 check(entry(NODES[0]).ok && entry(LONE)?.error?.code === 'E_NODE_OFFLINE',
       'fleet_read with state any: online nodes answer, the offline one is E_NODE_OFFLINE', mixed.structuredContent);
