@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "broker_plugin/http/compact_tools.h"
+
 
 namespace fleetmcp::http {
 namespace {
@@ -21,13 +23,6 @@ constexpr std::string_view kOutput = R"({"type":"object","required":["results","
 "error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"string"},"message":{"type":"string"},
 "suggested_fix":{"type":"string"},"retry_after_ms":{"type":"integer"}}}}}},
 "matched":{"type":"integer"},"truncated":{"type":"boolean"},"ok_count":{"type":"integer"},"error_count":{"type":"integer"}}})";
-
-json::Value parsed(std::string_view text, json::Allocator& a) {
-  const json::Document d = json::parse_strict(text, ErrorCode::kInternal);
-  json::Value v;
-  v.CopyFrom(d, a);
-  return v;
-}
 
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
 
@@ -73,8 +68,8 @@ json::Value fleet_read_tool(McpRevision revision, json::Allocator& a) {
               "node_ids, or every online node with that kind. Returns one entry per node with ok and its result, or "
               "its error (offline, rate limited, deadline). Each node keeps its own rate limit and deadline.",
               a);
-  v.AddMember("inputSchema", parsed(kInput, a), a);
-  if (has_structured_output(revision)) v.AddMember("outputSchema", parsed(kOutput, a), a);
+  v.AddMember("inputSchema", parse_constant(kInput, a), a);
+  if (has_structured_output(revision)) v.AddMember("outputSchema", parse_constant(kOutput, a), a);
   json::Value ann(rapidjson::kObjectType);
   ann.AddMember("readOnlyHint", true, a);
   ann.AddMember("destructiveHint", false, a);
@@ -188,9 +183,9 @@ json::Document FleetReadResults::document() const {
     r.AddMember("ok", e.ok, a);
     if (e.ok) {
       ++ok;
-      r.AddMember("result", parsed(e.result_json, a), a);
+      r.AddMember("result", parse_constant(e.result_json, a), a);
     } else {
-      r.AddMember("error", parsed(e.error.to_json(), a), a);
+      r.AddMember("error", parse_constant(e.error.to_json(), a), a);
     }
     results.PushBack(r, a);
   }

@@ -1,5 +1,6 @@
 #include "broker_plugin/http/node_resources.h"
 
+#include "broker_plugin/http/compact_tools.h"
 #include "broker_plugin/http/jsonrpc.h"
 
 namespace fleetmcp::http {
@@ -33,23 +34,7 @@ json::Document view(const FleetNode& node) {
   d.AddMember("manifest_expires_at_ms", node.manifest_expires_at_ms, a);
   json::Value caps(rapidjson::kArrayType);
   for (const FleetTool& t : node.tools) {
-    json::Value* cap = nullptr;
-    for (auto& c : caps.GetArray()) {
-      if (c["cap_id"] == str(t.name.cap_id, a)) cap = &c;
-    }
-    if (cap == nullptr) {
-      json::Value c(rapidjson::kObjectType), limits(rapidjson::kObjectType);
-      c.AddMember("cap_id", str(t.name.cap_id, a), a);
-      c.AddMember("kind", str(t.kind, a), a);
-      c.AddMember("safety_class", str(safety_class_name(t.safety_class), a), a);
-      limits.AddMember("rate_limit_rps", t.constraints.rate_limit_rps, a);
-      limits.AddMember("max_concurrency", t.constraints.max_concurrency, a);
-      limits.AddMember("deadline_ms_default", t.constraints.deadline_ms_default, a);
-      c.AddMember("constraints", limits, a);
-      c.AddMember("verbs", json::Value(rapidjson::kArrayType), a);
-      caps.PushBack(c, a);
-      cap = &caps[caps.Size() - 1];
-    }
+    json::Value* cap = &capability_entry(caps, t, a);
     (*cap)["verbs"].PushBack(str(t.name.verb, a), a);
   }
   d.AddMember("capabilities", caps, a);
