@@ -42,6 +42,20 @@ void CallLog::finished(std::string_view via, const AgentToken& agent, const Flee
   metrics_.count_call(tool.kind, outcome.ok ? std::string_view("ok") : code, static_cast<double>(latency_ms) / 1000.0);
 }
 
+void CallLog::confirmation(std::string_view via, const AgentToken& agent, const FleetTool& tool, bool confirmed,
+                           std::string_view how) const {
+  const std::string dotted = tool.name.dotted();
+  audit_.write({.via = via,
+                .caller = agent.sub,
+                .tenant = agent.tenant,
+                .tool = dotted,
+                .node_id = tool.name.node_id,
+                .decision = confirmed ? "confirm" : "refuse",
+                .code = confirmed ? std::string_view{} : error_code_name(ErrorCode::kSafetyDenied),
+                .reason = how},
+               wall_ms_());
+}
+
 void CallLog::cancelled(std::string_view via, const AgentToken& agent, const FleetTool& tool,
                         int64_t latency_ms) const {
   const std::string dotted = tool.name.dotted();

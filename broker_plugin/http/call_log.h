@@ -26,6 +26,10 @@ class CallLog {
   // Dispatched and answered (ok or an error from the device, the core or the deadline).
   void finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallOutcome& outcome,
                 int64_t latency_ms) const;
+  // A physical actuation call was confirmed (decision "confirm") or not ("refuse", E_SAFETY_DENIED),
+  // and how: reason "commit_token" (two-phase) or "elicitation:accept|decline|cancel".
+  void confirmation(std::string_view via, const AgentToken& agent, const FleetTool& tool, bool confirmed,
+                    std::string_view how) const;
   // notifications/cancelled stopped a unary call before its outcome arrived.
   void cancelled(std::string_view via, const AgentToken& agent, const FleetTool& tool, int64_t latency_ms) const;
   // A metrics stream ended; `code` is empty for a normal end.

@@ -19,6 +19,8 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       log_(std::move(audit), metrics_, config_.wall_ms, config_.options.audit_refusal_interval.count()),
       catalog_(config_.schemas, config_.options.tool_names, config_.options.page_size),
       compact_(catalog_),
+      kinds_(catalog_),
+      resources_(catalog_.cursors(), config_.options.page_size),
       commits_(config_.options.commit_token_ttl.count(), config_.options.max_commit_tokens_per_caller),
       gate_(*config_.schemas, limiter_, commits_),
       fanout_(fleet, *config_.schemas, config_.background, config_.options.lease_renew, config_.steady_ms),
@@ -31,19 +33,33 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       auth_(config_.issuer, config_.options.token_audience, fleet),
       origins_(config_.options.allowed_origins),
       schema_routes_(*config_.schemas, catalog_.cursors()),
-      services_{config_.options, fleet, catalog_, compact_, gate_, fanout_, sessions_, *streams_, metrics_, log_, resource_,
+      services_{config_.options, fleet, catalog_, compact_, kinds_, gate_, elicitations_, resources_, fanout_, sessions_, *streams_, metrics_, log_, resource_,
                 config_.wall_ms, config_.steady_ms},
       mcp_(services_),
       rfc0009_(services_),
-      list_changed_(fleet, sessions_) {
+      list_changed_(fleet, sessions_, list_digest()) {
   fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {
     // The broker thread must not wait for digests and notifications: hand the work over.
     background->post([weak, this] {
-      if (weak.lock() && config_.options.tools_mode == ToolsMode::kPerNode) list_changed_.on_fleet_change();
+      if (!weak.lock()) return;
+      list_changed_.on_fleet_change();
+      resources_.on_fleet_change(*fleet_.snapshot());
     });
   });
   arm_sweep();
   arm_stream_check();
+}
+
+ListChangedNotifier::Digest FrontHandler::list_digest() const {
+  switch (config_.options.tools_mode) {
+    case ToolsMode::kPerNode:
+      return [](const FleetSnapshot& fleet, std::string_view tenant) { return fleet.tools_digest(tenant); };
+    case ToolsMode::kByKind:
+      return [this](const FleetSnapshot& fleet, std::string_view tenant) { return kinds_.digest(fleet, tenant); };
+    case ToolsMode::kCompact:
+      break;
+  }
+  return [](const FleetSnapshot&, std::string_view) { return std::string(); };  // three fixed tools
 }
 
 FrontHandler::~FrontHandler() {

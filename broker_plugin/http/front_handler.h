@@ -64,6 +64,8 @@ class FrontHandler {
   std::variant<AgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
   void arm_sweep();
   void arm_stream_check();
+  // What notifications/tools/list_changed compares, for the configured tools mode.
+  ListChangedNotifier::Digest list_digest() const;
 
   FrontConfig config_;
   FleetView& fleet_;
@@ -71,6 +73,9 @@ class FrontHandler {
   CallLog log_;
   ToolCatalog catalog_;
   CompactTools compact_;
+  KindTools kinds_;
+  Elicitations elicitations_;
+  NodeResources resources_;
   CallLimiter limiter_;
   CommitTokens commits_;
   CallGate gate_;

@@ -75,8 +75,10 @@ const std::map<std::string, Setter, std::less<>>& setters() {
          o.tool_names = v == "dotted" ? ToolNameStyle::kDotted : ToolNameStyle::kDashed;
        }},
       {"http_tools_mode", [](auto& o, auto& k, auto& v) {
-         if (v != "per_node" && v != "compact") fail(k, "must be per_node or compact", "compact suits large fleets");
-         o.tools_mode = v == "compact" ? ToolsMode::kCompact : ToolsMode::kPerNode;
+         if (v == "by_kind") o.tools_mode = ToolsMode::kByKind;
+         else if (v == "per_node") o.tools_mode = ToolsMode::kPerNode;
+         else if (v == "compact") o.tools_mode = ToolsMode::kCompact;
+         else fail(k, "must be by_kind, per_node or compact", "by_kind suits every fleet size");
        }},
       {"http_page_size", [](auto& o, auto& k, auto& v) { o.page_size = static_cast<size_t>(integer(k, v, 1, 1000)); }},
       {"http_resource_url", [](auto& o, auto&, auto& v) { o.resource_url = v; }},

@@ -12,7 +12,9 @@
 namespace fleetmcp::http {
 
 enum class ToolNameStyle { kDotted, kDashed };  // DESIGN D9
-enum class ToolsMode { kPerNode, kCompact };     // DESIGN §7 compact mode
+// per_node: the RFC-0001 projection, one tool per node capability verb; compact: three untyped
+// fleet tools; by_kind (the default): one typed tool per (kind, verb), see kind_tools.h.
+enum class ToolsMode { kPerNode, kCompact, kByKind };
 
 struct FrontOptions {
   bool enabled = true;                     // http_listen off: the plugin runs without a front
@@ -23,7 +25,7 @@ struct FrontOptions {
   std::string tls_cert, tls_key;
 
   ToolNameStyle tool_names = ToolNameStyle::kDotted;
-  ToolsMode tools_mode = ToolsMode::kPerNode;
+  ToolsMode tools_mode = ToolsMode::kByKind;
   size_t page_size = 100;
 
   // OAuth protected resource (RFC 9728). resource_url defaults to http://<listen>/mcp.

@@ -101,6 +101,7 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
     return ex->respond(HttpReply::json(503, rpc_error(m.id, rpc::kServerError, "Service Unavailable: too many MCP sessions")));
   }
   const auto& session = std::get<std::shared_ptr<McpSession>>(created);
+  s_.elicitations.session_started(session, m.params && m.params->IsObject() ? json::find(*m.params, "capabilities") : nullptr);
   HttpReply r = HttpReply::json(200, rpc_result(*m.id, methods_.initialize_result(revision)));
   ex->respond(std::move(r.with(std::string(kSessionHeader), session->id())));
 }
@@ -130,7 +131,8 @@ void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const AgentToken& 
       methods_.notification(m, *session);
       return ex->respond(HttpReply::empty(202));
     case RpcKind::kResponse:
-      return ex->respond(HttpReply::empty(202));  // the server sends no requests; nothing to match
+      s_.elicitations.deliver(session->id(), message);  // the only requests the server sends
+      return ex->respond(HttpReply::empty(202));
     case RpcKind::kRequest:
       methods_.request(m, agent, session, ex, ex->scheduler(),
                        [ex](std::optional<RpcAnswer> answer) { reply(*ex, answer); });

@@ -63,6 +63,11 @@ void McpSession::cancel(const std::string& id) {
   if (cancel) cancel();
 }
 
+bool McpSession::streaming() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return listener_ != nullptr;
+}
+
 bool McpSession::attach(std::shared_ptr<SessionListener> listener) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (listener_) return false;

@@ -57,6 +57,7 @@ class McpSession {
   bool attach(std::shared_ptr<SessionListener> listener);
   void detach(const SessionListener* listener);
   void notify(const std::string& message_json);
+  bool streaming() const;  // a GET stream is open (server requests can reach the client)
 
   void set_log_level(std::string_view level) { log_rank_.store(log_level_rank(level)); }
   bool logs(std::string_view level) const { return log_level_rank(level) >= log_rank_.load(); }

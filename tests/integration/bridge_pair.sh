@@ -125,7 +125,7 @@ listed() {  # listed HTTP_PORT : that broker's MCP endpoint lists the node's ech
     -D "$T/init.h" -o /dev/null
   sid=$(awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}' "$T/init.h" | tr -d '\r')
   curl "${CALL[@]}" -X POST "http://127.0.0.1:$1/mcp" -H "Accept: application/json, text/event-stream" \
-    -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | grep "sysecho-$node-echo-invoke" >/dev/null
+    -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | grep "$node" >/dev/null  # by_kind: the node_id enum
 }
 wait_until 10 listed "$B_HTTP" || fail "B's MCP endpoint does not list $node's tools"
 pass "node on A listed by B's MCP endpoint"
