@@ -115,7 +115,7 @@ await expectResult(tool('gpio', 'button', 'get'), {}, 'gpio.pin get (read-only p
 await expectResult(tool('pwm', 'pwm0', 'get'), {}, 'gpio.pwm get');
 const scan = await expectResult(tool('i2c', 'i2c1', 'snapshot'), {}, 'i2c.bus snapshot');
 check(JSON.stringify(scan.addresses) === '[72,118]', 'the scan reports the allow-listed devices that answer', scan);
-await expectResult(tool('i2c', 'i2c1', 'get'), { address: 72, register: 0, length: 4 }, 'i2c.bus get');
+await expectResult(tool('i2c', 'i2c1', 'get'), { address: 72, register: 0x10, length: 4 }, 'i2c.bus get');
 await expectResult(tool('mgmt', 'server', 'get'), {}, 'manage.server get');
 
 // ---- reversible tools --------------------------------------------------------------------
