@@ -1,0 +1,81 @@
+// A small MCP client on the official TypeScript SDK for the tests that run the product off the
+// simulator (tests/integration/docker_fleet.sh, virtual_pi.sh). Env: MCP_URL, TOKEN.
+//   node mcp_call.mjs list                  every tool name, one per line (all pages)
+//   node mcp_call.mjs call TOOL [ARGS_JSON] the result: structuredContent, or the error envelope
+//                                           (an isError result), as one JSON line; exit 0 either way
+//   node mcp_call.mjs fleet N               the fleet checks: N nodes each list echo and metrics,
+//                                           echo answered by every node with its own node_id,
+//                                           one metrics subscribe giving two samples. "ok - …" lines
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const { MCP_URL, TOKEN } = process.env;
+const [mode, ...rest] = process.argv.slice(2);
+
+function fail(what, detail) {
+  console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${JSON.stringify(detail)}`}`);
+  process.exit(1);
+}
+function check(cond, what, detail) { if (!cond) fail(what, detail); console.log(`ok - ${what}`); }
+
+async function connect() {
+  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  });
+  const client = new Client({ name: 'fleetmcp-offsim-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+async function listAll(client) {
+  const names = [];
+  let cursor;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    names.push(...page.tools.map((t) => t.name));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return names;
+}
+
+function outcome(r) {
+  if (r.isError) return r._meta?.['io.fleetmcp/error'] ?? JSON.parse(r.content[0].text);
+  return r.structuredContent ?? JSON.parse(r.content[0].text);
+}
+
+async function fleet(client, want) {
+  const names = await listAll(client);
+  // Names are dotted or dashed (plugin_opt_http_tool_names): sysecho.<node>.echo.invoke.
+  const sep = names.some((n) => n.startsWith('sysecho-')) ? '-' : '.';
+  const tool = (ns, node, rest) => [ns, node, ...rest.split('.')].join(sep);
+  const nodes = names.filter((n) => n.startsWith(`sysecho${sep}`)).map((n) => n.split(sep)[1]);
+  check(nodes.length === want, `tools/list shows ${want} nodes with an echo tool (${nodes.length})`, names.slice(0, 5));
+  check(nodes.every((n) => names.includes(tool('sys', n, 'metrics.snapshot')) && names.includes(tool('sys', n, 'metrics.subscribe'))),
+        'every node lists its metrics tools');
+  for (const node of nodes) {
+    const r = await client.callTool({ name: tool('sysecho', node, 'echo.invoke'), arguments: { message: `hi ${node}` } });
+    if (r.isError || r.structuredContent.node_id !== node || r.structuredContent.message !== `hi ${node}`) fail(`echo on ${node}`, r);
+  }
+  console.log(`ok - echo answered by each of the ${nodes.length} nodes with its own node_id`);
+  const samples = [];
+  const abort = new AbortController();
+  const sub = client.callTool({ name: tool('sys', nodes[0], 'metrics.subscribe'), arguments: { interval_ms: 1000 } }, undefined, {
+    signal: abort.signal,
+    onprogress: (p) => { samples.push(JSON.parse(p.message)); if (samples.length === 2) abort.abort('enough'); },
+  });
+  await sub.then(() => {}, () => {});
+  check(samples.length === 2 && samples.every((s) => s.node_id === nodes[0]),
+        'metrics subscribe: two telemetry samples of the node as progress notifications', samples);
+}
+
+async function main() {
+  const client = await connect();
+  if (mode === 'list') console.log((await listAll(client)).join('\n'));
+  else if (mode === 'call') {
+    const r = await client.callTool({ name: rest[0], arguments: JSON.parse(rest[1] ?? '{}') }, undefined, { timeout: 120000 });
+    console.log(JSON.stringify(outcome(r)));
+  } else if (mode === 'fleet') await fleet(client, Number(rest[0]));
+  else fail(`unknown mode ${mode}`);
+  await client.close();
+}
+main().then(() => process.exit(0), (e) => fail('unexpected error', String(e?.stack ?? e)));
