@@ -35,7 +35,7 @@ esac
 case "$mode" in
   --docker) packages+=(docker.io mmdebstrap) ;;
   --vm) packages+=(mmdebstrap qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
-                   socat busybox-static cpio xz-utils) ;;
+                   qemu-utils socat xz-utils e2fsprogs) ;;
 esac
 # Node.js runs the independent test clients. Machines that already carry a Node with
 # its own npm (as ours do) keep it: Debian's npm package conflicts with those builds.

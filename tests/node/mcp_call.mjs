@@ -2,7 +2,10 @@
 // simulator (tests/integration/docker_fleet.sh, virtual_pi.sh). Env: MCP_URL, TOKEN.
 //   node mcp_call.mjs list                  every tool name, one per line (all pages)
 //   node mcp_call.mjs call TOOL [ARGS_JSON] the result: structuredContent, or the error envelope
-//                                           (an isError result), as one JSON line; exit 0 either way
+//                                           (an isError result), as one JSON line; exit 0 either way.
+//                                           E_RATE_LIMITED is waited out as an agent does
+//   node mcp_call.mjs confirm TOOL ARGS     two-phase (physical_actuation): the first call must be
+//                                           refused with a commit token, the repeat's outcome printed
 //   node mcp_call.mjs fleet N               the fleet checks: N nodes each list echo and metrics,
 //                                           echo answered by every node with its own node_id,
 //                                           one metrics subscribe giving two samples. "ok - …" lines
@@ -68,12 +71,30 @@ async function fleet(client, want) {
         'metrics subscribe: two telemetry samples of the node as progress notifications', samples);
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function paced(client, name, args) {
+  for (let i = 0; ; i++) {
+    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+    const out = outcome(r);
+    if (!r.isError || out.code !== 'E_RATE_LIMITED' || i === 10) return out;
+    await sleep(out.retry_after_ms);
+  }
+}
+
+async function confirm(client, name, args) {
+  const first = await paced(client, name, args);
+  const token = /commit_token="([^"]+)"/.exec(first.suggested_fix ?? '')?.[1];
+  if (first.code !== 'E_SAFETY_DENIED' || !token) fail(`${name}: the first call asks for confirmation`, first);
+  return paced(client, name, { ...args, commit_token: token });
+}
+
 async function main() {
   const client = await connect();
   if (mode === 'list') console.log((await listAll(client)).join('\n'));
   else if (mode === 'call') {
-    const r = await client.callTool({ name: rest[0], arguments: JSON.parse(rest[1] ?? '{}') }, undefined, { timeout: 120000 });
-    console.log(JSON.stringify(outcome(r)));
+    console.log(JSON.stringify(await paced(client, rest[0], JSON.parse(rest[1] ?? '{}'))));
+  } else if (mode === 'confirm') {
+    console.log(JSON.stringify(await confirm(client, rest[0], JSON.parse(rest[1] ?? '{}'))));
   } else if (mode === 'fleet') await fleet(client, Number(rest[0]));
   else fail(`unknown mode ${mode}`);
   await client.close();
