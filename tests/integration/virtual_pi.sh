@@ -96,10 +96,13 @@ guest "echo pull-up > $sim/sim_gpio3/pull" || fail "pull the button line up"
 assert_eq "$(mcp call "$(tool gpio button get)" | jq -r .value)" high "gpio get: the line gpio-sim pulls up reads high"
 guest "echo pull-down > $sim/sim_gpio3/pull"
 assert_eq "$(mcp call "$(tool gpio button get)" | jq -r .value)" low "gpio get: pulled down reads low"
+assert_eq "$(mcp confirm "$(tool gpio relay invoke)" '{"mode":"output"}' | jq -r .mode)" output "gpio invoke (two-phase): the relay line configured as an output"
+assert_eq "$(guest 'gpioinfo gpiochip0 | grep -w relay | grep -o output')" output "gpioinfo in the guest: the relay line is an output"
 set_out=$(mcp confirm "$(tool gpio relay set)" '{"value":"high","duration_ms":1500}')
 assert_eq "$(jq -r .value <<<"$set_out")" high "gpio set (two-phase): the tool reports high"
 assert_eq "$(guest "cat $sim/sim_gpio2/value")" 1 "gpio set: gpio-sim's line 2 is driven high"
-wait_until 10 test "$(guest "cat $sim/sim_gpio2/value")" = 0 || fail "duration_ms did not revert line 2"
+relay_low() { [ "$(guest "cat $sim/sim_gpio2/value")" = 0 ]; }
+wait_until 10 relay_low || fail "duration_ms did not revert line 2"
 pass "gpio set duration_ms: gpio-sim's line 2 back to low"
 
 # ---- I2C on i2c-stub -----------------------------------------------------------------------
