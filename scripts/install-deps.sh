@@ -55,8 +55,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
+  # The off-simulator tests run this beside each other (two apt-get updates at once fail).
+  mkdir -p /run/lock && exec 9>/run/lock/fleetmcp-install-deps.lock
+  flock -w 900 9
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # ... and wait for a dpkg lock another apt holds instead of failing.
+  apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null
 else
   echo "install-deps: all Debian packages present"
 fi

@@ -122,7 +122,7 @@ after=$(guest 'systemctl show -p MainPID --value fleetmcp-demo.service')
 pass "service.unit invoke restart: systemd restarted fleetmcp-demo.service (MainPID $before -> $after)"
 logs=$(mcp call "$(tool logs app get)" '{"limit":50}')
 [ "$(jq -r '.returned_count' <<<"$logs")" -gt 0 ] || fail "logs.journal: $logs"
-assert_contains "$logs" "fleetmcp demo service" "logs.journal: the guest journal's entries of the units (systemd's lines about fleetmcp-demo)"
+assert_contains "$logs" "mqtt.connected ssl://127.0.0.1:8883" "logs.journal: the node's own lines from the guest's journal (read as user fleetmcp)"
 
 # ---- PWM has no kernel simulator ----------------------------------------------------------
 assert_contains "$(mcp call "$(tool pwm fan get)")" "E_BAD_REQUEST" "gpio.pwm get without a PWM chip: failed_precondition (E_BAD_REQUEST)"
