@@ -52,13 +52,13 @@ pass "the virtual Pi boots and its node (the .deb's unit) announces through the 
 
 # The command channel into the guest: guest COMMAND prints its output, returns its status.
 coproc VPI { exec socat - UNIX-CONNECT:"$T/vm/shell.sock"; }
-seq_id=0
+# A random id per command (guest is often called in a $(…) subshell), so a late answer to an
+# earlier command is never taken for this one's.
 guest() {
-  seq_id=$((seq_id + 1))
-  printf '%s %s\n' "$seq_id" "$*" >&"${VPI[1]}"
-  local line
+  local id=$RANDOM$RANDOM line
+  printf '%s %s\n' "$id" "$*" >&"${VPI[1]}"
   while IFS= read -r -t 60 line <&"${VPI[0]}"; do
-    if [[ $line == "__VPI_END $seq_id "* ]]; then return "${line##* }"; fi
+    if [[ $line == "__VPI_END $id "* ]]; then return "${line##* }"; fi
     [[ $line == __VPI_END* ]] || printf '%s\n' "$line"
   done
   fail "no answer from the guest to: $*"
@@ -87,8 +87,11 @@ assert_eq "$(jq -r '.processes[] | select(.name == "fleetmcp-device") | .usernam
   "process.table: fleetmcp-device among the guest's processes, user fleetmcp"
 pid=$(guest 'pidof fleetmcp-device')
 rss_kb=$(guest "awk '/VmRSS/{print \$2}' /proc/$pid/status")
-cpu=$(guest "ps -o times= -p $pid; cut -d' ' -f1 /proc/uptime")
-echo "# device in the guest: VmRSS ${rss_kb} kB, CPU s / uptime s: $(echo $cpu)"
+# CPU ticks of the node (utime + stime) and the guest's uptime, again before the reboot.
+# (No pipe after guest: bash closes a coprocess's descriptors in the parts of a pipeline.)
+cpu_mark() { local two; two=$(guest "awk '{print \$14 + \$15}' /proc/$pid/stat; cut -d' ' -f1 /proc/uptime"); echo $two; }
+cpu_start=$(cpu_mark)
+echo "# device in the guest: VmRSS ${rss_kb} kB after start"
 
 # ---- GPIO on gpio-sim ----------------------------------------------------------------------
 sim=/sys/devices/platform/gpio-sim.0/gpiochip0
@@ -126,6 +129,11 @@ assert_contains "$logs" "mqtt.connected ssl://127.0.0.1:8883" "logs.journal: the
 
 # ---- PWM has no kernel simulator ----------------------------------------------------------
 assert_contains "$(mcp call "$(tool pwm fan get)")" "E_BAD_REQUEST" "gpio.pwm get without a PWM chip: failed_precondition (E_BAD_REQUEST)"
+
+read -r ticks0 up0 <<<"$cpu_start"
+read -r ticks1 up1 <<<"$(cpu_mark)"
+# Ticks are 1/100 s (USER_HZ), so ticks per second is percent of one vCPU.
+echo "# device in the guest: CPU $(awk -v t="$((ticks1 - ticks0))" -v a="$up0" -v b="$up1" 'BEGIN { printf "%.1f %%", t / (b - a) }') of one vCPU while serving the test's calls, VmRSS $(guest "awk '/VmRSS/{print \$2}' /proc/$pid/status") kB"
 
 # ---- power: two-phase reboot, the guest reboots and the node announces again --------------
 boot_id=$(guest 'cat /proc/sys/kernel/random/boot_id')
