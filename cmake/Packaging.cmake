@@ -31,6 +31,7 @@ fleetmcp_configure_packaged_unit()
 install(TARGETS fleetmcp-device fleetmcp-camera-still RUNTIME DESTINATION bin COMPONENT device)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-device.service DESTINATION lib/systemd/system COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/device_client/device.conf.example DESTINATION /etc/fleetmcp COMPONENT device)
+install(FILES ${FLEETMCP_PACKAGING_DIR}/device/60-fleetmcp-device.rules DESTINATION lib/udev/rules.d COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/device-client.md DESTINATION share/doc/fleetmcp-device COMPONENT device)
 
 install(TARGETS fleetmcp_plugin LIBRARY DESTINATION lib/fleetmcp COMPONENT broker)

@@ -2,25 +2,46 @@
 # Installs everything fleetmcp needs to build, run and test on Debian 12, as root.
 # Idempotent: a second run only checks. Debian packages come from apt; the Node test
 # clients (MCP SDK, canonicalize, @noble/curves) from npm into tests/node/node_modules.
+#   scripts/install-deps.sh           build, run and test (README command (1))
+#   scripts/install-deps.sh --build   compiling only: no test tools, no Node (docker/Dockerfile)
+#   scripts/install-deps.sh --docker  also a Docker engine and mmdebstrap (tests/integration/docker_fleet.sh)
+#   scripts/install-deps.sh --vm      also QEMU, Debian's kernel and headers, mmdebstrap, socat
+#                                     (tests/integration/virtual_pi.sh)
 set -euo pipefail
+mode=${1:-test}
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
-  build-essential cmake pkg-config git ca-certificates
-  mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev
+  build-essential cmake pkg-config git ca-certificates file   # cpack's shlibdeps needs file
+  mosquitto-dev libmosquitto-dev
   libpaho-mqtt-dev libpaho-mqttpp-dev
   rapidjson-dev libsodium-dev libssl-dev openssl libvalijson-dev libre2-dev
   libboost-dev libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev
-  librust-blake3-dev b3sum
+  librust-blake3-dev
+)
+case "$mode" in
+  --build) ;;
+  test|--docker|--vm) packages+=(
+  mosquitto mosquitto-clients b3sum
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   curl jq procps iproute2
-  docker-compose file   # compose.sh validates docker-compose.yml; cpack's shlibdeps needs file
-)
+  docker-compose   # compose.sh validates docker-compose.yml
+  ) ;;
+  *) echo "install-deps: unknown mode $mode (--build, --docker or --vm)" >&2; exit 2 ;;
+esac
+# The tests that run the product off the simulator install their own tools.
+case "$mode" in
+  --docker) packages+=(docker.io mmdebstrap) ;;
+  --vm) packages+=(mmdebstrap qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
+                   qemu-utils socat xz-utils e2fsprogs) ;;
+esac
 # Node.js runs the independent test clients. Machines that already carry a Node with
 # its own npm (as ours do) keep it: Debian's npm package conflicts with those builds.
-command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+if [ "$mode" != --build ]; then
+  command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -34,8 +55,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
+  # The off-simulator tests run this beside each other (two apt-get updates at once fail).
+  mkdir -p /run/lock && exec 9>/run/lock/fleetmcp-install-deps.lock
+  flock -w 900 9
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # ... and wait for a dpkg lock another apt holds instead of failing.
+  apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null
 else
   echo "install-deps: all Debian packages present"
 fi
@@ -47,7 +72,7 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet mosquitto
 fi
 
 # Node test clients, pinned by tests/node/package-lock.json.
-if [ -f "$here/tests/node/package.json" ]; then
+if [ "$mode" != --build ] && [ -f "$here/tests/node/package.json" ]; then
   if [ ! -d "$here/tests/node/node_modules" ] || [ "$here/tests/node/package.json" -nt "$here/tests/node/node_modules" ]; then
     echo "install-deps: installing Node test clients"
     (cd "$here/tests/node" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1 || npm install --no-audit --no-fund --loglevel=error >/dev/null)

@@ -27,20 +27,23 @@ pass "broker publishes 8883, 1883, 8080 on 127.0.0.1 only"
 
 # The Dockerfile: targets the compose file names, the install script, every COPY source.
 df=docker/Dockerfile
-for target in $(grep -oE 'target: [a-z]+' docker-compose.yml | awk '{print $2}' | sort -u); do
-  grep -qE "^FROM .* AS $target\$" "$df" || fail "no stage $target in $df"
+for images in source debs; do
+  for target in $(FLEETMCP_IMAGES=$images docker-compose config | awk '$1=="target:"{print $2}' | sort -u); do
+    grep -qE "^FROM .* AS $target\$" "$df" || fail "no stage $target in $df"
+  done
 done
-pass "every compose build target is a stage of $df"
-grep -q '^RUN scripts/install-deps.sh' "$df" || fail "the build stage does not run scripts/install-deps.sh"
-pass "images build with scripts/install-deps.sh"
-grep -q 'cpack -G DEB' "$df" && grep -q 'apt-get install .*/tmp/debs/\*.deb' "$df" || fail "images do not install the .debs"
+pass "every compose build target (FLEETMCP_IMAGES=source or debs) is a stage of $df"
+grep -q '^RUN scripts/install-deps.sh --build' "$df" || fail "the build stage does not run scripts/install-deps.sh --build"
+pass "the build stage installs what compiling needs with scripts/install-deps.sh --build"
+grep -q 'cpack -G DEB' "$df" && grep -q 'apt-get install .*/tmp/debs/\*.deb' docker/install-image.sh || fail "images do not install the .debs"
 pass "runtime images install the packages"
 awk '$1=="COPY" && $2 !~ /^--from/ { for (i = 2; i < NF; i++) print $i }' "$df" | while read -r src; do
-  [ "$src" = . ] || [ -e "$src" ] || fail "COPY source $src does not exist"
+  # ${DEBS}/…: the .debs of a build (FLEETMCP_IMAGES=debs), not sources.
+  [ "$src" = . ] || [ "${src#\${DEBS\}}" != "$src" ] || compgen -G "$src" >/dev/null || fail "COPY source $src does not exist"
 done
 pass "every COPY source exists"
 for e in $(grep -oE '/usr/local/bin/fleetmcp-[a-z-]+' docker-compose.yml "$df" | cut -d: -f2 | sort -u); do
-  grep -qE "^COPY docker/[a-z-]+\.sh $e\$" "$df" || fail "$e is not installed by $df"
+  grep -qE "^  install -m 0755 \"\\\$src/[a-z-]+\.sh\" $e\$" docker/install-image.sh || fail "$e is not installed by docker/install-image.sh"
 done
 pass "every entrypoint is installed"
 for s in docker/*.sh; do sh -n "$s" || fail "$s: syntax"; done

@@ -59,6 +59,7 @@ has fleetmcp-device /usr/bin/fleetmcp-device
 has fleetmcp-device /usr/bin/fleetmcp-camera-still
 has fleetmcp-device /usr/lib/systemd/system/fleetmcp-device.service
 has fleetmcp-device /etc/fleetmcp/device.conf.example
+has fleetmcp-device /usr/lib/udev/rules.d/60-fleetmcp-device.rules
 has fleetmcp-broker /usr/lib/fleetmcp/fleetmcp_plugin.so
 has fleetmcp-broker /usr/bin/fleetctl
 has fleetmcp-broker /usr/share/fleetmcp/acl/fleetmcp.acl
@@ -111,8 +112,11 @@ assert_eq "$(cat "$ctl/conffiles")" "/etc/fleetmcp/device.conf.example" "device 
 # gpio and video groups but no i2c group, no fleetmcp user yet, and no device.conf.
 stubs=$T/stubs
 mkdir -p "$stubs"
-for c in adduser install systemctl; do printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$c" "$T/calls" >"$stubs/$c"; done
-printf '#!/bin/sh\necho "getent $*" >>"%s"\ncase "$1 $2" in "group gpio"|"group video") exit 0;; esac\nexit 2\n' "$T/calls" >"$stubs/getent"
+for c in adduser addgroup install systemctl udevadm; do printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$c" "$T/calls" >"$stubs/$c"; done
+# addgroup's stand-in also records the group, so getent finds it afterwards.
+printf 'gpio\nvideo\n' >"$T/groups"
+printf '#!/bin/sh\necho "addgroup $*" >>"%s"\necho "$2" >>"%s"\n' "$T/calls" "$T/groups" >"$stubs/addgroup"
+printf '#!/bin/sh\necho "getent $*" >>"%s"\n[ "$1" = group ] && grep -qx "$2" "%s"\n' "$T/calls" "$T/groups" >"$stubs/getent"
 chmod +x "$stubs"/*
 [ ! -e /etc/fleetmcp/device.conf ] || fail "this host has /etc/fleetmcp/device.conf; cannot run the unconfigured case"
 said=$(PATH=$stubs:$PATH sh "$ctl/postinst" configure) || fail "postinst configure failed"
@@ -120,8 +124,11 @@ calls=$(cat "$T/calls")
 assert_contains "$calls" "adduser --system --group --no-create-home --home /nonexistent --shell /usr/sbin/nologin" "postinst creates the system user fleetmcp"
 assert_contains "$calls" "adduser fleetmcp gpio" "postinst adds fleetmcp to gpio"
 assert_contains "$calls" "adduser fleetmcp video" "postinst adds fleetmcp to video"
-if grep -q "adduser fleetmcp i2c" "$T/calls"; then fail "postinst added fleetmcp to a group that does not exist"; fi
-pass "postinst skips the missing i2c group"
+# The unit's SupplementaryGroups= must all exist or systemd refuses to start it (216/GROUP).
+assert_contains "$calls" "addgroup --system i2c" "postinst creates the missing i2c group"
+assert_contains "$calls" "adduser fleetmcp i2c" "postinst adds fleetmcp to i2c"
+if grep -q "addgroup --system gpio" "$T/calls"; then fail "postinst recreated the existing gpio group"; fi
+pass "postinst keeps the existing gpio group"
 if grep -E "systemctl (enable|start|restart|try-restart)" "$T/calls"; then fail "postinst touched the unconfigured service"; fi
 pass "postinst does not start an unconfigured node"
 assert_contains "$said" "not configured yet" "postinst tells the admin what to do next"

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Boots the virtual Pi (docs/virtual-pi.md) and links its node to a broker on this host.
+#   scripts/virtual-pi/run.sh IMAGE BUNDLE_TAR RUN_DIR BROKER_TLS_PORT
+# IMAGE from build-image.sh stays untouched (the guest writes to RUN_DIR/disk.qcow2 over it).
+# BUNDLE_TAR is the node's enrolment bundle (device.conf, node.key, node.crt, ca.crt), a second
+# disk the guest unpacks into /etc/fleetmcp on its first boot. The guest has no network device:
+# its node dials 127.0.0.1:8883 in the guest, carried over the virtio-serial port vpi.mqtt to
+# RUN_DIR/mqtt.sock, which socat here connects to 127.0.0.1:BROKER_TLS_PORT (a new broker
+# connection for each guest connection). RUN_DIR/shell.sock is the test's command channel
+# (scripts/virtual-pi/guest/usr/local/lib/virtual-pi/shell.sh); RUN_DIR/console.log the serial console.
+# Runs until the guest powers off or this script is stopped. VPI_ACCEL=tcg|kvm skips the probe;
+# VPI_APPEND adds kernel arguments (systemd.journald.forward_to_console=1 shows the journal).
+set -euo pipefail
+image=$1 bundle=$2 run=$3 broker_port=$4
+kver=$(cd /lib/modules && ls -d *-amd64 | sort -V | tail -1)
+mkdir -p "$run"
+qemu-img create -q -f qcow2 -b "$(realpath "$image")" -F raw "$run/disk.qcow2"
+
+# KVM only when a probe boot with it reaches the kernel's first lines and ends by itself: on
+# some hosts a KVM guest hangs ("failed to set MSR"); TCG always works.
+accel=${VPI_ACCEL:-}
+if [ -z "$accel" ]; then
+  accel=tcg
+  if [ -w /dev/kvm ] && timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none -no-reboot \
+       -serial file:"$run/kvm-probe.log" -kernel "/boot/vmlinuz-$kver" \
+       -append "console=ttyS0 panic=-1 rdinit=/probe-ends-here" >/dev/null 2>&1 &&
+     grep -q "Kernel panic" "$run/kvm-probe.log"; then
+    accel=kvm
+  fi
+fi
+echo "virtual-pi: accel $accel" >"$run/accel"
+cpu=max; [ "$accel" = kvm ] && cpu=host
+
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+trap 'exit 143' TERM INT
+# The host end of the MQTT link: one broker connection per guest connection. When the guest's
+# connection ends, the broker drops the stale TLS stream at the next bytes and socat starts over.
+( while :; do
+    [ -S "$run/mqtt.sock" ] && socat UNIX-CONNECT:"$run/mqtt.sock" TCP:127.0.0.1:"$broker_port" 2>/dev/null
+    sleep 0.2
+  done ) &
+pids+=($!)
+
+qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -machine q35 -smp 2 -m 512 \
+  -display none -monitor none -serial file:"$run/console.log" -nic none \
+  -kernel "/boot/vmlinuz-$kver" -initrd "/boot/initrd.img-$kver" \
+  -append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 ${VPI_APPEND:-}" \
+  -drive file="$run/disk.qcow2",if=virtio,format=qcow2 \
+  -drive file="$bundle",if=virtio,format=raw,readonly=on \
+  -device virtio-serial-pci \
+  -chardev socket,id=mqtt,path="$run/mqtt.sock",server=on,wait=off \
+  -device virtserialport,chardev=mqtt,name=vpi.mqtt \
+  -chardev socket,id=shell,path="$run/shell.sock",server=on,wait=off \
+  -device virtserialport,chardev=shell,name=vpi.shell &
+pids+=($!)
+wait "${pids[-1]}"

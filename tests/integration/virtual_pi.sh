@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# A Pi node on a real Linux kernel (docs/virtual-pi.md): a QEMU guest with Debian's kernel,
+# systemd as PID 1 and the fleetmcp-device/-schemas .debs of this build installed with apt,
+# linked to a broker with the plugin and its HTTP front on this host over virtio-serial (the
+# guest has no network device). The node's Doc 05 tools are driven through MCP (the official
+# SDK) and their effects checked on the real kernel objects from inside the guest: gpio-sim
+# lines, i2c-stub registers, a systemd unit, the journal, /proc; the unit runs as user fleetmcp;
+# power reboot is confirmed in two phases and the guest reboots and the node announces again.
+# Installs QEMU, Debian's kernel and headers, mmdebstrap and socat (install-deps.sh --vm); the
+# image is cached under the build directory (virtual-pi/) keyed by its inputs.
+. "$(dirname "$0")/lib.sh"
+
+t0=$SECONDS
+"$SRC/scripts/install-deps.sh" --vm >"$T/install.log" 2>&1 || fail "install-deps --vm (see $T/install.log)"
+echo "# tools installed in $((SECONDS - t0)) s"
+(cd "$BIN" && cpack -G DEB -B "$T/packages") >"$T/cpack.log" 2>&1 || fail "cpack (see $T/cpack.log)"
+start=$SECONDS
+image=$("$SRC/scripts/virtual-pi/build-image.sh" "$T/packages" "$BIN/virtual-pi" 2>"$T/image.log") \
+  || fail "image (see $T/image.log)"
+echo "# image ready in $((SECONDS - start)) s: $(basename "$image")"
+
+# The broker on this host, and the node's bundle with the Pi catalogue an operator would write.
+pki_init
+PORT_TLS=$(free_port) PORT_PLAIN=$(free_port)
+run_broker "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")" broker
+HTTP_PORT=$(broker_http_port broker)
+base=http://127.0.0.1:$HTTP_PORT
+node=$(device_enroll 1 8883)
+bundle=$T/pki/nodes/$node
+cat >>"$bundle/device.conf" <<'CONF'
+capability.info    = system.info
+capability.health  = system.health
+capability.net     = network.status
+capability.procs   = process.table
+capability.demo    = service.unit unit=fleetmcp-demo.service
+capability.app     = logs.journal units=fleetmcp-demo.service,fleetmcp-device.service
+capability.relay   = gpio.pin line=2 chip=gpiochip0
+capability.button  = gpio.pin line=3 chip=gpiochip0 writable=false
+capability.sensor  = i2c.bus bus=1 addresses=0x48
+capability.fan     = gpio.pwm chip=0 channel=0 pin=18
+capability.reboot  = system.power action=reboot
+CONF
+tar -cf "$T/bundle.tar" -C "$bundle" device.conf node.key node.crt ca.crt
+
+start=$SECONDS
+"$SRC/scripts/virtual-pi/run.sh" "$image" "$T/bundle.tar" "$T/vm" "$PORT_TLS" >"$T/qemu.log" 2>&1 &
+track $!
+serving() { [ "$(curl -s "$base/healthz" | jq -r '"\(.nodes.online) \(.serving)"')" = "1 1" ]; }
+wait_until 240 serving || { tail -40 "$T/vm/console.log" >&2; fail "the guest's node is not serving after 240 s"; }
+echo "# $(cat "$T/vm/accel"): booted to the node serving in $((SECONDS - start)) s"
+pass "the virtual Pi boots and its node (the .deb's unit) announces through the virtio-serial link"
+
+# The command channel into the guest: guest COMMAND prints its output, returns its status.
+coproc VPI { exec socat - UNIX-CONNECT:"$T/vm/shell.sock"; }
+# A random id per command (guest is often called in a $(…) subshell), so a late answer to an
+# earlier command is never taken for this one's.
+guest() {
+  local id=$RANDOM$RANDOM line
+  printf '%s %s\n' "$id" "$*" >&"${VPI[1]}"
+  while IFS= read -r -t 60 line <&"${VPI[0]}"; do
+    if [[ $line == "__VPI_END $id "* ]]; then return "${line##* }"; fi
+    [[ $line == __VPI_END* ]] || printf '%s\n' "$line"
+  done
+  fail "no answer from the guest to: $*"
+}
+assert_eq "$(guest 'id -un; ps -o user= -C fleetmcp-device')" "$(printf 'root\nfleetmcp')" "fleetmcp-device runs as user fleetmcp"
+assert_eq "$(guest 'systemctl is-active fleetmcp-device.service')" active "fleetmcp-device.service is active"
+
+export MCP_URL=$base/mcp TOKEN
+TOKEN=$(agent_token agent-pi acme "$E2E_SCOPES")
+# Every MCP outcome is kept in $T/mcp.log (shown when the test fails).
+mcp() { node "$SRC/tests/node/mcp_call.mjs" "$@" | tee -a "$T/mcp.log"; }
+tool() { echo "$1.$node.$2.$3"; }
+
+# ---- facts from the guest's /proc and /sys ------------------------------------------------
+info=$(mcp call "$(tool sysinfo info get)")
+assert_eq "$(jq -r .hostname <<<"$info")" virtual-pi "system.info: the guest's hostname"
+assert_eq "$(jq -r .kernel_version <<<"$info")" "$(guest 'uname -r')" "system.info: the guest's kernel"
+assert_eq "$(jq -r .memory_total_bytes <<<"$info")" "$(guest "awk '/MemTotal/{print \$2 * 1024}' /proc/meminfo")" "system.info: the guest's memory"
+health=$(mcp call "$(tool health health snapshot)")
+[ "$(jq -r '.memory_used_bytes > 0 and .disk_total_bytes > 0' <<<"$health")" = true ] || fail "system.health: $health"
+pass "system.health snapshot from the guest: $(jq -c '{cpu_usage_percent, memory_used_bytes, disk_used_bytes, temperature_source}' <<<"$health")"
+net=$(mcp call "$(tool net net get)")
+assert_eq "$(jq -r '[.interfaces[].name] | join(",")' <<<"$net")" lo "network.status: the guest's only interface is lo (no network device)"
+procs=$(mcp call "$(tool proc procs snapshot)" '{"limit":100}')
+assert_eq "$(jq -r '.processes[] | select(.name == "fleetmcp-device") | .username' <<<"$procs")" fleetmcp \
+  "process.table: fleetmcp-device among the guest's processes, user fleetmcp"
+pid=$(guest 'pidof fleetmcp-device')
+rss_kb=$(guest "awk '/VmRSS/{print \$2}' /proc/$pid/status")
+# CPU ticks of the node (utime + stime) and the guest's uptime, again before the reboot.
+# (No pipe after guest: bash closes a coprocess's descriptors in the parts of a pipeline.)
+cpu_mark() { local two; two=$(guest "awk '{print \$14 + \$15}' /proc/$pid/stat; cut -d' ' -f1 /proc/uptime"); echo $two; }
+cpu_start=$(cpu_mark)
+echo "# device in the guest: VmRSS ${rss_kb} kB after start"
+
+# ---- GPIO on gpio-sim ----------------------------------------------------------------------
+sim=/sys/devices/platform/gpio-sim.0/gpiochip0
+guest "echo pull-up > $sim/sim_gpio3/pull" || fail "pull the button line up"
+assert_eq "$(mcp call "$(tool gpio button get)" | jq -r .value)" high "gpio get: the line gpio-sim pulls up reads high"
+guest "echo pull-down > $sim/sim_gpio3/pull"
+assert_eq "$(mcp call "$(tool gpio button get)" | jq -r .value)" low "gpio get: pulled down reads low"
+assert_eq "$(mcp confirm "$(tool gpio relay invoke)" '{"mode":"output"}' | jq -r .mode)" output "gpio invoke (two-phase): the relay line configured as an output"
+assert_eq "$(guest 'gpioinfo gpiochip0 | grep -w relay | grep -o output')" output "gpioinfo in the guest: the relay line is an output"
+set_out=$(mcp confirm "$(tool gpio relay set)" '{"value":"high","duration_ms":1500}')
+assert_eq "$(jq -r .value <<<"$set_out")" high "gpio set (two-phase): the tool reports high"
+assert_eq "$(guest "cat $sim/sim_gpio2/value")" 1 "gpio set: gpio-sim's line 2 is driven high"
+relay_low() { [ "$(guest "cat $sim/sim_gpio2/value")" = 0 ]; }
+wait_until 10 relay_low || fail "duration_ms did not revert line 2"
+pass "gpio set duration_ms: gpio-sim's line 2 back to low"
+
+# ---- I2C on i2c-stub -----------------------------------------------------------------------
+read_out=$(mcp call "$(tool i2c sensor get)" '{"address":72,"register":0,"length":2}')
+assert_eq "$(jq -c .data <<<"$read_out")" "[27,42]" "i2c get: i2c-stub registers 0x00, 0x01 = 0x1b, 0x2a"
+mcp confirm "$(tool i2c sensor set)" '{"address":72,"register":5,"data":[99]}' >"$T/i2c-set.json"
+assert_eq "$(guest 'i2cget -y 1 0x48 0x05')" 0x63 "i2c set: i2c-stub register 0x05 = 0x63 (read with i2cget)"
+assert_contains "$(mcp call "$(tool i2c sensor get)" '{"address":80,"length":1}')" E_SAFETY_DENIED "i2c: an address outside the allow-list is refused"
+
+# ---- a real systemd unit and the real journal ----------------------------------------------
+assert_eq "$(mcp call "$(tool svc demo get)" | jq -r .status)" active "service.unit get: fleetmcp-demo.service is active"
+before=$(guest 'systemctl show -p MainPID --value fleetmcp-demo.service')
+restart=$(mcp call "$(tool svc demo invoke)" '{"action":"restart"}')
+after=$(guest 'systemctl show -p MainPID --value fleetmcp-demo.service')
+[ "$before" != "$after" ] && [ "$(guest 'systemctl is-active fleetmcp-demo.service')" = active ] \
+  || fail "service.unit restart: MainPID $before -> $after ($restart)"
+pass "service.unit invoke restart: systemd restarted fleetmcp-demo.service (MainPID $before -> $after)"
+logs=$(mcp call "$(tool logs app get)" '{"limit":50}')
+[ "$(jq -r '.returned_count' <<<"$logs")" -gt 0 ] || fail "logs.journal: $logs"
+assert_contains "$logs" "mqtt.connected ssl://127.0.0.1:8883" "logs.journal: the node's own lines from the guest's journal (read as user fleetmcp)"
+
+# ---- PWM has no kernel simulator ----------------------------------------------------------
+assert_contains "$(mcp call "$(tool pwm fan get)")" "E_BAD_REQUEST" "gpio.pwm get without a PWM chip: failed_precondition (E_BAD_REQUEST)"
+
+read -r ticks0 up0 <<<"$cpu_start"
+read -r ticks1 up1 <<<"$(cpu_mark)"
+# Ticks are 1/100 s (USER_HZ), so ticks per second is percent of one vCPU.
+echo "# device in the guest: CPU $(awk -v t="$((ticks1 - ticks0))" -v a="$up0" -v b="$up1" 'BEGIN { printf "%.1f %%", t / (b - a) }') of one vCPU while serving the test's calls, VmRSS $(guest "awk '/VmRSS/{print \$2}' /proc/$pid/status") kB"
+
+# ---- power: two-phase reboot, the guest reboots and the node announces again --------------
+boot_id=$(guest 'cat /proc/sys/kernel/random/boot_id')
+mcp confirm "$(tool power reboot invoke)" '{"delay_seconds":0}' >"$T/reboot.json"
+assert_contains "$(cat "$T/reboot.json")" "reboot" "system.power invoke (two-phase) accepted"
+start=$SECONDS
+wait_until 60 sh -c "! curl -s $base/healthz | jq -e '.serving == 1' >/dev/null" || fail "the node never went away after the reboot call"
+wait_until 240 serving || fail "the node did not come back after the reboot"
+echo "# rebooted and serving again in $((SECONDS - start)) s"
+assert_eq "$( [ "$(guest 'cat /proc/sys/kernel/random/boot_id')" != "$boot_id" ] && echo new)" new "the guest really rebooted (new boot_id)"
+pass "after the reboot the node re-announced and serves"
+echo "# virtual_pi took $((SECONDS - t0)) s"

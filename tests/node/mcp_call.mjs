@@ -1,0 +1,102 @@
+// A small MCP client on the official TypeScript SDK for the tests that run the product off the
+// simulator (tests/integration/docker_fleet.sh, virtual_pi.sh). Env: MCP_URL, TOKEN.
+//   node mcp_call.mjs list                  every tool name, one per line (all pages)
+//   node mcp_call.mjs call TOOL [ARGS_JSON] the result: structuredContent, or the error envelope
+//                                           (an isError result), as one JSON line; exit 0 either way.
+//                                           E_RATE_LIMITED is waited out as an agent does
+//   node mcp_call.mjs confirm TOOL ARGS     two-phase (physical_actuation): the first call must be
+//                                           refused with a commit token, the repeat's outcome printed
+//   node mcp_call.mjs fleet N               the fleet checks: N nodes each list echo and metrics,
+//                                           echo answered by every node with its own node_id,
+//                                           one metrics subscribe giving two samples. "ok - …" lines
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const { MCP_URL, TOKEN } = process.env;
+const [mode, ...rest] = process.argv.slice(2);
+
+function fail(what, detail) {
+  console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${JSON.stringify(detail)}`}`);
+  process.exit(1);
+}
+function check(cond, what, detail) { if (!cond) fail(what, detail); console.log(`ok - ${what}`); }
+
+async function connect() {
+  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
+    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+  });
+  const client = new Client({ name: 'fleetmcp-offsim-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+async function listAll(client) {
+  const names = [];
+  let cursor;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : {});
+    names.push(...page.tools.map((t) => t.name));
+    cursor = page.nextCursor;
+  } while (cursor);
+  return names;
+}
+
+function outcome(r) {
+  if (r.isError) return r._meta?.['io.fleetmcp/error'] ?? JSON.parse(r.content[0].text);
+  return r.structuredContent ?? JSON.parse(r.content[0].text);
+}
+
+async function fleet(client, want) {
+  const names = await listAll(client);
+  // Names are dotted or dashed (plugin_opt_http_tool_names): sysecho.<node>.echo.invoke.
+  const sep = names.some((n) => n.startsWith('sysecho-')) ? '-' : '.';
+  const tool = (ns, node, rest) => [ns, node, ...rest.split('.')].join(sep);
+  const nodes = names.filter((n) => n.startsWith(`sysecho${sep}`)).map((n) => n.split(sep)[1]);
+  check(nodes.length === want, `tools/list shows ${want} nodes with an echo tool (${nodes.length})`, names.slice(0, 5));
+  check(nodes.every((n) => names.includes(tool('sys', n, 'metrics.snapshot')) && names.includes(tool('sys', n, 'metrics.subscribe'))),
+        'every node lists its metrics tools');
+  for (const node of nodes) {
+    const r = await client.callTool({ name: tool('sysecho', node, 'echo.invoke'), arguments: { message: `hi ${node}` } });
+    if (r.isError || r.structuredContent.node_id !== node || r.structuredContent.message !== `hi ${node}`) fail(`echo on ${node}`, r);
+  }
+  console.log(`ok - echo answered by each of the ${nodes.length} nodes with its own node_id`);
+  const samples = [];
+  const abort = new AbortController();
+  const sub = client.callTool({ name: tool('sys', nodes[0], 'metrics.subscribe'), arguments: { interval_ms: 1000 } }, undefined, {
+    signal: abort.signal,
+    onprogress: (p) => { samples.push(JSON.parse(p.message)); if (samples.length === 2) abort.abort('enough'); },
+  });
+  await sub.then(() => {}, () => {});
+  check(samples.length === 2 && samples.every((s) => s.node_id === nodes[0]),
+        'metrics subscribe: two telemetry samples of the node as progress notifications', samples);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function paced(client, name, args) {
+  for (let i = 0; ; i++) {
+    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
+    const out = outcome(r);
+    if (!r.isError || out.code !== 'E_RATE_LIMITED' || i === 10) return out;
+    await sleep(out.retry_after_ms);
+  }
+}
+
+async function confirm(client, name, args) {
+  const first = await paced(client, name, args);
+  const token = /commit_token="([^"]+)"/.exec(first.suggested_fix ?? '')?.[1];
+  if (first.code !== 'E_SAFETY_DENIED' || !token) fail(`${name}: the first call asks for confirmation`, first);
+  return paced(client, name, { ...args, commit_token: token });
+}
+
+async function main() {
+  const client = await connect();
+  if (mode === 'list') console.log((await listAll(client)).join('\n'));
+  else if (mode === 'call') {
+    console.log(JSON.stringify(await paced(client, rest[0], JSON.parse(rest[1] ?? '{}'))));
+  } else if (mode === 'confirm') {
+    console.log(JSON.stringify(await confirm(client, rest[0], JSON.parse(rest[1] ?? '{}'))));
+  } else if (mode === 'fleet') await fleet(client, Number(rest[0]));
+  else fail(`unknown mode ${mode}`);
+  await client.close();
+}
+main().then(() => process.exit(0), (e) => fail('unexpected error', String(e?.stack ?? e)));
