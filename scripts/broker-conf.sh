@@ -76,7 +76,7 @@ if [ -n "$device_port" ]; then edits+=("s|^listener 8883\$|listener $device_port
 text=$(cat "$source_conf")
 for e in "${edits[@]}"; do
   pattern=${e#s|}; pattern=${pattern%%|*}
-  printf '%s\n' "$text" | grep -q -- "$pattern" || die "'$pattern' matches nothing in $source_conf: update scripts/broker-conf.sh with it"
+  grep -q -- "$pattern" <<<"$text" || die "'$pattern' matches nothing in $source_conf: update scripts/broker-conf.sh with it"
   text=$(printf '%s\n' "$text" | sed -e "$e")
 done
 
@@ -84,7 +84,7 @@ done
 i=0
 while [ $i -lt ${#sets[@]} ]; do
   key=${sets[$i]} value=${sets[$((i + 1))]}
-  if printf '%s\n' "$text" | grep -q "^$key "; then
+  if grep -q "^$key " <<<"$text"; then
     text=$(printf '%s\n' "$text" | awk -v k="$key" -v v="$value" '$1 == k && !done { print k " " v; done = 1; next } { print }')
   else
     text=$(printf '%s\n%s %s' "$text" "$key" "$value")
