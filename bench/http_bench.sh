@@ -4,8 +4,11 @@
 #      jitter of the sample gaps against the 1 s interval, sample age, broker RSS per stream and
 #      broker CPU (first, so the RSS is not blurred by the heap the call loads leave behind);
 #   2. latency at a fixed rate (default 500 calls/s, open loop) over 100 simulated nodes:
-#      - raw MQTT request/response (bench/mqtt_roundtrip.cc: two plain MQTT 5 clients, QoS 1
-#        both ways, on the broker's plain listener): the baseline;
+#      - raw MQTT request/response (bench/mqtt_roundtrip.cc: two MQTT 5 clients, QoS 1 both
+#        ways), twice: "mqtt" with both clients on the broker's plain listener, and "mqtt-tls"
+#        with the responder on the mTLS device listener with a node certificate, as the devices
+#        are (the requester stays on the plain listener, as the plugin's side of a call has no
+#        network hop at all): the like-for-like baseline for the call rows;
 #      - RFC-0009 POST /mcp/tools/call and MCP tools/call on /mcp (one session): HTTP -> front ->
 #        broker thread -> device (mTLS) -> broker -> front -> HTTP;
 #      - one call in flight: the same, raw MQTT, and the plugin's $CONTROL command path
@@ -83,6 +86,10 @@ reverified() { [ "$(verified)" -ge $((before + NODES)) ]; }
 wait_until 60 reverified || fail "the re-announced manifests were not all verified"
 sleep 1  # let the front's snapshot (rebuilt at most every 250 ms) carry the new limits
 printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
+# The TLS baseline's responder: a node of its own (a client id is its node_id), kept out of the
+# fleet's bundle directory.
+bench_node=$(device_enroll 1 "$PORT_TLS")
+mv "$T/pki/nodes/$bench_node" "$T/bench-responder"
 echo "broker pid $BROKER_PID, HTTP front $E2E_BASE, fleet pid $DEVICE_PID"
 
 if [ -n "$HOLD" ]; then
@@ -94,6 +101,7 @@ fi
 watch=(--watch "broker=$BROKER_PID,fleet=$DEVICE_PID")
 common=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json)
 mqtt=(--port "$PORT_PLAIN" --username agent-e2e --password "$E2E_TOKEN" --topics "$NODES" --json "${watch[@]}")
+mqtt_tls=("${mqtt[@]}" --tls-port "$PORT_TLS" --ca "$T/pki/ca.crt" --responder-bundle "$T/bench-responder")
 # record NAME COMMAND...: runs a load program, keeps its JSON line (with the row name) and shows it.
 record() {
   local name=$1; shift
@@ -124,10 +132,12 @@ echo "== warm-up (not recorded)"
 
 echo "== 2. round trip at $RATE calls/s over $NODES nodes, open loop, ${SECONDS_EACH} s each"
 record "mqtt @$RATE" "$MQTT_RT" "${mqtt[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
+record "mqtt-tls @$RATE" "$MQTT_RT" "${mqtt_tls[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
 record "rfc0009 @$RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
 record "mcp @$RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --api mcp --rate "$RATE" --seconds "$SECONDS_EACH"
 echo "== 2b. one call in flight: HTTP front against the plugin's \$CONTROL command path"
 record "mqtt x1" "$MQTT_RT" "${mqtt[@]}" --inflight 1 --seconds 5
+record "mqtt-tls x1" "$MQTT_RT" "${mqtt_tls[@]}" --inflight 1 --seconds 5
 record "rfc0009 x1" "$LOAD" closed "${common[@]}" "${watch[@]}" --connections 1 --seconds 5
 control=$("$PLUGIN_TOOLS/plugin_call" --plain-port "$PORT_PLAIN" --sub agent-e2e --token "$E2E_TOKEN" \
   --tool "sysecho.${E2E_NODES[0]}.echo.invoke" --count 3000)
@@ -138,6 +148,7 @@ jq -nc --arg line "$control" '($line | [scan("[a-z0-9_]+=[0-9.]+")] | map(split(
 echo "== 3. highest sustained rate: closed loop, K connections (K requests in flight for MQTT), ${SECONDS_EACH} s each"
 for k in 4 16 64; do
   record "mqtt x$k" "$MQTT_RT" "${mqtt[@]}" --inflight "$k" --seconds "$SECONDS_EACH"
+  record "mqtt-tls x$k" "$MQTT_RT" "${mqtt_tls[@]}" --inflight "$k" --seconds "$SECONDS_EACH"
   record "rfc0009 x$k" "$LOAD" closed "${common[@]}" "${watch[@]}" --connections "$k" --seconds "$SECONDS_EACH"
   record "mcp x$k" "$LOAD" closed "${common[@]}" "${watch[@]}" --api mcp --connections "$k" --seconds "$SECONDS_EACH"
 done
