@@ -67,7 +67,16 @@ echo "== setup: $NODES simulated nodes (machine: $(nproc) CPUs, load average $(c
 # The raw MQTT baseline's topics: the shipped policy grants agents nothing outside $devices/ but
 # the $CONTROL driver, and the plugin defers there, so mosquitto's own acl_file decides.
 printf 'pattern readwrite bench/#\n' >"$T/bench.acl"
-E2E_BROKER_LINES=("acl_file $T/bench.acl" "${EXTRA_LINES[@]}")
+# One load generator, one address and one token hold all the connections and streams measured
+# here: lift the front's per-client limits (docs/http-front.md "Limits and quotas") above them.
+BENCH_LIMITS=(max_connections max_connections_per_address max_streams_per_caller max_streams_per_tenant)
+E2E_BROKER_LINES=("acl_file $T/bench.acl")
+FRONT_LIMITS=()
+for limit in "${BENCH_LIMITS[@]}"; do
+  E2E_BROKER_LINES+=("plugin_opt_http_$limit 8192")
+  FRONT_LIMITS+=(--set "http_$limit=8192")
+done
+E2E_BROKER_LINES+=("${EXTRA_LINES[@]}")
 e2e_start "$NODES" --log-level warn
 verified() { curl -s "$E2E_BASE/metrics" | awk -F' ' '/^fleetmcp_announces_total\{result="verified"\}/{print $2}'; }
 before=$(verified)
@@ -164,7 +173,8 @@ if [ -n "$FRONT_ONLY" ]; then
   jq -n --rawfile ids "$T/nodes.txt" '{nodes: ($ids | split("\n") | map(select(length > 0)) | map({tenant: "acme", node_id: .,
     capabilities: [{cap_id: "echo", kind: "system.echo", verbs: ["invoke"],
                     constraints: {rate_limit_rps: 1000, max_concurrency: 64, deadline_ms_default: 2000}}]}))}' >"$T/fleet-memory.json"
-  start_http_testhost front-only "$SRC/schemas" "$T/pki/issuer.pub" "$T/fleet-memory.json" --set http_audit_log="$T/front-only-audit.log"
+  start_http_testhost front-only "$SRC/schemas" "$T/pki/issuer.pub" "$T/fleet-memory.json" --set http_audit_log="$T/front-only-audit.log" \
+    "${FRONT_LIMITS[@]}"
   FRONT_PID=$(pgrep -f -- "--fleet $T/fleet-memory.json")
   front=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json --watch "front=$FRONT_PID")
   record "front-only rfc0009 @$RATE" "$LOAD" rate "${front[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"

@@ -43,6 +43,9 @@ struct CallRequest {
   CallDone on_done;
   int64_t submitted_at_ms = 0;  // set by submit()
   bool audited_by_caller = false;  // the HTTP front writes its own line (with "via"): skip ours
+  // The $CONTROL driver has neither two-phase confirmation nor per-caller rate limits: a verb
+  // that needs tools:call:physical_actuation is refused on it (issue 17), whatever the token.
+  bool without_safeguards = false;
   // The submitter has validated arguments_json against the tool's input schema: the HTTP front's
   // gate does, for the tool it resolved from the same name, hence the same kind, verb and schema.
   // dispatch then does not validate them a second time. The $CONTROL driver leaves it false.

@@ -117,6 +117,54 @@ IdentityResult ClientIdentity::identify_agent(std::string_view username, std::st
   return p;
 }
 
+namespace {
+
+// What mosquitto makes for an MQTT 5 client with an empty id: "auto-" and a UUID (36 characters
+// of hex and dashes). Random per connection, so nobody can aim one at a session it does not hold.
+bool is_broker_assigned_id(std::string_view id) {
+  constexpr std::string_view kPrefix = "auto-";
+  if (!id.starts_with(kPrefix) || id.size() != kPrefix.size() + 36) return false;
+  for (char c : id.substr(kPrefix.size())) {
+    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    if (!hex && c != '-') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<IdentityRefusal> ClientIdentity::check_client_id(const Principal& who, std::string_view client_id) const {
+  if (who.kind != PrincipalKind::kAgent && who.kind != PrincipalKind::kBridge) return std::nullopt;
+  if (is_node_id(lowercase(client_id))) {
+    return refuse(ErrorCode::kSafetyDenied, "client id is a node id: only that node may connect with it");
+  }
+  if (client_id == waker_.username) return refuse(ErrorCode::kSafetyDenied, "client id is the plugin's own");
+  const bool derived = client_id == who.name ||
+                       (client_id.size() > who.name.size() + 1 && client_id.starts_with(who.name) &&
+                        client_id[who.name.size()] == '-');
+  if (derived || is_broker_assigned_id(client_id)) return std::nullopt;
+  return refuse(ErrorCode::kSafetyDenied,
+                "client id must be the token's sub, start with \"<sub>-\", or be left empty (MQTT 5)");
+}
+
+std::optional<IdentityRefusal> ClientIdentity::check_bridge_certificate(const Principal& bridge, const Certificate* cert,
+                                                                        int64_t now_ms) const {
+  if (bridge.kind != PrincipalKind::kBridge) return std::nullopt;
+  if (cert == nullptr) {
+    return refuse(ErrorCode::kSafetyDenied,
+                  "a bridge needs its client certificate (mutual TLS) as well as its token: connect to a listener "
+                  "with require_certificate true");
+  }
+  if (cert->subject_o() != kScopeFleetBridge || cert->subject_cn() != bridge.name) {
+    return refuse(ErrorCode::kSafetyDenied, "the client certificate is not this bridge's (CN = the token's sub, "
+                                            "O = fleet:bridge, from fleetctl pki bridge)");
+  }
+  if (!cert->is_issued_by(ca_, now_ms)) {
+    return refuse(ErrorCode::kSafetyDenied, "the bridge's certificate does not chain to the fleet CA or is not valid now");
+  }
+  return std::nullopt;
+}
+
 bool ClientIdentity::still_trusted(const Principal& who) const {
   switch (who.kind) {
     case PrincipalKind::kNode: return !revoked_->contains(who.name);

@@ -50,6 +50,20 @@ class ClientIdentity {
   IdentityResult identify_password(std::string_view username, std::optional<std::string_view> password,
                                    std::string_view address, int64_t now_ms) const;
 
+  // The MQTT client id an agent or bridge may connect with (issue 17): mosquitto disconnects
+  // whoever holds a client id when another client connects with it, so an id is a claim on a
+  // session. Accepted: the token's sub itself, "<sub>-<anything>", or the id mosquitto assigns to
+  // an MQTT 5 client that sent none ("auto-" + a UUID). Refused whatever the sub: a node id
+  // (a ULID) and the plugin's waker id. nullopt = acceptable. (The plugin also refuses an id a
+  // connected client of another principal holds: FleetPlugin::on_basic_auth.)
+  std::optional<IdentityRefusal> check_client_id(const Principal& who, std::string_view client_id) const;
+
+  // A bridge (fleet:bridge token) must also present its own client certificate over mutual TLS
+  // (docs/sharding.md): chaining to the fleet CA, valid now, CN = the token's sub,
+  // O = fleet:bridge (fleetctl pki bridge). A stolen token alone is useless. nullopt = acceptable.
+  std::optional<IdentityRefusal> check_bridge_certificate(const Principal& bridge, const Certificate* cert,
+                                                          int64_t now_ms) const;
+
   // False when the principal's credentials are revoked now (nodes by node_id, agents by jti).
   bool still_trusted(const Principal& who) const;
   void set_revocations(std::shared_ptr<const RevocationList> revoked) { revoked_ = std::move(revoked); }

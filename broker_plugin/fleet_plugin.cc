@@ -25,8 +25,9 @@ std::shared_ptr<const SchemaRegistry> load_schemas(const PluginOptions& o) {
 
 std::shared_ptr<const RevocationList> load_revocations(const PluginOptions& o) {
   if (o.revocation_file.empty()) return std::make_shared<const RevocationList>();
-  return for_option("revocation_file",
-                    [&] { return std::make_shared<const RevocationList>(RevocationList::load(o.revocation_file)); });
+  return for_option("revocation_file", [&] {
+    return std::make_shared<const RevocationList>(RevocationList::load(o.revocation_file, /*missing_is_empty=*/false));
+  });
 }
 
 Certificate load_ca(const PluginOptions& o) {

@@ -110,6 +110,8 @@ class FleetPlugin : private NodeFacts {
 
   // fleet_plugin_auth.cc
   Session* session_for(const ClientView& client);
+  std::optional<IdentityRefusal> client_id_held_by_another(const ClientView& client, const Principal& who);
+  Verdict check_bridged_cmd(const Principal& bridge, std::string_view node_id, const AclEvent& event);
   Session* identify_by_certificate(const ClientView& client);
   Session* identify_node(const ClientView& client, const Certificate& cert);
   void start_node_session(const void* handle, const Principal& node);

@@ -76,7 +76,26 @@ Verdict FleetPlugin::check_devices_topic(const ClientView& client, Session& sess
     audit_acl_denial(session, event, verdict.refusal);
     return Verdict::kDeny;
   }
+  if (event.access == kAclWrite && topic->kind == DeviceLeaf::kCmd && session.principal->kind == PrincipalKind::kBridge) {
+    return check_bridged_cmd(*session.principal, topic->node_id, event);
+  }
   return Verdict::kAllow;
+}
+
+// Another broker's bridge carries the cmds of the calls made there to the nodes this broker
+// routes, i.e. the nodes connected here: never to a node elsewhere (no relaying through this
+// broker to a third one), nor to a node that is not here at all (issue 17).
+Verdict FleetPlugin::check_bridged_cmd(const Principal& bridge, std::string_view node_id, const AclEvent& event) {
+  const NodeRecord* node = registry_.find(node_id);
+  if (node != nullptr && node->session != nullptr) return Verdict::kAllow;
+  bump(counters_.acl_denied_write);
+  audit({.caller = bridge.name,
+         .topic = event.topic,
+         .node_id = node_id,
+         .decision = "deny",
+         .code = "E_SAFETY_DENIED",
+         .reason = "write: a bridge's cmd for a node not connected to this broker"});
+  return Verdict::kDeny;
 }
 
 // A refused identity gets nothing, on any topic. A node refused for its certificate (revoked,

@@ -9,6 +9,17 @@ namespace fleetmcp::plugin {
 
 Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::string_view> password) {
   IdentityResult result = identity_.identify_password(client.username, password, client.address, clock_());
+  if (const auto* who = std::get_if<Principal>(&result)) {
+    const std::optional<Certificate> cert =
+        who->kind == PrincipalKind::kBridge ? broker_.client_certificate(client.handle) : std::nullopt;
+    if (auto refusal = identity_.check_client_id(*who, client.id)) {
+      result = std::move(*refusal);
+    } else if (auto no_mtls = identity_.check_bridge_certificate(*who, cert ? &*cert : nullptr, clock_())) {
+      result = std::move(*no_mtls);
+    } else if (auto taken = client_id_held_by_another(client, *who)) {
+      result = std::move(*taken);
+    }
+  }
   Session session;
   session.client_id = client.id;
   if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
@@ -28,6 +39,19 @@ Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::
   session.principal = who;
   sessions_.put(client.handle, std::move(session));
   return Verdict::kAllow;
+}
+
+// mosquitto would disconnect the client holding this id once the new one is authorised: a
+// client of another principal (another sub, or a bridge's id for an agent) may not take it over.
+std::optional<IdentityRefusal> FleetPlugin::client_id_held_by_another(const ClientView& client, const Principal& who) {
+  std::optional<IdentityRefusal> refusal;
+  sessions_.for_each([&](const void* handle, Session& held) {
+    if (refusal || handle == client.handle || held.ended || held.client_id != client.id || !held.principal) return;
+    if (held.principal->kind != who.kind || held.principal->name != who.name) {
+      refusal = IdentityRefusal{ErrorCode::kSafetyDenied, "client id is held by a connected client of another principal"};
+    }
+  });
+  return refusal;
 }
 
 Session* FleetPlugin::session_for(const ClientView& client) {

@@ -23,8 +23,9 @@ std::string_view bridge_name(const ClientView& bridge) { return bridge.username.
 
 ErrorEnvelope no_enrolled_certificate(std::string_view node_id) {
   return ErrorEnvelope(ErrorCode::kAttestationFailed,
-                       "no enrolled certificate of node " + std::string(node_id) +
-                           " is known to this broker, so its announce from a bridge cannot be verified",
+                       "no valid enrolled certificate of node " + std::string(node_id) +
+                           " (from the fleet CA, not expired) is known to this broker, so its announce from a "
+                           "bridge cannot be verified",
                        "copy the node's node.crt to <plugin_opt_enrolled_certs_dir>/<node_id>/node.crt on this broker");
 }
 
@@ -120,8 +121,12 @@ Verdict FleetPlugin::accept_bridged_announce(const ClientView& bridge, std::stri
 FleetPlugin::BridgedAnnounce FleetPlugin::verify_bridged_announce(std::string_view node_id, std::string_view payload) {
   BridgedAnnounce checked;
   const NodeRecord* node = registry_.find(node_id);
-  checked.certificate = node != nullptr && node->certificate ? node->certificate : enrolled_certificate(node_id);
   const int64_t now = clock_();
+  // A certificate remembered from an earlier announce chained to the CA then; it may have expired
+  // since (issue 17): outside its validity period the one on disk must decide.
+  std::shared_ptr<const Certificate> remembered = node != nullptr ? node->certificate : nullptr;
+  if (remembered && (now < remembered->not_before_ms() || now >= remembered->not_after_ms())) remembered = nullptr;
+  checked.certificate = remembered ? std::move(remembered) : enrolled_certificate(node_id);
   checked.outcome = announces_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
   if (checked.outcome.accepted || checked.outcome.error.code != ErrorCode::kAttestationFailed) return checked;
   // The remembered certificate may predate a re-enrolment: the one on disk decides.

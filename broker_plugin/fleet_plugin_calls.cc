@@ -14,6 +14,7 @@
 #include "broker_plugin/cmd_envelope.h"
 #include "broker_plugin/control_api.h"
 #include "broker_plugin/devices_topic.h"
+#include "common/agent_token.h"
 #include "common/kinds.h"
 #include "common/ulid.h"
 
@@ -78,6 +79,12 @@ std::variant<FleetPlugin::CallTarget, ErrorEnvelope> FleetPlugin::resolve(const 
   if ((request.scopes & scope_bit(scope).value_or(~0u)) == 0) {
     return ErrorEnvelope(ErrorCode::kSafetyDenied, "the caller's token lacks scope " + std::string(scope),
                          "ask the operator for a token with " + std::string(scope));
+  }
+  if (request.without_safeguards && scope == kScopeCallPhysical) {
+    return ErrorEnvelope(ErrorCode::kSafetyDenied,
+                         "physical actuation is refused on the $CONTROL test driver: it has no two-phase "
+                         "confirmation and no rate limits",
+                         "call the tool through the HTTP front (POST /mcp/tools/call or MCP tools/call)");
   }
   if (!node->live()) {
     return ErrorEnvelope(ErrorCode::kNodeOffline, "node " + node->node_id + " has no live session",
@@ -228,6 +235,7 @@ void FleetPlugin::on_control(const ClientView& client, std::string_view payload)
   r.caller = agent.name;
   r.tenant = agent.tenant;
   r.scopes = agent.scopes;
+  r.without_safeguards = true;
   r.on_done = [this, client_id, id](const CallResult& result) {
     const std::string answer = result.ok
                                    ? control_call_answer(id, result.tool, result.node_id, result.result_json, result.latency_ms)

@@ -143,8 +143,10 @@ void FleetPlugin::on_disconnect(const ClientView& client) {
 
 void FleetPlugin::on_reload() {
   try {
+    // Fails closed: a file that went missing keeps the previous list (the catch below).
     revoked_ = std::make_shared<const RevocationList>(
-        options_.revocation_file.empty() ? RevocationList() : RevocationList::load(options_.revocation_file));
+        options_.revocation_file.empty() ? RevocationList()
+                                         : RevocationList::load(options_.revocation_file, /*missing_is_empty=*/false));
     identity_.set_revocations(revoked_);
     announces_.set_revocations(revoked_);
     apply_revocations();

@@ -6,6 +6,7 @@
 #include "common/bytes.h"
 #include "common/error.h"
 #include "common/json.h"
+#include "common/ulid.h"
 
 namespace fleetmcp {
 namespace {
@@ -87,12 +88,18 @@ int64_t require_int(const json::Value& claims, std::string_view key) {
   return *v;
 }
 
+// A ULID in either case, as fleetctl issues them (the revocation list compares them lowercase).
+bool is_jti(std::string_view jti) { return is_node_id(jti) || is_msg_id(jti); }
+
 AgentToken read_claims(const json::Value& claims) {
   AgentToken t;
   t.sub = require_string(claims, "sub");
   t.tenant = require_string(claims, "tenant");
   t.aud = require_string(claims, "aud");
   t.jti = require_string(claims, "jti");
+  // The revocation list names tokens by jti, and holds only ULIDs (fleetctl pki revoke): a token
+  // with any other jti could never be revoked.
+  if (!is_jti(t.jti)) refuse("claim jti is not a ULID, so the token could never be revoked");
   t.iat = require_int(claims, "iat");
   t.exp = require_int(claims, "exp");
   for (auto scope : split(require_string(claims, "scope"), ' ')) {
@@ -119,6 +126,7 @@ std::string issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey&
                 "fill in every claim");
   }
   if (claims.exp <= claims.iat) throw Error(ErrorCode::kBadRequest, "token exp must be after iat", "use a positive ttl");
+  if (!is_jti(claims.jti)) throw Error(ErrorCode::kBadRequest, "token jti must be a ULID", "use new_msg_id()");
   const std::string signing_input = base64url_encode(as_bytes(kHeader)) + "." + base64url_encode(as_bytes(claims_json(claims)));
   return signing_input + "." + base64url_encode(issuer.sign(signing_input));
 }

@@ -33,7 +33,7 @@
 #include <valijson/adapters/rapidjson_adapter.hpp>
 #define VALIJSON_USE_EXCEPTIONS 1
 
-#include <boost/xpressive/xpressive_dynamic.hpp>
+#include <re2/re2.h>
 #include <valijson/constraint_builder.hpp>
 #include <valijson/constraints/concrete_constraints.hpp>
 #include <valijson/schema.hpp>
@@ -59,7 +59,6 @@ namespace fleetmcp {
 namespace {
 
 namespace fs = std::filesystem;
-namespace xp = boost::xpressive;
 namespace vc = valijson::constraints;
 using valijson::Subschema;
 using valijson::adapters::Adapter;
@@ -153,27 +152,44 @@ class OwnConstraint : public OwnCheck {
   size_t sizeOf() const override { return sizeof(Derived); }
 };
 
-// "pattern": ECMA-262 syntax as the seeds write it, matched with Boost.Xpressive (header-only;
-// several times faster than libstdc++'s std::regex on these patterns). regex_search, not
-// regex_match: JSON Schema patterns are unanchored unless they say ^…$.
+// "pattern": the seeds' ECMA-262 patterns (character classes, groups, alternation, bounded
+// repeats: the subset RE2 reads the same way), matched with RE2. Patterns run on untrusted input
+// (a device's announce on the broker thread), so the matcher must neither backtrack nor recurse
+// per character: RE2 runs in time linear in the input and in constant stack. Before any pattern
+// runs, the string's length is bounded: by the schema's own "maxLength" beside the pattern, or,
+// where the seeds give none, by kLongestUnboundedMatch (every such seed pattern matches a short
+// identifier). Unanchored, as JSON Schema wants, unless the pattern says ^…$.
+constexpr size_t kLongestUnboundedMatch = 1024;
+
 class PatternConstraint final : public OwnConstraint<PatternConstraint> {
  public:
-  explicit PatternConstraint(const json::Value& pattern) {
-    if (!pattern.IsString()) throw std::runtime_error("'pattern' must be a string");
-    const std::string p(pattern.GetString(), pattern.GetStringLength());
-    regex_ = std::make_shared<const xp::cregex>(xp::cregex::compile(p, xp::regex_constants::ECMAScript));
-    message_ = std::make_shared<const std::string>("does not match pattern " + p);
+  // {"regex": "<pattern>", "maxLength": n?}: rename_keywords() folds the sibling maxLength in.
+  explicit PatternConstraint(const json::Value& spec) {
+    const auto regex = spec.IsObject() ? spec.FindMember("regex") : spec.MemberEnd();
+    if (!spec.IsObject() || regex == spec.MemberEnd() || !regex->value.IsString()) {
+      throw std::runtime_error("'pattern' must be a string");
+    }
+    const std::string p(regex->value.GetString(), regex->value.GetStringLength());
+    RE2::Options options;
+    options.set_log_errors(false);
+    regex_ = std::make_shared<const RE2>(p, options);
+    if (!regex_->ok()) throw std::runtime_error("'pattern' " + p + " is not a supported regex: " + regex_->error());
+    const auto max = spec.FindMember("maxLength");
+    longest_ = max != spec.MemberEnd() && max->value.IsUint64() ? max->value.GetUint64() : kLongestUnboundedMatch;
+    message_ = std::make_shared<const std::string>("does not match pattern " + p + " (or is longer than " +
+                                                   std::to_string(longest_) + " characters)");
   }
 
   bool check(const json::Value& v) const override {
     if (!v.IsString()) return true;
-    thread_local xp::cmatch scratch;  // reused: keeps xpressive from allocating per search
-    return xp::regex_search(v.GetString(), v.GetString() + v.GetStringLength(), scratch, *regex_);
+    if (v.GetStringLength() > longest_) return false;  // never handed to the matcher
+    return RE2::PartialMatch(std::string_view(v.GetString(), v.GetStringLength()), *regex_);
   }
   const std::string& explain() const override { return *message_; }
 
  private:
-  std::shared_ptr<const xp::cregex> regex_;
+  std::shared_ptr<const RE2> regex_;
+  uint64_t longest_ = kLongestUnboundedMatch;
   std::shared_ptr<const std::string> message_;
 };
 
@@ -296,6 +312,12 @@ void rename_keywords(json::Value& schema, json::Allocator& alloc) {
     const std::string_view key(m.name.GetString(), m.name.GetStringLength());
     if (key == "pattern") {
       m.name = json::string_value(kPatternKey, alloc);
+      json::Value spec(rapidjson::kObjectType);
+      spec.AddMember("regex", m.value, alloc);  // moves the pattern string
+      if (const auto max = schema.FindMember("maxLength"); max != schema.MemberEnd() && max->value.IsUint64()) {
+        spec.AddMember("maxLength", json::Value(max->value.GetUint64()), alloc);
+      }
+      m.value = std::move(spec);
     } else if (key == "const") {
       m.name = json::string_value(kConstKey, alloc);
     } else if (key == "enum") {

@@ -136,10 +136,14 @@ bool Certificate::is_issued_by(const Certificate& issuer, int64_t now_ms) const 
   return ok;
 }
 
-RevocationList RevocationList::load(const std::string& path) {
+RevocationList RevocationList::load(const std::string& path, bool missing_is_empty) {
   RevocationList list;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec) && !ec) return list;  // no file yet: nothing revoked
+  if (!std::filesystem::exists(path, ec) && !ec) {
+    if (missing_is_empty) return list;  // no file yet: nothing revoked
+    throw Error(ErrorCode::kInternal, "revocation list " + path + " does not exist",
+                "restore it (fleetctl pki init makes an empty one), or remove the option if nothing is ever revoked");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(ErrorCode::kInternal, "cannot read revocation list " + path, "check the path and its permissions");

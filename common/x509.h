@@ -49,8 +49,10 @@ class Certificate {
 // '#' comments. The plugin reloads it on SIGHUP.
 class RevocationList {
  public:
-  // A missing file is an empty list; an unreadable or malformed one throws, naming file and line.
-  static RevocationList load(const std::string& path);
+  // An unreadable or malformed file throws, naming file and line. A missing one is an empty list
+  // only when `missing_is_empty` (fleetctl's default path); the broker plugin, told where its list
+  // is, fails closed instead: a deleted or unmounted file must not un-revoke everything.
+  static RevocationList load(const std::string& path, bool missing_is_empty = true);
   bool contains(std::string_view id) const { return ids_.count(std::string(id)) != 0; }
   size_t size() const { return ids_.size(); }
   void add(std::string id) { ids_.insert(std::move(id)); }

@@ -19,4 +19,4 @@ for t in $tools; do
   echo; i=$((i + 1))
 done
 echo "agent: announces on \$devices/+/announce (MQTT, token auth):"
-mosquitto_sub -h broker -p 1883 -u example-agent -P "$token" -t '$devices/+/announce' -W 3 -v | cut -c1-120 || true
+mosquitto_sub -V mqttv5 -h broker -p 1883 -u example-agent -P "$token" -t '$devices/+/announce' -W 3 -v | cut -c1-120 || true

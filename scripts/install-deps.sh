@@ -10,7 +10,7 @@ packages=(
   build-essential cmake pkg-config git ca-certificates
   mosquitto mosquitto-clients mosquitto-dev libmosquitto-dev
   libpaho-mqtt-dev libpaho-mqttpp-dev
-  rapidjson-dev libsodium-dev libssl-dev openssl libvalijson-dev
+  rapidjson-dev libsodium-dev libssl-dev openssl libvalijson-dev libre2-dev
   libboost-dev libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev
   librust-blake3-dev b3sum
   googletest libgtest-dev libgmock-dev libbenchmark-dev

@@ -121,6 +121,10 @@ token=$("$fleetctl" token issue --dir "$pki" --sub local-agent --tenant "$tenant
           --scope "devices:read tools:call:read_only" --ttl 1d 2>"$fleet/token.log") \
   || { cat "$fleet/token.log"; die "fleetctl token issue failed"; }
 say "agent token for sub=local-agent, scopes devices:read tools:call:read_only, valid 1 day"
+# mosquitto_sub reads default options from $XDG_CONFIG_HOME/mosquitto_sub: the printed command
+# points there, so the token never appears on a command line (where `ps` shows it to every user).
+mkdir -p "$fleet/mqtt-agent"
+(umask 077 && printf -- '-u local-agent\n-P %s\n' "$token" >"$fleet/mqtt-agent/mosquitto_sub")
 
 # ---- 3. broker -----------------------------------------------------------------------------------
 step "starting mosquitto with fleetmcp_plugin.so (config derived from mosquitto.conf)"
@@ -149,7 +153,7 @@ devices_pid=$!
 
 online_count() {
   # Retained status of every node this agent may see, read once over the agent listener.
-  timeout 5 mosquitto_sub -p "$agent_port" -u local-agent -P "$token" -q 1 -t "\$devices/+/status" \
+  timeout 5 mosquitto_sub -V mqttv5 -p "$agent_port" -u local-agent -P "$token" -q 1 -t "\$devices/+/status" \
     --retained-only -W 1 2>/dev/null | grep '"state":"online"' | grep -o '"node_id":"[0-9a-z]*"' | sort -u | grep -c . || true
 }
 deadline=$((SECONDS + 60))
@@ -192,9 +196,10 @@ echo "export FLEETMCP_TOKEN=$token"
 echo "export FLEETMCP_MQTT=mqtt://127.0.0.1:$agent_port"
 echo
 echo "# An echo call (RFC-0009 endpoint, one request):"
-echo "curl -s -X POST \"\$FLEETMCP_URL/tools/call\" -H \"Authorization: Bearer \$FLEETMCP_TOKEN\" -H 'Content-Type: application/json' -d '{\"tool\":\"sysecho.$first.echo.invoke\",\"arguments\":{\"message\":\"ping\"}}'"
-echo "# The fleet's announces over MQTT:"
-echo "mosquitto_sub -p $agent_port -u local-agent -P \"\$FLEETMCP_TOKEN\" -t '\$devices/+/announce' -C $nodes"
+# The token goes to curl on its stdin (printf is a shell builtin), never in its arguments.
+echo "printf 'Authorization: Bearer %s\\n' \"\$FLEETMCP_TOKEN\" | curl -s -X POST \"\$FLEETMCP_URL/tools/call\" -H @- -H 'Content-Type: application/json' -d '{\"tool\":\"sysecho.$first.echo.invoke\",\"arguments\":{\"message\":\"ping\"}}'"
+echo "# The fleet's announces over MQTT (user and token from $fleet/mqtt-agent/mosquitto_sub):"
+echo "XDG_CONFIG_HOME=$fleet/mqtt-agent mosquitto_sub -V mqttv5 -p $agent_port -t '\$devices/+/announce' -C $nodes"
 echo "# MCP clients (Claude Desktop, MCP Inspector): README.md, \"Connect agents\". Ctrl-C stops the fleet."
 
 # ---- 7. run until Ctrl-C ------------------------------------------------------------------------

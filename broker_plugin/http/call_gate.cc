@@ -86,7 +86,7 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
   if (two_phase) {
     if (auto refusal = check_commit(*tool, agent, arguments, std::move(commit_token), now_ms)) return *refusal;
   }
-  return GatePass{tool, json::to_string(arguments), std::move(admission.slot)};
+  return GatePass{tool, json::to_string(arguments), std::move(admission.slot), two_phase};
 }
 
 std::optional<GateRefusal> CallGate::check_commit(const FleetTool& tool, const AgentToken& agent,
@@ -97,10 +97,12 @@ std::optional<GateRefusal> CallGate::check_commit(const FleetTool& tool, const A
   const std::string fresh = commits_.issue(binding, now_ms);
   const std::string why = token ? "the commit token is unknown, used, expired or for another call"
                                 : "this call moves physical hardware and needs confirmation";
-  return execution(&tool, ErrorEnvelope(ErrorCode::kSafetyDenied, why,
-                                        "to confirm, repeat the same call with the same arguments plus " +
-                                            std::string(kCommitTokenArgument) + "=\"" + fresh +
-                                            "\" within 30 seconds"));
+  GateRefusal refusal = execution(&tool, ErrorEnvelope(ErrorCode::kSafetyDenied, why,
+                                                       "to confirm, repeat the same call with the same arguments plus " +
+                                                           std::string(kCommitTokenArgument) + "=\"" + fresh +
+                                                           "\" within 30 seconds"));
+  refusal.commit_token = fresh;
+  return refusal;
 }
 
 }  // namespace fleetmcp::http

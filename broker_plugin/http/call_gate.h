@@ -36,6 +36,7 @@ struct GatePass {
   const FleetTool* tool = nullptr;  // points into the snapshot the gate was given
   std::string arguments_json;       // compact, without commit_token
   std::shared_ptr<ConcurrencySlot> slot;  // held until the call completes (none for streams)
+  bool confirmed_by_commit_token = false;  // a two-phase call whose token was redeemed
 };
 
 struct GateRefusal {
@@ -43,6 +44,7 @@ struct GateRefusal {
   ErrorEnvelope error;
   std::string required_scope;       // kScope
   const FleetTool* tool = nullptr;  // when the name resolved
+  std::string commit_token;         // a two-phase refusal: the token that confirms this call
 };
 
 using GateDecision = std::variant<GatePass, GateRefusal>;

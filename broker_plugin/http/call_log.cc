@@ -4,16 +4,26 @@ namespace fleetmcp::http {
 
 void CallLog::refused(std::string_view via, const AgentToken* agent, std::string_view asked, const FleetTool* tool,
                       const ErrorEnvelope& why) const {
+  metrics_.count_call(tool ? std::string_view(tool->kind) : std::string_view("unknown"), error_code_name(why.code), -1);
+  const std::string_view caller = agent ? std::string_view(agent->sub) : std::string_view{};
+  const std::string_view tenant = agent ? std::string_view(agent->tenant) : std::string_view{};
+  const int64_t now_ms = wall_ms_();
+  std::string key = std::string(via) + '\n' + std::string(tenant) + '\n' + std::string(caller) + '\n' +
+                    std::string(error_code_name(why.code));
+  const auto unwritten = refusals_.admit(key, now_ms);
+  if (!unwritten) return;  // counted; the next line of this key says so
   const std::string dotted = tool ? tool->name.dotted() : std::string(asked);
+  const std::string reason =
+      *unwritten == 0 ? std::string() : std::to_string(*unwritten) + " more refusals like this since the previous line";
   audit_.write({.via = via,
-                .caller = agent ? std::string_view(agent->sub) : std::string_view{},
-                .tenant = agent ? std::string_view(agent->tenant) : std::string_view{},
+                .caller = caller,
+                .tenant = tenant,
                 .tool = dotted,
                 .node_id = tool ? std::string_view(tool->name.node_id) : std::string_view{},
                 .decision = "refuse",
-                .code = error_code_name(why.code)},
-               wall_ms_());
-  metrics_.count_call(tool ? std::string_view(tool->kind) : std::string_view("unknown"), error_code_name(why.code), -1);
+                .code = error_code_name(why.code),
+                .reason = reason},
+               now_ms);
 }
 
 void CallLog::finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallOutcome& outcome,
@@ -30,6 +40,20 @@ void CallLog::finished(std::string_view via, const AgentToken& agent, const Flee
                 .latency_ms = latency_ms},
                wall_ms_());
   metrics_.count_call(tool.kind, outcome.ok ? std::string_view("ok") : code, static_cast<double>(latency_ms) / 1000.0);
+}
+
+void CallLog::confirmation(std::string_view via, const AgentToken& agent, const FleetTool& tool, bool confirmed,
+                           std::string_view how) const {
+  const std::string dotted = tool.name.dotted();
+  audit_.write({.via = via,
+                .caller = agent.sub,
+                .tenant = agent.tenant,
+                .tool = dotted,
+                .node_id = tool.name.node_id,
+                .decision = confirmed ? "confirm" : "refuse",
+                .code = confirmed ? std::string_view{} : error_code_name(ErrorCode::kSafetyDenied),
+                .reason = how},
+               wall_ms_());
 }
 
 void CallLog::cancelled(std::string_view via, const AgentToken& agent, const FleetTool& tool,

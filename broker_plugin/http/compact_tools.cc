@@ -33,13 +33,6 @@ constexpr std::string_view kCallInput = R"({"type":"object","additionalPropertie
 "verb":{"type":"string","enum":["snapshot","subscribe","get","set","invoke","stream"]},
 "arguments":{"type":"object","description":"Arguments matching the verb's input_schema from fleet_describe_node."}}})";
 
-json::Value parsed(std::string_view text, json::Allocator& a) {
-  const json::Document d = json::parse_strict(text, ErrorCode::kInternal);
-  json::Value v;
-  v.CopyFrom(d, a);
-  return v;
-}
-
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
 
 json::Value tool(std::string_view name, std::string_view title, std::string_view description, std::string_view input,
@@ -48,8 +41,8 @@ json::Value tool(std::string_view name, std::string_view title, std::string_view
   v.AddMember("name", str(name, a), a);
   if (has_structured_output(revision)) v.AddMember("title", str(title, a), a);
   v.AddMember("description", str(description, a), a);
-  v.AddMember("inputSchema", parsed(input, a), a);
-  if (has_structured_output(revision) && !output.empty()) v.AddMember("outputSchema", parsed(output, a), a);
+  v.AddMember("inputSchema", parse_constant(input, a), a);
+  if (has_structured_output(revision) && !output.empty()) v.AddMember("outputSchema", parse_constant(output, a), a);
   json::Value ann(rapidjson::kObjectType);
   ann.AddMember("readOnlyHint", read_only, a);
   ann.AddMember("destructiveHint", !read_only, a);
@@ -83,20 +76,47 @@ std::vector<std::string> kinds_of(const FleetNode& node) {
 
 }  // namespace
 
+json::Value parse_constant(std::string_view text, json::Allocator& a) {
+  const json::Document d = json::parse_strict(text, ErrorCode::kInternal);
+  json::Value v;
+  v.CopyFrom(d, a);
+  return v;
+}
+
+json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Allocator& a) {
+  for (auto& c : caps.GetArray()) {
+    if (c["cap_id"] == str(t.name.cap_id, a)) return c;
+  }
+  json::Value c(rapidjson::kObjectType), limits(rapidjson::kObjectType);
+  c.AddMember("cap_id", str(t.name.cap_id, a), a);
+  c.AddMember("kind", str(t.kind, a), a);
+  c.AddMember("safety_class", str(safety_class_name(t.safety_class), a), a);
+  limits.AddMember("rate_limit_rps", t.constraints.rate_limit_rps, a);
+  limits.AddMember("max_concurrency", t.constraints.max_concurrency, a);
+  limits.AddMember("deadline_ms_default", t.constraints.deadline_ms_default, a);
+  c.AddMember("constraints", limits, a);
+  c.AddMember("verbs", json::Value(rapidjson::kArrayType), a);
+  caps.PushBack(c, a);
+  return caps[caps.Size() - 1];
+}
+
 bool CompactTools::is_fleet_tool(std::string_view name) {
   return name == kFindNodesTool || name == kDescribeNodeTool || name == kFleetCallTool;
+}
+
+json::Value CompactTools::find_nodes_tool(McpRevision revision, json::Allocator& a) {
+  return tool(kFindNodesTool, "Find fleet nodes",
+              "List the devices of your fleet, optionally only those with a capability of a given kind "
+              "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
+              "Returns node_id, state and kinds per node; page with cursor.",
+              kFindInput, kFindOutput, true, revision, a);
 }
 
 json::Document CompactTools::list_result(McpRevision revision) const {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
-  tools.PushBack(tool(kFindNodesTool, "Find fleet nodes",
-                      "List the devices of your fleet, optionally only those with a capability of a given kind "
-                      "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
-                      "Returns node_id, state and kinds per node; page with cursor.",
-                      kFindInput, kFindOutput, true, revision, a),
-                 a);
+  tools.PushBack(find_nodes_tool(revision, a), a);
   tools.PushBack(tool(kDescribeNodeTool, "Describe a fleet node",
                       "Describe one device of your fleet: each capability's cap_id, kind, safety class, limits and "
                       "verbs, with every verb's description, input schema and the scope it needs. Use it before "
@@ -174,23 +194,7 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
   out.AddMember("manifest_expires_at_ms", node->manifest_expires_at_ms, a);
   json::Value caps(rapidjson::kArrayType);
   for (const FleetTool& t : node->tools) {
-    json::Value* cap = nullptr;
-    for (auto& c : caps.GetArray()) {
-      if (c["cap_id"] == str(t.name.cap_id, a)) cap = &c;
-    }
-    if (cap == nullptr) {
-      json::Value c(rapidjson::kObjectType), limits(rapidjson::kObjectType);
-      c.AddMember("cap_id", str(t.name.cap_id, a), a);
-      c.AddMember("kind", str(t.kind, a), a);
-      c.AddMember("safety_class", str(safety_class_name(t.safety_class), a), a);
-      limits.AddMember("rate_limit_rps", t.constraints.rate_limit_rps, a);
-      limits.AddMember("max_concurrency", t.constraints.max_concurrency, a);
-      limits.AddMember("deadline_ms_default", t.constraints.deadline_ms_default, a);
-      c.AddMember("constraints", limits, a);
-      c.AddMember("verbs", json::Value(rapidjson::kArrayType), a);
-      caps.PushBack(c, a);
-      cap = &caps[caps.Size() - 1];
-    }
+    json::Value* cap = &capability_entry(caps, t, a);
     json::Value v(rapidjson::kObjectType);
     v.AddMember("verb", str(t.name.verb, a), a);
     v.AddMember("tool", str(catalog_.presented_name(t.name), a), a);

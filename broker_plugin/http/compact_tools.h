@@ -21,12 +21,20 @@ inline constexpr std::string_view kFindNodesTool = "fleet_find_nodes";
 inline constexpr std::string_view kDescribeNodeTool = "fleet_describe_node";
 inline constexpr std::string_view kFleetCallTool = "fleet_call";
 
+// A constant JSON text (a server schema) parsed into `a`.
+json::Value parse_constant(std::string_view text, json::Allocator& a);
+// The entry of `caps` (an array) for t's capability: {cap_id, kind, safety_class, constraints,
+// verbs: []}, appended when missing. Shared by fleet_describe_node and the manifest resource.
+json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Allocator& a);
+
 class CompactTools {
  public:
   explicit CompactTools(const ToolCatalog& catalog) : catalog_(catalog) {}
 
   static bool is_fleet_tool(std::string_view name);
   json::Document list_result(McpRevision revision) const;
+  // The fleet_find_nodes tool object (by_kind mode lists it too).
+  static json::Value find_nodes_tool(McpRevision revision, json::Allocator& alloc);
 
   // CallToolResult documents.
   json::Document find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,

@@ -16,34 +16,56 @@ constexpr std::string_view kToolsCallPath = "/mcp/tools/call";
 FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit)
     : config_(std::move(config)),
       fleet_(fleet),
-      log_(std::move(audit), metrics_, config_.wall_ms),
+      log_(std::move(audit), metrics_, config_.wall_ms, config_.options.audit_refusal_interval.count()),
       catalog_(config_.schemas, config_.options.tool_names, config_.options.page_size),
       compact_(catalog_),
-      commits_(config_.options.commit_token_ttl.count()),
+      kinds_(catalog_),
+      resources_(catalog_.cursors(), config_.options.page_size),
+      commits_(config_.options.commit_token_ttl.count(), config_.options.max_commit_tokens_per_caller),
       gate_(*config_.schemas, limiter_, commits_),
       fanout_(fleet, *config_.schemas, config_.background, config_.options.lease_renew, config_.steady_ms),
-      sessions_(config_.options.max_sessions),
+      sessions_(config_.options.max_sessions,
+                SessionQuota{config_.options.max_sessions_per_caller, config_.options.max_sessions_per_tenant}),
+      streams_(std::make_shared<OpenStreams>(StreamQuota{config_.options.max_streams_per_caller,
+                                                         config_.options.max_streams_per_tenant,
+                                                         config_.options.max_stream})),
       resource_(config_.resource_url, config_.options.authorization_servers),
       auth_(config_.issuer, config_.options.token_audience, fleet),
       origins_(config_.options.allowed_origins),
       schema_routes_(*config_.schemas, catalog_.cursors()),
-      services_{config_.options, fleet, catalog_, compact_, gate_, fanout_, sessions_, metrics_, log_, resource_,
+      services_{config_.options, fleet, catalog_, compact_, kinds_, gate_, elicitations_, resources_, fanout_, sessions_, *streams_, metrics_, log_, resource_,
                 config_.wall_ms, config_.steady_ms},
       mcp_(services_),
       rfc0009_(services_),
-      list_changed_(fleet, sessions_) {
+      list_changed_(fleet, sessions_, list_digest()) {
   fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {
     // The broker thread must not wait for digests and notifications: hand the work over.
     background->post([weak, this] {
-      if (weak.lock() && config_.options.tools_mode == ToolsMode::kPerNode) list_changed_.on_fleet_change();
+      if (!weak.lock()) return;
+      list_changed_.on_fleet_change();
+      resources_.on_fleet_change(*fleet_.snapshot());
     });
   });
   arm_sweep();
+  arm_stream_check();
+}
+
+ListChangedNotifier::Digest FrontHandler::list_digest() const {
+  switch (config_.options.tools_mode) {
+    case ToolsMode::kPerNode:
+      return [](const FleetSnapshot& fleet, std::string_view tenant) { return fleet.tools_digest(tenant); };
+    case ToolsMode::kByKind:
+      return [this](const FleetSnapshot& fleet, std::string_view tenant) { return kinds_.digest(fleet, tenant); };
+    case ToolsMode::kCompact:
+      break;
+  }
+  return [](const FleetSnapshot&, std::string_view) { return std::string(); };  // three fixed tools
 }
 
 FrontHandler::~FrontHandler() {
   fleet_.set_change_listener(nullptr);
   sweep_.reset();
+  stream_check_.reset();
   sessions_.end_all();
 }
 
@@ -55,8 +77,18 @@ void FrontHandler::arm_sweep() {
   });
 }
 
+// Every second: streams whose token expired or was revoked (SIGHUP re-reads the list), or that
+// reached plugin_opt_http_max_stream_ms, are closed (issue 17, item 6).
+void FrontHandler::arm_stream_check() {
+  stream_check_ = config_.background->after(std::chrono::milliseconds(1000), [this] {
+    streams_->check(config_.wall_ms(), [this](std::string_view jti) { return fleet_.token_revoked(jti); });
+    arm_stream_check();
+  });
+}
+
 void FrontHandler::shutdown() {
   sweep_.reset();
+  stream_check_.reset();
   sessions_.end_all();
 }
 
@@ -89,14 +121,29 @@ void FrontHandler::handle(const std::shared_ptr<Exchange>& exchange) {
                                                       "the front serves /mcp, /mcp/tools/call, /schemas, /healthz, /metrics")));
 }
 
+std::optional<HttpReply> FrontHandler::screen(const HttpRequest& head) {
+  const std::string_view path = head.path();
+  if (path != kMcpPath && path != kToolsCallPath) return std::nullopt;
+  auto who = caller(head, path == kMcpPath);
+  if (auto* refusal = std::get_if<HttpReply>(&who)) return std::move(*refusal);
+  return std::nullopt;
+}
+
 void FrontHandler::authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp) {
-  const HttpRequest& req = exchange->request();
+  auto who = caller(exchange->request(), mcp);
+  if (auto* refusal = std::get_if<HttpReply>(&who)) return exchange->respond(std::move(*refusal));
+  const AgentToken& agent = std::get<AgentToken>(who);
+  if (mcp) mcp_.handle(exchange, agent);
+  else rfc0009_.handle(exchange, agent);
+}
+
+std::variant<AgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req, bool mcp) {
   const std::string_view via = mcp ? "mcp" : "rfc0009";
   // DNS rebinding: a browser page from elsewhere must not reach the fleet through localhost.
   if (const auto origin = req.header("Origin"); origin && !origins_.allows(*origin)) {
     const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Origin not allowed", "call from an allowed origin (plugin_opt_http_allowed_origins)");
-    return exchange->respond(mcp ? HttpReply::json(403, rpc_error(nullptr, rpc::kServerError, "Forbidden: Origin not allowed", &e))
-                                 : envelope_reply(403, e));
+    return mcp ? HttpReply::json(403, rpc_error(nullptr, rpc::kServerError, "Forbidden: Origin not allowed", &e))
+               : envelope_reply(403, e);
   }
   auto who = auth_.authenticate(req.header("Authorization"), config_.wall_ms() / 1000);
   if (auto* problem = std::get_if<AuthProblem>(&who)) {
@@ -106,11 +153,9 @@ void FrontHandler::authenticated(const std::shared_ptr<Exchange>& exchange, bool
     HttpReply r = mcp ? HttpReply::json(401, rpc_error(nullptr, rpc::kServerError, e.message, &e)) : envelope_reply(401, e);
     r.with("WWW-Authenticate", problem->token_present ? resource_.challenge("invalid_token", problem->description, "")
                                                       : resource_.challenge());
-    return exchange->respond(std::move(r));
+    return r;
   }
-  const AgentToken& agent = std::get<AgentToken>(who);
-  if (mcp) mcp_.handle(exchange, agent);
-  else rfc0009_.handle(exchange, agent);
+  return std::get<AgentToken>(std::move(who));
 }
 
 }  // namespace fleetmcp::http

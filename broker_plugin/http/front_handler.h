@@ -11,7 +11,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <variant>
 
 #include "broker_plugin/http/bearer_auth.h"
 #include "broker_plugin/http/call_audit.h"
@@ -20,6 +22,7 @@
 #include "broker_plugin/http/front_services.h"
 #include "broker_plugin/http/list_changed.h"
 #include "broker_plugin/http/mcp_endpoint.h"
+#include "broker_plugin/http/open_streams.h"
 #include "broker_plugin/http/origin_policy.h"
 #include "broker_plugin/http/rfc0009_endpoint.h"
 #include "broker_plugin/http/schema_routes.h"
@@ -44,6 +47,9 @@ class FrontHandler {
   FrontHandler& operator=(const FrontHandler&) = delete;
 
   void handle(const std::shared_ptr<Exchange>& exchange);
+  // The same Origin and token checks as handle(), on a request's headers before its body is read
+  // (ConnectionSettings::screen): the refusal, or nothing when the request may go on.
+  std::optional<HttpReply> screen(const HttpRequest& head);
   // Ends every MCP session (their streams close); the server closes the rest.
   void shutdown();
 
@@ -54,7 +60,12 @@ class FrontHandler {
 
  private:
   void authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp);
+  // The agent, or the reply refusing it (403 Origin, 401 token), audited.
+  std::variant<AgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
   void arm_sweep();
+  void arm_stream_check();
+  // What notifications/tools/list_changed compares, for the configured tools mode.
+  ListChangedNotifier::Digest list_digest() const;
 
   FrontConfig config_;
   FleetView& fleet_;
@@ -62,11 +73,15 @@ class FrontHandler {
   CallLog log_;
   ToolCatalog catalog_;
   CompactTools compact_;
+  KindTools kinds_;
+  Elicitations elicitations_;
+  NodeResources resources_;
   CallLimiter limiter_;
   CommitTokens commits_;
   CallGate gate_;
   TelemetryFanout fanout_;
   McpSessions sessions_;
+  std::shared_ptr<OpenStreams> streams_;
   ProtectedResource resource_;
   BearerAuth auth_;
   OriginPolicy origins_;
@@ -76,7 +91,7 @@ class FrontHandler {
   Rfc0009Endpoint rfc0009_;
   ListChangedNotifier list_changed_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
-  std::unique_ptr<Timer> sweep_;
+  std::unique_ptr<Timer> sweep_, stream_check_;
 };
 
 }  // namespace fleetmcp::http

@@ -28,6 +28,10 @@ int64_t integer(std::string_view key, const std::string& value, int64_t min, int
   return v;
 }
 
+size_t count(std::string_view key, const std::string& value, int64_t min, int64_t max) {
+  return static_cast<size_t>(integer(key, value, min, max));
+}
+
 std::chrono::milliseconds millis(std::string_view key, const std::string& value, int64_t min, int64_t max) {
   return std::chrono::milliseconds(integer(key, value, min, max));
 }
@@ -71,8 +75,10 @@ const std::map<std::string, Setter, std::less<>>& setters() {
          o.tool_names = v == "dotted" ? ToolNameStyle::kDotted : ToolNameStyle::kDashed;
        }},
       {"http_tools_mode", [](auto& o, auto& k, auto& v) {
-         if (v != "per_node" && v != "compact") fail(k, "must be per_node or compact", "compact suits large fleets");
-         o.tools_mode = v == "compact" ? ToolsMode::kCompact : ToolsMode::kPerNode;
+         if (v == "by_kind") o.tools_mode = ToolsMode::kByKind;
+         else if (v == "per_node") o.tools_mode = ToolsMode::kPerNode;
+         else if (v == "compact") o.tools_mode = ToolsMode::kCompact;
+         else fail(k, "must be by_kind, per_node or compact", "by_kind suits every fleet size");
        }},
       {"http_page_size", [](auto& o, auto& k, auto& v) { o.page_size = static_cast<size_t>(integer(k, v, 1, 1000)); }},
       {"http_resource_url", [](auto& o, auto&, auto& v) { o.resource_url = v; }},
@@ -86,7 +92,21 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"http_max_body_bytes", [](auto& o, auto& k, auto& v) {
          o.max_body_bytes = static_cast<size_t>(integer(k, v, 1024, 64 << 20));
        }},
+      {"http_max_connections", [](auto& o, auto& k, auto& v) { o.max_connections = count(k, v, 1, 1'000'000); }},
+      {"http_max_connections_per_address", [](auto& o, auto& k, auto& v) {
+         o.max_connections_per_address = count(k, v, 1, 1'000'000);
+       }},
       {"http_max_sessions", [](auto& o, auto& k, auto& v) { o.max_sessions = static_cast<size_t>(integer(k, v, 1, 10'000'000)); }},
+      {"http_max_sessions_per_caller", [](auto& o, auto& k, auto& v) { o.max_sessions_per_caller = count(k, v, 1, 10'000'000); }},
+      {"http_max_sessions_per_tenant", [](auto& o, auto& k, auto& v) { o.max_sessions_per_tenant = count(k, v, 1, 10'000'000); }},
+      {"http_max_streams_per_caller", [](auto& o, auto& k, auto& v) { o.max_streams_per_caller = count(k, v, 1, 1'000'000); }},
+      {"http_max_streams_per_tenant", [](auto& o, auto& k, auto& v) { o.max_streams_per_tenant = count(k, v, 1, 1'000'000); }},
+      {"http_max_stream_ms", [](auto& o, auto& k, auto& v) { o.max_stream = millis(k, v, 1000, 7 * 86'400'000LL); }},
+      {"http_max_batch", [](auto& o, auto& k, auto& v) { o.max_batch = count(k, v, 1, 10'000); }},
+      {"http_max_commit_tokens_per_caller", [](auto& o, auto& k, auto& v) {
+         o.max_commit_tokens_per_caller = count(k, v, 1, 10'000);
+       }},
+      {"http_audit_refusal_interval_ms", [](auto& o, auto& k, auto& v) { o.audit_refusal_interval = millis(k, v, 0, 3'600'000); }},
       {"http_session_idle_ms", [](auto& o, auto& k, auto& v) { o.session_idle = millis(k, v, 1000, 86'400'000); }},
       {"http_sse_ping_ms", [](auto& o, auto& k, auto& v) { o.sse_ping = millis(k, v, 100, 3'600'000); }},
       {"http_sse_idle_timeout_ms", [](auto& o, auto& k, auto& v) { o.sse_idle_timeout = millis(k, v, 100, 3'600'000); }},

@@ -12,7 +12,9 @@
 namespace fleetmcp::http {
 
 enum class ToolNameStyle { kDotted, kDashed };  // DESIGN D9
-enum class ToolsMode { kPerNode, kCompact };     // DESIGN §7 compact mode
+// per_node: the RFC-0001 projection, one tool per node capability verb; compact: three untyped
+// fleet tools; by_kind (the default): one typed tool per (kind, verb), see kind_tools.h.
+enum class ToolsMode { kPerNode, kCompact, kByKind };
 
 struct FrontOptions {
   bool enabled = true;                     // http_listen off: the plugin runs without a front
@@ -23,7 +25,7 @@ struct FrontOptions {
   std::string tls_cert, tls_key;
 
   ToolNameStyle tool_names = ToolNameStyle::kDotted;
-  ToolsMode tools_mode = ToolsMode::kPerNode;
+  ToolsMode tools_mode = ToolsMode::kByKind;
   size_t page_size = 100;
 
   // OAuth protected resource (RFC 9728). resource_url defaults to http://<listen>/mcp.
@@ -34,9 +36,20 @@ struct FrontOptions {
   // Origins allowed besides loopback ones (http(s)://localhost|127.0.0.1|[::1][:port]).
   std::vector<std::string> allowed_origins;
 
-  size_t max_body_bytes = 4 * 1024 * 1024;
+  // Limits and quotas (issue 17; docs/http-front.md "Limits and quotas").
+  size_t max_body_bytes = 1024 * 1024;  // the JSON parser's own limit (common/json.h)
+  size_t max_connections = 512;         // the front shares the broker's descriptor limit
+  size_t max_connections_per_address = 64;
   size_t max_sessions = 10000;
+  size_t max_sessions_per_caller = 32;   // per token sub within its tenant; then its oldest goes
+  size_t max_sessions_per_tenant = 1000;
   std::chrono::milliseconds session_idle{std::chrono::hours(1)};
+  size_t max_streams_per_caller = 16;    // RFC-0009 and MCP GET streams open at once
+  size_t max_streams_per_tenant = 256;
+  std::chrono::milliseconds max_stream{std::chrono::hours(1)};  // RFC-0009 and GET stream lifetime
+  size_t max_batch = 32;                 // messages in a 2025-03-26 JSON-RPC batch
+  size_t max_commit_tokens_per_caller = 16;  // outstanding two-phase tokens; then its oldest goes
+  std::chrono::milliseconds audit_refusal_interval{1000};  // one refusal line per key and interval
 
   // RFC-0009 stream timers (options so the §9 fixtures run in seconds in tests).
   std::chrono::milliseconds sse_ping{25000};

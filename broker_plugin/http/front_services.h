@@ -8,10 +8,14 @@
 #include "broker_plugin/http/call_gate.h"
 #include "broker_plugin/http/call_log.h"
 #include "broker_plugin/http/compact_tools.h"
+#include "broker_plugin/http/elicitation.h"
 #include "broker_plugin/http/fleet_view.h"
 #include "broker_plugin/http/front_metrics.h"
 #include "broker_plugin/http/front_options.h"
+#include "broker_plugin/http/kind_tools.h"
 #include "broker_plugin/http/mcp_session.h"
+#include "broker_plugin/http/node_resources.h"
+#include "broker_plugin/http/open_streams.h"
 #include "broker_plugin/http/protected_resource.h"
 #include "broker_plugin/http/telemetry_fanout.h"
 #include "broker_plugin/http/tool_catalog.h"
@@ -23,9 +27,13 @@ struct FrontServices {
   FleetView& fleet;
   const ToolCatalog& catalog;
   const CompactTools& compact;
+  const KindTools& kinds;
   CallGate& gate;
+  Elicitations& elicitations;
+  NodeResources& resources;
   TelemetryFanout& fanout;
   McpSessions& sessions;
+  OpenStreams& streams;  // RFC-0009 and MCP GET streams: quotas and token re-checks
   FrontMetrics& metrics;
   const CallLog& log;
   const ProtectedResource& resource;

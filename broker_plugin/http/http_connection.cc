@@ -15,6 +15,8 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 
+constexpr uint64_t kScreenBodiesAbove = 16 * 1024;
+
 // The Exchange an endpoint sees. Its calls arrive on the connection's strand.
 class ConnectionExchange final : public Exchange {
  public:
@@ -127,6 +129,30 @@ void HttpConnection::read_request() {
   parser_->body_limit(settings_->max_body_bytes);
   tcp().expires_after(settings_->read_timeout);
   read_pending_ = true;
+  // The headers first: a request the front refuses on them (no token) never has its body read.
+  with_stream([&](auto& stream) {
+    bhttp::async_read_header(stream, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      self->read_done();
+      if (!self->closed_) self->on_header(ec);
+    });
+  });
+}
+
+void HttpConnection::on_header(beast::error_code ec) {
+  if (ec) return on_request(ec);
+  // Only requests with a large body are screened: a small one costs no more to read than its
+  // headers, and screening it would authenticate every tools/call twice.
+  const bool large_body = !parser_->is_done() &&
+                          (parser_->chunked() || parser_->content_length().value_or(0) > kScreenBodiesAbove);
+  if (settings_->screen && large_body) {
+    if (auto refusal = settings_->screen(to_request(parser_->get()))) {
+      busy_ = true;
+      answering_ = false;
+      return respond(std::move(*refusal), false);  // the body stays unread: the connection ends
+    }
+  }
+  if (parser_->is_done()) return on_request(ec);
+  read_pending_ = true;
   with_stream([&](auto& stream) {
     bhttp::async_read(stream, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, size_t) {
       self->read_done();
@@ -212,6 +238,7 @@ void HttpConnection::close_socket() {
   beast::error_code ignored;
   tcp().socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
   tcp().socket().close(ignored);
+  ticket_.reset();  // the descriptor is free again
 }
 
 }  // namespace fleetmcp::http

@@ -30,6 +30,7 @@
 #include <variant>
 
 #include "broker_plugin/http/asio_scheduler.h"
+#include "broker_plugin/http/connection_limit.h"
 #include "broker_plugin/http/exchange.h"
 #include "broker_plugin/http/frame_backlog.h"
 
@@ -43,6 +44,11 @@ struct ConnectionSettings {
   std::chrono::seconds read_timeout{60};      // idle keep-alive and slow requests
   std::chrono::milliseconds close_grace{2000};  // how long a last frame may take before the cut
   std::shared_ptr<boost::asio::ssl::context> tls;  // null: plain HTTP
+  // Looks at the start line and headers of a request with a body over 16 KiB (or chunked)
+  // before that body is read: a reply refuses the request there (no token: 401) and the body is
+  // never read. Null: every body is read.
+  std::function<std::optional<HttpReply>(const HttpRequest& head)> screen;
+  std::shared_ptr<ConnectionLimit> connections;  // null: no cap (unit tests)
 };
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
@@ -55,6 +61,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
                  std::shared_ptr<const ConnectionSettings> settings);
 
   void start();
+  // Keeps the connection's place under ConnectionLimit until the socket is closed.
+  void hold(std::unique_ptr<ConnectionLimit::Ticket> ticket) { ticket_ = std::move(ticket); }
   bool is_open() const { return open_.load(); }  // until close(); any thread
   // The server is stopping: streams end with StreamEnd::kShutdown, idle connections close, and a
   // request still waiting for its answer gets 503 E_NODE_OFFLINE "the broker is shutting down".
@@ -75,6 +83,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
  private:
   void read_request();
+  void on_header(boost::beast::error_code ec);
   void on_request(boost::beast::error_code ec);
   void dispatch_request();
   void close();
@@ -103,6 +112,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void close_socket();
 
   Transport stream_;
+  std::unique_ptr<ConnectionLimit::Ticket> ticket_;
   std::shared_ptr<boost::asio::io_context> io_;
   std::shared_ptr<AsioScheduler> scheduler_;
   std::shared_ptr<const ConnectionSettings> settings_;

@@ -1,5 +1,7 @@
 #include "broker_plugin/http/http_front.h"
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <iostream>
 
@@ -21,6 +23,17 @@ int64_t steady_ms() {
 
 constexpr std::chrono::milliseconds kStopFlush{2000};
 
+// The front's connections and mosquitto's (devices, agents) share one descriptor limit: warn when
+// the front alone may take more than half of it (docs/http-front.md "Limits and quotas").
+void warn_about_descriptor_limit(const FrontOptions& options, const HttpFront::Log& log) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+  if (options.max_connections <= limit.rlim_cur / 2) return;
+  log("warning: plugin_opt_http_max_connections " + std::to_string(options.max_connections) +
+      " is over half the broker's file descriptor limit (" + std::to_string(limit.rlim_cur) +
+      "): HTTP clients could leave too few for devices; lower it or raise the limit (ulimit -n, LimitNOFILE)");
+}
+
 }  // namespace
 
 HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<const SchemaRegistry> schemas,
@@ -31,6 +44,9 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
       log_(log ? std::move(log) : Log([](std::string_view line) { std::cerr << line << '\n'; })),
       io_threads_(options.io_threads) {
   settings_->max_body_bytes = options.max_body_bytes;
+  settings_->connections =
+      std::make_shared<ConnectionLimit>(options.max_connections, options.max_connections_per_address);
+  warn_about_descriptor_limit(options, log_);
   settings_->log = log_;
   if (!options.tls_cert.empty()) settings_->tls = make_tls_context(options.tls_cert, options.tls_key);
   server_ = std::make_unique<HttpServer>(io_, options.listen_host, options.listen_port, settings_);
@@ -48,6 +64,7 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
   FrontHandler* handler = handler_.get();
   settings_->handler = [handler](std::shared_ptr<Exchange> exchange) { handler->handle(exchange); };
   settings_->on_status = [handler](int status) { handler->metrics().count_http(status); };
+  settings_->screen = [handler](const HttpRequest& head) { return handler->screen(head); };
 }
 
 HttpFront::~HttpFront() { stop(); }

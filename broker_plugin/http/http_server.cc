@@ -4,6 +4,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <utility>
+
 #include "common/error.h"
 
 namespace fleetmcp::http {
@@ -12,11 +17,33 @@ namespace {
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
+// Past a connection cap: a fixed 503 written without waiting (a new socket's send buffer is
+// empty, so a non-blocking send of these few bytes goes through), then the socket is closed. Over
+// TLS the client sees a failed handshake instead; either way it learns to come back later.
+void refuse_busy(tcp::socket socket, bool tls) {
+  static constexpr std::string_view kBusy =
+      "HTTP/1.1 503 Service Unavailable\r\nServer: fleetmcp\r\nRetry-After: 1\r\nConnection: close\r\n"
+      "Content-Type: text/plain\r\nContent-Length: 60\r\n\r\n"
+      "too many connections (plugin_opt_http_max_connections[...])\n";
+  boost::system::error_code ignored;
+  socket.non_blocking(true, ignored);
+  if (!tls) socket.send(asio::buffer(kBusy.data(), kBusy.size()), 0, ignored);
+  socket.shutdown(tcp::socket::shutdown_send, ignored);
+  // Closing with the client's request unread would reset the connection, and the client might
+  // lose the 503: take what has arrived (a request is small) and drop it.
+  std::array<char, 4096> drain{};
+  socket.receive(asio::buffer(drain), 0, ignored);
+  socket.close(ignored);
+}
+
 }  // namespace
 
 HttpServer::HttpServer(std::shared_ptr<asio::io_context> io, const std::string& host, uint16_t port,
                        std::shared_ptr<const ConnectionSettings> settings)
-    : io_(std::move(io)), acceptor_(asio::make_strand(*io_)), settings_(std::move(settings)) {
+    : io_(std::move(io)),
+      acceptor_(asio::make_strand(*io_)),
+      retry_(acceptor_.get_executor()),
+      settings_(std::move(settings)) {
   boost::system::error_code ec;
   const auto address = asio::ip::make_address(host, ec);
   if (ec) {
@@ -43,19 +70,45 @@ void HttpServer::start() {
 void HttpServer::accept() {
   acceptor_.async_accept(asio::make_strand(*io_), [this](boost::system::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      socket.set_option(tcp::no_delay(true), ec);  // request/response latency (notes §3)
-      auto connection = std::make_shared<HttpConnection>(std::move(socket), io_, settings_);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        std::erase_if(connections_, [](const auto& w) { return w.expired(); });
-        connections_.push_back(connection);
-        if (stopped_) connection->shutdown();
-      }
-      connection->start();
-    }
-    accept();  // errors such as EMFILE are transient: keep accepting
+    if (ec) return back_off(ec);
+    retry_delay_ = std::chrono::milliseconds(0);
+    accepted(std::move(socket));
+    accept();
   });
+}
+
+// EMFILE, ENFILE, ENOBUFS…: accepting again at once would spin on the same error while the
+// pending connection waits in the backlog. Wait, doubling from 10 ms up to 1 s, then try again.
+void HttpServer::back_off(const boost::system::error_code& ec) {
+  constexpr std::chrono::milliseconds kFirst{10}, kLongest{1000};
+  const auto previous = std::exchange(retry_delay_, std::clamp(retry_delay_ * 2, kFirst, kLongest));
+  if (settings_->log && previous < kLongest && retry_delay_ == kLongest) {  // once per episode
+    settings_->log("fleetmcp http: accept failed (" + ec.message() + "); retrying every second");
+  }
+  retry_.expires_after(retry_delay_);
+  retry_.async_wait([this](boost::system::error_code wait_ec) {
+    if (wait_ec != asio::error::operation_aborted) accept();
+  });
+}
+
+void HttpServer::accepted(tcp::socket socket) {
+  boost::system::error_code ec;
+  std::unique_ptr<ConnectionLimit::Ticket> ticket;
+  if (settings_->connections) {
+    const auto peer = socket.remote_endpoint(ec);
+    ticket = settings_->connections->admit(ec ? std::string() : peer.address().to_string());
+    if (!ticket) return refuse_busy(std::move(socket), settings_->tls != nullptr);
+  }
+  socket.set_option(tcp::no_delay(true), ec);  // request/response latency (notes §3)
+  auto connection = std::make_shared<HttpConnection>(std::move(socket), io_, settings_);
+  connection->hold(std::move(ticket));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::erase_if(connections_, [](const auto& w) { return w.expired(); });
+    connections_.push_back(connection);
+    if (stopped_) connection->shutdown();
+  }
+  connection->start();
 }
 
 size_t HttpServer::open_connections() const {
@@ -71,6 +124,7 @@ size_t HttpServer::open_connections() const {
 void HttpServer::stop() {
   asio::post(acceptor_.get_executor(), [this] {
     boost::system::error_code ignored;
+    retry_.cancel();
     acceptor_.close(ignored);
   });
   std::vector<std::shared_ptr<HttpConnection>> live;

@@ -5,6 +5,9 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <chrono>
 
 #include <memory>
 #include <mutex>
@@ -32,9 +35,14 @@ class HttpServer {
 
  private:
   void accept();
+  void accepted(boost::asio::ip::tcp::socket socket);
+  void back_off(const boost::system::error_code& ec);
+
 
   std::shared_ptr<boost::asio::io_context> io_;
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer retry_;  // on the acceptor's strand
+  std::chrono::milliseconds retry_delay_{0};
   std::shared_ptr<const ConnectionSettings> settings_;
   uint16_t port_ = 0;
   mutable std::mutex mutex_;

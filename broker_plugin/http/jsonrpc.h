@@ -20,6 +20,7 @@ inline constexpr int kInternalError = -32603;
 // Transport-level refusals, as the MCP SDK servers spell them.
 inline constexpr int kServerError = -32000;
 inline constexpr int kSessionNotFound = -32001;
+inline constexpr int kResourceNotFound = -32002;  // MCP resources/read of an unknown URI
 }  // namespace rpc
 
 enum class RpcKind { kRequest, kNotification, kResponse, kInvalid };

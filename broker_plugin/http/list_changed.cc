@@ -6,9 +6,10 @@
 
 namespace fleetmcp::http {
 
-ListChangedNotifier::ListChangedNotifier(FleetView& fleet, McpSessions& sessions) : fleet_(fleet), sessions_(sessions) {
+ListChangedNotifier::ListChangedNotifier(FleetView& fleet, McpSessions& sessions, Digest digest)
+    : fleet_(fleet), sessions_(sessions), digest_(std::move(digest)) {
   const auto snapshot = fleet_.snapshot();
-  for (const std::string& tenant : snapshot->tenants()) digests_[tenant] = snapshot->tools_digest(tenant);
+  for (const std::string& tenant : snapshot->tenants()) digests_[tenant] = digest_(*snapshot, tenant);
 }
 
 size_t ListChangedNotifier::on_fleet_change() {
@@ -20,7 +21,7 @@ size_t ListChangedNotifier::on_fleet_change() {
     for (const auto& [tenant, digest] : digests_) tenants.insert(tenant);
     for (const std::string& tenant : snapshot->tenants()) tenants.insert(tenant);
     for (const std::string& tenant : tenants) {
-      const std::string now = snapshot->tools_digest(tenant);
+      const std::string now = digest_(*snapshot, tenant);
       std::string& seen = digests_[tenant];
       if (seen != now) changed.insert(tenant);
       seen = now;

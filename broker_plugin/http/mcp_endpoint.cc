@@ -90,10 +90,18 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
   }
   // Echo a revision we speak; otherwise offer our latest and let the client decide.
   const McpRevision revision = revision_from_name(*asked).value_or(kLatestRevision);
-  const auto session = s_.sessions.create(agent, revision, s_.wall_ms());
-  if (!session) {
+  auto created = s_.sessions.create(agent, revision, s_.wall_ms());
+  if (const auto* refusal = std::get_if<SessionRefusal>(&created)) {
+    if (*refusal == SessionRefusal::kTenantQuota) {
+      HttpReply r = HttpReply::json(429, rpc_error(m.id, rpc::kServerError,
+                                                   "Too Many Requests: the tenant holds its quota of MCP sessions "
+                                                   "(plugin_opt_http_max_sessions_per_tenant); end unused ones with DELETE"));
+      return ex->respond(std::move(r.with("Retry-After", "60")));
+    }
     return ex->respond(HttpReply::json(503, rpc_error(m.id, rpc::kServerError, "Service Unavailable: too many MCP sessions")));
   }
+  const auto& session = std::get<std::shared_ptr<McpSession>>(created);
+  s_.elicitations.session_started(session, m.params && m.params->IsObject() ? json::find(*m.params, "capabilities") : nullptr);
   HttpReply r = HttpReply::json(200, rpc_result(*m.id, methods_.initialize_result(revision)));
   ex->respond(std::move(r.with(std::string(kSessionHeader), session->id())));
 }
@@ -123,7 +131,8 @@ void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const AgentToken& 
       methods_.notification(m, *session);
       return ex->respond(HttpReply::empty(202));
     case RpcKind::kResponse:
-      return ex->respond(HttpReply::empty(202));  // the server sends no requests; nothing to match
+      s_.elicitations.deliver(session->id(), message);  // the only requests the server sends
+      return ex->respond(HttpReply::empty(202));
     case RpcKind::kRequest:
       methods_.request(m, agent, session, ex, ex->scheduler(),
                        [ex](std::optional<RpcAnswer> answer) { reply(*ex, answer); });
@@ -136,6 +145,12 @@ void McpEndpoint::batch(const std::shared_ptr<Exchange>& ex, const AgentToken& a
   if (!allows_batches(session->revision()) || messages.Empty()) {
     return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kInvalidRequest,
                                                       "Invalid Request: JSON-RPC batches are only allowed in 2025-03-26")));
+  }
+  if (messages.Size() > s_.options.max_batch) {  // each request may be a device call: bound them
+    return ex->respond(HttpReply::json(
+        400, rpc_error(nullptr, rpc::kInvalidRequest,
+                       "Invalid Request: a batch may hold at most " + std::to_string(s_.options.max_batch) +
+                           " messages (plugin_opt_http_max_batch); send the rest in further requests")));
   }
   // Every answer arrives on the exchange's scheduler (now, or when a call completes).
   auto replies = std::make_shared<BatchReplies>();
@@ -165,9 +180,19 @@ void McpEndpoint::get(const std::shared_ptr<Exchange>& ex, const AgentToken& age
   const auto session = session_for(*ex, agent);
   if (!session) return;
   session->touch(s_.wall_ms());
-  if (!McpGetStream::open(*ex, session, s_.options.mcp_keepalive, s_.options.mcp_stream_buffer, s_.metrics)) {
-    refuse(*ex, 409, rpc::kServerError, "Conflict: only one SSE stream is allowed per session");
+  // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
+  auto stream = std::make_shared<std::weak_ptr<McpGetStream>>();
+  auto ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop) {
+    if (const auto s = stream->lock()) s->close();
+  });
+  if (!ticket) {
+    return refuse(*ex, 429, rpc::kServerError,
+                  "Too Many Requests: this token or its tenant holds its quota of SSE streams "
+                  "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
   }
+  *stream = McpGetStream::open(*ex, session, s_.options.mcp_keepalive, s_.options.mcp_stream_buffer, s_.metrics);
+  if (!stream->lock()) return refuse(*ex, 409, rpc::kServerError, "Conflict: only one SSE stream is allowed per session");
+  stream->lock()->hold(std::move(ticket));
 }
 
 void McpEndpoint::remove(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {

@@ -44,7 +44,8 @@ void McpGetStream::end() {
   timer_.reset();
   if (const auto session = session_.lock()) session->detach(this);
   metrics_.stream_closed(StreamKind::kMcpGet);
-  stream_->finish();  // after DELETE, a dead peer, an overflow or shutdown alike
+  stream_->finish();  // after DELETE, a dead peer, an overflow, shutdown or its token's end alike
+  ticket_.reset();
 }
 
 }  // namespace fleetmcp::http

@@ -10,6 +10,7 @@
 #include "broker_plugin/http/exchange.h"
 #include "broker_plugin/http/front_metrics.h"
 #include "broker_plugin/http/mcp_session.h"
+#include "broker_plugin/http/open_streams.h"
 
 namespace fleetmcp::http {
 
@@ -18,6 +19,9 @@ class McpGetStream : public SessionListener, public std::enable_shared_from_this
   // Nullptr when the session already has one (the caller answers 409).
   static std::shared_ptr<McpGetStream> open(Exchange& exchange, const std::shared_ptr<McpSession>& session,
                                             std::chrono::milliseconds keepalive, size_t buffer, FrontMetrics& metrics);
+
+  // Keeps the stream's place under the stream quota until the stream ends.
+  void hold(std::unique_ptr<OpenStreams::Ticket> ticket) { ticket_ = std::move(ticket); }
 
   void notify(std::string message_json) override;
   void close() override;
@@ -36,6 +40,7 @@ class McpGetStream : public SessionListener, public std::enable_shared_from_this
   FrontMetrics& metrics_;
   std::shared_ptr<EventStream> stream_;
   std::unique_ptr<Timer> timer_;
+  std::unique_ptr<OpenStreams::Ticket> ticket_;
   bool ended_ = false;
 };
 

@@ -1,5 +1,8 @@
 #include "broker_plugin/http/mcp_methods.h"
 
+#include <mutex>
+
+#include "broker_plugin/http/fleet_read.h"
 #include "broker_plugin/http/mcp_metrics_stream.h"
 #include "broker_plugin/http/pending_call.h"
 #include "broker_plugin/http/tool_result.h"
@@ -33,6 +36,10 @@ json::Document McpMethods::initialize_result(McpRevision revision) const {
   tools.AddMember("listChanged", true, a);
   caps.AddMember("tools", tools, a);
   caps.AddMember("logging", json::Value(rapidjson::kObjectType), a);  // metrics samples are log messages
+  json::Value resources(rapidjson::kObjectType);  // node manifests (node_resources.h)
+  resources.AddMember("subscribe", true, a);
+  resources.AddMember("listChanged", false, a);
+  caps.AddMember("resources", resources, a);
   d.AddMember("capabilities", caps, a);
   json::Value info(rapidjson::kObjectType);
   info.AddMember("name", "fleetmcp", a);
@@ -57,6 +64,8 @@ void McpMethods::request(const RpcMessage& m, const AgentToken& agent, const std
     tools_list(m, agent, *session, answer);
   } else if (m.method == "tools/call") {
     tools_call(m, agent, session, exchange, scheduler, std::move(answer));
+  } else if (m.method.starts_with("resources/")) {
+    resources_request(m, agent, session, answer);
   } else if (m.method == "logging/setLevel") {
     const auto level = m.params && m.params->IsObject() ? json::get_string(*m.params, "level") : std::nullopt;
     if (!level || log_level_rank(*level) < 0) {
@@ -72,6 +81,41 @@ void McpMethods::request(const RpcMessage& m, const AgentToken& agent, const std
   }
 }
 
+void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
+                                   const std::shared_ptr<McpSession>& session, Answer& answer) {
+  const json::Value& id = *m.id;
+  const auto fleet = s_.fleet.snapshot();
+  const auto text = [&](std::string_view key) {
+    const json::Value* v = member(m.params, key);
+    return v != nullptr && v->IsString() ? std::optional<std::string>(std::string(v->GetString(), v->GetStringLength()))
+                                         : std::nullopt;
+  };
+  const auto not_found = [&](const std::optional<std::string>& uri) {
+    answer(error(id, rpc::kResourceNotFound, "Resource not found: " + ascii_clamp(uri.value_or(""), 200)));
+  };
+  if (m.method == "resources/templates/list") return answer(result(id, s_.resources.templates_result()));
+  if (m.method == "resources/list") {
+    const auto page = s_.resources.list_result(*fleet, agent.tenant, text("cursor"));
+    if (!page) return answer(error(id, rpc::kInvalidParams, "Invalid params: the cursor is not one this server issued"));
+    return answer(result(id, *page));
+  }
+  const auto uri = text("uri");
+  if (!uri) return answer(error(id, rpc::kInvalidParams, "Invalid params: uri is required"));
+  if (m.method == "resources/read") {
+    const auto read = s_.resources.read_result(*fleet, agent.tenant, *uri);
+    return read ? answer(result(id, *read)) : not_found(uri);
+  }
+  if (m.method == "resources/subscribe") {
+    return s_.resources.subscribe(*fleet, session, *uri) ? answer(result(id, json::Value(rapidjson::kObjectType)))
+                                                          : not_found(uri);
+  }
+  if (m.method == "resources/unsubscribe") {
+    s_.resources.unsubscribe(*session, *uri);
+    return answer(result(id, json::Value(rapidjson::kObjectType)));
+  }
+  answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
+}
+
 void McpMethods::notification(const RpcMessage& m, McpSession& session) {
   if (m.method != "notifications/cancelled") return;  // initialized and the rest need nothing
   if (const json::Value* id = member(m.params, "requestId")) session.cancel(id_key(*id));
@@ -81,6 +125,10 @@ void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSes
   const json::Value& id = *m.id;
   if (s_.options.tools_mode == ToolsMode::kCompact) {
     answer(result(id, s_.compact.list_result(session.revision())));
+    return;
+  }
+  if (s_.options.tools_mode == ToolsMode::kByKind) {  // a few dozen tools at most: one page
+    answer(result(id, s_.kinds.list_result(*s_.fleet.snapshot(), agent.tenant, session.revision())));
     return;
   }
   std::optional<std::string> cursor;
@@ -117,14 +165,40 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
   if (tool_name == kDescribeNodeTool) {
     return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
   }
+  if (tool_name == kFleetReadTool) return fleet_read(m, agent, arguments, revision, scheduler, std::move(answer));
+  if (tool_name.find_first_of(".-") == std::string::npos && !CompactTools::is_fleet_tool(tool_name)) {
+    // A by_kind tool (system_echo_invoke): callable in every mode, like the projected names.
+    auto target = s_.kinds.call_target(*fleet, agent.tenant, tool_name, arguments);
+    if (auto* bad = std::get_if<ErrorEnvelope>(&target)) {
+      s_.log.refused(kVia, &agent, tool_name, nullptr, *bad);
+      return answer(result(id, tool_error(*bad, has_structured_output(revision), revision)));
+    }
+    tool_name = std::get<CompactTools::Target>(target).tool_name;
+    arguments = std::get<CompactTools::Target>(target).arguments;
+  }
   if (tool_name == kFleetCallTool) {
     auto target = s_.compact.call_target(*fleet, agent.tenant, arguments, revision);
     if (auto* bad = std::get_if<json::Document>(&target)) return answer(result(id, *bad));
     tool_name = std::get<CompactTools::Target>(target).tool_name;
     arguments = std::get<CompactTools::Target>(target).arguments;
   }
+  dispatch(*fleet, tool_name, arguments, m, agent, session, exchange, scheduler, std::move(answer));
+}
 
-  GateDecision decision = s_.gate.admit(*fleet, agent, tool_name, arguments, s_.wall_ms());
+void McpMethods::dispatch(const FleetSnapshot& fleet, const std::string& tool_name, const json::Value* arguments,
+                          const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                          const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                          Answer answer, std::string_view confirmed_by) {
+  const json::Value& id = *m.id;
+  const McpRevision revision = session->revision();
+  GateDecision decision = s_.gate.admit(fleet, agent, tool_name, arguments, s_.wall_ms());
+  if (auto* refusal = std::get_if<GateRefusal>(&decision);
+      refusal != nullptr && !refusal->commit_token.empty() && confirmed_by.empty() && s_.elicitations.can_ask(*session)) {
+    // The first phase of a two-phase call, from a client that can ask its human: ask, and on
+    // accept repeat the call with the token the gate just issued.
+    return confirm_by_elicitation(*refusal->tool, refusal->commit_token, arguments, m, agent, session, exchange,
+                                  scheduler, std::move(answer));
+  }
   if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
     s_.log.refused(kVia, &agent, tool_name, refusal->tool, refusal->error);
     switch (refusal->kind) {
@@ -144,6 +218,9 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
     return;
   }
   auto& pass = std::get<GatePass>(decision);
+  if (pass.confirmed_by_commit_token) {
+    s_.log.confirmation(kVia, agent, *pass.tool, true, confirmed_by.empty() ? "commit_token" : confirmed_by);
+  }
   if (is_metrics_stream(*pass.tool)) {
     if (!exchange) {
       answer(error(id, rpc::kInvalidRequest, "Invalid Request: a streaming tool cannot be called inside a batch"));
@@ -154,6 +231,111 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
   }
   run_unary(*pass.tool, std::move(pass.arguments_json), std::move(pass.slot), m, agent, session, scheduler,
             std::move(answer));
+}
+
+void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token,
+                                        const json::Value* arguments, const RpcMessage& m, const AgentToken& agent,
+                                        const std::shared_ptr<McpSession>& session,
+                                        const std::shared_ptr<Exchange>& exchange,
+                                        const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  // The repeat: the same arguments plus the token, marked so the audit says who confirmed.
+  auto confirmed = std::make_shared<json::Document>(rapidjson::kObjectType);
+  auto& a = confirmed->GetAllocator();
+  if (arguments != nullptr && arguments->IsObject()) confirmed->CopyFrom(*arguments, a);
+  const std::string shown = json::to_string(*confirmed);
+  confirmed->AddMember(json::string_value(kCommitTokenArgument, a), json::string_value(commit_token, a), a);
+  const std::string message = "Confirm physical actuation: " + tool.kind + " " + tool.name.verb + " on device " +
+                              tool.name.node_id + " (capability " + tool.name.cap_id + ") with arguments " +
+                              ascii_clamp(shown, 400) + ". Accept to run it now; decline or cancel to refuse.";
+  auto request = std::make_shared<json::Document>();
+  request->CopyFrom(*m.id, request->GetAllocator());
+  auto timer = std::make_shared<std::unique_ptr<Timer>>();
+  std::string key;
+  const std::string tool_name = tool.name.dotted();
+  const std::string question = s_.elicitations.ask(
+      session->id(), message,
+      [this, tool, tool_name, confirmed, request, timer, agent, session, exchange, scheduler,
+       answer](ElicitationAnswer reply) {
+        scheduler->post([this, tool, tool_name, confirmed, request, timer, agent, session, exchange, scheduler, answer,
+                         reply] {
+          timer->reset();
+          RpcMessage m;
+          m.kind = RpcKind::kRequest;
+          m.id = request.get();
+          if (reply != ElicitationAnswer::kAccept) {
+            s_.log.confirmation(kVia, agent, tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
+            const ErrorEnvelope denied(ErrorCode::kSafetyDenied,
+                                       "the user did not confirm this physical actuation (" +
+                                           std::string(elicitation_answer_name(reply)) + ")",
+                                       "ask the user before trying again; nothing was sent to the device");
+            return answer(result(*request, tool_error(denied, has_output_schema(tool, session->revision()),
+                                                      session->revision())));
+          }
+          const auto fleet = s_.fleet.snapshot();
+          dispatch(*fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer,
+                   "elicitation:accept");
+        });
+      },
+      key);
+  *timer = scheduler->after(kElicitationTimeout, [this, key] { s_.elicitations.abandon(key); });
+  session->notify(question);
+}
+
+void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,
+                            McpRevision revision, const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  const auto fleet = s_.fleet.snapshot();
+  auto planned = plan_fleet_read(*fleet, agent.tenant, arguments);
+  if (auto* bad = std::get_if<ErrorEnvelope>(&planned)) {
+    s_.log.refused(kVia, &agent, kFleetReadTool, nullptr, *bad);
+    return answer(result(*m.id, tool_error(*bad, has_structured_output(revision), revision)));
+  }
+  const FleetReadPlan& plan = std::get<FleetReadPlan>(planned);
+  // Shared by the node calls; the last one to finish answers.
+  struct Run {
+    std::mutex mutex;
+    FleetReadResults results;
+    size_t remaining;
+    json::Document id;
+    Run(const FleetReadPlan& p, size_t n) : results(p), remaining(n) {}
+  };
+  auto run = std::make_shared<Run>(plan, plan.targets.size() + 1);  // +1: the loop below
+  run->id.CopyFrom(*m.id, run->id.GetAllocator());
+  auto one_done = [run, revision, answer](auto record) {
+    std::lock_guard<std::mutex> lock(run->mutex);
+    record(run->results);
+    if (--run->remaining > 0) return;
+    const json::Document doc = run->results.document();
+    answer(RpcAnswer{200, rpc_result(run->id, tool_success(doc, json::to_string(doc), revision)), {}});
+  };
+  const json::Document args = json::parse_strict(plan.arguments_json, ErrorCode::kInternal);
+  for (size_t i = 0; i < plan.targets.size(); ++i) {
+    const FleetReadTarget& target = plan.targets[i];
+    if (target.tool.empty()) {
+      ErrorEnvelope none(ErrorCode::kManifestNotFound, target.problem, "fleet_find_nodes lists your nodes and their kinds");
+      one_done([i, none](FleetReadResults& r) { r.set_error(i, none); });
+      continue;
+    }
+    GateDecision decision = s_.gate.admit(*fleet, agent, target.tool, &args, s_.wall_ms());
+    if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
+      s_.log.refused(kVia, &agent, target.tool, refusal->tool, refusal->error);
+      one_done([i, e = refusal->error](FleetReadResults& r) { r.set_error(i, e); });
+      continue;
+    }
+    auto& pass = std::get<GatePass>(decision);
+    CallSpec spec{agent.sub, agent.tenant, target.tool, std::move(pass.arguments_json),
+                  gateway_deadline(pass.tool->constraints)};
+    const int64_t started = s_.steady_ms();
+    PendingCall::start(s_.fleet, scheduler, std::move(spec),
+                       [this, i, one_done, tool = *pass.tool, slot = pass.slot, agent, started](CallOutcome outcome) {
+                         if (slot) slot->release();
+                         s_.log.finished(kVia, agent, tool, outcome, s_.steady_ms() - started);
+                         one_done([i, &outcome](FleetReadResults& r) {
+                           if (outcome.ok) r.set_result(i, outcome.result_json);
+                           else r.set_error(i, outcome.error);
+                         });
+                       });
+  }
+  one_done([](FleetReadResults&) {});
 }
 
 void McpMethods::run_unary(const FleetTool& tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,

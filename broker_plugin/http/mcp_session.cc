@@ -20,6 +20,10 @@ std::string new_session_id() {
   return base64url_encode(random);
 }
 
+std::string session_caller_key(std::string_view tenant, std::string_view sub) {
+  return std::string(tenant) + '\n' + std::string(sub);
+}
+
 }  // namespace
 
 int log_level_rank(std::string_view level) {
@@ -59,6 +63,11 @@ void McpSession::cancel(const std::string& id) {
   if (cancel) cancel();
 }
 
+bool McpSession::streaming() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return listener_ != nullptr;
+}
+
 bool McpSession::attach(std::shared_ptr<SessionListener> listener) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (listener_) return false;
@@ -94,11 +103,45 @@ void McpSession::end() {
   if (listener) listener->close();
 }
 
-std::shared_ptr<McpSession> McpSessions::create(const AgentToken& agent, McpRevision revision, int64_t now_ms) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (sessions_.size() >= max_) return nullptr;
+std::variant<std::shared_ptr<McpSession>, SessionRefusal> McpSessions::create(const AgentToken& agent,
+                                                                               McpRevision revision, int64_t now_ms) {
+  const std::string caller = session_caller_key(agent.tenant, agent.sub);
+  std::shared_ptr<McpSession> evicted;
   auto session = std::make_shared<McpSession>(new_session_id(), agent, revision, now_ms);
-  sessions_.emplace(session->id(), session);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto mine = by_caller_.find(caller);
+    const size_t own = mine == by_caller_.end() ? 0 : mine->second.size();
+    const auto tenant = per_tenant_.find(agent.tenant);
+    const bool tenant_full = tenant != per_tenant_.end() && tenant->second >= quota_.per_tenant;
+    const bool table_full = sessions_.size() >= max_;
+    if (own >= quota_.per_caller || ((tenant_full || table_full) && own > 0)) {
+      evicted = forget_locked(std::string(mine->second.front()));  // the caller's own oldest
+    } else if (tenant_full) {
+      return SessionRefusal::kTenantQuota;
+    } else if (table_full) {
+      return SessionRefusal::kTableFull;
+    }
+    sessions_.emplace(session->id(), session);
+    by_caller_[caller].push_back(session->id());
+    ++per_tenant_[agent.tenant];
+  }
+  if (evicted) evicted->end();
+  return session;
+}
+
+std::shared_ptr<McpSession> McpSessions::forget_locked(std::string_view id) {
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return nullptr;
+  auto session = std::move(it->second);
+  sessions_.erase(it);
+  const auto mine = by_caller_.find(session_caller_key(session->tenant(), session->caller()));
+  if (mine != by_caller_.end()) {
+    std::erase(mine->second, session->id());
+    if (mine->second.empty()) by_caller_.erase(mine);
+  }
+  const auto tenant = per_tenant_.find(session->tenant());
+  if (tenant != per_tenant_.end() && --tenant->second == 0) per_tenant_.erase(tenant);
   return session;
 }
 
@@ -112,11 +155,9 @@ bool McpSessions::end(std::string_view id) {
   std::shared_ptr<McpSession> session;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = sessions_.find(id);
-    if (it == sessions_.end()) return false;
-    session = std::move(it->second);
-    sessions_.erase(it);
+    session = forget_locked(id);
   }
+  if (!session) return false;
   session->end();
   return true;
 }
@@ -141,14 +182,11 @@ size_t McpSessions::sweep(int64_t now_ms, int64_t idle_ms) {
   std::vector<std::shared_ptr<McpSession>> expired;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (auto it = sessions_.begin(); it != sessions_.end();) {
-      if (now_ms - it->second->last_seen_ms() > idle_ms && !it->second->busy()) {
-        expired.push_back(std::move(it->second));
-        it = sessions_.erase(it);
-      } else {
-        ++it;
-      }
+    std::vector<std::string> idle;
+    for (const auto& [id, s] : sessions_) {
+      if (now_ms - s->last_seen_ms() > idle_ms && !s->busy()) idle.push_back(id);
     }
+    for (const auto& id : idle) expired.push_back(forget_locked(id));
   }
   for (auto& s : expired) s->end();
   return expired.size();
@@ -159,6 +197,8 @@ void McpSessions::end_all() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     all.swap(sessions_);
+    by_caller_.clear();
+    per_tenant_.clear();
   }
   for (auto& [id, s] : all) s->end();
 }

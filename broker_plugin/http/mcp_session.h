@@ -8,11 +8,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "broker_plugin/http/mcp_revision.h"
@@ -54,6 +57,7 @@ class McpSession {
   bool attach(std::shared_ptr<SessionListener> listener);
   void detach(const SessionListener* listener);
   void notify(const std::string& message_json);
+  bool streaming() const;  // a GET stream is open (server requests can reach the client)
 
   void set_log_level(std::string_view level) { log_rank_.store(log_level_rank(level)); }
   bool logs(std::string_view level) const { return log_level_rank(level) >= log_rank_.load(); }
@@ -71,12 +75,24 @@ class McpSession {
   std::shared_ptr<SessionListener> listener_;
 };
 
+// Why initialize got no session: the whole table is full (503), or the caller's tenant holds its
+// quota of sessions and the caller has none of its own to give up (429).
+enum class SessionRefusal { kTableFull, kTenantQuota };
+
+// Sessions per caller (token subject within its tenant) and per tenant (issue 17, item 5), so one
+// token cannot fill the table: a caller at its own quota, or whose tenant or the table is full,
+// gets a new session in place of its own oldest one (ended as if idle).
+struct SessionQuota {
+  size_t per_caller = 32;
+  size_t per_tenant = 1000;
+};
+
 class McpSessions {
  public:
-  explicit McpSessions(size_t max_sessions) : max_(max_sessions) {}
+  explicit McpSessions(size_t max_sessions, SessionQuota quota = {}) : max_(max_sessions), quota_(quota) {}
 
-  // nullptr when the table is full.
-  std::shared_ptr<McpSession> create(const AgentToken& agent, McpRevision revision, int64_t now_ms);
+  std::variant<std::shared_ptr<McpSession>, SessionRefusal> create(const AgentToken& agent, McpRevision revision,
+                                                                   int64_t now_ms);
   std::shared_ptr<McpSession> find(std::string_view id) const;
   // DELETE: false when unknown.
   bool end(std::string_view id);
@@ -88,9 +104,15 @@ class McpSessions {
   size_t size() const;
 
  private:
+  // Removes the session from the table and the indexes below (the caller ends it, unlocked).
+  std::shared_ptr<McpSession> forget_locked(std::string_view id);
+
   size_t max_;
+  SessionQuota quota_;
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<McpSession>, std::less<>> sessions_;
+  std::unordered_map<std::string, std::deque<std::string>> by_caller_;  // ids, oldest first
+  std::unordered_map<std::string, size_t> per_tenant_;
 };
 
 }  // namespace fleetmcp::http

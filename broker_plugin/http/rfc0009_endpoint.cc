@@ -86,15 +86,28 @@ void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const Age
   const int64_t interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
   const Rfc0009StreamConfig config{s_.options.sse_ping, s_.options.sse_idle_timeout, s_.options.sse_buffer_frames};
   const int64_t started = s_.steady_ms();
+  // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
+  auto stream = std::make_shared<std::weak_ptr<Rfc0009Stream>>();
+  std::shared_ptr<OpenStreams::Ticket> ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop) {
+    if (const auto s = stream->lock()) s->stop();
+  });
+  if (!ticket) {
+    const ErrorEnvelope e(ErrorCode::kRateLimited, "this token or its tenant holds its quota of metrics streams",
+                          "close another metrics stream of this token or tenant first "
+                          "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
+    s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    return Rfc0009Stream::refuse(*ex, CloseCode::kRateLimited);
+  }
   s_.metrics.stream_opened(StreamKind::kRfc0009);
-  Rfc0009Stream::open(*ex, s_.fanout, tool, agent.tenant, interval_ms, config,
-                      [this, agent, tool, started](CloseCode code) {
-                        s_.metrics.stream_closed(StreamKind::kRfc0009);
-                        const std::string_view e = code == CloseCode::kDeviceOffline ? "E_NODE_OFFLINE"
-                                                   : code == CloseCode::kNormal     ? ""
-                                                                                    : close_reason(code);
-                        s_.log.stream_ended(kVia, agent, tool, e, s_.steady_ms() - started);
-                      });
+  // The ticket lives as long as this callback: until the stream has closed.
+  auto closed = [this, agent, tool, started, ticket](CloseCode code) {
+    s_.metrics.stream_closed(StreamKind::kRfc0009);
+    const std::string_view e = code == CloseCode::kDeviceOffline ? "E_NODE_OFFLINE"
+                               : code == CloseCode::kNormal     ? ""
+                                                                : close_reason(code);
+    s_.log.stream_ended(kVia, agent, tool, e, s_.steady_ms() - started);
+  };
+  *stream = Rfc0009Stream::open(*ex, s_.fanout, tool, agent.tenant, interval_ms, config, std::move(closed));
 }
 
 }  // namespace fleetmcp::http

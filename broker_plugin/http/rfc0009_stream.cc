@@ -41,6 +41,16 @@ std::shared_ptr<Rfc0009Stream> Rfc0009Stream::open(Exchange& exchange, Telemetry
   return self;
 }
 
+void Rfc0009Stream::refuse(Exchange& exchange, CloseCode code) {
+  exchange.open_stream({{"Content-Type", "text/event-stream; charset=utf-8"}}, StreamLimits{})->finish(close_event(code));
+}
+
+void Rfc0009Stream::stop() {
+  scheduler_->post([weak = weak_from_this()] {
+    if (const auto s = weak.lock()) s->close(CloseCode::kNormal);
+  });
+}
+
 void Rfc0009Stream::arm_ping() {
   ping_ = scheduler_->after(config_.ping, [weak = weak_from_this()] {
     const auto s = weak.lock();

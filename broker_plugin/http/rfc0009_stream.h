@@ -6,7 +6,11 @@
 //   4408 idle_timeout    no read progress by the client for 90 s
 //   4413 backpressure    the client fell more than 3 frames behind (§6)
 //   4503 device_offline  the node disconnected (or refused the telemetry lease)
-// 4429 (per-tenant stream quota) is advisory in v1.0 (§10) and not emitted.
+//   4429 rate_limited    the caller or its tenant holds its quota of streams (open_streams.h):
+//                        sent at once, instead of any metric frame (refuse())
+// A stream whose token expires or is revoked, or that reaches plugin_opt_http_max_stream_ms,
+// ends with 1000 (the closed §7 enum has no better code; the client reconnects with a valid
+// token, and a dead token gets 401 there).
 #pragma once
 
 #include <chrono>
@@ -39,6 +43,11 @@ class Rfc0009Stream : public TelemetrySubscriber, public std::enable_shared_from
   static std::shared_ptr<Rfc0009Stream> open(Exchange& exchange, TelemetryFanout& fanout, const FleetTool& tool,
                                              const std::string& tenant, int64_t interval_ms,
                                              const Rfc0009StreamConfig& config, Closed closed);
+
+  // Answers with a stream that carries only `event: close` with `code` (4429) and ends.
+  static void refuse(Exchange& exchange, CloseCode code);
+  // Ends the stream with 1000 from any thread (its token expired or was revoked: open_streams.h).
+  void stop();
 
   void on_sample(std::shared_ptr<const json::Document> sample) override;
   void on_feed_end(const ErrorEnvelope& why) override;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "broker_plugin/http/call_gate.h"
+#include "broker_plugin/http/portable_schema.h"
 #include "broker_plugin/http/tool_hints.h"
 
 namespace fleetmcp::http {
@@ -12,8 +13,10 @@ constexpr std::string_view kCursorContext = "tools/list";
 
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
 
-json::Value annotations_json(const FleetTool& tool, json::Allocator& a) {
-  const ToolHints hints = tool_hints(tool.safety_class, tool.name.verb);
+}  // namespace
+
+json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& a) {
+  const ToolHints hints = tool_hints(safety_class, verb);
   json::Value v(rapidjson::kObjectType);
   v.AddMember("readOnlyHint", hints.read_only, a);
   v.AddMember("destructiveHint", hints.destructive, a);
@@ -22,6 +25,8 @@ json::Value annotations_json(const FleetTool& tool, json::Allocator& a) {
   v.AddMember("openWorldHint", false, a);
   return v;
 }
+
+namespace {
 
 // "system.echo invoke on 01hzx…" — server data only.
 std::string tool_title(const FleetTool& tool) {
@@ -33,7 +38,10 @@ std::string tool_title(const FleetTool& tool) {
 ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size)
     : schemas_(std::move(schemas)), style_(style), page_size_(std::max<size_t>(1, page_size)) {
   for (const SchemaDocument* doc : schemas_->list()) {
-    parsed_.emplace(doc->id, json::parse_strict(doc->bytes, ErrorCode::kInternal));
+    // Served schemas are the portable rewrite (portable_schema.h); validation uses the registry's.
+    json::Document d = json::parse_strict(doc->bytes, ErrorCode::kInternal);
+    make_portable(d, d.GetAllocator());
+    parsed_.emplace(doc->id, std::move(d));
   }
 }
 
@@ -55,11 +63,15 @@ json::Value ToolCatalog::schema_json(std::string_view id, json::Allocator& alloc
   return out;
 }
 
+json::Value ToolCatalog::output_schema_json(std::string_view id, json::Allocator& a) const {
+  json::Value schema = schema_json(id, a);
+  schema.EraseMember("description");
+  return schema;
+}
+
 json::Value ToolCatalog::input_schema_json(const FleetTool& tool, json::Allocator& a) const {
   json::Value schema = schema_json(tool.verb.input_schema, a);
   if (!needs_commit_token(tool.safety_class, tool.name.verb)) return schema;
-  // No longer the registry document: drop its $id so no client caches it under that name.
-  schema.RemoveMember("$id");
   if (!schema.HasMember("properties")) schema.AddMember("properties", json::Value(rapidjson::kObjectType), a);
   json::Value prop(rapidjson::kObjectType);
   prop.AddMember("type", "string", a);
@@ -77,8 +89,8 @@ json::Value ToolCatalog::tool_json(const FleetTool& tool, McpRevision revision, 
   if (has_structured_output(revision)) v.AddMember("title", str(tool_title(tool), a), a);
   v.AddMember("description", str(render_description(tool.verb, tool.name), a), a);
   v.AddMember("inputSchema", input_schema_json(tool, a), a);
-  if (has_structured_output(revision)) v.AddMember("outputSchema", schema_json(tool.verb.output_schema, a), a);
-  v.AddMember("annotations", annotations_json(tool, a), a);
+  if (has_structured_output(revision)) v.AddMember("outputSchema", output_schema_json(tool.verb.output_schema, a), a);
+  v.AddMember("annotations", annotations_json(tool.safety_class, tool.name.verb, a), a);
   const std::string_view safety = safety_class_name(tool.safety_class);
   v.AddMember("x-safety-class", str(safety, a), a);
   // Clients drop unknown top-level fields; _meta reaches SDK users intact.

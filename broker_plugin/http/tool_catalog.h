@@ -18,6 +18,10 @@
 
 namespace fleetmcp::http {
 
+// MCP annotations from (safety_class, verb) (tool_hints.h), openWorldHint false: the tools act
+// only on the caller's own enrolled devices.
+json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& alloc);
+
 class ToolCatalog {
  public:
   ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size);
@@ -28,8 +32,11 @@ class ToolCatalog {
   // The tools/list result {tools, nextCursor?}. nullopt when the cursor is not one of ours.
   std::optional<json::Document> list_page(const FleetSnapshot& fleet, std::string_view tenant,
                                           const std::optional<std::string>& cursor, McpRevision revision) const;
-  // A copy of a registry schema as JSON (parsed once at start-up).
+  // A copy of a registry schema as served: the portable rewrite, parsed once at start-up.
   json::Value schema_json(std::string_view id, json::Allocator& alloc) const;
+  // An output schema as served: without its top description, which the tool's description (the
+  // kind's template, "Returns …") already gives; every tool repeats it otherwise.
+  json::Value output_schema_json(std::string_view id, json::Allocator& alloc) const;
   // The input schema a client sees: the registry's, plus commit_token for two-phase tools.
   json::Value input_schema_json(const FleetTool& tool, json::Allocator& alloc) const;
 
@@ -42,7 +49,7 @@ class ToolCatalog {
   ToolNameStyle style_;
   size_t page_size_;
   CursorCodec cursors_;
-  std::map<std::string, json::Document, std::less<>> parsed_;  // schema id -> document
+  std::map<std::string, json::Document, std::less<>> parsed_;  // schema id -> served document
 };
 
 }  // namespace fleetmcp::http

@@ -87,13 +87,15 @@ Made i2c(const CapabilityConfig& cap, const NodeServices& n) {
   const auto listed = s.integer_list("addresses", 0, 127);
   if (listed.empty()) s.fail("addresses", "required: the 7-bit addresses this capability may touch, e.g. 0x48,0x76");
   const bool writable = s.flag("writable", true);
+  const auto readable = s.integer_list("readable_registers", 0, 255);
   auto present = s.integer_list("sim_devices", 0, 127);
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
   std::set<int> allowed(listed.begin(), listed.end());
   if (present.empty()) present.assign(listed.begin(), listed.end());
   auto backend = sim ? make_simulated_i2c_bus(std::vector<int>(present.begin(), present.end())) : make_i2c_dev_bus(bus);
-  return std::make_unique<I2cHandler>(std::move(backend), bus, std::move(allowed), writable);
+  return std::make_unique<I2cHandler>(std::move(backend), bus, std::move(allowed),
+                                      std::set<int>(readable.begin(), readable.end()), writable);
 }
 
 Made service(const CapabilityConfig& cap, const NodeServices& n) {

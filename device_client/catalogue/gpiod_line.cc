@@ -43,8 +43,9 @@ class GpiodLine : public GpioLine {
   PinState read() override {
     gpiod_line* line = open();
     const bool held = gpiod_line_is_requested(line);
-    if (!held && gpiod_line_request_input_flags(line, kConsumer, 0) != 0 &&
-        request_as_is(line) != 0) {
+    // As is, never as an input first: that would turn a driven output into a floating input, and
+    // a read needs only tools:call:read_only (issue 17).
+    if (!held && request_as_is(line) != 0) {
       throw failed_precondition("the GPIO line is in use by another program: " + errno_text(errno),
                                 "stop the program holding it (gpioinfo shows the consumer)");
     }

@@ -19,8 +19,13 @@ std::string allow_list_text(const std::set<int>& allowed) {
 
 }  // namespace
 
-I2cHandler::I2cHandler(std::unique_ptr<I2cBus> bus, int bus_number, std::set<int> allowed, bool writable)
-    : bus_(std::move(bus)), bus_number_(bus_number), allowed_(std::move(allowed)), writable_(writable) {}
+I2cHandler::I2cHandler(std::unique_ptr<I2cBus> bus, int bus_number, std::set<int> allowed,
+                       std::set<int> readable_registers, bool writable)
+    : bus_(std::move(bus)),
+      bus_number_(bus_number),
+      allowed_(std::move(allowed)),
+      readable_registers_(std::move(readable_registers)),
+      writable_(writable) {}
 
 std::vector<std::string> I2cHandler::verbs() const {
   if (!writable_) return {"snapshot", "get"};
@@ -53,6 +58,14 @@ json::Document I2cHandler::scan() {
 json::Document I2cHandler::read(const json::Value& arguments) {
   const int address = allowed_address(arguments);
   const auto reg = optional_register(arguments);
+  if (reg && !readable_registers_.count(*reg)) {
+    throw permission_denied("reading register " + std::to_string(*reg) +
+                                " writes the register pointer first, and it is not listed as safe to read (" +
+                                (readable_registers_.empty() ? std::string("none is") : allow_list_text(readable_registers_)) +
+                                ")",
+                            "read without a register, or have the device operator add it to the capability's "
+                            "readable_registers= setting");
+  }
   const auto data = bus_->read(address, reg, arguments["length"].GetInt());
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();

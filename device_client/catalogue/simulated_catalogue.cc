@@ -13,7 +13,7 @@ const std::vector<std::pair<std::string, std::string>>& simulated_catalogue_line
       {"capability.gpio17", "gpio.pin line=17"},
       {"capability.button", "gpio.pin line=27 writable=false"},
       {"capability.pwm0", "gpio.pwm chip=0 channel=0 pin=18"},
-      {"capability.i2c1", "i2c.bus bus=1 addresses=0x48,0x76,0x77 sim_devices=0x48,0x76"},
+      {"capability.i2c1", "i2c.bus bus=1 addresses=0x48,0x76,0x77 readable_registers=0x10,0xf4 sim_devices=0x48,0x76"},
       {"capability.camera0", "camera.still max_files=20"},
       {"capability.reboot", "system.power action=reboot"},
       {"capability.server", "manage.server update_unit=fleetmcp-update.service"},

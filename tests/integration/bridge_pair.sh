@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DESIGN §12, bridged brokers on loopback, each mosquitto + fleetmcp_plugin.so from the top-level
+# docs/protocol.md §12, bridged brokers on loopback, each mosquitto + fleetmcp_plugin.so from the top-level
 # mosquitto.conf (scripts/broker-conf.sh), sharing one fleet CA and token issuer. The node is
 # connected to A. Both directions of mosquitto's bridge are used, each holding a fleet:bridge
 # token as a client of the other broker (docs/sharding.md):
@@ -15,6 +15,7 @@ node=$(enroll_nodes acme 1)
 A_TLS=$(free_port) A_PLAIN=$(free_port) A_HTTP=$(free_port)
 B_TLS=$(free_port) B_PLAIN=$(free_port) B_HTTP=$(free_port)
 C_TLS=$(free_port) C_PLAIN=$(free_port) C_HTTP=$(free_port)
+A_BRIDGE=$(free_port) C_BRIDGE=$(free_port)
 sed -i "s|^broker = .*|broker = mqtts://127.0.0.1:$A_TLS|" "$T/pki/nodes/$node/device.conf"
 
 # broker NAME TLS PLAIN HTTP : a derived config in $T/NAME.conf with its own data dir. Both hold
@@ -28,8 +29,22 @@ broker() {
 broker a "$A_TLS" "$A_PLAIN" "$A_HTTP"
 broker b "$B_TLS" "$B_PLAIN" "$B_HTTP"
 broker c "$C_TLS" "$C_PLAIN" "$C_HTTP"
+# bridge_listener CONF PORT : the bridge listener docs/sharding.md configures, mutual TLS without
+# use_identity_as_username (the plugin reads the token at BASIC_AUTH, the certificate beside it).
+bridge_listener() {
+  cat >>"$1" <<CONF
+listener $2 127.0.0.1
+cafile $T/pki/ca.crt
+certfile $T/pki/server.crt
+keyfile $T/pki/server.key
+require_certificate true
+CONF
+}
+bridge_listener "$T/a.conf" "$A_BRIDGE"
+bridge_listener "$T/c.conf" "$C_BRIDGE"
 # bridge_section CONF NAME PORT SUB UPSTREAM_DIRECTION: appends a bridge (after the plugin_opt_
-# lines) to the plain listener on PORT, as a client holding a fleet:bridge token of sub SUB.
+# lines) to the bridge listener on PORT, as a client holding a fleet:bridge token of sub SUB and
+# the certificate of `fleetctl pki bridge --sub SUB`.
 # UPSTREAM_DIRECTION is how announce, status, telemetry and cmd_ack travel (in: from the other
 # broker to this one; out: from this one to the other); cmd always goes the other way.
 bridge_section() {
@@ -41,6 +56,9 @@ address 127.0.0.1:$3
 remote_clientid $4-$2
 remote_username $4
 remote_password $("$FLEETCTL" token issue --dir "$T/pki" --sub "$4" --tenant acme --scope fleet:bridge)
+bridge_cafile $T/pki/ca.crt
+bridge_certfile $("$FLEETCTL" pki bridge --dir "$T/pki" --sub "$4")/bridge.crt
+bridge_keyfile $T/pki/bridges/$4/bridge.key
 bridge_protocol_version mqttv50
 cleansession true
 try_private false
@@ -55,9 +73,9 @@ CONF
 }
 # B bridges in from A: mosquitto skips B's own ACL checks for what its bridge delivers (B's plugin
 # still verifies it); A's plugin sees a `bridge` principal.
-bridge_section "$T/b.conf" to-a "$A_PLAIN" bridge-b in
+bridge_section "$T/b.conf" to-a "$A_BRIDGE" bridge-b in
 # A bridges out to the core C, as docs/sharding.md configures an edge broker.
-bridge_section "$T/a.conf" to-c "$C_PLAIN" bridge-a out
+bridge_section "$T/a.conf" to-c "$C_BRIDGE" bridge-a out
 bridge_token=$(sed -n 's/^remote_password //p' "$T/b.conf")
 
 start_mosquitto "$T/c.conf" c
@@ -70,11 +88,23 @@ wait_for_line "$T/a-data/fleetmcp-audit.log" '"caller":"bridge-b".*"decision":"a
 wait_for_line "$T/c-data/fleetmcp-audit.log" '"caller":"bridge-a".*"decision":"accept".*"reason":"bridge"' 10 \
   || fail "C never accepted A's bridge (C audit: $(tail -3 "$T/c-data/fleetmcp-audit.log"))"
 pass "three brokers with the plugin: B bridged in from A, A bridged out to C, as bridge principals"
+assert_contains "$(openssl x509 -in "$T/pki/bridges/bridge-b/bridge.crt" -noout -subject)" "O = fleet:bridge, CN = bridge-b" \
+  "fleetctl pki bridge made the bridge's certificate"
+
+# Issue 17: the bridge token alone (no client certificate) is refused, on any listener.
+if mosquitto_sub -V mqttv5 -h 127.0.0.1 -p "$A_PLAIN" -i bridge-b-stolen -u bridge-b -P "$bridge_token" \
+     -t '$devices/+/status' -C 1 -W 2 >"$T/token-only.out" 2>&1; then
+  fail "a bridge token without its certificate was accepted"
+fi
+assert_contains "$(cat "$T/token-only.out")" "authori" "a bridge token without its client certificate is refused at CONNECT"
+wait_for_line "$T/a-data/fleetmcp-audit.log" '"caller":"bridge-b".*"decision":"refuse".*a bridge needs its client certificate' 5 \
+  || fail "A did not audit the token-only bridge: $(grep refuse "$T/a-data/fleetmcp-audit.log" | tail -2)"
+pass "A audits why"
 
 device_start node --config "$T/pki/nodes/$node/device.conf"
 token=$(agent_token claude acme "devices:read tools:call:read_only")
 online_on() {  # online_on PLAIN_PORT : the node's retained status on that broker says online
-  { timeout 3 mosquitto_sub -p "$1" -u claude -P "$token" -t "\$devices/$node/status" --retained-only -W 1 2>/dev/null || true; } \
+  { timeout 3 mosquitto_sub -V mqttv5 -p "$1" -u claude -P "$token" -t "\$devices/$node/status" --retained-only -W 1 2>/dev/null || true; } \
     | grep '"state":"online"' >/dev/null
 }
 wait_until 15 online_on "$A_PLAIN" || fail "node not online on A (see $T/node.log, $T/a.log)"
@@ -95,7 +125,7 @@ listed() {  # listed HTTP_PORT : that broker's MCP endpoint lists the node's ech
     -D "$T/init.h" -o /dev/null
   sid=$(awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}' "$T/init.h" | tr -d '\r')
   curl "${CALL[@]}" -X POST "http://127.0.0.1:$1/mcp" -H "Accept: application/json, text/event-stream" \
-    -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | grep "sysecho-$node-echo-invoke" >/dev/null
+    -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | grep "$node" >/dev/null  # by_kind: the node_id enum
 }
 wait_until 10 listed "$B_HTTP" || fail "B's MCP endpoint does not list $node's tools"
 pass "node on A listed by B's MCP endpoint"

@@ -59,7 +59,7 @@ assert_contains "$health" '"status":"ok"' "HTTP front answers /healthz"
 node=$(enroll_nodes acme 1)
 sed -i "s|^broker = .*|broker = mqtts://127.0.0.1:$PORT_TLS|" "$T/pki/nodes/$node/device.conf"
 token=$(agent_token reader acme "devices:read")
-mosquitto_sub -p "$PORT_PLAIN" -u reader -P "$token" -q 1 -t "\$devices/+/status" >"$T/status.out" 2>"$T/status.log" &
+mosquitto_sub -V mqttv5 -p "$PORT_PLAIN" -u reader -P "$token" -q 1 -t "\$devices/+/status" >"$T/status.out" 2>"$T/status.log" &
 track $!
 device_start node --config "$T/pki/nodes/$node/device.conf"
 wait_for_line "$T/status.out" "\"node_id\":\"$node\".*\"state\":\"online\"" 15 \

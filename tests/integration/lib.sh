@@ -235,6 +235,8 @@ CONF
   local line
   for line in "$@"; do echo "$line" >>"$conf"; done
   grep -q '^plugin_opt_http_listen ' "$conf" || echo "plugin_opt_http_listen 127.0.0.1:0" >>"$conf"
+  # The tests were written against the per-node projection; the by_kind default is asked for by name.
+  grep -q '^plugin_opt_http_tools_mode ' "$conf" || echo "plugin_opt_http_tools_mode per_node" >>"$conf"
   echo "$conf"
 }
 
@@ -287,13 +289,16 @@ HTTP_STALLED_CLIENT=$BIN/broker_plugin/http/testing/fleetmcp-http-stalled-client
 # loopback port. Sets HTTP_PORT and HTTP_CTL (a fifo: write "offline <id>" etc. to it).
 start_http_testhost() {
   local name=$1 schemas=$2 issuer=$3 fleet=$4; shift 4
+  # The tests were written against the per-node projection; other modes are asked for by name.
+  local mode="--set http_tools_mode=per_node"
+  [[ " $* " == *" http_tools_mode="* ]] && mode=""
   [ -x "$HTTP_TESTHOST" ] || fail "$HTTP_TESTHOST is not built (cmake --build ... --target fleetmcp-http-testhost)"
   HTTP_CTL=$T/$name.ctl
   rm -f "$HTTP_CTL"; mkfifo "$HTTP_CTL"
   sleep 100000 >"$HTTP_CTL" &   # holds the fifo open so the host never sees end of input
   track $!
   "$HTTP_TESTHOST" --schemas "$schemas" --issuer-pub "$issuer" --fleet "$fleet" \
-    --set http_listen=127.0.0.1:0 "$@" <"$HTTP_CTL" >"$T/$name.out" 2>"$T/$name.log" &
+    --set http_listen=127.0.0.1:0 $mode "$@" <"$HTTP_CTL" >"$T/$name.out" 2>"$T/$name.log" &
   track $!
   local deadline=$((SECONDS + 10))
   until grep -q '^port ' "$T/$name.out" 2>/dev/null; do

@@ -68,6 +68,13 @@ example=$(grep -A1 '^# An echo call' "$T/first.out" | tail -1)
 assert_contains "$example" 'curl ' "an example curl call is printed"
 answer=$(bash -c "$example")
 assert_contains "$answer" '"message":"ping"' "the printed example call works"
+# Issue 17: no printed command hands the token to a program's arguments (`ps` shows them).
+[ -z "$(grep -v '^export ' "$T/first.out" | grep -F -e "$FLEETMCP_TOKEN" -e '-P "$FLEETMCP_TOKEN"' -e 'Bearer $FLEETMCP_TOKEN"')" ] \
+  || fail "a printed command puts the token on a command line: $(grep -e '-P ' -e 'Bearer' "$T/first.out")"
+pass "no printed command puts the token on a command line"
+mqtt_example=$(grep -A1 "^# The fleet's announces over MQTT" "$T/first.out" | tail -1)
+got=$(timeout 10 bash -c "$mqtt_example -W 8" | grep -c '"node_attestation"')
+assert_eq "$got" 5 "the printed mosquitto_sub command reads the five announces"
 
 # The MCP endpoint with the printed token, through the official SDK client: list every page (the
 # nodes offer the whole catalogue), then call the echo tool of each of the five nodes.
@@ -88,19 +95,20 @@ listed=$(node --input-type=module -e '
     tools.push(...page.tools);
     cursor = page.nextCursor;
   } while (cursor);
-  const echoes = tools.filter(t => t.name.endsWith("-echo-invoke"));
-  for (const t of echoes) {
-    const r = await client.callTool({ name: t.name, arguments: { message: "sdk" } });
+  // by_kind (mosquitto.conf): one system_echo_invoke whose node_id enum names the five nodes.
+  const nodes = tools.find(t => t.name === "system_echo_invoke").inputSchema.properties.node_id.enum;
+  for (const node_id of nodes) {
+    const r = await client.callTool({ name: "system_echo_invoke", arguments: { node_id, arguments: { message: "sdk" } } });
     if (r.isError || r.structuredContent?.message !== "sdk") throw new Error(JSON.stringify(r));
   }
-  console.log(echoes.length);
+  console.log(nodes.length);
   await client.close();
 ' "$SRC" 2>"$T/sdk.log") || fail "MCP SDK client failed: $(cat "$T/sdk.log")"
-assert_eq "$listed" 5 "the SDK client lists five dashed echo tools with the printed token and calls each"
+assert_eq "$listed" 5 "the SDK client lists system_echo_invoke for five nodes with the printed token and calls each"
 
 # The printed MQTT URL with the printed token (username = the token's sub) reads the announces.
 port=${FLEETMCP_MQTT##*:}
-got=$(timeout 10 mosquitto_sub -p "$port" -u local-agent -P "$FLEETMCP_TOKEN" -t '$devices/+/announce' -C 5 -W 8 | grep -c '"node_attestation"')
+got=$(timeout 10 mosquitto_sub -V mqttv5 -p "$port" -u local-agent -P "$FLEETMCP_TOKEN" -t '$devices/+/announce' -C 5 -W 8 | grep -c '"node_attestation"')
 assert_eq "$got" 5 "the printed MQTT URL and token read the five announces"
 
 stop_fleet first

@@ -62,3 +62,20 @@ if mosquitto_sub -V mqttv5 -h 127.0.0.1 -p "$PORT_PLAIN" -u mallory -P "$VICTIM"
   fail "the revoked token still logs in"
 fi
 assert_contains "$(cat "$T/victim-again.out")" "Not authorized" "the revoked token is refused at CONNECT"
+
+# Issue 17: the list fails closed. A revocation file that goes missing (deleted, a volume not
+# mounted) keeps the revocations the plugin holds; a broker cannot start without it.
+mv "$T/pki/revoked.txt" "$T/revoked.moved"
+kill -HUP "$BROKER_PID"
+wait_for_line "$T/broker.log" "revocation list not reloaded, keeping the previous one: .*revoked.txt does not exist" 5 \
+  || fail "no refusal to reload logged: $(tail -3 "$T/broker.log")"
+if mosquitto_sub -V mqttv5 -h 127.0.0.1 -p "$PORT_PLAIN" -u mallory -P "$VICTIM" -t '$devices/+/status' -C 1 -W 1 \
+     >"$T/victim-missing.out" 2>&1; then
+  fail "the revoked token logs in once the revocation file is gone"
+fi
+assert_contains "$(cat "$T/victim-missing.out")" "Not authorized" "with the file gone, the revoked token is still refused"
+stop_broker
+PORT_TLS=$(free_port); PORT_PLAIN=$(free_port)
+conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
+if timeout 10 mosquitto -c "$conf" >"$T/no-list.log" 2>&1; then fail "mosquitto ran without its revocation list"; fi
+assert_contains "$(cat "$T/no-list.log")" "revoked.txt does not exist" "a broker whose revocation file is missing does not start"

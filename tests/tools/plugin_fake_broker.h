@@ -106,8 +106,11 @@ class PluginFixture {
     broker.certificates[clients_.back().get()] = node.certificate;
     return *clients_.back();
   }
-  FakeClient& connect_agent(const std::string& sub, const std::string& token, bool* accepted = nullptr) {
+  // `certificate`: the TLS client certificate it presents (a bridge's, over mutual TLS).
+  FakeClient& connect_agent(const std::string& sub, const std::string& token, bool* accepted = nullptr,
+                            const Certificate* certificate = nullptr) {
     clients_.push_back(std::make_unique<FakeClient>(FakeClient{sub + "-client", sub}));
+    if (certificate != nullptr) broker.certificates[clients_.back().get()] = *certificate;
     const auto verdict = plugin->on_basic_auth(clients_.back()->view(), token);
     if (accepted != nullptr) *accepted = verdict == plugin::Verdict::kAllow;
     return *clients_.back();

@@ -137,6 +137,21 @@ TEST_F(AgentTokenTest, SignedButMalformedClaimsAreRefused) {
   refused(sign_raw(R"({"alg":"EdDSA","crit":["exp"]})", "{}"));
 }
 
+// Issue 17 item 8: the revocation list can name only ULIDs; a token it could never name is refused.
+TEST_F(AgentTokenTest, AJtiThatIsNotAUlidIsRefused) {
+  const std::string header = R"({"alg":"EdDSA","typ":"JWT"})";
+  const auto with_jti = [&](std::string_view jti) {
+    return sign_raw(header, R"({"sub":"a","tenant":"acme","scope":"devices:read","aud":"fleetmcp","iat":1799999990,)"
+                            R"("exp":1800003600,"jti":")" + std::string(jti) + R"("})");
+  };
+  EXPECT_NE(refused(with_jti("j")).find("jti is not a ULID"), std::string::npos);
+  EXPECT_NE(refused(with_jti("01jd3x0000000000000000000a-x")).find("jti is not a ULID"), std::string::npos);
+  EXPECT_EQ(verify_agent_token(with_jti("01jd3x0000000000000000000a"), issuer.public_key(), "fleetmcp", kNow).jti,
+            "01jd3x0000000000000000000a");
+  EXPECT_EQ(verify_agent_token(with_jti("01JD3X0000000000000000000A"), issuer.public_key(), "fleetmcp", kNow).jti,
+            "01JD3X0000000000000000000A");
+}
+
 TEST_F(AgentTokenTest, GarbageIsRefused) {
   for (std::string_view garbage : {"", ".", "..", "a.b", "a.b.c.d", "!!!.###.$$$", "eyJ.eyJ.sig", "\xff\xfe.\x00.x"}) {
     refused(garbage);

@@ -55,7 +55,7 @@ std::vector<CapabilityConfig> simulated_catalogue(const std::string& photo_dir) 
           capability("gpio17", "gpio.pin", {{"line", "17"}}),
           capability("button", "gpio.pin", {{"line", "27"}, {"writable", "false"}}),
           capability("pwm0", "gpio.pwm", {{"pin", "18"}}),
-          capability("i2c1", "i2c.bus", {{"bus", "1"}, {"addresses", "0x48,0x76,0x77"}, {"sim_devices", "0x48,0x76"}}),
+          capability("i2c1", "i2c.bus", {{"bus", "1"}, {"addresses", "0x48,0x76,0x77"}, {"readable_registers", "0x10"}, {"sim_devices", "0x48,0x76"}}),
           capability("camera0", "camera.still", {{"dir", photo_dir}, {"max_files", "2"}}),
           capability("reboot", "system.power", {{"action", "reboot"}}),
           capability("server", "manage.server", {{"update_unit", "fleetmcp-update.service"}})};
@@ -250,6 +250,19 @@ TEST_F(CatalogueHandlers, I2cKeepsToItsAllowList) {
   EXPECT_EQ(e.message, "permission_denied: address 80 is not in this capability's allow-list (72, 118, 119)");
   EXPECT_EQ(refusal(tool("i2c", "i2c1", "get"), R"({"address":119,"length":1})").message,
             "failed_precondition: no device acknowledged address 119");
+}
+
+// Issue 17 item 3: get needs only tools:call:read_only, but a register read writes the register
+// pointer first (a write on PCF8574-style boards): only registers listed as readable are read.
+TEST_F(CatalogueHandlers, I2cReadsOnlyRegistersListedAsReadable) {
+  const ErrorEnvelope e = refusal(tool("i2c", "i2c1", "get"), R"({"address":72,"register":17,"length":1})");
+  EXPECT_EQ(e.code, ErrorCode::kSafetyDenied);
+  EXPECT_EQ(e.message,
+            "permission_denied: reading register 17 writes the register pointer first, and it is not listed as safe "
+            "to read (16)");
+  EXPECT_NE(e.suggested_fix.find("readable_registers="), std::string::npos);
+  EXPECT_EQ(json::to_string(call(tool("i2c", "i2c1", "get"), R"({"address":72,"length":2})")["data"]), "[72,73]")
+      << "a read without a register writes nothing and is allowed";
 }
 
 TEST_F(CatalogueHandlers, ServiceActionsAndEnablement) {

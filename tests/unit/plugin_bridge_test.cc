@@ -110,7 +110,7 @@ TEST_F(Bridge, AnAnnounceOfAnEnrolledNodeIsVerifiedAndTheNodeIsRemote) {
 TEST_F(Bridge, AnAnnounceIsRefusedWithoutAnEnrolledCertificateOrAValidSignature) {
   auto stranger = f.pki.enroll("acme");  // enrolled with the CA, but its certificate is not on this broker
   EXPECT_EQ(bridged("announce", manifest(*stranger, f.now), true, stranger.get()), Verdict::kDeny);
-  EXPECT_NE(f.audit_log().find("no enrolled certificate of node " + stranger->node_id), std::string::npos);
+  EXPECT_NE(f.audit_log().find("no valid enrolled certificate of node " + stranger->node_id), std::string::npos);
 
   std::string tampered = manifest(*remote, f.now);
   tampered.replace(tampered.find("\"echo\""), 6, "\"ecko\"");
@@ -118,6 +118,16 @@ TEST_F(Bridge, AnAnnounceIsRefusedWithoutAnEnrolledCertificateOrAValidSignature)
   EXPECT_EQ(bridged("announce", manifest(*remote, f.now), false), Verdict::kDeny) << "announces are retained";
   EXPECT_EQ(f.plugin->counters().bridged_refused.load(), 3u);
   EXPECT_EQ(f.plugin->registry().find(remote->node_id), nullptr);
+}
+
+// Issue 17 item 8: the certificate remembered from an earlier announce is re-checked each time;
+// once it has expired, a fresh, well-signed announce no longer verifies against it.
+TEST_F(Bridge, ARememberedCertificateIsRecheckedForItsValidityPeriod) {
+  ASSERT_EQ(bridged_announce(), Verdict::kAllow);
+  f.now = remote->certificate.not_after_ms() + 1000;
+  EXPECT_EQ(bridged_announce(), Verdict::kDeny);
+  EXPECT_NE(f.audit_log().find("no valid enrolled certificate of node " + remote->node_id), std::string::npos)
+      << f.audit_log();
 }
 
 TEST_F(Bridge, AnotherCaCertificateInTheEnrolledDirectoryIsIgnored) {
@@ -187,10 +197,49 @@ TEST_F(Bridge, TheOwnersClearDeregistersTheRemoteNode) {
 
 class BridgePrincipal : public Bridge {
  protected:
-  FakeClient& connect_bridge(const std::set<std::string, std::less<>>& scopes = {"fleet:bridge"}) {
-    return f.connect_agent("bridge-b", f.pki.token("bridge-b", "acme", scopes, f.now / 1000 + 3600));
+  // A bridge with its token and its certificate from `fleetctl pki bridge` (CN = sub, O = fleet:bridge).
+  FakeClient& connect_bridge(const std::set<std::string, std::less<>>& scopes = {"fleet:bridge"},
+                             bool* accepted = nullptr, const Certificate* certificate = nullptr) {
+    const Certificate& cert = certificate != nullptr ? *certificate : bridge_certificate("bridge-b");
+    return f.connect_agent("bridge-b", f.pki.token("bridge-b", "acme", scopes, f.now / 1000 + 3600), accepted, &cert);
   }
+  const Certificate& bridge_certificate(const std::string& cn, const std::string& o = "fleet:bridge") {
+    certificates_.push_back(f.pki.enroll(o, new_node_id(), cn));
+    return certificates_.back()->certificate;
+  }
+  std::vector<std::shared_ptr<TestNode>> certificates_;
 };
+
+// Issue 17 item 7: the token alone is not a bridge; its certificate must come with it.
+TEST_F(BridgePrincipal, ATokenWithoutItsBridgeCertificateIsRefused) {
+  bool accepted = true;
+  f.connect_agent("bridge-b", f.pki.token("bridge-b", "acme", {"fleet:bridge"}, f.now / 1000 + 3600), &accepted);
+  EXPECT_FALSE(accepted) << "token only";
+  EXPECT_NE(f.audit_log().find("a bridge needs its client certificate (mutual TLS)"), std::string::npos);
+  connect_bridge({"fleet:bridge"}, &accepted, &bridge_certificate("bridge-c"));
+  EXPECT_FALSE(accepted) << "another bridge's certificate";
+  connect_bridge({"fleet:bridge"}, &accepted, &bridge_certificate("bridge-b", "acme"));
+  EXPECT_FALSE(accepted) << "not O=fleet:bridge";
+  EXPECT_NE(f.audit_log().find("the client certificate is not this bridge's"), std::string::npos);
+  testing::TestPki other;
+  auto foreign = other.enroll("fleet:bridge", new_node_id(), "bridge-b");
+  connect_bridge({"fleet:bridge"}, &accepted, &foreign->certificate);
+  EXPECT_FALSE(accepted) << "another CA's";
+  connect_bridge({"fleet:bridge"}, &accepted);
+  EXPECT_TRUE(accepted) << "token and certificate";
+  // An agent token needs no certificate.
+  f.connect_agent("ops", f.pki.token("ops", "acme", {"devices:read"}, f.now / 1000 + 3600), &accepted);
+  EXPECT_TRUE(accepted);
+}
+
+// Issue 17 item 7: a bridge's cmd reaches only a node connected to this broker.
+TEST_F(BridgePrincipal, ItsCmdsReachOnlyNodesConnectedHere) {
+  FakeClient& b = connect_bridge();
+  EXPECT_EQ(f.check(b, kAclWrite, topic(remote->node_id, "cmd"), "{}"), Verdict::kDeny) << "not connected here";
+  EXPECT_NE(f.audit_log().find("a bridge's cmd for a node not connected to this broker"), std::string::npos);
+  ASSERT_EQ(f.check(f.connect_node(*remote), kAclSubscribe, topic(remote->node_id, "cmd")), Verdict::kAllow);
+  EXPECT_EQ(f.check(b, kAclWrite, topic(remote->node_id, "cmd"), "{}"), Verdict::kAllow);
+}
 
 TEST_F(BridgePrincipal, CarriesEveryTenantsDeviceTopicsButNotRejected) {
   FakeClient& b = connect_bridge();
@@ -201,6 +250,8 @@ TEST_F(BridgePrincipal, CarriesEveryTenantsDeviceTopicsButNotRejected) {
   EXPECT_EQ(f.check(b, kAclSubscribe, "$devices/+/rejected"), Verdict::kDeny);
   EXPECT_EQ(f.check(b, kAclSubscribe, "$devices/#"), Verdict::kDeny);
   EXPECT_EQ(f.check(b, kAclRead, topic(other_tenant->node_id, "status")), Verdict::kAllow) << "no tenant applies";
+  // A bridge's cmd goes only to a node connected here.
+  ASSERT_EQ(f.check(f.connect_node(*remote), kAclSubscribe, topic(remote->node_id, "cmd")), Verdict::kAllow);
   EXPECT_EQ(f.check(b, kAclWrite, topic(remote->node_id, "cmd"), "{}"), Verdict::kAllow);
   EXPECT_EQ(f.check(b, kAclWrite, topic(remote->node_id, "cmd"), "{}", true), Verdict::kDeny) << "retain=no";
   // An agent holding the same tenant may do none of it.

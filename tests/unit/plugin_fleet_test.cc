@@ -387,6 +387,29 @@ TEST_F(CommandPath, ACallReachesTheNodeAndItsResultTheCaller) {
             std::string::npos);
 }
 
+// Issue 17 item 8: the $CONTROL driver skips the HTTP front's two-phase confirmation and rate
+// limits, so it refuses a verb that actuates, even for a token holding that scope.
+TEST_F(CommandPath, TheControlDriverRefusesPhysicalActuation) {
+  auto content = testing::example_content(*node, f.now + 1);
+  Capability led;
+  led.cap_id = "led";
+  led.kind = "gpio.pin";
+  led.schema_ref = "mcp://schemas/gpio.pin@1.0.0";
+  led.verbs = {"get", "set"};
+  led.safety_class = SafetyClass::kPhysicalActuation;
+  led.constraints = {10, 1, 2000};
+  content.capabilities.push_back(led);
+  ASSERT_EQ(announce(*device, testing::signed_manifest(*node, content)), Verdict::kAllow);
+  FakeClient& operator_agent = f.connect_agent(
+      "ops", f.pki.token("ops", "acme", {"tools:call:read_only", "tools:call:physical_actuation"}, f.now / 1000 + 3600));
+  EXPECT_TRUE(call("gpio." + node->node_id + ".led.set", R"({"value":"high"})", &operator_agent).empty())
+      << "no cmd may reach the node";
+  const auto refused = answer(&operator_agent);
+  EXPECT_EQ(code_of(refused), "E_SAFETY_DENIED");
+  EXPECT_NE(json::get_string(refused["error"], "message").value_or("").find("two-phase"), std::string::npos);
+  EXPECT_FALSE(call("gpio." + node->node_id + ".led.get", "{}", &operator_agent).empty()) << "a read still works";
+}
+
 TEST_F(CommandPath, TheGatewayDeadlineFailsTheCallAndALateAckIsDroppedAndAudited) {
   const std::string cmd = call(echo_tool());
   f.now += 4999;

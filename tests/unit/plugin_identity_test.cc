@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <variant>
 
 #include "tests/tools/plugin_test_pki.h"
@@ -110,6 +111,35 @@ TEST_F(Identity, WakerOnlyWithItsSecretFromLoopback) {
   EXPECT_EQ(refusal_of(identity.identify_password(waker.username, std::string(64, '0'), "127.0.0.1", now)),
             "wrong secret for the plugin's user");
   EXPECT_NE(WakerCredentials::generate("x").secret, waker.secret);
+}
+
+// Issue 17 item 1: an agent's client id is a claim on a session; it may not be a node's, the
+// waker's, or anything not derived from its token's sub.
+TEST_F(Identity, AgentClientIdsDeriveFromTheSub) {
+  const std::string token = pki.token("claude", "acme", {"devices:read"}, now / 1000 + 600);
+  const auto agent = std::get<Principal>(identity.identify_password("claude", token, "10.0.0.5", now));
+  const auto refused = [&](std::string_view id) {
+    const auto r = identity.check_client_id(agent, id);
+    return r ? r->reason : "accepted";
+  };
+  EXPECT_EQ(refused("claude"), "accepted");
+  EXPECT_EQ(refused("claude-session-2"), "accepted");
+  EXPECT_EQ(refused("auto-5B0D6A51-0C3A-4E0C-9F55-2C1F8E0A7D11"), "accepted");  // mosquitto's, for an empty id
+  EXPECT_EQ(refused(new_node_id()), "client id is a node id: only that node may connect with it");
+  std::string upper = new_node_id();
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(refused(upper), "client id is a node id: only that node may connect with it");
+  EXPECT_EQ(refused("fleetmcp-plugin"), "client id is the plugin's own");
+  const std::string not_derived =
+      "client id must be the token's sub, start with \"<sub>-\", or be left empty (MQTT 5)";
+  EXPECT_EQ(refused("bridge-site-a"), not_derived);
+  EXPECT_EQ(refused("claudette"), not_derived);
+  EXPECT_EQ(refused("claude-"), not_derived);
+  EXPECT_EQ(refused("mosq-abcdef"), not_derived);
+  EXPECT_EQ(refused("auto-not-a-uuid"), not_derived);
+  Principal node;
+  node.kind = PrincipalKind::kNode;
+  EXPECT_FALSE(identity.check_client_id(node, "anything").has_value());  // nodes: use_username_as_clientid
 }
 
 TEST(TenantName, FollowsFleetctlsPattern) {

@@ -25,6 +25,8 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
+#include <pthread.h>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -445,6 +447,39 @@ TEST_F(SchemaRegistryTest, ValidManifestsPass) {
                                                R"({"rate_limit_rps":0.5})")}));
 }
 
+// Issue 17 item 2: a device-chosen schema_ref of 64 KB ("a" + ".a" x 32248) once drove the
+// backtracking matcher into one stack frame per repetition and crashed the broker thread. The
+// check runs here on a thread with a 256 KiB stack: it must refuse the string, not overflow.
+TEST_F(SchemaRegistryTest, HugeSchemaRefIsRefusedInSmallStack) {
+  std::string ref = "mcp://schemas/a";
+  for (int i = 0; i < 32248; ++i) ref += ".a";
+  ref += "@1.0.0";
+  const auto doc = json::parse_strict(manifest({capability("echo", "system.echo", R"(["invoke"])", "read_only",
+                                                           R"({"rate_limit_rps":10})", ref)}));
+  struct Job {
+    const json::Document* doc;
+    std::optional<ValidationFailure> failure;
+  } job{&doc, std::nullopt};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(
+                &thread, &attr,
+                [](void* arg) -> void* {
+                  auto* j = static_cast<Job*>(arg);
+                  j->failure = reg().validate(kManifest, *j->doc);
+                  return nullptr;
+                },
+                &job),
+            0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  ASSERT_TRUE(job.failure.has_value());
+  EXPECT_EQ(job.failure->path, "/capabilities/0/schema_ref");
+  EXPECT_NE(job.failure->message.find("longer than 1024 characters"), std::string::npos) << job.failure->message;
+}
+
 TEST_F(SchemaRegistryTest, EchoClampViolationsNameTheField) {
   expect_invalid(kManifest,
                  manifest({kMetricsCap, capability("echo", "system.echo", R"(["invoke"])", "read_only",
@@ -656,7 +691,7 @@ TEST(SchemaRegistryKeywords, KeywordsOutsideTheFastPathStillWork) {
   const auto f = reg->validate("test.keywords@1.0.0", json::parse_strict(R"({"extra":{"a":"ABC"}})"));
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->path, "/extra/a");
-  EXPECT_EQ(f->message, "does not match pattern ^[a-z]+$");
+  EXPECT_EQ(f->message, "does not match pattern ^[a-z]+$ (or is longer than 1024 characters)");
   const auto g = reg->validate("test.keywords@1.0.0", json::parse_strict(R"({"nothing":1})"));
   ASSERT_TRUE(g.has_value());
   EXPECT_EQ(g->path, "/nothing");

@@ -180,6 +180,15 @@ TEST_F(RevocationListTest, MissingFileIsEmpty) {
   EXPECT_FALSE(list.contains("01jd3x0000000000000000000a"));
 }
 
+TEST_F(RevocationListTest, MissingFileFailsClosedWhenRequired) {
+  try {
+    RevocationList::load(path.string(), /*missing_is_empty=*/false);
+    FAIL() << "a missing list was taken as empty";
+  } catch (const Error& e) {
+    EXPECT_NE(e.envelope().message.find(path.string() + " does not exist"), std::string::npos) << e.envelope().message;
+  }
+}
+
 TEST_F(RevocationListTest, ReadsIdsCommentsAndBlankLines) {
   write("# revoked\n01jd3x0000000000000000000a\n\n  01JD3X0000000000000000000B  # lost\r\n");
   const auto list = RevocationList::load(path.string());

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/agent_token.h"
 #include "common/ed25519.h"
 #include "common/error.h"
 #include "common/json.h"
@@ -60,15 +61,24 @@ constexpr const char* kEnrollHelp =
     "  --days N      certificate validity in days (default 365, never beyond the CA's)\n"
     "  --json        print a JSON array of {node_id, bundle, kid} instead\n";
 
+constexpr const char* kBridgeHelp =
+    "usage: fleetctl pki bridge --dir DIR --sub SUB [--days N]\n\n"
+    "Makes the client certificate a broker's bridge presents to another broker (docs/sharding.md):\n"
+    "DIR/bridges/<SUB>/ bridge.key, bridge.crt (CN=<SUB>, O=fleet:bridge) and ca.crt, to copy onto the\n"
+    "broker that bridges, with a fleet:bridge token of the same sub (fleetctl token issue --sub SUB).\n\n"
+    "  --sub SUB   the bridge's name: the token's sub and the bridge's remote_username\n"
+    "  --days N    certificate validity in days (default 365, never beyond the CA's)\n";
+
 constexpr const char* kRevokeHelp =
     "usage: fleetctl pki revoke --dir DIR <node_id|jti>...\n\n"
     "Adds node_ids and agent token jtis to DIR/revoked.txt (the broker plugin reloads it on SIGHUP).\n"
     "Entries already present are left alone; prints each entry it added.\n";
 
 constexpr const char* kPkiHelp =
-    "usage: fleetctl pki <init|enroll|revoke> [options]   (fleetctl pki <sub> --help for details)\n\n"
+    "usage: fleetctl pki <init|enroll|bridge|revoke> [options]   (fleetctl pki <sub> --help for details)\n\n"
     "  init     create a test root CA, the agent token issuer key and the broker server certificate\n"
     "  enroll   create node keys, certificates and device bundles\n"
+    "  bridge   create a bridge's client key and certificate (mutual TLS between brokers)\n"
     "  revoke   add node_ids or token jtis to the revocation list\n";
 
 constexpr std::string_view kDefaultBroker = "mqtts://127.0.0.1:8883";
@@ -452,6 +462,33 @@ int pki_enroll(const Argv& argv) {
   return kExitOk;
 }
 
+// ---- pki bridge -------------------------------------------------------------------------------
+
+int pki_bridge(const Argv& argv) {
+  Args args(argv, {"dir", "sub", "days"}, {});
+  if (args.help()) return print_help(kBridgeHelp);
+  if (!args.positionals().empty()) throw Error(ErrorCode::kBadRequest, "pki bridge takes no arguments", "see --help");
+  const fs::path dir = args.require("dir");
+  const std::string sub = args.require("sub");
+  // The sub names a directory and is the bridge's MQTT username: the tenant-name alphabet.
+  if (!is_tenant(sub)) {
+    throw Error(ErrorCode::kBadRequest, "--sub must match ^[a-z0-9][a-z0-9_-]{0,62}$", "for example --sub bridge-site-a");
+  }
+  const int64_t days = parse_count(args, "days", 365, 1, 36500);
+  const LoadedCa ca = load_ca(dir);
+  const int64_t not_after_s = std::min<int64_t>(std::time(nullptr) + days * 86400, ca.cert.not_after_ms() / 1000);
+  const auto key = Ed25519PrivateKey::generate();
+  auto cert = issue_certificate({Profile::kNode, sub, std::string(fleetmcp::kScopeFleetBridge), "", not_after_s},
+                                key.public_key(), ca.cert.native(), ca.key.get());
+  const fs::path out = dir / "bridges" / sub;
+  make_dirs(out);
+  write_key(out / "bridge.key", key);
+  write_file(out / "bridge.crt", cert_pem(cert.get()), 0644);
+  write_file(out / "ca.crt", ca.cert.to_pem(), 0644);
+  std::cout << fs::absolute(out).lexically_normal().string() << "\n";
+  return kExitOk;
+}
+
 // ---- pki revoke -------------------------------------------------------------------------------
 
 std::string lowercase(std::string s) {
@@ -510,10 +547,11 @@ int cmd_pki(const Argv& args) {
   const Argv rest(args.begin() + (args.empty() ? 0 : 1), args.end());
   if (sub == "init") return pki_init(rest);
   if (sub == "enroll") return pki_enroll(rest);
+  if (sub == "bridge") return pki_bridge(rest);
   if (sub == "revoke") return pki_revoke(rest);
   if (sub == "--help" || sub == "-h" || sub == "help") return print_help(kPkiHelp);
   throw Error(ErrorCode::kBadRequest, sub.empty() ? "pki needs a subcommand" : "unknown pki subcommand '" + sub + "'",
-              "use fleetctl pki init|enroll|revoke (see fleetctl pki --help)");
+              "use fleetctl pki init|enroll|bridge|revoke (see fleetctl pki --help)");
 }
 
 }  // namespace fleetctl

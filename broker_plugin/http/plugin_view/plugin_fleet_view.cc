@@ -56,7 +56,8 @@ std::string lowercase(std::string_view s) {
 PluginFleetView::PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas)
     : core_(core), schemas_(std::move(schemas)), snapshot_(std::make_shared<FleetSnapshot>(0, std::vector<FleetNode>{})) {
   if (!core_.options().revocation_file.empty()) {
-    revoked_ = std::make_shared<const RevocationList>(RevocationList::load(core_.options().revocation_file));
+    revoked_ = std::make_shared<const RevocationList>(
+        RevocationList::load(core_.options().revocation_file, /*missing_is_empty=*/false));
   }
 }
 

@@ -45,6 +45,10 @@ FrontFixture::FrontFixture(FrontOptionList options) : wall_base_ms(now_ms()) {
   fleet->add_node("other", std::string(kOther), {{"echo", "system.echo", {"invoke"}, SafetyClass::kReadOnly, {10, 4, 2000}}});
 
   FrontConfig config;
+  // The unit tests were written against the per-node projection; by_kind tests ask for it.
+  const bool mode_given =
+      std::any_of(options.begin(), options.end(), [](const auto& o) { return o.first == "http_tools_mode"; });
+  if (!mode_given) options.emplace_back("http_tools_mode", "per_node");
   config.options = parse_front_options(options);
   config.schemas = test_registry();
   config.issuer = issuer_.public_key();

@@ -1,0 +1,231 @@
+// Agents at fleet scale (issue 14), through the real chain with the official MCP TypeScript SDK
+// client: the by_kind tools mode (typed, fleet-size independent), fleet_read, two-phase GPIO
+// confirmation, RFC-0001 names in every mode, and tenant isolation in every discovery answer.
+// Driven by tests/integration/agents_e2e.sh, which passes in env:
+//   MCP_URL, TOKEN (acme, every scope), TOKEN_OTHER (tenant "other", every scope),
+//   NODES (space-separated acme node ids, simulated with --catalogue), OTHER (a node of tenant
+//   "other"), LONE (an acme node in its own process, LONE_PID), LATE_CMD (starts one more acme
+//   node; prints nothing), LATE_PIDFILE.
+// Prints "ok - …" per check; exits 1 on the first failure.
+import fs from 'node:fs';
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema }
+  from '@modelcontextprotocol/sdk/types.js';
+
+const env = process.env;
+const NODES = env.NODES.split(' ');
+const { OTHER, LONE } = env;
+
+function ok(what) { console.log(`ok - ${what}`); }
+function fail(what, detail) {
+  console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
+  process.exit(1);
+}
+function check(cond, what, detail) { if (!cond) fail(what, detail); ok(what); }
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const envelope = (result) => result._meta?.['io.fleetmcp/error'] ?? JSON.parse(result.content[0].text);
+
+async function connect(token) {
+  const transport = new StreamableHTTPClientTransport(new URL(env.MCP_URL), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  const client = new Client({ name: 'fleetmcp-agents', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+// Every property of every object schema says what it is: a type, an enum/const, or anyOf branches.
+function untypedProperties(schema, at = '') {
+  const bad = [];
+  if (!schema || typeof schema !== 'object') return bad;
+  for (const [name, sub] of Object.entries(schema.properties ?? {})) {
+    if (sub.type === undefined && sub.enum === undefined && sub.const === undefined && sub.anyOf === undefined) bad.push(`${at}/${name}`);
+    bad.push(...untypedProperties(sub, `${at}/${name}`));
+  }
+  for (const branch of schema.anyOf ?? []) bad.push(...untypedProperties(branch, at));
+  if (schema.items) bad.push(...untypedProperties(schema.items, `${at}/items`));
+  return bad;
+}
+
+const client = await connect(env.TOKEN);
+let listChanged = 0;
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => { listChanged++; });
+
+// ---- by_kind tools/list -------------------------------------------------------------------------
+const { tools } = await client.listTools();
+const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+const listed = JSON.stringify(tools);
+check(tools.length <= 40 && byName.system_echo_invoke && byName.gpio_pin_set && byName.fleet_find_nodes && byName.fleet_read,
+      `by_kind lists ${tools.length} tools (<= 40): one per (kind, verb) plus fleet_find_nodes and fleet_read`,
+      tools.map((t) => t.name));
+check(tools.every((t) => !NODES.some((n) => t.name.includes(n)) && /^[A-Za-z0-9_]+$/.test(t.name)),
+      'no tool name carries a node id; names are [A-Za-z0-9_] only');
+check(!listed.includes(OTHER), 'the other tenant\'s node appears nowhere in tools/list');
+const untyped = tools.flatMap((t) => untypedProperties(t.inputSchema).map((p) => `${t.name}${p}`));
+check(untyped.length === 0, 'every argument of every tool is typed', untyped);
+const echoTool = byName.system_echo_invoke;
+check(JSON.stringify(echoTool.inputSchema.properties.node_id.enum?.slice().sort()) === JSON.stringify([...NODES, LONE].sort()),
+      'node_id is an enum of exactly the tenant\'s nodes with the kind (small fleet)', echoTool.inputSchema.properties.node_id);
+check(echoTool.outputSchema?.properties?.message && echoTool.inputSchema.properties.arguments.properties.message,
+      'input (under arguments) and output schemas are the registry\'s');
+check(echoTool.annotations.readOnlyHint === true && echoTool._meta['x-safety-class'] === 'read_only' &&
+      byName.gpio_pin_set.annotations.destructiveHint === true && byName.gpio_pin_set._meta['x-safety-class'] === 'physical_actuation',
+      'annotations and x-safety-class as per-node tools have them');
+check(byName.gpio_pin_set.inputSchema.properties.arguments.properties.commit_token?.type === 'string',
+      'the physical actuation tool advertises commit_token in its arguments');
+check(!listed.includes('"type":["'), 'no type arrays in served schemas (nullable as anyOf)');
+
+// ---- by_kind calls ------------------------------------------------------------------------------
+const node = NODES[0];
+const echoed = await client.callTool({ name: 'system_echo_invoke', arguments: { node_id: node, arguments: { message: 'by kind' } } });
+check(!echoed.isError && echoed.structuredContent.node_id === node && echoed.structuredContent.message === 'by kind',
+      'system_echo_invoke with node_id answers from that device', echoed);
+for (const [name, what] of [[`sysecho.${node}.echo.invoke`, 'dotted'], [`sysecho-${node}-echo-invoke`, 'dashed']]) {
+  const r = await client.callTool({ name, arguments: { message: what } });
+  check(!r.isError && r.structuredContent.message === what, `the RFC-0001 ${what} name still works in by_kind mode`, r);
+}
+const invalid = async (args, pointer, what) => {
+  const r = await client.callTool({ name: 'system_echo_invoke', arguments: args });
+  const e = r.isError ? envelope(r) : {};
+  check(e.code === 'E_MANIFEST_INVALID' && e.message.includes(pointer), `${what}: E_MANIFEST_INVALID naming ${pointer}`, r);
+  return e;
+};
+await invalid({ node_id: node, arguments: { message: 42 } }, '/arguments/message', 'a mistyped argument');
+await invalid({ arguments: { message: 'x' } }, '/node_id', 'no node_id');
+await invalid({ node_id: node, message: 'x' }, '/message', 'an argument outside arguments');
+const foreign = await invalid({ node_id: OTHER, arguments: { message: 'x' } }, '/node_id', 'another tenant\'s node');
+const missing = await invalid({ node_id: '01jzzzzzzzzzzzzzzzzzzzzzzz', arguments: { message: 'x' } }, '/node_id', 'a node that does not exist');
+check(foreign.message.replace(OTHER, 'X') === missing.message.replace('01jzzzzzzzzzzzzzzzzzzzzzzz', 'X'),
+      'another tenant\'s node gets exactly the answer of a node that does not exist');
+
+// GPIO set with confirmation (no elicitation capability declared: the commit-token two-phase flow).
+// The simulated pin starts as an input: configure it as an output (invoke), then drive it (set).
+const gpio = byName.gpio_pin_set;
+check(JSON.stringify(byName.gpio_pin_get.inputSchema.properties.cap_id?.enum) === JSON.stringify(['button', 'gpio17']) &&
+      gpio.inputSchema.properties.cap_id === undefined,
+      'cap_id is an enum where the tenant has several capabilities of the kind and verb, absent where one', gpio.inputSchema);
+async function confirmedCall(name, args, what) {
+  const first = await client.callTool({ name, arguments: args });
+  const fix = first.isError ? envelope(first) : {};
+  const token = /commit_token="([^"]+)"/.exec(fix.suggested_fix ?? '')?.[1];
+  check(fix.code === 'E_SAFETY_DENIED' && token, `${what}: the first call asks for confirmation with a commit_token`, first);
+  const second = await client.callTool({ name, arguments: { ...args, arguments: { ...args.arguments, commit_token: token } } });
+  check(!second.isError, `${what}: repeated with the commit_token it runs`, second);
+  return second;
+}
+await confirmedCall('gpio_pin_invoke', { node_id: node, arguments: { mode: 'output' } }, 'gpio_pin_invoke mode output');
+const set = await confirmedCall('gpio_pin_set', { node_id: node, arguments: { value: 'high' } }, 'gpio_pin_set high');
+check(set.structuredContent.value === 'high', 'the pin reads back high', set.structuredContent);
+const ambiguous = await client.callTool({ name: 'gpio_pin_get', arguments: { node_id: node } });
+check(ambiguous.isError && envelope(ambiguous).message.includes('/cap_id') && envelope(ambiguous).suggested_fix.includes('gpio17'),
+      'without cap_id on a node with several pins: E_MANIFEST_INVALID at /cap_id listing them', ambiguous);
+
+// ---- human confirmation by elicitation (a client that declares the capability) -----------------
+const human = new Client({ name: 'fleetmcp-agents-human', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+const asked = [];
+const replies = ['accept', 'decline', 'cancel'];
+human.setRequestHandler(ElicitRequestSchema, async (request) => {
+  asked.push(request.params.message);
+  return { action: replies[asked.length - 1] };
+});
+await human.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL), {
+  requestInit: { headers: { Authorization: `Bearer ${env.TOKEN}` } },
+}));
+await sleep(500);  // the SDK opens its GET stream right after initialize
+const pinSet = (value) => human.callTool({ name: 'gpio_pin_set', arguments: { node_id: node, arguments: { value } } });
+const accepted = await pinSet('low');
+check(!accepted.isError && accepted.structuredContent.value === 'low' && asked.length === 1,
+      'elicitation accept: one question to the human, then the pin is set without a commit_token round trip', accepted);
+check(asked[0].includes(node) && asked[0].includes('gpio.pin set') && asked[0].includes('"value":"low"'),
+      'the question says what will happen, on which node, with which arguments', asked[0]);
+for (const action of ['decline', 'cancel']) {
+  const r = await pinSet('high');
+  check(r.isError && envelope(r).code === 'E_SAFETY_DENIED' && envelope(r).message.includes(action),
+        `elicitation ${action}: E_SAFETY_DENIED, nothing sent to the device`, r);
+}
+await human.close();
+
+// ---- discovery --------------------------------------------------------------------------------
+const found = await client.callTool({ name: 'fleet_find_nodes', arguments: { kind: 'gpio.pin' } });
+const foundIds = found.structuredContent.nodes.map((n) => n.node_id).sort();
+check(JSON.stringify(foundIds) === JSON.stringify([...NODES, LONE].sort()) && !JSON.stringify(found).includes(OTHER),
+      'fleet_find_nodes lists the tenant\'s nodes of a kind, not the other tenant\'s', foundIds);
+
+// ---- manifests as resources ------------------------------------------------------------------
+const manifestUri = (id) => `fleetmcp://nodes/${id}/manifest`;
+const templates = await client.listResourceTemplates();
+check(templates.resourceTemplates.some((t) => t.uriTemplate === 'fleetmcp://nodes/{node_id}/manifest'),
+      'resources/templates/list offers the node manifest URI template');
+const resources = (await client.listResources()).resources.map((r) => r.uri);
+check(resources.includes(manifestUri(node)) && !JSON.stringify(resources).includes(OTHER), 'resources/list: the tenant\'s nodes only');
+const manifest = JSON.parse((await client.readResource({ uri: manifestUri(node) })).contents[0].text);
+check(manifest.node_id === node && manifest.state === 'online' && manifest.capabilities.some((c) => c.kind === 'gpio.pin'),
+      'resources/read returns the node\'s verified manifest view', manifest);
+const readError = async (uri) => { try { await client.readResource({ uri }); } catch (e) { return `${e.code} ${e.message.replace(uri, 'U')}`; } return 'read'; };
+const otherErr = await readError(manifestUri(OTHER));
+check(otherErr.startsWith('-32002') && otherErr === await readError(manifestUri('01jzzzzzzzzzzzzzzzzzzzzzzz')),
+      'another tenant\'s manifest is "Resource not found", exactly like a node that does not exist', otherErr);
+let subscribeOther = 'ok';
+try { await client.subscribeResource({ uri: manifestUri(OTHER) }); } catch (e) { subscribeOther = e.code; }
+check(subscribeOther === -32002, 'subscribing to another tenant\'s manifest is refused the same way');
+const updated = [];
+client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updated.push(n.params.uri); });
+await client.subscribeResource({ uri: manifestUri(LONE) });
+
+// ---- fleet_read: online, offline, rate-limited, foreign --------------------------------------
+const health = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.health' } });
+const hs = health.structuredContent;
+check(!health.isError && hs.ok_count === NODES.length + 1 && hs.results.every((r) => r.ok && r.result.cpu_usage_percent !== undefined),
+      `fleet_read system.health: every node's health in one answer (${hs.ok_count} nodes)`, hs);
+process.kill(Number(env.LONE_PID), 'SIGKILL');
+await sleep(1500);  // the broker notices the killed node
+// Rate-limit NODES[1]'s metrics with a burst and read the metrics of everyone in the same breath
+// (sent last, while the burst has the bucket empty; a 10/s bucket refills one call per 100 ms).
+const readAll = () => client.callTool({ name: 'fleet_read', arguments: { kind: 'system.metrics', verb: 'snapshot', state: 'any',
+  arguments: { include: ['uptime'] } } });
+const all = await Promise.all([...Array.from({ length: 40 }, () =>
+  client.callTool({ name: `sys.${NODES[1]}.metrics.snapshot`, arguments: {} })), readAll()]);
+const burst = all.slice(0, 40);
+const mixed = all[40];
+check(burst.some((r) => r.isError && envelope(r).code === 'E_RATE_LIMITED'), 'a burst puts one node at its rate limit');
+check(updated.includes(manifestUri(LONE)) && !updated.includes(manifestUri(node)),
+      'resources/subscribe: notifications/resources/updated when the node goes offline, for that node only', updated);
+const entry = (id) => mixed.structuredContent.results.find((r) => r.node_id === id);
+check(entry(NODES[0]).ok && entry(LONE)?.error?.code === 'E_NODE_OFFLINE',
+      'fleet_read with state any: online nodes answer, the offline one is E_NODE_OFFLINE', mixed.structuredContent);
+const limited = mixed.structuredContent.results.filter((r) => r.error?.code === 'E_RATE_LIMITED');
+check(entry(NODES[1]).error?.code === 'E_RATE_LIMITED' && entry(NODES[1]).error.retry_after_ms > 0 && limited.length === 1,
+      'the rate-limited node answers E_RATE_LIMITED with retry_after_ms, the others still run', mixed.structuredContent);
+const picked = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.info', node_ids: [NODES[0], OTHER] } });
+const pr = picked.structuredContent.results;
+check(pr.find((r) => r.node_id === NODES[0]).ok && pr.find((r) => r.node_id === OTHER).error.code === 'E_MANIFEST_NOT_FOUND',
+      'fleet_read by node_ids: another tenant\'s node is not found', pr);
+const bounded = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.info', limit: 1 } });
+check(bounded.structuredContent.results.length === 1 && bounded.structuredContent.truncated === true,
+      'fleet_read honours limit and says the answer is truncated');
+const writer = await client.callTool({ name: 'fleet_read', arguments: { kind: 'gpio.pin', verb: 'set' } });
+check(writer.isError && envelope(writer).code === 'E_SAFETY_DENIED',
+      'fleet_read refuses a verb that changes devices', writer);
+
+// ---- list_changed: only when what the list describes changes -----------------------------------
+listChanged = 0;
+const late = spawn('sh', ['-c', env.LATE_CMD], { stdio: 'ignore', detached: true });
+late.unref();  // the test script stops it
+fs.writeFileSync(env.LATE_PIDFILE, String(late.pid));
+for (let i = 0; i < 100 && listChanged === 0; i++) await sleep(100);
+check(listChanged > 0, 'a new node joins the node_id enum: list_changed');
+const after = await client.listTools();
+check(after.tools.length === tools.length, 'the number of tools is the same with one more node');
+
+// ---- the other tenant -------------------------------------------------------------------------
+const other = await connect(env.TOKEN_OTHER);
+const otherList = JSON.stringify((await other.listTools()).tools);
+check(!NODES.some((n) => otherList.includes(n)) && otherList.includes(OTHER), 'the other tenant sees only its own node');
+const otherRead = await other.callTool({ name: 'fleet_read', arguments: { kind: 'system.metrics', verb: 'snapshot' } });
+check(otherRead.structuredContent.results.length === 1 && otherRead.structuredContent.results[0].node_id === OTHER,
+      'fleet_read of the other tenant reaches only its node');
+await other.close();
+await client.close();
+process.exit(0);
