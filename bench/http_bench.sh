@@ -184,20 +184,31 @@ fi
 
 # ---- the table ------------------------------------------------------------------------------------
 echo
-echo "== figures (ratios against raw MQTT in the same run: p50 latency HTTP / MQTT, rate HTTP / MQTT;"
+echo "== figures (ratios against raw MQTT in the same run, on the plain listener (mqtt) and with the"
+echo "   responder on the mTLS device listener (tls): p50 latency HTTP / MQTT, rate HTTP / MQTT,"
+echo "   broker CPU per call HTTP / MQTT (tls only: the like-for-like one);"
 echo "   server us/call: CPU of the broker process (of fleetmcp-http-testhost for front-only rows) per call;"
 echo "   fleet us/call: CPU of fleetmcp-device --simulate per call)"
 jq -rs '
   def f: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
   def r: if . == null then "-" else (. * 100 | round / 100 | tostring) + "x" end;
-  (map(select(.api == "mqtt")) | map({key: (.name | sub("^mqtt "; "")), value: .}) | from_entries) as $mqtt
-  | ["row", "ok/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed", "p50 vs mqtt", "rate vs mqtt", "server us/call", "fleet us/call"],
+  def baseline($prefix): map(select(.api == "mqtt" and (.name | startswith($prefix + " "))))
+    | map({key: (.name | sub("^[^ ]+ "; "")), value: .}) | from_entries;
+  baseline("mqtt") as $mqtt | baseline("mqtt-tls") as $tls
+  | ["row", "ok/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed", "p50 vs mqtt", "rate vs mqtt", "p50 vs tls",
+     "rate vs tls", "cpu vs tls", "server us/call", "fleet us/call"],
     (.[] | select(.mode != "streams")
      | (.name | sub("^[^ ]+ "; "")) as $key
+     | (if .api == "mqtt" then null else $mqtt[$key] end) as $m
+     | (if .api == "mqtt" then null else $tls[$key] end) as $t
      | [.name, (.ok_per_s // null | if . == null then "-" else floor | tostring end), (.p50_ms|f), (.p90_ms|f), (.p99_ms|f),
         (.max_ms|f), (.failed | tostring),
-        (if .api == "mqtt" or $mqtt[$key] == null then "-" else (.p50_ms / $mqtt[$key].p50_ms | r) end),
-        (if .api == "mqtt" or $mqtt[$key] == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $mqtt[$key].ok_per_s | r) end),
+        (if $m == null then "-" else (.p50_ms / $m.p50_ms | r) end),
+        (if $m == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $m.ok_per_s | r) end),
+        (if $t == null then "-" else (.p50_ms / $t.p50_ms | r) end),
+        (if $t == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $t.ok_per_s | r) end),
+        (if $t == null or .cpu_us_per_call.broker == null or ($t.cpu_us_per_call.broker // 0) <= 0 then "-"
+         else (.cpu_us_per_call.broker / $t.cpu_us_per_call.broker | r) end),
         (.cpu_us_per_call.broker // .cpu_us_per_call.front // null | if . == null then "-" else round | tostring end),
         (.cpu_us_per_call.fleet // null | if . == null then "-" else round | tostring end)])
   | @tsv' "$RESULTS" | column -t -s $'\t'
