@@ -4,8 +4,11 @@
 #      jitter of the sample gaps against the 1 s interval, sample age, broker RSS per stream and
 #      broker CPU (first, so the RSS is not blurred by the heap the call loads leave behind);
 #   2. latency at a fixed rate (default 500 calls/s, open loop) over 100 simulated nodes:
-#      - raw MQTT request/response (bench/mqtt_roundtrip.cc: two plain MQTT 5 clients, QoS 1
-#        both ways, on the broker's plain listener): the baseline;
+#      - raw MQTT request/response (bench/mqtt_roundtrip.cc: two MQTT 5 clients, QoS 1 both
+#        ways), twice: "mqtt" with both clients on the broker's plain listener, and "mqtt-tls"
+#        with the responder on the mTLS device listener with a node certificate, as the devices
+#        are (the requester stays on the plain listener, as the plugin's side of a call has no
+#        network hop at all): the like-for-like baseline for the call rows;
 #      - RFC-0009 POST /mcp/tools/call and MCP tools/call on /mcp (one session): HTTP -> front ->
 #        broker thread -> device (mTLS) -> broker -> front -> HTTP;
 #      - one call in flight: the same, raw MQTT, and the plugin's $CONTROL command path
@@ -92,6 +95,10 @@ reverified() { [ "$(verified)" -ge $((before + NODES)) ]; }
 wait_until 60 reverified || fail "the re-announced manifests were not all verified"
 sleep 1  # let the front's snapshot (rebuilt at most every 250 ms) carry the new limits
 printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
+# The TLS baseline's responder: a node of its own (a client id is its node_id), kept out of the
+# fleet's bundle directory.
+bench_node=$(device_enroll 1 "$PORT_TLS")
+mv "$T/pki/nodes/$bench_node" "$T/bench-responder"
 echo "broker pid $BROKER_PID, HTTP front $E2E_BASE, fleet pid $DEVICE_PID"
 
 if [ -n "$HOLD" ]; then
@@ -103,6 +110,7 @@ fi
 watch=(--watch "broker=$BROKER_PID,fleet=$DEVICE_PID")
 common=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json)
 mqtt=(--port "$PORT_PLAIN" --username agent-e2e --password "$E2E_TOKEN" --topics "$NODES" --json "${watch[@]}")
+mqtt_tls=("${mqtt[@]}" --tls-port "$PORT_TLS" --ca "$T/pki/ca.crt" --responder-bundle "$T/bench-responder")
 # record NAME COMMAND...: runs a load program, keeps its JSON line (with the row name) and shows it.
 record() {
   local name=$1; shift
@@ -133,10 +141,12 @@ echo "== warm-up (not recorded)"
 
 echo "== 2. round trip at $RATE calls/s over $NODES nodes, open loop, ${SECONDS_EACH} s each"
 record "mqtt @$RATE" "$MQTT_RT" "${mqtt[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
+record "mqtt-tls @$RATE" "$MQTT_RT" "${mqtt_tls[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
 record "rfc0009 @$RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --rate "$RATE" --seconds "$SECONDS_EACH"
 record "mcp @$RATE" "$LOAD" rate "${common[@]}" "${watch[@]}" --api mcp --rate "$RATE" --seconds "$SECONDS_EACH"
 echo "== 2b. one call in flight: HTTP front against the plugin's \$CONTROL command path"
 record "mqtt x1" "$MQTT_RT" "${mqtt[@]}" --inflight 1 --seconds 5
+record "mqtt-tls x1" "$MQTT_RT" "${mqtt_tls[@]}" --inflight 1 --seconds 5
 record "rfc0009 x1" "$LOAD" closed "${common[@]}" "${watch[@]}" --connections 1 --seconds 5
 control=$("$PLUGIN_TOOLS/plugin_call" --plain-port "$PORT_PLAIN" --sub agent-e2e --token "$E2E_TOKEN" \
   --tool "sysecho.${E2E_NODES[0]}.echo.invoke" --count 3000)
@@ -147,6 +157,7 @@ jq -nc --arg line "$control" '($line | [scan("[a-z0-9_]+=[0-9.]+")] | map(split(
 echo "== 3. highest sustained rate: closed loop, K connections (K requests in flight for MQTT), ${SECONDS_EACH} s each"
 for k in 4 16 64; do
   record "mqtt x$k" "$MQTT_RT" "${mqtt[@]}" --inflight "$k" --seconds "$SECONDS_EACH"
+  record "mqtt-tls x$k" "$MQTT_RT" "${mqtt_tls[@]}" --inflight "$k" --seconds "$SECONDS_EACH"
   record "rfc0009 x$k" "$LOAD" closed "${common[@]}" "${watch[@]}" --connections "$k" --seconds "$SECONDS_EACH"
   record "mcp x$k" "$LOAD" closed "${common[@]}" "${watch[@]}" --api mcp --connections "$k" --seconds "$SECONDS_EACH"
 done
@@ -173,20 +184,31 @@ fi
 
 # ---- the table ------------------------------------------------------------------------------------
 echo
-echo "== figures (ratios against raw MQTT in the same run: p50 latency HTTP / MQTT, rate HTTP / MQTT;"
+echo "== figures (ratios against raw MQTT in the same run, on the plain listener (mqtt) and with the"
+echo "   responder on the mTLS device listener (tls): p50 latency HTTP / MQTT, rate HTTP / MQTT,"
+echo "   broker CPU per call HTTP / MQTT (tls only: the like-for-like one);"
 echo "   server us/call: CPU of the broker process (of fleetmcp-http-testhost for front-only rows) per call;"
 echo "   fleet us/call: CPU of fleetmcp-device --simulate per call)"
 jq -rs '
   def f: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
   def r: if . == null then "-" else (. * 100 | round / 100 | tostring) + "x" end;
-  (map(select(.api == "mqtt")) | map({key: (.name | sub("^mqtt "; "")), value: .}) | from_entries) as $mqtt
-  | ["row", "ok/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed", "p50 vs mqtt", "rate vs mqtt", "server us/call", "fleet us/call"],
+  def baseline($prefix): map(select(.api == "mqtt" and (.name | startswith($prefix + " "))))
+    | map({key: (.name | sub("^[^ ]+ "; "")), value: .}) | from_entries;
+  baseline("mqtt") as $mqtt | baseline("mqtt-tls") as $tls
+  | ["row", "ok/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "failed", "p50 vs mqtt", "rate vs mqtt", "p50 vs tls",
+     "rate vs tls", "cpu vs tls", "server us/call", "fleet us/call"],
     (.[] | select(.mode != "streams")
      | (.name | sub("^[^ ]+ "; "")) as $key
+     | (if .api == "mqtt" then null else $mqtt[$key] end) as $m
+     | (if .api == "mqtt" then null else $tls[$key] end) as $t
      | [.name, (.ok_per_s // null | if . == null then "-" else floor | tostring end), (.p50_ms|f), (.p90_ms|f), (.p99_ms|f),
         (.max_ms|f), (.failed | tostring),
-        (if .api == "mqtt" or $mqtt[$key] == null then "-" else (.p50_ms / $mqtt[$key].p50_ms | r) end),
-        (if .api == "mqtt" or $mqtt[$key] == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $mqtt[$key].ok_per_s | r) end),
+        (if $m == null then "-" else (.p50_ms / $m.p50_ms | r) end),
+        (if $m == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $m.ok_per_s | r) end),
+        (if $t == null then "-" else (.p50_ms / $t.p50_ms | r) end),
+        (if $t == null or .mode == "open-loop" or .ok_per_s == null then "-" else (.ok_per_s / $t.ok_per_s | r) end),
+        (if $t == null or .cpu_us_per_call.broker == null or ($t.cpu_us_per_call.broker // 0) <= 0 then "-"
+         else (.cpu_us_per_call.broker / $t.cpu_us_per_call.broker | r) end),
         (.cpu_us_per_call.broker // .cpu_us_per_call.front // null | if . == null then "-" else round | tostring end),
         (.cpu_us_per_call.fleet // null | if . == null then "-" else round | tostring end)])
   | @tsv' "$RESULTS" | column -t -s $'\t'

@@ -1,13 +1,18 @@
 // mqtt_roundtrip: the raw MQTT request/response baseline for the HTTP front's tools/call figures
 // (bench/http_bench.sh runs both against the same broker in the same run).
 //
-// Two plain MQTT 5 clients (libmosquitto, TCP_NODELAY, each with its own network thread) on the
-// broker's plain listener, both authenticated as agents by the plugin: a requester publishes a
+// Two MQTT 5 clients (libmosquitto, TCP_NODELAY, each with its own network thread), by default
+// on the broker's plain listener, both authenticated as agents by the plugin: a requester publishes a
 // request of about a cmd envelope's size (QoS 1) on bench/rr/<k>/req, k round robin over
 // --topics, and a responder subscribed to bench/rr/+/req answers each with a reply of about a
 // cmd_ack's size (QoS 1) on bench/rr/<k>/resp, which the requester is subscribed to. That is
 // the MQTT part of a tools/call (broker -> device -> broker, four QoS 1 hops) without HTTP,
-// the plugin's call path, JSON or TLS.
+// the plugin's call path or JSON.
+//
+// TLS, so the baseline pays what a device pays: with --tls-port and --responder-bundle the
+// responder connects to the mTLS device listener with a node's enrolment bundle (node.crt,
+// node.key; the broker's CA from --ca), as a device does; --requester-bundle puts the requester
+// there too. The bundles must be nodes no device is using (the client id is the node_id).
 //
 //   mqtt_roundtrip --port Q --username U --password TOKEN --rate R [--seconds S] [--warmup S]
 //                  [--topics N] [--json]
@@ -15,6 +20,7 @@
 //   mqtt_roundtrip --port Q --username U --password TOKEN --inflight K [--seconds S] [--warmup S] ...
 //       closed loop: K requests outstanding at all times: the round trips/s the broker sustains.
 //   --watch NAME=PID,...: also the CPU each process spent per recorded round trip.
+//   --tls-port P --ca CA_FILE --responder-bundle DIR [--requester-bundle DIR]: see above.
 //
 // The topics need an ACL grant the shipped policy does not give (bench/http_bench.sh adds one).
 #include <mosquitto.h>
@@ -55,6 +61,8 @@ struct Options {
   double seconds = 10, warmup = 2;
   int topics = 100;
   bool json = false;
+  int tls_port = 0;
+  std::string ca_file, responder_bundle, requester_bundle;
   std::map<std::string, pid_t> watched;
 };
 
@@ -77,12 +85,20 @@ Options parse(int argc, char** argv) {
     else if (name == "--warmup") o.warmup = std::stod(value);
     else if (name == "--topics") o.topics = std::stoi(value);
     else if (name == "--watch") o.watched = watch_list(value);
+    else if (name == "--tls-port") o.tls_port = std::stoi(value);
+    else if (name == "--ca") o.ca_file = value;
+    else if (name == "--responder-bundle") o.responder_bundle = value;
+    else if (name == "--requester-bundle") o.requester_bundle = value;
     else throw std::runtime_error("unknown option " + name);
   }
-  if (o.port == 0 || o.username.empty() || (o.rate <= 0) == (o.inflight <= 0)) {
+  const bool plain_needed = o.responder_bundle.empty() || o.requester_bundle.empty();
+  const bool tls_needed = !o.responder_bundle.empty() || !o.requester_bundle.empty();
+  if ((plain_needed && (o.port == 0 || o.username.empty())) || (tls_needed && (o.tls_port == 0 || o.ca_file.empty())) ||
+      (o.rate <= 0) == (o.inflight <= 0)) {
     throw std::runtime_error(
         "usage: mqtt_roundtrip --port Q --username U --password TOKEN (--rate R | --inflight K) [--seconds S] "
-        "[--warmup S] [--topics N] [--watch NAME=PID,...] [--json]");
+        "[--warmup S] [--topics N] [--watch NAME=PID,...] [--json] "
+        "[--tls-port P --ca CA_FILE --responder-bundle DIR [--requester-bundle DIR]]");
   }
   return o;
 }
@@ -104,16 +120,36 @@ std::string topic_of(uint64_t n, int topics, const char* leaf) {
   return "bench/rr/" + std::to_string(n % static_cast<uint64_t>(topics)) + "/" + leaf;
 }
 
+// Where one client connects: the plain listener with the agent's credentials, or the mTLS
+// device listener with a node's enrolment bundle (its certificate names it; no password).
+struct Endpoint {
+  int port = 0;
+  std::string username, password;
+  std::string ca_file, bundle;  // bundle empty: plain
+
+  static Endpoint for_client(const Options& o, const std::string& bundle) {
+    if (bundle.empty()) return {.port = o.port, .username = o.username, .password = o.password};
+    return {.port = o.tls_port, .ca_file = o.ca_file, .bundle = bundle};
+  }
+};
+
 // One connected libmosquitto client whose messages go to `on_message` (on its network thread).
 class Client {
  public:
   using OnMessage = std::function<void(const mosquitto_message*)>;
 
-  Client(const Options& o, const std::string& id, OnMessage on_message) : on_message_(std::move(on_message)) {
+  Client(const Endpoint& at, const std::string& id, OnMessage on_message) : on_message_(std::move(on_message)) {
     client_ = mosquitto_new(id.c_str(), true, this);
     mosquitto_int_option(client_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
     mosquitto_int_option(client_, MOSQ_OPT_TCP_NODELAY, 1);
-    mosquitto_username_pw_set(client_, o.username.c_str(), o.password.c_str());
+    if (at.bundle.empty()) {
+      mosquitto_username_pw_set(client_, at.username.c_str(), at.password.c_str());
+    } else {
+      const std::string cert = at.bundle + "/node.crt", key = at.bundle + "/node.key";
+      if (mosquitto_tls_set(client_, at.ca_file.c_str(), nullptr, cert.c_str(), key.c_str(), nullptr) != MOSQ_ERR_SUCCESS) {
+        throw std::runtime_error("cannot load the TLS bundle " + at.bundle + " (node.crt, node.key) or " + at.ca_file);
+      }
+    }
     mosquitto_connect_v5_callback_set(client_, [](mosquitto*, void* self, int rc, int, const mosquitto_property*) {
       static_cast<Client*>(self)->connected(rc);
     });
@@ -123,11 +159,13 @@ class Client {
     });
     mosquitto_message_v5_callback_set(client_, [](mosquitto*, void* self, const mosquitto_message* m,
                                                   const mosquitto_property*) { static_cast<Client*>(self)->on_message_(m); });
-    if (mosquitto_connect(client_, "127.0.0.1", o.port, 60) != MOSQ_ERR_SUCCESS) {
-      throw std::runtime_error("cannot connect to port " + std::to_string(o.port));
+    if (mosquitto_connect(client_, "127.0.0.1", at.port, 60) != MOSQ_ERR_SUCCESS) {
+      throw std::runtime_error("cannot connect to port " + std::to_string(at.port));
     }
     mosquitto_loop_start(client_);
-    if (wait_for_answer() != 0) throw std::runtime_error("CONNACK refused " + id + " (are the credentials an agent token?)");
+    if (wait_for_answer() != 0) {
+      throw std::runtime_error("CONNACK refused " + id + " (an agent token on the plain port, a node bundle on the TLS one?)");
+    }
   }
   ~Client() {
     mosquitto_disconnect(client_);
@@ -232,13 +270,13 @@ int run(const Options& o) {
   };
 
   std::unique_ptr<Client> responder;  // answers from its own network thread
-  responder = std::make_unique<Client>(o, "bench-responder", [&](const mosquitto_message* m) {
+  responder = std::make_unique<Client>(Endpoint::for_client(o, o.responder_bundle), "bench-responder", [&](const mosquitto_message* m) {
     const std::string topic(m->topic);
     const std::string reply_topic = topic.substr(0, topic.size() - 3) + "resp";
     responder->publish(reply_topic, std::string(static_cast<const char*>(m->payload), static_cast<size_t>(m->payloadlen)));
   });
   responder->subscribe("bench/rr/+/req");
-  requester = std::make_unique<Client>(o, "bench-requester", [&](const mosquitto_message* m) {
+  requester = std::make_unique<Client>(Endpoint::for_client(o, o.requester_bundle), "bench-requester", [&](const mosquitto_message* m) {
     if (!trips.answered(number_in(m))) return;
     // Closed loop: every answer lets the next request go.
     if (!open_loop && sending.load()) send(next.fetch_add(1));
@@ -285,6 +323,8 @@ int run(const Options& o) {
     auto& a = doc.GetAllocator();
     doc.AddMember("mode", rapidjson::StringRef(open_loop ? "open-loop" : "closed-loop"), a);
     doc.AddMember("api", "mqtt", a);
+    doc.AddMember("responder_tls", !o.responder_bundle.empty(), a);
+    doc.AddMember("requester_tls", !o.requester_bundle.empty(), a);
     if (open_loop) doc.AddMember("offered_per_s", o.rate, a);
     else doc.AddMember("connections_asked", o.inflight, a);
     doc.AddMember("ok_per_s", per_s, a);

@@ -46,6 +46,10 @@ struct CallRequest {
   // The $CONTROL driver has neither two-phase confirmation nor per-caller rate limits: a verb
   // that needs tools:call:physical_actuation is refused on it (issue 17), whatever the token.
   bool without_safeguards = false;
+  // The submitter has validated arguments_json against the tool's input schema: the HTTP front's
+  // gate does, for the tool it resolved from the same name, hence the same kind, verb and schema.
+  // dispatch then does not validate them a second time. The $CONTROL driver leaves it false.
+  bool arguments_validated = false;
 };
 
 struct PendingCall {

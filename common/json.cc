@@ -54,6 +54,34 @@ bool is_valid_utf8(const char* s, size_t n) {
   return true;
 }
 
+// The keys seen so far in one open object. Objects are small (a cmd envelope has under a dozen
+// keys): a linear scan over a reused vector costs no allocation per key; a large object switches
+// to a hash set so a document of thousands of keys stays linear.
+class ObjectKeys {
+ public:
+  void clear() {
+    few_.clear();
+    many_.clear();
+  }
+  // False when the key was already there.
+  bool add(std::string_view key) {
+    if (many_.empty() && few_.size() < kScanLimit) {
+      for (const std::string& seen : few_) {
+        if (seen == key) return false;
+      }
+      few_.emplace_back(key);
+      return true;
+    }
+    if (many_.empty()) many_.insert(few_.begin(), few_.end());
+    return many_.insert(std::string(key)).second;
+  }
+
+ private:
+  static constexpr size_t kScanLimit = 32;
+  std::vector<std::string> few_;
+  std::unordered_set<std::string> many_;
+};
+
 // A SAX filter in front of the Document: enforces depth, key uniqueness and UTF-8, and remembers
 // why it stopped so the error can say so.
 class StrictHandler {
@@ -77,18 +105,19 @@ class StrictHandler {
   }
   bool StartObject() {
     if (!enter()) return false;
-    keys_.emplace_back();
+    if (open_objects_ == keys_.size()) keys_.emplace_back();
+    keys_[open_objects_++].clear();  // reused: its vector keeps its capacity
     return doc_.StartObject();
   }
   bool Key(const char* s, rapidjson::SizeType n, bool copy) {
     if (!is_valid_utf8(s, n)) return fail("object key is not valid UTF-8 (or contains a lone surrogate)");
-    if (!keys_.back().insert(std::string(s, n)).second) {
+    if (!keys_[open_objects_ - 1].add(std::string_view(s, n))) {
       return fail("duplicate object key \"" + std::string(s, std::min<size_t>(n, 64)) + "\"");
     }
     return doc_.Key(s, n, copy);
   }
   bool EndObject(rapidjson::SizeType members) {
-    keys_.pop_back();
+    --open_objects_;
     --depth_;
     return doc_.EndObject(members);
   }
@@ -139,11 +168,16 @@ class StrictHandler {
   Document& doc_;
   int max_depth_;
   int depth_ = 0;
-  std::vector<std::unordered_set<std::string>> keys_;
+  std::vector<ObjectKeys> keys_;  // [0, open_objects_) are the objects open now, outermost first
+  size_t open_objects_ = 0;
   std::string reason_;
 };
 
-constexpr unsigned kStrictFlags = rapidjson::kParseValidateEncodingFlag | rapidjson::kParseNumbersAsStringsFlag;
+// No kParseValidateEncodingFlag: StrictHandler checks every decoded string and key with the
+// stricter is_valid_utf8 (which also refuses the surrogates RapidJSON's own check lets through),
+// and a non-ASCII byte outside a string is a syntax error anyway. RapidJSON's check ran a
+// transcoder call per character, doubling the cost of parsing a cmd (bench/profile.sh device).
+constexpr unsigned kStrictFlags = rapidjson::kParseNumbersAsStringsFlag;
 
 }  // namespace
 

@@ -115,8 +115,10 @@ void CommandDispatcher::run(const std::shared_ptr<Call>& call) {
   call->tool->limit->release(call->deadline_at_mono_ms);  // before the ack: the caller may send more
   timers_.cancel(call->deadline_timer);
   if (finish(*call, ack)) {
-    log_debug(node_id_, "cmd.done", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool +
-                                        " ms=" + std::to_string(mono_ms() - started));
+    if (log_enabled(LogLevel::kDebug)) {  // not even the line's text unless it is logged
+      log_debug(node_id_, "cmd.done", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool +
+                                          " ms=" + std::to_string(mono_ms() - started));
+    }
   } else {
     log_warn(node_id_, "cmd.late_result_dropped",
              "msg_id=" + call->cmd.msg_id + " finished after its deadline; E_DEADLINE_EXCEEDED was sent");

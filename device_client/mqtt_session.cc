@@ -1,5 +1,9 @@
 #include "device_client/mqtt_session.h"
 
+#include <MQTTAsync.h>
+
+#include <cstdlib>
+#include <mutex>
 #include <random>
 
 #include "device_client/cmd_envelope.h"
@@ -15,6 +19,19 @@ constexpr int kMaxQueuedPublishes = 10000;
 // Maximum is 20, HiveMQ's 10), still ~25 k acks/s on a 0.4 ms loopback round trip.
 constexpr int kQos1Window = 10;
 constexpr size_t kMaxWaitingQos1 = 10000;
+
+// Paho C formats every MQTT packet it sends or receives into its in-memory trace ring (level
+// PROTOCOL, above its default MINIMUM threshold) whether or not anyone reads it: ~17 snprintf
+// calls and a global lock per echo command, a third of the device's instructions outside TLS
+// (bench/profile.sh device). Keep only its errors, unless the operator asked for a Paho trace
+// with MQTT_C_CLIENT_TRACE. Called after a client exists: creating the first one reads the
+// environment and sets the level.
+void keep_only_paho_errors() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (std::getenv("MQTT_C_CLIENT_TRACE") == nullptr) MQTTAsync_setTraceLevel(MQTTASYNC_TRACE_ERROR);
+  });
+}
 
 uint64_t random_seed() {
   std::random_device rd;
@@ -33,6 +50,7 @@ MqttSession::MqttSession(SessionSettings settings, TimerQueue& timers, Handlers 
       // must fit. No persistence: a cmd is never worth replaying after a restart.
       client_(settings_.server_uri, settings_.client_id, mqtt::create_options(MQTTVERSION_5, kMaxQueuedPublishes),
               nullptr) {
+  keep_only_paho_errors();
   connect_options_ = make_connect_options();
   // Set on the member itself: Paho C++ 1.2.0's connect_options copies and moves leave the C
   // struct's connectProperties pointing at the source's properties, so properties set through the

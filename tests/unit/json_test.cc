@@ -41,6 +41,28 @@ TEST(JsonStrict, RefusesInvalidUtf8) {
   parse_error("{\"a\":\"\xF4\x90\x80\x80\"}");    // above U+10FFFF
 }
 
+// Objects up to 32 keys are checked by a scan, larger ones by a hash set: both must catch a
+// duplicate, the first and the last key included, and a nested object must start afresh.
+TEST(JsonStrict, RefusesDuplicateKeysInSmallAndLargeObjects) {
+  for (int keys : {2, 31, 32, 33, 200}) {
+    std::string doc = "{";
+    for (int i = 0; i < keys; ++i) doc += "\"key" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+    EXPECT_NO_THROW(json::parse_strict(doc.substr(0, doc.size() - 1) + "}")) << keys << " distinct keys";
+    for (const std::string& again : {std::string("key0"), "key" + std::to_string(keys - 1)}) {
+      auto env = parse_error(doc + "\"" + again + "\":0}");
+      EXPECT_NE(env.message.find("duplicate object key \"" + again + "\""), std::string::npos) << env.message;
+    }
+  }
+  EXPECT_NO_THROW(json::parse_strict(R"({"a":{"x":1,"y":2},"b":{"x":1,"y":2},"x":{"a":1}})"));
+  parse_error(R"({"a":{"x":1},"b":{"x":1,"x":2}})");
+}
+
+TEST(JsonStrict, RefusesInvalidUtf8InKeysAndOutsideStrings) {
+  EXPECT_NE(parse_error("{\"\xC3\x28\":1}").message.find("UTF-8"), std::string::npos);
+  parse_error("{\"a\":\xC3\xA9}");
+  parse_error("\xEF\xBB\xBF{}");  // a byte-order mark is not JSON either
+}
+
 TEST(JsonStrict, RefusesLoneSurrogateEscapes) {
   parse_error(R"({"a":"\ud800"})");
   parse_error(R"({"a":"\udc00"})");

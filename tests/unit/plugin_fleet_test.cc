@@ -477,6 +477,29 @@ TEST_F(CommandPath, CallsAreRefusedBeforeDispatchWhenTheyCannotSucceed) {
   EXPECT_EQ(code_of(answer(&reader)), "E_SAFETY_DENIED");
 }
 
+// The HTTP front validates arguments in its gate and says so; the $CONTROL driver does not.
+TEST_F(CommandPath, ArgumentsAreValidatedOnceWhereverTheCallComesFrom) {
+  const auto submit = [&](bool validated, std::string* code) {
+    CallRequest request;
+    request.tool = echo_tool();
+    request.arguments_json = R"({"message":"é"})";  // outside the echo input schema
+    request.caller = "claude";
+    request.tenant = "acme";
+    request.scopes = kScopeBitCallReadOnly;
+    request.arguments_validated = validated;
+    request.on_done = [code](const CallResult& result) { *code = result.ok ? "ok" : std::string(error_code_name(result.error.code)); };
+    f.plugin->submit_call(std::move(request));
+    f.plugin->on_tick();
+    return f.broker.take(topic(node->node_id, "cmd")).size();
+  };
+  std::string code;
+  EXPECT_EQ(submit(false, &code), 0u);
+  EXPECT_EQ(code, "E_MANIFEST_INVALID") << "unvalidated arguments are checked before dispatch";
+  code.clear();
+  EXPECT_EQ(submit(true, &code), 1u) << "arguments the submitter validated are not checked again";
+  EXPECT_EQ(code, "") << "the call is pending on the node";
+}
+
 TEST_F(CommandPath, TheDriverAnswersCountersAndNodes) {
   f.plugin->on_control(agent->view(), R"({"id":"n","command":"nodes"})");
   const auto nodes = answer();

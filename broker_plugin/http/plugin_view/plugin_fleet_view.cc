@@ -158,6 +158,7 @@ void PluginFleetView::call(CallSpec spec, CallDone done) {
   // must not refuse what the front allowed. The deadline is the core's (the same rule, §4).
   request.scopes = plugin::kScopeBitCallReadOnly | plugin::kScopeBitCallReversible | plugin::kScopeBitCallPhysical;
   request.audited_by_caller = true;  // the front's CallAudit writes the line, naming the endpoint
+  request.arguments_validated = true;  // by the front's gate (CallSpec): not again on the broker thread
   request.on_done = [done = std::move(done)](const plugin::CallResult& result) {
     CallOutcome outcome;
     outcome.ok = result.ok;

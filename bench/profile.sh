@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Where the CPU goes: profiles the broker (with the plugin) during a tools/call load, or the device
+# client during echo commands, and prints the top functions. Printed, never asserted (issue 15).
+#
+# Usage: FLEETMCP_BINARY_DIR=build bench/profile.sh broker [--callgrind] | device
+#          [--nodes N] [--calls N] [--rate R] [--seconds S] [--top N] [--keep]
+#   broker: mosquitto + plugin + HTTP front + N simulated nodes (default 20); `perf record`
+#           (cpu-clock sampling with call graphs, so it works without hardware counters, e.g.
+#           in a VM) on the broker while bench/http_load sends RFC-0009 tools/call at R calls/s
+#           (default 150: the shipped echo limit is 10 calls/s per node, so keep R under 10 x N)
+#           for S s (default 10); prints the broker's CPU per call, its time by library and
+#           the top functions by self time.
+#   broker --callgrind: the broker runs under callgrind instead (instrumentation switched on
+#           only for the load): instructions per tools/call (every broker thread, the plugin's
+#           tick and HTTP threads included; at a low rate, R 50 by default here, since the
+#           broker runs ~50x slower) and the top functions. Compare runs of the same R and S.
+#   device: the same broker and one node run under `valgrind --tool=callgrind` with instrumentation
+#           off; it is switched on (callgrind_control -i) for exactly N echo commands
+#           (default 2000, one in flight, over the plugin's $CONTROL path: tests/tools/plugin_call)
+#           and prints instructions per command and the top functions by inclusive and self
+#           instruction counts. Instruction counts do not depend on the machine's load, so two
+#           runs on a busy machine still compare (wall clock and CPU time do not).
+#   --top N: how many functions to print (default 25).
+# Outputs (perf.data / callgrind.out and the full annotation) stay in the printed directory
+# with --keep (default: removed with the rest of the run's files).
+# Needs: perf (Debian linux-perf) for broker, valgrind for device; a build of fleetmcp-device,
+# fleetmcp_plugin, fleetctl, http_load, plugin_call (RelWithDebInfo names more inlined frames).
+. "$(dirname "$0")/../tests/integration/lib.sh"
+
+WHAT= NODES= CALLS=2000 RATE= PROFILE_SECONDS=10 TOP=25 KEEP= CALLGRIND=
+while [ $# -gt 0 ]; do
+  case $1 in
+    broker|device) WHAT=$1; shift ;;
+    --nodes) NODES=$2; shift 2 ;;
+    --calls) CALLS=$2; shift 2 ;;
+    --rate) RATE=$2; shift 2 ;;
+    --seconds) PROFILE_SECONDS=$2; shift 2 ;;
+    --top) TOP=$2; shift 2 ;;
+    --keep) KEEP=1; shift ;;
+    --callgrind) CALLGRIND=1; shift ;;
+    --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+[ -n "$WHAT" ] || { echo "say what to profile: broker or device (see --help)" >&2; exit 2; }
+[ -z "$KEEP" ] || KEEP_TMP=1  # lib.sh keeps $T at exit
+
+profile_broker() {
+  [ -z "$CALLGRIND" ] || { profile_broker_callgrind; return; }
+  RATE=${RATE:-150}
+  command -v perf >/dev/null || fail "perf is not installed (apt-get install linux-perf)"
+  e2e_start "${NODES:-20}" --log-level warn
+  printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
+  "$BIN/bench/http_load" rate --port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --rate 200 --seconds 2 \
+    --warmup 1 >/dev/null || fail "warm-up load failed"
+  perf record -e cpu-clock -F 4999 -g -p "$BROKER_PID" -o "$T/perf.data" -- sleep "$((PROFILE_SECONDS + 2))" \
+    2>"$T/perf-record.log" &
+  local perf_pid=$!
+  sleep 0.5
+  "$BIN/bench/http_load" rate --port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --rate "$RATE" \
+    --seconds "$PROFILE_SECONDS" --warmup 0 --watch "broker=$BROKER_PID,fleet=$DEVICE_PID" --json >"$T/load.json" \
+    || fail "load failed"
+  wait "$perf_pid" || fail "perf record failed (see $T/perf-record.log; perf_event_paranoid is $(cat /proc/sys/kernel/perf_event_paranoid))"
+  echo "== broker during $RATE RFC-0009 tools/call per s over ${NODES:-20} nodes, ${PROFILE_SECONDS} s"
+  jq -r '"  \(.ok) calls ok, \(.failed) failed (E_RATE_LIMITED above 10/s per node), CPU per call: broker \(.cpu_us_per_call.broker|floor) us, fleet \(.cpu_us_per_call.fleet|floor) us"' "$T/load.json"
+  echo "== broker time by library (perf report --sort dso)"
+  perf_table --sort dso | head -n 12 || true
+  echo "== top $TOP functions by self time (perf report --no-children)"
+  perf_table --sort dso,symbol | head -n "$TOP" || true
+  echo "(with --keep: perf report -i $T/perf.data --children for the call graphs)"
+}
+
+# callgrind_report OUT UNITS WHAT: instructions per unit and the top functions of a callgrind dump.
+callgrind_report() {
+  local out=$1 units=$2 what=$3 total
+  callgrind_annotate --inclusive=yes "$out" >"$T/inclusive.txt" 2>/dev/null
+  callgrind_annotate "$out" >"$T/self.txt" 2>/dev/null
+  total=$(awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }' "$T/self.txt")
+  echo "  $total instructions in all, $((total / units)) per $what"
+  echo "== top $TOP functions by inclusive instructions"
+  grep -E '^ *[0-9,]+ ' "$T/inclusive.txt" | head -n "$TOP" || true
+  echo "== top $TOP functions by self instructions"
+  grep -E '^ *[0-9,]+ ' "$T/self.txt" | head -n "$TOP" || true
+  echo "(with --keep: callgrind_annotate --tree=calling $out, or kcachegrind, for the call graph)"
+}
+
+profile_broker_callgrind() {
+  command -v valgrind >/dev/null || fail "valgrind is not installed"
+  RATE=${RATE:-50}
+  # lib.sh starts `mosquitto`: put one first on PATH that is mosquitto under callgrind (exec, so
+  # BROKER_PID is the profiled process).
+  mkdir -p "$T/bin"
+  printf '#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=%s %s "$@"\n' \
+    "$T/callgrind.out" "$(command -v mosquitto)" >"$T/bin/mosquitto"
+  chmod +x "$T/bin/mosquitto"
+  PATH=$T/bin:$PATH e2e_start "${NODES:-10}" --log-level warn
+  printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
+  local load=("$BIN/bench/http_load" rate --port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json)
+  "${load[@]}" --rate 20 --seconds 2 --warmup 1 >/dev/null || fail "warm-up load failed"
+  callgrind_control -z "$BROKER_PID" >/dev/null
+  callgrind_control -i on "$BROKER_PID" >/dev/null
+  "${load[@]}" --rate "$RATE" --seconds "$PROFILE_SECONDS" --warmup 0 >"$T/load.json" || fail "load failed"
+  callgrind_control -i off "$BROKER_PID" >/dev/null
+  callgrind_control -d "$BROKER_PID" >/dev/null
+  local calls
+  calls=$(jq -r '.ok + .failed' "$T/load.json")
+  echo "== broker (mosquitto + plugin + front) under callgrind during $RATE RFC-0009 tools/call per s, ${PROFILE_SECONDS} s"
+  jq -r '"  \(.ok) calls ok, \(.failed) failed, p50 \(.p50_ms) ms under valgrind"' "$T/load.json"
+  callgrind_report "$(ls -t "$T"/callgrind.out* | head -1)" "$calls" "tools/call"
+}
+
+# perf_table ARGS...: perf report's table rows (no comments, no call graph lines).
+perf_table() {
+  perf report -i "$T/perf.data" --no-children "$@" --stdio 2>/dev/null | grep '%' | grep -v -e '^#' -e '^ *|' -e '--' || true
+}
+
+profile_device() {
+  command -v valgrind >/dev/null || fail "valgrind is not installed"
+  pki_init
+  PORT_TLS=$(free_port) PORT_PLAIN=$(free_port)
+  mapfile -t E2E_NODES < <(device_enroll 1 "$PORT_TLS")
+  run_broker "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")" broker
+  HTTP_PORT=$(broker_http_port broker)
+  E2E_BASE=http://127.0.0.1:$HTTP_PORT
+  E2E_TOKEN=$(agent_token agent-e2e acme "$E2E_SCOPES")
+  local node=${E2E_NODES[0]}
+  valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$T/callgrind.out" \
+    "$DEVICE" --config "$T/pki/nodes/$node/device.conf" --log-level warn >"$T/device.log" 2>&1 &
+  DEVICE_PID=$!
+  track "$DEVICE_PID"
+  e2e_wait_online 1 120
+  local call=("$PLUGIN_TOOLS/plugin_call" --plain-port "$PORT_PLAIN" --sub agent-e2e --token "$E2E_TOKEN"
+              --tool "sysecho.$node.echo.invoke")
+  "${call[@]}" --count 50 >/dev/null || fail "warm-up calls failed"
+  callgrind_control -z "$DEVICE_PID" >/dev/null
+  callgrind_control -i on "$DEVICE_PID" >/dev/null
+  local latencies
+  latencies=$("${call[@]}" --count "$CALLS") || fail "calls failed"
+  callgrind_control -i off "$DEVICE_PID" >/dev/null
+  callgrind_control -d "$DEVICE_PID" >/dev/null
+  echo "== fleetmcp-device (one node, mTLS) during $CALLS echo commands, one in flight ($latencies under valgrind)"
+  echo "  (every thread counts: Paho, TLS, parse, dispatch, ack)"
+  callgrind_report "$(ls -t "$T"/callgrind.out* | head -1)" "$CALLS" "echo command"
+}
+
+case $WHAT in
+  broker) profile_broker ;;
+  device) profile_device ;;
+esac
+if [ -n "$KEEP" ]; then echo "kept: $T"; fi
