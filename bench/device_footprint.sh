@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fleetmcp-device footprint and throughput against a local mosquitto (DESIGN §10 budgets: one node
+# fleetmcp-device footprint and throughput against a local mosquitto (docs/protocol.md §10 budgets: one node
 # <= 10 MiB RSS and <= 0.5 % CPU idle with 1 Hz telemetry; 1,000 simulated nodes <= 300 MiB).
 # Prints figures; never run as a test.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HTTP front figures (DESIGN §10, issue 5), printed, never asserted. One broker, one run:
+# HTTP front figures (docs/protocol.md §10, issue 5), printed, never asserted. One broker, one run:
 #   1. 1,000 concurrent metrics streams over the 100 nodes (RFC-0009, then MCP): open time,
 #      jitter of the sample gaps against the 1 s interval, sample age, broker RSS per stream and
 #      broker CPU (first, so the RSS is not blurred by the heap the call loads leave behind);
@@ -14,13 +14,13 @@
 #      - one call in flight: the same, raw MQTT, and the plugin's $CONTROL command path
 #        (tests/tools/plugin_call.cc: MQTT -> plugin -> device -> plugin -> MQTT), no HTTP;
 #   3. the highest sustained rate: closed loop with K keep-alive connections (and raw MQTT with
-#      K requests in flight), then open loop at the DESIGN §10 target rate;
+#      K requests in flight), then open loop at the docs/protocol.md §10 target rate;
 #   4. the front alone: the same HTTP front in fleetmcp-http-testhost over its in-memory fleet
 #      (no broker, no devices), at the fixed rate and closed loop.
 # Call rows also give the CPU the broker (or test host) and the simulated fleet spent per call.
 # The nodes' enrolment bundles get higher limits than fleetctl's defaults (echo rate_limit_rps
 # 50, the manifest schema's maximum for system.echo, and max_concurrency 64; metrics
-# rate_limit_rps 100) so the gateway's per-capability limits (DESIGN §7) do not cap the 500/s
+# rate_limit_rps 100) so the gateway's per-capability limits (docs/protocol.md §7) do not cap the 500/s
 # run or the stream opening. 100 nodes x 50 rps = 5,000 calls/s is still the ceiling the policy
 # sets on echo calls over 100 nodes: above it the front answers E_RATE_LIMITED (counted apart).
 #
@@ -213,6 +213,6 @@ jq -rs '
         (.cpu_us_per_call.fleet // null | if . == null then "-" else round | tostring end)])
   | @tsv' "$RESULTS" | column -t -s $'\t'
 echo
-echo "DESIGN §10 targets: tools/call p50 <= 1 ms, p99 <= 5 ms at $RATE/s over $NODES nodes; >= 5000 calls/s sustained."
+echo "docs/protocol.md §10 targets: tools/call p50 <= 1 ms, p99 <= 5 ms at $RATE/s over $NODES nodes; >= 5000 calls/s sustained."
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (other processes share the machine: compare rows of one run)"
 [ -z "${HTTP_BENCH_JSON:-}" ] || cp "$RESULTS" "$HTTP_BENCH_JSON"

@@ -1,4 +1,4 @@
-// Announce verification cost (DESIGN §10: >= 12 k full verifications/s per core, known-etag
+// Announce verification cost (docs/protocol.md §10: >= 12 k full verifications/s per core, known-etag
 // re-announce >= 200 k/s): ManifestVerifier::verify of a signed 16-capability manifest against
 // libsodium's raw crypto_sign_verify_detached of the same signed bytes, measured in the same run,
 // then each stage on its own. Keys and certificates are made in memory at start.
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
   }
   if (!h.options().json) {
     std::fprintf(stderr,
-                 "DESIGN section 5 announce verification\n"
+                 "docs/protocol.md section 5 announce verification\n"
                  "manifest: %zu bytes, %zu capabilities; signed payload P1: %zu bytes\n",
                  payload.size(),
                  parsed.capabilities.size(), p1.size());

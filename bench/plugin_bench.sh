@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Broker plugin figures (DESIGN §10), printed, never asserted:
+# Broker plugin figures (docs/protocol.md §10), printed, never asserted:
 #   - in-process: ACL READ cost per delivery, telemetry WRITE, verification with/without the cache
 #   - through mosquitto: verified announces/s, known-etag re-announces/s, the $CONTROL command
 #     round trip, and telemetry throughput with the plugin against the same broker without it,

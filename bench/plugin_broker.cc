@@ -7,7 +7,7 @@
 //                             [--count N] [--subscribers M]
 //       N telemetry samples from one node, QoS 1 pipelined, to M agents subscribed to
 //       $devices/+/telemetry: deliveries per second. Run against a broker with the plugin and one
-//       without it, the ratio is the plugin's cost (DESIGN §10 target >= 0.85).
+//       without it, the ratio is the plugin's cost (docs/protocol.md §10 target >= 0.85).
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 

@@ -1,6 +1,6 @@
 // In-process figures of the plugin core (no broker, no network), over the same fake broker the
 // unit tests use: the cost of an ACL READ per delivery, of a telemetry WRITE, and announce
-// verification with and without the verdict cache (DESIGN §10: full verification >= 12 k/s per
+// verification with and without the verdict cache (docs/protocol.md §10: full verification >= 12 k/s per
 // core, known etag >= 200 k/s).
 //   plugin_core [iterations]
 #include <unistd.h>
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   for (long i = 0; i < manifests; ++i) {
     distinct.push_back(testing::signed_manifest(*node, testing::example_content(*node, f.now + 1 + i)));
   }
-  report("announce, full DESIGN 5 verification (WRITE + MESSAGE)", ns_per_op(manifests, [&](long i) {
+  report("announce, full docs/protocol.md §5 verification (WRITE + MESSAGE)", ns_per_op(manifests, [&](long i) {
            if (f.publish(device, announce_topic, distinct[i], true) != Verdict::kAllow) std::abort();
          }));
   // ... and the same bytes again (a re-announce with a known etag).

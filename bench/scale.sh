@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale (issue 8, DESIGN §10: 10 000 simulated nodes connect and announce within 60 s; plugin
+# Scale (issue 8, docs/protocol.md §10: 10 000 simulated nodes connect and announce within 60 s; plugin
 # memory <= 10 KiB per node). Prints and writes figures; asserts nothing but that every node
 # came online.
 #

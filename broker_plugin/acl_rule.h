@@ -7,7 +7,7 @@
 // using it never matches agents or the plugin). Conditions:
 //   retain=yes|no          publish: the retain flag must be set / clear
 //   will=no                publish: refuse the message when it is the client's Will
-//   attest=manifest        publish: the payload must pass DESIGN §5 (empty payload = deregister)
+//   attest=manifest        publish: the payload must pass docs/protocol.md §5 (empty payload = deregister)
 //   scope=<scope>          the agent token must carry this scope (repeatable)
 //   node_tenant={tenant}   read: the node named by the topic belongs to the client's tenant
 //   node_tenant=<tenant>   read: … belongs to that literal tenant

@@ -1,4 +1,4 @@
-// DESIGN §5 for announces arriving at the broker: ManifestVerifier's checks, in the table's
+// docs/protocol.md §5 for announces arriving at the broker: ManifestVerifier's checks, in the table's
 // order, with the expensive part (parse, schema, signature) done once per payload and cached
 // (verdict_cache.h). The certificate handed in must already be known to chain to the fleet CA:
 // the plugin checks that once per connection (client_identity) or, for announces restored from

@@ -20,7 +20,7 @@ struct PluginInstance {
   MosquittoBrokerPort port;
   std::unique_ptr<FleetPlugin> core;
   std::unique_ptr<LoopbackWaker> waker;
-  // The agent-facing HTTP front (DESIGN §7) and its view of the core; absent with http_listen off.
+  // The agent-facing HTTP front (docs/protocol.md §7) and its view of the core; absent with http_listen off.
   std::unique_ptr<http::PluginFleetView> view;
   std::unique_ptr<http::HttpFront> front;
 };

@@ -1,4 +1,4 @@
-// DESIGN §6 needs three global settings in mosquitto.conf that the plugin API cannot see:
+// docs/protocol.md §6 needs three global settings in mosquitto.conf that the plugin API cannot see:
 //   per_listener_settings false  (2.0.11 never sends MOSQ_EVT_TICK otherwise; false is the default)
 //   check_retain_source true     (retained announces are re-checked against their publisher)
 //   set_tcp_nodelay true         (request/response latency: 0.4 ms instead of ~70 ms)

@@ -1,4 +1,4 @@
-// The command path's bookkeeping (DESIGN §4, D8: the per-node call table of the seeds' Durable
+// The command path's bookkeeping (docs/protocol.md §4, D8: the per-node call table of the seeds' Durable
 // Object). Calls are submitted from any thread into a queue that the broker thread drains on
 // MOSQ_EVT_TICK; submit() runs the wake function (the loopback waker's 0-byte publish) so the
 // broker loop turns at once instead of within 100 ms, once per batch the tick will take.
@@ -36,7 +36,7 @@ struct CallResult {
 using CallDone = std::function<void(const CallResult&)>;
 
 struct CallRequest {
-  std::string tool;            // dotted or dashed (DESIGN D9)
+  std::string tool;            // dotted or dashed (docs/protocol.md D9)
   std::string arguments_json;  // a JSON object
   std::string caller, tenant;  // the authenticated agent: calls reach only its tenant's nodes
   uint32_t scopes = 0;         // ScopeBit
@@ -58,7 +58,7 @@ struct PendingCall {
   CallRequest request;
 };
 
-// DESIGN §4 / RFC-0005 §7: the gateway's deadline for a capability.
+// docs/protocol.md §4 / RFC-0005 §7: the gateway's deadline for a capability.
 inline int64_t gateway_deadline_ms(int64_t deadline_ms_default) {
   return deadline_ms_default + 1000 > 5000 ? deadline_ms_default + 1000 : 5000;
 }
@@ -68,7 +68,7 @@ class CallTable {
   // How long, and how many, finished calls are remembered so that an ack arriving after its
   // call ended is audited as late rather than as answering no call (dropped either way). Each
   // costs ~150 bytes: with 10 minutes and no count bound, 40 calls/s held 3.5 MiB (the soak saw
-  // it as growth) and the 5,000 calls/s of DESIGN §10 would hold ~450 MiB.
+  // it as growth) and the 5,000 calls/s of docs/protocol.md §10 would hold ~450 MiB.
   static constexpr int64_t kLateAckWindowMs = 2 * 60 * 1000;
   static constexpr size_t kLateAckMemory = 65536;
 
@@ -91,7 +91,7 @@ class CallTable {
   // `msg_id` belonged to a call that already finished: an ack for it is late.
   bool finished_recently(std::string_view msg_id) const { return finished_.contains(msg_id); }
   void remember_finished(const std::string& msg_id, int64_t now_ms) { finished_.add(msg_id, now_ms); }
-  // A cmd for a node here that another broker sent over a bridge (DESIGN §12): its cmd_ack
+  // A cmd for a node here that another broker sent over a bridge (docs/protocol.md §12): its cmd_ack
   // answers that broker's call, which the bridge carries back.
   bool relayed(std::string_view msg_id) const { return relayed_.contains(msg_id); }
   void remember_relayed(const std::string& msg_id, int64_t now_ms) { relayed_.add(msg_id, now_ms); }

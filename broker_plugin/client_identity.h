@@ -1,10 +1,10 @@
-// What a connecting client is (DESIGN §2). Four kinds are accepted, everything else is refused:
+// What a connecting client is (docs/protocol.md §2). Four kinds are accepted, everything else is refused:
 //  - a node: TLS client certificate that chains to the fleet CA, CN = a lowercase ULID node_id
 //    equal to the MQTT username and client id (mosquitto's use_identity_as_username and
 //    use_username_as_clientid), O = a tenant name, not revoked;
 //  - an agent: username = the token's sub, password = an EdDSA agent token from the issuer key
 //    (signature, exp, aud), jti not revoked;
-//  - another broker's bridge (DESIGN §12): the same, with a token whose scope is fleet:bridge;
+//  - another broker's bridge (docs/protocol.md §12): the same, with a token whose scope is fleet:bridge;
 //  - the plugin's own loopback waker: its username, the random secret made at start, from
 //    127.0.0.1 only.
 #pragma once

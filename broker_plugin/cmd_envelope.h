@@ -1,4 +1,4 @@
-// The command envelopes of DESIGN §4 (schemas/cmd@1.0.0.json, cmd_ack@1.0.0.json) as the plugin
+// The command envelopes of docs/protocol.md §4 (schemas/cmd@1.0.0.json, cmd_ack@1.0.0.json) as the plugin
 // writes and reads them.
 #pragma once
 
@@ -26,7 +26,7 @@ struct CmdAck {
 
 // Strict parse and validation against cmd_ack@1.0.0. nullopt for anything else. The device's
 // message and suggested_fix are dropped: error text that reaches agents is server-templated
-// (DESIGN §9); its code and retry_after_ms are kept.
+// (docs/protocol.md §9); its code and retry_after_ms are kept.
 std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas);
 
 }  // namespace fleetmcp::plugin

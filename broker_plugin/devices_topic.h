@@ -1,4 +1,4 @@
-// Topics under $devices/ (DESIGN §3): $devices/<node_id>/<leaf>. Parsing is allocation-free
+// Topics under $devices/ (docs/protocol.md §3): $devices/<node_id>/<leaf>. Parsing is allocation-free
 // because it runs on every ACL check, READ included.
 #pragma once
 

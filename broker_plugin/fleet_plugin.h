@@ -4,9 +4,9 @@
 // what is marked "any thread".
 //
 // The methods are split across files by event: fleet_plugin_auth.cc (who a client is),
-// fleet_plugin_acl.cc (ACL checks), fleet_plugin_announce.cc (DESIGN §5 announces, status,
+// fleet_plugin_acl.cc (ACL checks), fleet_plugin_announce.cc (docs/protocol.md §5 announces, status,
 // restored retained messages), fleet_plugin_calls.cc (command path, $CONTROL driver),
-// fleet_plugin_bridge.cc (traffic over a bridge between brokers, DESIGN §12),
+// fleet_plugin_bridge.cc (traffic over a bridge between brokers, docs/protocol.md §12),
 // fleet_plugin_tick.cc (tick, disconnect, reload).
 #pragma once
 

@@ -63,7 +63,7 @@ Verdict FleetPlugin::check_devices_topic(const ClientView& client, Session& sess
   }
   if (!verdict.allowed && event.access == kAclWrite && topic->kind == DeviceLeaf::kAnnounce &&
       session.principal->kind == PrincipalKind::kNode && !session.ended) {
-    // DESIGN §5 check 5 at the topic level: explained on the publisher's own rejected topic.
+    // docs/protocol.md §5 check 5 at the topic level: explained on the publisher's own rejected topic.
     refuse_announce(client.id, *session.principal,
                     ErrorEnvelope(ErrorCode::kAttestationFailed,
                                   "node " + session.principal->name +

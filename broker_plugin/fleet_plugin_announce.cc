@@ -1,4 +1,4 @@
-// Announces (DESIGN §5) and what follows from them: the verdict in the ACL WRITE check (so
+// Announces (docs/protocol.md §5) and what follows from them: the verdict in the ACL WRITE check (so
 // Wills are covered too), bookkeeping in MESSAGE, $devices/<id>/rejected for refusals, the
 // retained $devices/<id>/status, and re-verification of announces restored from persistence.
 #include "broker_plugin/fleet_plugin.h"
@@ -16,7 +16,7 @@ ErrorEnvelope publish_condition_refusal(AclRefusal refusal) {
   if (refusal == AclRefusal::kWill) {
     return ErrorEnvelope(ErrorCode::kManifestInvalid,
                          "a Will on the announce topic is refused: liveness is carried by the plugin's status "
-                         "topic, never by a Will (DESIGN D6)",
+                         "topic, never by a Will (docs/protocol.md D6)",
                          "remove the Will from the device's connection; the plugin publishes "
                          "$devices/<node_id>/status");
   }
@@ -44,7 +44,7 @@ Verdict FleetPlugin::check_announce(const ClientView& client, Session& session, 
     refuse_announce(client.id, node, publish_condition_refusal(policy.refusal), blake3_256_hex(event.payload));
     return Verdict::kDeny;
   }
-  if (event.payload.empty()) return Verdict::kAllow;  // deregistration (DESIGN §3)
+  if (event.payload.empty()) return Verdict::kAllow;  // deregistration (docs/protocol.md §3)
   const AnnounceOutcome outcome = announces_.check(
       event.payload, facts_for(registry_.find(node.name), node.name, node.certificate.get(), clock_()));
   if (outcome.cache_hit) bump(counters_.announce_cache_hits);

@@ -1,4 +1,4 @@
-// Traffic that crosses a bridge between brokers (DESIGN §12, docs/sharding.md). It reaches the
+// Traffic that crosses a bridge between brokers (docs/protocol.md §12, docs/sharding.md). It reaches the
 // plugin in one of two shapes:
 //  - this broker's own bridge (a `connection` in mosquitto.conf) delivers what it received from
 //    the other broker. mosquitto skips the ACL check for bridges, so such a message arrives in
@@ -6,7 +6,7 @@
 //  - another broker's bridge connects here as a client with a fleet:bridge token (a `bridge`
 //    principal). Its publishes pass the topic policy like anyone's, then MESSAGE.
 // Either way a bridge is trusted to carry traffic, not to vouch for it. An announce is verified
-// (DESIGN §5) against the node's enrolled certificate; status, telemetry and cmd_ack are believed
+// (docs/protocol.md §5) against the node's enrolled certificate; status, telemetry and cmd_ack are believed
 // only for remote nodes, never for a node connected here, whose state this plugin owns.
 #include "broker_plugin/fleet_plugin.h"
 
@@ -117,7 +117,7 @@ Verdict FleetPlugin::accept_bridged_announce(const ClientView& bridge, std::stri
   return Verdict::kAllow;
 }
 
-// DESIGN §5 for a node connected elsewhere: checks 5 and 6 against its enrolled certificate.
+// docs/protocol.md §5 for a node connected elsewhere: checks 5 and 6 against its enrolled certificate.
 FleetPlugin::BridgedAnnounce FleetPlugin::verify_bridged_announce(std::string_view node_id, std::string_view payload) {
   BridgedAnnounce checked;
   const NodeRecord* node = registry_.find(node_id);
@@ -232,7 +232,7 @@ void FleetPlugin::note_relayed_cmd(std::string_view payload) {
       bump(counters_.relayed_cmds);
     }
   } catch (const Error&) {
-    // The node checks every cmd itself (DESIGN §4) and answers a bad one with an error ack.
+    // The node checks every cmd itself (docs/protocol.md §4) and answers a bad one with an error ack.
   }
 }
 

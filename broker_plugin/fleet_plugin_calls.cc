@@ -1,4 +1,4 @@
-// The command path (DESIGN §4): calls queued from any thread are dispatched on the tick as a
+// The command path (docs/protocol.md §4): calls queued from any thread are dispatched on the tick as a
 // `cmd` straight to the node's client (for a node on another broker: to the bridge), correlated with its `cmd_ack` by node and in_reply_to,
 // checked against the tool's output schema and result.node_id (RFC-0005 §6 step 8), failed at
 // once when the node's session ends, failed at the gateway deadline, and late acks dropped and

@@ -33,12 +33,12 @@ struct NodeRecord {
   std::shared_ptr<const ManifestSummary> manifest;
   bool manifest_verified = false;  // accepted or re-verified in this broker run
   bool manifest_expired = false;   // the sweep cleared it
-  std::optional<int64_t> last_issued_at_ms;  // DESIGN §5 check 8
+  std::optional<int64_t> last_issued_at_ms;  // docs/protocol.md §5 check 8
   std::optional<HwPin> hw_pin;               // check 9
   const void* session = nullptr;             // live connection, if any
   bool revoked = false;
 
-  // A node connected to another broker, known over a bridge (DESIGN §12): its manifest was
+  // A node connected to another broker, known over a bridge (docs/protocol.md §12): its manifest was
   // verified here from its enrolled certificate, and its liveness is what the owning plugin's
   // status says. The owner publishes that status; this plugin never does.
   bool remote = false;

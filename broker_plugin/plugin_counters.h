@@ -20,7 +20,7 @@ struct PluginCounters {
   Counter restored_verified{0}, restored_cleared{0};
   Counter manifests_expired{0}, nodes_revoked{0}, clients_kicked{0};
   Counter calls_submitted{0}, calls_ok{0}, calls_failed{0}, calls_timed_out{0}, late_acks{0};
-  Counter bridged_announces{0}, bridged_refused{0}, relayed_cmds{0};  // DESIGN §12
+  Counter bridged_announces{0}, bridged_refused{0}, relayed_cmds{0};  // docs/protocol.md §12
   std::array<Counter, 11> announces_refused_by_code{};  // indexed by ErrorCode
 
   void count_refusal(ErrorCode code);

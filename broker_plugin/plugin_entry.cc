@@ -41,7 +41,7 @@ OptionList option_list(const struct mosquitto_opt* opts, int count) {
   return list;
 }
 
-// DESIGN §6's required broker settings, read from the configuration file on our command line.
+// docs/protocol.md §6's required broker settings, read from the configuration file on our command line.
 void check_broker_settings() {
   const auto path = config_path_from_cmdline(try_read_file("/proc/self/cmdline").value_or(""));
   const auto text = path ? read_broker_config(*path) : std::nullopt;

@@ -1,5 +1,5 @@
 // The plugin's configuration: plugin_opt_<key> <value> lines after the `plugin` line in
-// mosquitto.conf (DESIGN §6). Validated before anything starts; a wrong value refuses to start
+// mosquitto.conf (docs/protocol.md §6). Validated before anything starts; a wrong value refuses to start
 // the broker with an error that names the option (docs/plugin.md lists them all).
 #pragma once
 
@@ -20,7 +20,7 @@ struct PluginOptions {
   std::string token_audience = "fleetmcp";
   std::string schemas_dir;         // default: SchemaRegistry::default_dir()
   std::string state_file;          // registry persistence across restarts (recommended)
-  // Bridged fleets (DESIGN §12): <dir>/<node_id>/node.crt, the enrolled certificates of nodes
+  // Bridged fleets (docs/protocol.md §12): <dir>/<node_id>/node.crt, the enrolled certificates of nodes
   // connected to other brokers, whose announces arrive over a bridge (docs/sharding.md).
   std::string enrolled_certs_dir;
   std::string audit_log = "-";     // "-" = stderr

@@ -1,4 +1,4 @@
-// Who a connected client is, once client_identity has accepted it (DESIGN §2).
+// Who a connected client is, once client_identity has accepted it (docs/protocol.md §2).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // What the plugin remembers across broker restarts (plugin_opt_state_file): per node its tenant,
-// certificate, the issued_at_ms of its last accepted manifest (replay, DESIGN §5 check 8) and its
+// certificate, the issued_at_ms of its last accepted manifest (replay, docs/protocol.md §5 check 8) and its
 // pinned hw_fingerprint (check 9). mosquitto restores retained announces without the plugin; the
 // remembered certificate is what lets the plugin re-verify them on the first tick.
 // One JSON document, replaced atomically (write to a temporary file, then rename).
@@ -17,7 +17,7 @@ struct PersistedNode {
   std::string certificate_pem;
   std::optional<int64_t> last_issued_at_ms;
   std::string hw_fingerprint, hw_kid;  // empty: not pinned
-  bool remote = false;                 // connected to another broker (DESIGN §12)
+  bool remote = false;                 // connected to another broker (docs/protocol.md §12)
 };
 
 // A missing file is an empty state. Throws Error(kInternal) naming the file when it is unreadable

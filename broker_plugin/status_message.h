@@ -1,5 +1,5 @@
-// The retained payload of $devices/<id>/status (schemas/status@1.0.0.json, DESIGN §3). Only the
-// plugin writes it (DESIGN D6).
+// The retained payload of $devices/<id>/status (schemas/status@1.0.0.json, docs/protocol.md §3). Only the
+// plugin writes it (docs/protocol.md D6).
 #pragma once
 
 #include <string>

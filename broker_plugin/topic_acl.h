@@ -1,4 +1,4 @@
-// The topic policy: DESIGN §3 as data (acl/fleetmcp.acl), deny by default. Rules are indexed by
+// The topic policy: docs/protocol.md §3 as data (acl/fleetmcp.acl), deny by default. Rules are indexed by
 // (principal kind, access) so a READ, which runs once per delivery, scans only the few rules
 // that could apply and asks the node registry at most one hash lookup.
 #pragma once

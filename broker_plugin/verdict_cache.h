@@ -1,6 +1,6 @@
 // Verdicts on announce payloads, keyed by the BLAKE3-256 of the bytes as published (for a
 // canonically published manifest that is its etag). What is cached is what depends on the bytes
-// alone: DESIGN §5 checks 1–3 and the signature (check 7, valid for the one certificate whose
+// alone: docs/protocol.md §5 checks 1–3 and the signature (check 7, valid for the one certificate whose
 // thumbprint is the manifest's kid). Time, identity and history are re-checked on every use, so
 // a re-announce with a known etag costs a hash and a lookup.
 //

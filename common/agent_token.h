@@ -1,4 +1,4 @@
-// Agent bearer tokens (DESIGN §2): compact JWS, header {"alg":"EdDSA","typ":"JWT"}, signed by the
+// Agent bearer tokens (docs/protocol.md §2): compact JWS, header {"alg":"EdDSA","typ":"JWT"}, signed by the
 // fleet's issuer key; claims sub, tenant, scope (space-separated), aud, iat, exp, jti.
 #pragma once
 
@@ -15,7 +15,7 @@ inline constexpr std::string_view kScopeDevicesRead = "devices:read";
 inline constexpr std::string_view kScopeCallReadOnly = "tools:call:read_only";
 inline constexpr std::string_view kScopeCallReversible = "tools:call:reversible";
 inline constexpr std::string_view kScopeCallPhysical = "tools:call:physical_actuation";
-// A broker bridge (DESIGN §12), not an agent: carries every tenant's $devices/ traffic between
+// A broker bridge (docs/protocol.md §12), not an agent: carries every tenant's $devices/ traffic between
 // plugins; refused by the HTTP front.
 inline constexpr std::string_view kScopeFleetBridge = "fleet:bridge";
 

@@ -1,4 +1,4 @@
-// The audit log: one JSON line per decision (DESIGN §7, RFC-0005 §12): time, caller, tenant,
+// The audit log: one JSON line per decision (docs/protocol.md §7, RFC-0005 §12): time, caller, tenant,
 // topic or tool, node_id, decision, code, and a server-templated reason or the latency. Never
 // payloads, arguments or results. Thread-safe (calls finish on the broker thread, but refusals
 // at submit time happen on the caller's thread); the file is reopened on SIGHUP for rotation.

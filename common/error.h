@@ -1,6 +1,6 @@
-// The one error type of fleetmcp: the RFC-0001 §4 envelope (plus E_BAD_REQUEST, DESIGN D4).
+// The one error type of fleetmcp: the RFC-0001 §4 envelope (plus E_BAD_REQUEST, docs/protocol.md D4).
 //
-// Project rule (DESIGN §9, "How we write code"): an operation that fails throws fleetmcp::Error;
+// Project rule (docs/protocol.md §9, "How we write code"): an operation that fails throws fleetmcp::Error;
 // expected outcomes such as an ACL verdict or a cache miss are ordinary return values. Errors are
 // caught only at boundaries: main(), a broker callback (the C ABI), an HTTP handler, a device's
 // command dispatcher. There the envelope is what the user sees.
@@ -25,7 +25,7 @@ enum class ErrorCode {
   kNodeOffline,
   kSafetyDenied,
   kInternal,
-  kBadRequest,  // error@1.1.0 only (DESIGN D4)
+  kBadRequest,  // error@1.1.0 only (docs/protocol.md D4)
 };
 
 // "E_MANIFEST_INVALID" etc.

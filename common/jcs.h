@@ -20,7 +20,7 @@ struct ValueSpan {
   size_t begin = 0, end = 0;
 };
 // canonicalize, also reporting where each of `spans`' values landed. Lets a caller derive the
-// canonical form of the same document with a string value changed (manifest signing, DESIGN §5)
+// canonical form of the same document with a string value changed (manifest signing, docs/protocol.md §5)
 // by splicing instead of canonicalizing again.
 void canonicalize(const json::Value& value, std::string& out, std::span<ValueSpan> spans);
 std::string canonicalize(const json::Value& value);

@@ -155,7 +155,7 @@ bool is_read_verb(std::string_view verb) {
 }
 
 std::string_view required_scope(SafetyClass c, std::string_view verb) {
-  // DESIGN §7: a read verb only reads, whatever the capability could otherwise do.
+  // docs/protocol.md §7: a read verb only reads, whatever the capability could otherwise do.
   if (is_read_verb(verb)) return "tools:call:read_only";
   switch (c) {
     case SafetyClass::kReadOnly: return "tools:call:read_only";
@@ -220,7 +220,7 @@ std::optional<ToolName> make_tool_name(std::string_view kind_short, std::string_
 
 std::optional<ToolName> parse_tool_name(std::string_view name) {
   if (name.size() > kMaxToolNameLength) return std::nullopt;
-  // DESIGN D9: '-' never occurs inside a token, so exactly one separator kind may appear.
+  // docs/protocol.md D9: '-' never occurs inside a token, so exactly one separator kind may appear.
   const bool dotted = name.find('.') != std::string_view::npos;
   const bool dashed = name.find('-') != std::string_view::npos;
   if (dotted == dashed) return std::nullopt;

@@ -1,6 +1,6 @@
-// The capability kind registry (RFC-0001 §3.2 plus amendment rows, DESIGN D11) and the MCP tool
+// The capability kind registry (RFC-0001 §3.2 plus amendment rows, docs/protocol.md D11) and the MCP tool
 // projection rule: {kind_short}.{node_id}.{cap_id}.{verb}, at most 64 characters (RFC-0001 §3,
-// §3.1), with the dashed presentation form of DESIGN D9.
+// §3.1), with the dashed presentation form of docs/protocol.md D9.
 //
 // The rows are data (schemas/kinds.json), loaded by SchemaRegistry; this file only knows their shape.
 #pragma once
@@ -56,7 +56,7 @@ struct ToolName {
   std::string kind_short, node_id, cap_id, verb;
 
   std::string dotted() const;  // "sysecho.<id>.echo.invoke"
-  std::string dashed() const;  // "sysecho-<id>-echo-invoke" (DESIGN D9)
+  std::string dashed() const;  // "sysecho-<id>-echo-invoke" (docs/protocol.md D9)
 };
 
 // Validates each token against its RFC-0001 §3 pattern and the 64-char budget; nullopt otherwise.

@@ -166,7 +166,7 @@ Capability capability_from(const json::Value& v) {
 }
 
 // JCS(M) with its sig string blanked and, when `blank_hash`, its payload_hash too: P1 and P0 of
-// DESIGN §5. Both are string values with the same keys around them, so blanking their canonical
+// docs/protocol.md §5. Both are string values with the same keys around them, so blanking their canonical
 // text in place gives exactly the canonical form of the blanked document.
 std::string blanked(const ParsedManifest& m, bool blank_hash) {
   std::string text = m.canonical;
@@ -183,7 +183,7 @@ std::string blanked(const ParsedManifest& m, bool blank_hash) {
 void verify_attestation(const ParsedManifest& m, const Certificate& cert) {
   if (blake3_256_hex(blanked(m, /*blank_hash=*/true)) != m.payload_hash) {  // P0
     throw attestation_failed(
-        "node_attestation.payload_hash does not match the BLAKE3-256 of the canonical manifest (P0, DESIGN "
+        "node_attestation.payload_hash does not match the BLAKE3-256 of the canonical manifest (P0, docs/protocol.md "
         "section 5): the manifest was changed after signing or hashed differently",
         "re-sign the manifest on the device after every change (hash JCS with sig and payload_hash blanked)");
   }

@@ -1,5 +1,5 @@
 // CapabilityManifest (RFC-0001 §2, manifest@1.2.0): building, signing and verifying exactly as
-// DESIGN §5 says.
+// docs/protocol.md §5 says.
 //
 //   P0 = JCS(M with sig = "" and payload_hash = "")     payload_hash = hex BLAKE3-256(P0)
 //   P1 = JCS(M with sig = "" and payload_hash = hash)   sig = base64url(Ed25519(P1)), 86 chars
@@ -22,9 +22,9 @@
 
 namespace fleetmcp {
 
-inline constexpr std::string_view kManifestVersion = "1.1.0";                  // DESIGN D1
+inline constexpr std::string_view kManifestVersion = "1.1.0";                  // docs/protocol.md D1
 // manifest@1.2.0 is manifest@1.1.0 plus the Doc 05 kinds and their clamps (the v1.4 kind registry
-// amendment, DESIGN D11); the wire format, and so manifest_version, is unchanged (D1).
+// amendment, docs/protocol.md D11); the wire format, and so manifest_version, is unchanged (D1).
 inline constexpr std::string_view kManifestSchemaId = "mcp://schemas/manifest@1.2.0";
 inline constexpr size_t kMaxManifestBytes = 64 * 1024;
 inline constexpr int64_t kMaxManifestTtlMs = 86'400'000;
@@ -63,12 +63,12 @@ std::string sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key
 
 std::string manifest_etag(const json::Value& manifest);  // hex BLAKE3-256 of its JCS
 
-// A manifest that passed checks 1–3 of DESIGN §5 (parse, kinds, schema).
+// A manifest that passed checks 1–3 of docs/protocol.md §5 (parse, kinds, schema).
 struct ParsedManifest {
   json::Document doc;
   std::string node_id, kid, sig, payload_hash, hw_fingerprint, etag;
   // JCS(M as published), the etag's input, and where the sig and payload_hash strings (quotes
-  // included) stand in it: check 7 derives P0 and P1 from it by blanking them (DESIGN §5).
+  // included) stand in it: check 7 derives P0 and P1 from it by blanking them (docs/protocol.md §5).
   std::string canonical;
   size_t sig_begin = 0, sig_end = 0, hash_begin = 0, hash_end = 0;
   int64_t issued_at_ms = 0, expires_at_ms = 0;
@@ -85,7 +85,7 @@ struct AnnounceContext {
   std::optional<std::string> pinned_hw_fingerprint;  // check 9
 };
 
-// DESIGN §5 verification, every check in the table's order; the first failure throws
+// docs/protocol.md §5 verification, every check in the table's order; the first failure throws
 // fleetmcp::Error with that check's code and a message naming what failed.
 class ManifestVerifier {
  public:

@@ -1,4 +1,4 @@
-// X.509 certificates of the fleet PKI (DESIGN §2), with OpenSSL: an Ed25519 test root CA and
+// X.509 certificates of the fleet PKI (docs/protocol.md §2), with OpenSSL: an Ed25519 test root CA and
 // per-node Ed25519 leaf certificates, subject CN=<node_id>, O=<tenant_id>.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Produces a node's signed CapabilityManifest (RFC-0001 §2, DESIGN §5) for its retained
+// Produces a node's signed CapabilityManifest (RFC-0001 §2, docs/protocol.md §5) for its retained
 // $devices/<id>/announce: the same capabilities and fingerprint every time, a fresh
 // issued_at/expires_at window each time it is signed.
 #pragma once

@@ -1,4 +1,4 @@
-// max_concurrency of one capability (RFC-0001 constraints, DESIGN §4). A slot is held until the
+// max_concurrency of one capability (RFC-0001 constraints, docs/protocol.md §4). A slot is held until the
 // handler really returns, not until its deadline: a hung handler keeps its slot, so a stuck
 // camera cannot pile up more stuck calls on the shared worker pool.
 #pragma once

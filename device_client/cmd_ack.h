@@ -1,4 +1,4 @@
-// The `cmd_ack` envelope a node sends on $devices/<id>/cmd_ack (DESIGN §4), exactly one per cmd:
+// The `cmd_ack` envelope a node sends on $devices/<id>/cmd_ack (docs/protocol.md §4), exactly one per cmd:
 //   {"type":"cmd_ack","msg_id":…,"in_reply_to":…,"payload":{"ok":true,"result":{…}}}
 //   {"type":"cmd_ack","msg_id":…,"in_reply_to":…,"payload":{"ok":false,"error":{RFC-0001 §4}}}
 #pragma once

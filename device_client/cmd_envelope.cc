@@ -14,7 +14,7 @@ constexpr int64_t kMinTimestampMs = 1'700'000'000'000;  // mcp://schemas/cmd@1.0
 [[noreturn]] void bad_envelope(std::string_view what) {
   throw Error(ErrorCode::kBadRequest, "cmd envelope: " + std::string(what),
               "send {\"type\":\"cmd\",\"msg_id\",\"ts_ms\",\"deadline_ms\",\"payload\":{\"tool\",\"arguments\"}} "
-              "as DESIGN section 4 specifies");
+              "as docs/protocol.md section 4 specifies");
 }
 
 // Members outside mcp://schemas/cmd@1.0.0 (additionalProperties: false) are refused, so a field the

@@ -1,4 +1,4 @@
-// The `cmd` envelope a node receives on $devices/<id>/cmd (DESIGN §4):
+// The `cmd` envelope a node receives on $devices/<id>/cmd (docs/protocol.md §4):
 //   {"type":"cmd","msg_id":"<ULID, uppercase>","ts_ms":…,"deadline_ms":…,
 //    "payload":{"tool":"<kind_short>.<node_id>.<cap_id>.<verb>","arguments":{…}}}
 // Reading happens in two steps because the first decides whether there is anyone to answer:

@@ -1,4 +1,4 @@
-// Turns each `cmd` a node receives into exactly one `cmd_ack` (DESIGN §4). In order: strict parse
+// Turns each `cmd` a node receives into exactly one `cmd_ack` (docs/protocol.md §4). In order: strict parse
 // (no usable msg_id: log and drop, there is no one to answer), the idempotency cache, the
 // envelope, the tool (one of this node's own), the arguments (the tool's input schema), the
 // capability's max_concurrency; then the handler runs on the shared worker pool while the

@@ -166,7 +166,7 @@ std::string paho_server_uri(const ConfigEntry& e) {
     token_entry(e, "port", rest.substr(colon + 1)).as_int(1, 65535);
     return "ssl://" + std::string(rest);
   }
-  e.fail("must be an mqtts:// URI: a device connects only over mutual TLS (DESIGN section 2)");
+  e.fail("must be an mqtts:// URI: a device connects only over mutual TLS (docs/protocol.md section 2)");
 }
 
 DeviceConfig parse_device_config(const std::vector<ConfigEntry>& entries, std::string_view file,

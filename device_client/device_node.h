@@ -36,7 +36,7 @@ struct SharedRuntime {
   int64_t started_at_ms = 0;  // process start, for manage.server
 };
 
-// $devices/<id>/… (DESIGN §3).
+// $devices/<id>/… (docs/protocol.md §3).
 struct NodeTopics {
   explicit NodeTopics(const std::string& node_id);
   std::string announce, telemetry, cmd, cmd_ack, rejected;

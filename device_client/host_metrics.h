@@ -1,4 +1,4 @@
-// Reads the host's figures for system.metrics and telemetry from /proc and statvfs (DESIGN D10).
+// Reads the host's figures for system.metrics and telemetry from /proc and statvfs (docs/protocol.md D10).
 // One instance serves every node of the process: simulated nodes report the host they run on, and
 // a reading younger than `max_age` is reused so a thousand nodes cost one set of file reads.
 #pragma once

@@ -1,4 +1,4 @@
-// The hw_fingerprint sources of a node's manifest (RFC-0001 §2, DESIGN §5): machine_id from
+// The hw_fingerprint sources of a node's manifest (RFC-0001 §2, docs/protocol.md §5): machine_id from
 // /etc/machine-id, cpu_serial from /proc/cpuinfo "Serial" or the device tree, mac_primary from
 // /sys/class/net; whichever exist, always in that order, so the value is stable across restarts
 // (the plugin pins it: check 9).

@@ -1,4 +1,4 @@
-// cmd msg_id -> cmd_ack (DESIGN §4: msg_id is the idempotency key). A repeated cmd gets the very
+// cmd msg_id -> cmd_ack (docs/protocol.md §4: msg_id is the idempotency key). A repeated cmd gets the very
 // same cmd_ack bytes and never a second execution; a repeat that arrives while the first is still
 // running is remembered and answered with the same ack when it completes. Bounded in entries and
 // in age, so a node under a flood of fresh msg_ids keeps a fixed footprint.

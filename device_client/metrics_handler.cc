@@ -21,7 +21,7 @@ json::Document MetricsHandler::snapshot(const json::Value& arguments) {
 }
 
 json::Document MetricsHandler::subscribe(const json::Value& arguments) {
-  // The input schema makes interval_ms required, 1000..60000 (DESIGN D3).
+  // The input schema makes interval_ms required, 1000..60000 (docs/protocol.md D3).
   const int64_t interval_ms = json::get_int64(arguments, "interval_ms").value_or(5000);
   const unsigned parts = metrics_parts_from_include(json::find(arguments, "include"));
   const int64_t expires = services_.telemetry->lease(interval_ms, parts, now_ms());

@@ -1,5 +1,5 @@
 // system.metrics (RFC-0001 §5): `snapshot` returns one MetricsSample of the host; `subscribe`
-// starts or renews the telemetry lease of DESIGN §4 and says until when it runs.
+// starts or renews the telemetry lease of docs/protocol.md §4 and says until when it runs.
 #pragma once
 
 #include <string_view>

@@ -1,4 +1,4 @@
-// The mounted filesystems a MetricsSample reports (DESIGN D10: "disks = mounted physical
+// The mounted filesystems a MetricsSample reports (docs/protocol.md D10: "disks = mounted physical
 // filesystems", sysinfo's rule): /proc/self/mounts minus pseudo, virtual, optical and network
 // filesystems and the kernel's own mount points.
 #pragma once

@@ -1,4 +1,4 @@
-// One node's MQTT 5 session over mutual TLS, on Paho's async client (DESIGN §2). Paho C runs one
+// One node's MQTT 5 session over mutual TLS, on Paho's async client (docs/protocol.md §2). Paho C runs one
 // send and one receive thread for every client of the process, so a thousand simulated sessions
 // add sockets, not threads. Reconnection is ours rather than Paho's: Paho's automatic reconnect
 // has no jitter, and a fleet that reconnects in lockstep after a broker restart is a stampede.

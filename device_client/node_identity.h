@@ -1,4 +1,4 @@
-// A node's enrolled identity (DESIGN §2): its Ed25519 key, its leaf certificate (CN=node_id,
+// A node's enrolled identity (docs/protocol.md §2): its Ed25519 key, its leaf certificate (CN=node_id,
 // O=tenant) and the fleet CA. Loaded and cross-checked once at start, so a mismatched bundle is
 // refused with the file named instead of failing later as an opaque TLS or attestation error.
 #pragma once

@@ -1,4 +1,4 @@
-// Parsers for the text of /proc/stat, /proc/meminfo, /proc/loadavg and /proc/uptime (DESIGN D10:
+// Parsers for the text of /proc/stat, /proc/meminfo, /proc/loadavg and /proc/uptime (docs/protocol.md D10:
 // the sysinfo crate's semantics reproduced from /proc). Pure functions over text, so the unit
 // tests feed them recorded samples.
 #pragma once

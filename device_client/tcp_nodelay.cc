@@ -2,7 +2,7 @@
 //
 // Paho C 1.3 never sets TCP_NODELAY and offers no hook to reach its sockets, yet a request/response
 // protocol over MQTT waits out Nagle + delayed ACK (~40 ms per hop, 69 ms vs 0.37 ms per round trip
-// measured in shared/notes) without it. This definition of socket() interposes on libc's for the
+// measured in docs/protocol.md §6) without it. This definition of socket() interposes on libc's for the
 // fleetmcp-device executable only (it is not in fleetmcp_device_core): every TCP socket the process
 // creates, which are exactly Paho's broker connections, gets TCP_NODELAY before it connects.
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-// How often a node publishes telemetry (DESIGN §4): at its configured base interval, or at the
+// How often a node publishes telemetry (docs/protocol.md §4): at its configured base interval, or at the
 // interval of a subscribe lease while one is live. The plugin renews the lease while it has
 // subscribers; the latest lease wins, and an expired one falls back to the base interval.
 #pragma once

@@ -1,4 +1,4 @@
-// fuzz_agent_token: agent bearer tokens (compact JWS, DESIGN §2) as an unauthenticated client
+// fuzz_agent_token: agent bearer tokens (compact JWS, docs/protocol.md §2) as an unauthenticated client
 // sends them. Inputs containing a '.' are verified as they are. Any other input is taken as the
 // claims JSON and signed with the issuer's key first, so the claim checks after the signature
 // (types, exp, iat, aud, scope parsing) see fuzzer-chosen content too.

@@ -1,7 +1,7 @@
 // What every fuzz target shares: the libFuzzer entry point's signature and the rule that decides
 // what counts as a finding.
 //
-// fleetmcp's contract for untrusted bytes is "return a value or throw fleetmcp::Error" (DESIGN §9,
+// fleetmcp's contract for untrusted bytes is "return a value or throw fleetmcp::Error" (docs/protocol.md §9,
 // docs/CONTRIBUTING.md). So a target catches fleetmcp::Error and nothing else: any other
 // exception escapes to libFuzzer, which reports it as a crash, exactly like a sanitizer report.
 #pragma once

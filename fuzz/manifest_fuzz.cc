@@ -1,4 +1,4 @@
-// fuzz_manifest: DESIGN §5 announce verification. The fuzzer cannot forge Ed25519 signatures, so
+// fuzz_manifest: docs/protocol.md §5 announce verification. The fuzzer cannot forge Ed25519 signatures, so
 // each input is tried twice:
 //   1. as received: checks 1-9 against a fixed node certificate (almost always refused early);
 //   2. when it passes checks 1-3, re-signed with the node's key after pointing node_id and kid at

@@ -1,4 +1,4 @@
-// Who is calling: the agent token of an "Authorization: Bearer …" header (DESIGN §2), checked
+// Who is calling: the agent token of an "Authorization: Bearer …" header (docs/protocol.md §2), checked
 // with common/agent_token.h (signature, alg, expiry, audience) and the revocation list.
 //
 // An agent sends the same token on every request, and its Ed25519 verification was the largest

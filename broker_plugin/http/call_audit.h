@@ -1,4 +1,4 @@
-// The front's audit trail: one JSON line per tool call or refusal (DESIGN §7, RFC-0005 §12):
+// The front's audit trail: one JSON line per tool call or refusal (docs/protocol.md §7, RFC-0005 §12):
 // time, caller, tenant, tool, node_id, decision, code, latency, and which endpoint. Never
 // arguments, results or token contents. Thread-safe.
 #pragma once

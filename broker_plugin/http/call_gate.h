@@ -2,7 +2,7 @@
 // order, shared by MCP tools/call and POST /mcp/tools/call:
 //   1. the name (dotted or dashed) resolves to a tool of the caller's tenant — another tenant's
 //      tool is indistinguishable from one that does not exist;
-//   2. the token has the scope DESIGN §7 requires for (safety_class, verb);
+//   2. the token has the scope docs/protocol.md §7 requires for (safety_class, verb);
 //   3. the arguments validate against the verb's input schema (E_MANIFEST_INVALID naming where);
 //   4. the node is online (E_NODE_OFFLINE at once, no device round trip);
 //   5. physical actuation carries a valid commit token, or is refused with a new one;

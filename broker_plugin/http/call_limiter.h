@@ -1,4 +1,4 @@
-// The gateway's per-capability limits (DESIGN §7, RFC-0001 constraints): a token bucket of
+// The gateway's per-capability limits (docs/protocol.md §7, RFC-0001 constraints): a token bucket of
 // rate_limit_rps (burst: one second's worth, at least one call) and at most max_concurrency calls
 // in flight. A refusal is immediate and says when to retry; nothing ever queues. Thread-safe.
 #pragma once

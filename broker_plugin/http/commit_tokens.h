@@ -1,4 +1,4 @@
-// Two-phase calls for physical actuation (DESIGN §7): the first call is refused with a commit
+// Two-phase calls for physical actuation (docs/protocol.md §7): the first call is refused with a commit
 // token that only the same caller can spend, on the same tool, with arguments that hash the same,
 // once, within the TTL (30 s). Any presentation spends the token, matching or not, so a token
 // cannot be probed. A caller holds at most max_per_caller outstanding tokens: a new one replaces

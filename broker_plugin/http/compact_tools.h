@@ -1,4 +1,4 @@
-// Compact mode (DESIGN §7, for large fleets): instead of one tool per node capability, tools/list
+// Compact mode (docs/protocol.md §7, for large fleets): instead of one tool per node capability, tools/list
 // offers three fleet tools, so a model's context does not fill with thousands of near-identical
 // tools (notes §6.2):
 //   fleet_find_nodes      the caller's nodes, filtered by kind and state, paginated

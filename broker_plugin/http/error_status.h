@@ -1,4 +1,4 @@
-// DESIGN §9 for plain-HTTP endpoints (POST /mcp/tools/call, /schemas): the RFC-0001 envelope as
+// docs/protocol.md §9 for plain-HTTP endpoints (POST /mcp/tools/call, /schemas): the RFC-0001 envelope as
 // the body, with the HTTP status that fits its code, and Retry-After for E_RATE_LIMITED.
 #pragma once
 

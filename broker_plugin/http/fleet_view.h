@@ -1,4 +1,4 @@
-// The HTTP front's only view of the plugin core (DESIGN §7): what a tenant may see and call, a
+// The HTTP front's only view of the plugin core (docs/protocol.md §7): what a tenant may see and call, a
 // way to call it, and the telemetry of a node. The production implementation sits over the core's
 // node registry and call table and hands every call to the broker thread (the HTTP front's threads
 // never call mosquitto_*, plugin notes §3); the unit tests and the test host use an in-memory one.
@@ -25,7 +25,7 @@
 
 namespace fleetmcp::http {
 
-// The states of $devices/<id>/status (DESIGN §3).
+// The states of $devices/<id>/status (docs/protocol.md §3).
 enum class NodeState { kOnline, kOffline, kExpired, kRevoked };
 std::string_view node_state_name(NodeState state);  // "online" …
 
@@ -133,7 +133,7 @@ class FleetView {
   virtual void call(CallSpec spec, CallDone done) = 0;
   virtual std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) = 0;
   virtual FleetStats stats() const { return {}; }
-  // An agent token's jti on the revocation list (DESIGN §2).
+  // An agent token's jti on the revocation list (docs/protocol.md §2).
   virtual bool token_revoked(std::string_view jti) const {
     (void)jti;
     return false;

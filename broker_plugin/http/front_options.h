@@ -1,4 +1,4 @@
-// The HTTP front's configuration: the plugin_opt_http_* lines of mosquitto.conf (DESIGN §6), the
+// The HTTP front's configuration: the plugin_opt_http_* lines of mosquitto.conf (docs/protocol.md §6), the
 // same key = value pairs the plugin's own options come in. docs/http-front.md lists them.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 namespace fleetmcp::http {
 
-enum class ToolNameStyle { kDotted, kDashed };  // DESIGN D9
+enum class ToolNameStyle { kDotted, kDashed };  // docs/protocol.md D9
 // per_node: the RFC-0001 projection, one tool per node capability verb; compact: three untyped
 // fleet tools; by_kind (the default): one typed tool per (kind, verb), see kind_tools.h.
 enum class ToolsMode { kPerNode, kCompact, kByKind };
@@ -61,7 +61,7 @@ struct FrontOptions {
   size_t mcp_stream_buffer = 64;  // messages queued for a slow MCP client before the stream is cut
 
   std::chrono::milliseconds lease_renew{10000};  // below the device's 30 s telemetry lease
-  std::chrono::milliseconds commit_token_ttl{30000};  // DESIGN §7
+  std::chrono::milliseconds commit_token_ttl{30000};  // docs/protocol.md §7
   std::string audit_log = "-";  // "-" = stderr, "" = off, else a file appended to
 };
 

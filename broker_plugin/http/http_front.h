@@ -1,4 +1,4 @@
-// The HTTP front the plugin runs (DESIGN §7): a FrontHandler behind the Beast server, on its own
+// The HTTP front the plugin runs (docs/protocol.md §7): a FrontHandler behind the Beast server, on its own
 // io threads. It sees the plugin only through the FleetView; none of its threads calls
 // mosquitto_* (plugin notes §3). Start it after the FleetView is ready; stop() before the
 // FleetView goes away (mosquitto_plugin_cleanup): it closes every stream with its normal close,

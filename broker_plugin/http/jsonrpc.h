@@ -1,5 +1,5 @@
 // JSON-RPC 2.0 as MCP uses it: classifying an incoming message and writing responses, errors
-// (with the RFC-0001 envelope in error.data, DESIGN D12/§9) and notifications.
+// (with the RFC-0001 envelope in error.data, docs/protocol.md D12/§9) and notifications.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// notifications/tools/list_changed (DESIGN §7): whenever the FleetView reports a change, the
+// notifications/tools/list_changed (docs/protocol.md §7): whenever the FleetView reports a change, the
 // tools each tenant would list are compared with what they were; the sessions of tenants whose
 // list changed (a manifest appeared, changed, expired or was revoked) get the notification on
 // their GET stream. Other tenants hear nothing, not even that something changed. What counts as a

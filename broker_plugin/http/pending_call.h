@@ -1,5 +1,5 @@
 // One unary call in flight from an HTTP exchange: handed to the FleetView, raced against the
-// gateway deadline (DESIGN §4: max(5000, deadline_ms_default + 1000) ms), and answered exactly
+// gateway deadline (docs/protocol.md §4: max(5000, deadline_ms_default + 1000) ms), and answered exactly
 // once on the exchange's scheduler. A late outcome after the deadline or a cancel is dropped.
 #pragma once
 

@@ -2,7 +2,7 @@
 //   - sys.<id>.metrics.subscribe needs Accept: text/event-stream (else 400 E_BAD_REQUEST, §3) and
 //     answers 200 with the stream of rfc0009_stream.h; every later condition is a close code.
 //   - Any other tool answers 200 with its result object, or the envelope with the status of
-//     DESIGN §9 (error_status.h); an unknown tool (or another tenant's) is 404.
+//     docs/protocol.md §9 (error_status.h); an unknown tool (or another tenant's) is 404.
 // The token is checked before (front_router.h); a scope it lacks is 403 insufficient_scope.
 #pragma once
 

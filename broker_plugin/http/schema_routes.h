@@ -1,4 +1,4 @@
-// The schema registry over HTTP (DESIGN §7, RFC 004):
+// The schema registry over HTTP (docs/protocol.md §7, RFC 004):
 //   GET /schemas                       descriptors {id, name, version, uri, media_type, hash_alg,
 //                                      hash} in RFC 004 §6.5 order (name ASC, version DESC by
 //                                      default; ?order=oldest-first), paginated with ?limit and an

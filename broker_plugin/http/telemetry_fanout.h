@@ -1,4 +1,4 @@
-// One device telemetry stream fanned out to every subscriber, each at its own interval (DESIGN
+// One device telemetry stream fanned out to every subscriber, each at its own interval (docs/protocol.md
 // §4). Per (node, capability) there is one feed: one TelemetryWatch on the node, and one lease
 // asking the device for samples at the shortest interval any subscriber wants, renewed while
 // anyone listens. A subscriber gets a sample when its own interval has (nearly) elapsed since its

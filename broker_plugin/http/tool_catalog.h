@@ -1,4 +1,4 @@
-// MCP tool objects for a tenant's fleet (DESIGN §7): one per capability × verb, named dotted or
+// MCP tool objects for a tenant's fleet (docs/protocol.md §7): one per capability × verb, named dotted or
 // dashed (D9), described by the kind registry's static template (never device strings), with the
 // registry's input and output schemas and annotations from safety_class. Also the tools/list
 // pagination over the snapshot's stable order.

@@ -1,4 +1,4 @@
-// MCP CallToolResult shapes (DESIGN §9).
+// MCP CallToolResult shapes (docs/protocol.md §9).
 //  - Success: the device's result as structuredContent (2025-06-18+) and serialised in a text block.
 //  - Execution error (offline, deadline, rate limit, safety, invalid arguments, device failure):
 //    isError true, the RFC-0001 envelope serialised in the text block and in _meta. It is also the

@@ -1,7 +1,7 @@
 // The libcamera capture runs in a helper process, fleetmcp-camera-still, spawned per photo.
 // libcamera and its dependency tree (GnuTLS, LTTng, libdw, …) cost ~5 MiB of resident memory and
 // a few threads in whatever process loads them; on a Pi Zero 2 with a 10 MiB budget for the
-// device client (DESIGN §10) they are paid only while a photo is being taken.
+// device client (docs/protocol.md §10) they are paid only while a photo is being taken.
 //
 // Protocol: `fleetmcp-camera-still --camera N --width W --height H` writes one line
 // "FRAME <width> <height> <stride> <rgb|bgr|bgrx>\n" and the packed pixels to stdout, exit 0; or

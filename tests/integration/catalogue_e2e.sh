@@ -50,7 +50,7 @@ do {
   cursor = page.nextCursor;
 } while (cursor);
 
-// The listing may present names dotted or dashed (DESIGN D9); find each by its tokens.
+// The listing may present names dotted or dashed (docs/protocol.md D9); find each by its tokens.
 function tool(kindShort, cap, verb) {
   for (const [name, t] of tools) {
     const parts = name.split(/[.-]/);
@@ -94,7 +94,7 @@ async function expectRefusal(t, args, code, what, c = client) {
   check(r.isError && envelope(r).code === code, what, r);
   return envelope(r);
 }
-// Two-phase (DESIGN §7): the first call is refused with a commit token, the repeat executes.
+// Two-phase (docs/protocol.md §7): the first call is refused with a commit token, the repeat executes.
 async function confirmed(t, args, what) {
   const first = await expectRefusal(t, args, 'E_SAFETY_DENIED', `${what}: the first call asks for confirmation`);
   const token = /commit_token="([^"]+)"/.exec(first.suggested_fix)?.[1];
@@ -145,7 +145,7 @@ await confirmed(tool('i2c', 'i2c1', 'set'), { address: 118, register: 1, data: [
 await confirmed(tool('power', 'reboot', 'invoke'), { delay_seconds: 60 }, 'system.power invoke (simulated)');
 
 // ---- refusals ------------------------------------------------------------------------------
-// The gateway templates the message of a device-side error (DESIGN §9: never device strings), so
+// The gateway templates the message of a device-side error (docs/protocol.md §9: never device strings), so
 // only the code travels.
 await expectRefusal(tool('i2c', 'i2c1', 'get'), { address: 80, length: 1 }, 'E_SAFETY_DENIED',
                     'an I2C address outside the allow-list is refused by the device');

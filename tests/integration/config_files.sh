@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The top-level mosquitto.conf: production-shaped (DESIGN §2, §6), and mosquitto really starts
+# The top-level mosquitto.conf: production-shaped (docs/protocol.md §2, §6), and mosquitto really starts
 # with it once its paths and ports are substituted (scripts/broker-conf.sh, the derivation the
 # local fleet uses): the plugin loads, the mTLS device listener takes an enrolled node, the agent
 # listener takes a token, the HTTP front answers. A wrong option refuses to start the broker with

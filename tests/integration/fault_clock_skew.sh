@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fault: a device whose clock runs 10 minutes ahead (issue 8). Its signed announces carry an
-# issued_at_ms in the broker's future, so the plugin refuses them (DESIGN section 5, check 4: at
+# issued_at_ms in the broker's future, so the plugin refuses them (docs/protocol.md section 5, check 4: at
 # most 60 s of skew); the device learns why on its rejected topic, with a suggested_fix that
 # points at the clock, and logs it. The node never becomes callable.
 #

@@ -32,7 +32,7 @@ took_ms=$(( $(date +%s%3N) - kill_ms ))
 status=$(tail -n 1 "$T/killed.answer")
 body=$(head -n -1 "$T/killed.answer")
 assert_eq "$(jq -r .code <<<"$body")" E_NODE_OFFLINE "a call to a device killed mid-call fails with E_NODE_OFFLINE"
-assert_eq "$status" 503 "… with HTTP 503 (DESIGN section 9)"
+assert_eq "$status" 503 "… with HTTP 503 (docs/protocol.md section 9)"
 # Loose bound (a loaded CI machine, a sanitized build): the deadline would be 5.5 s after the kill.
 [ "$took_ms" -lt 2500 ] || fail "the call ended $took_ms ms after the kill: it waited for a deadline instead of failing at once"
 pass "it failed $took_ms ms after the kill, not at the deadline"

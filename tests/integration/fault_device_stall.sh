@@ -18,7 +18,7 @@ answer=$(call stalled)
 took_ms=$(( $(date +%s%3N) - start_ms ))
 kill -CONT "$DEVICE_PID"
 assert_eq "$(jq -r .code <<<"$(head -n -1 <<<"$answer")")" E_DEADLINE_EXCEEDED "a call to a stalled device fails with E_DEADLINE_EXCEEDED"
-assert_eq "$(tail -n 1 <<<"$answer")" 504 "… with HTTP 504 (DESIGN section 9)"
+assert_eq "$(tail -n 1 <<<"$answer")" 504 "… with HTTP 504 (docs/protocol.md section 9)"
 # deadline_ms_default is 2000: the answer comes at the deadline (plus the gateway's margin), not
 # before it and not never.
 [ "$took_ms" -ge 2000 ] || fail "the call ended after $took_ms ms, before its 2 s deadline"

@@ -75,7 +75,7 @@ start_mosquitto() {
   for port in $(awk '$1=="listener"{print $2}' "$conf"); do wait_for_port "$port" 10; done
 }
 
-# tls_broker_conf TLS_PORT PLAIN_PORT : a broker config with an mTLS device listener as DESIGN §2
+# tls_broker_conf TLS_PORT PLAIN_PORT : a broker config with an mTLS device listener as docs/protocol.md §2
 # and a plain loopback listener, no plugin. Prints the file name.
 tls_broker_conf() {
   local conf=$T/mosquitto-$1.conf
@@ -146,7 +146,7 @@ device_monitor() {
 # device_msg_id N : a valid uppercase ULID for test message N.
 device_msg_id() { printf '01JD000000000000000%07d' "$1"; }
 
-# device_cmd MSG_ID TOOL ARGUMENTS_JSON [DEADLINE_MS] : a DESIGN §4 cmd envelope.
+# device_cmd MSG_ID TOOL ARGUMENTS_JSON [DEADLINE_MS] : a docs/protocol.md §4 cmd envelope.
 device_cmd() {
   printf '{"type":"cmd","msg_id":"%s","ts_ms":%s,"deadline_ms":%s,"payload":{"tool":"%s","arguments":%s}}' \
     "$1" "$(date +%s%3N)" "${4:-2000}" "$2" "$3"
@@ -193,7 +193,7 @@ device_validate() {
 # ---- broker plugin (fleetmcp_plugin.so) --------------------------------------------------------
 PLUGIN_TOOLS=$BIN/tests/tools
 
-# plugin_broker_conf TLS_PORT PLAIN_PORT [LINE…]: a broker as DESIGN §2/§6 want it: the mTLS
+# plugin_broker_conf TLS_PORT PLAIN_PORT [LINE…]: a broker as docs/protocol.md §2/§6 want it: the mTLS
 # device listener, a plain 127.0.0.1 listener for agents and the plugin's loopback waker, and
 # fleetmcp_plugin.so with the shipped policy, the test PKI, the $CONTROL driver, an audit log
 # in $T/audit.log and the HTTP front on a free port (broker_http_port tells which; pass a

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# DESIGN §5 interoperability: `fleetctl manifest sign|verify` against an independent Node
+# docs/protocol.md §5 interoperability: `fleetctl manifest sign|verify` against an independent Node
 # implementation (tests/node/manifest_crosscheck.mjs: npm canonicalize, @noble/hashes BLAKE3,
 # @noble/curves Ed25519, Node's X.509/PKCS#8), both directions, plus the exit codes and error
-# envelopes of `fleetctl manifest verify` (DESIGN §11 seams).
+# envelopes of `fleetctl manifest verify` (docs/protocol.md §11 seams).
 . "$(dirname "$0")/lib.sh"
 
 NODE_DIR=$SRC/tests/node

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DESIGN §3's ACL matrix on a real broker: every topic of a node × {owner node, other node, agent
+# docs/protocol.md §3's ACL matrix on a real broker: every topic of a node × {owner node, other node, agent
 # of the same tenant, agent of another tenant, anonymous} × {publish, subscribe, receive, Will}
 # (tests/tools/plugin_acl_matrix.cc asserts each cell).
 . "$(dirname "$0")/lib.sh"

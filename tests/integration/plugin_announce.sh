@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DESIGN §5 on a real broker: a node's announce is accepted; over thirty broken or hostile ones
+# docs/protocol.md §5 on a real broker: a node's announce is accepted; over thirty broken or hostile ones
 # are refused, each explained on $devices/<id>/rejected with its code and etag, counted and
 # audit-logged, while the retained announce agents see stays the last accepted one
 # (tests/tools/plugin_announce_cases.cc).

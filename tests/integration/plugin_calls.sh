@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The command path end to end (DESIGN §4) through the plugin's $CONTROL/fleetmcp/v1 test driver:
+# The command path end to end (docs/protocol.md §4) through the plugin's $CONTROL/fleetmcp/v1 test driver:
 # a node answers; a silent node hits the gateway deadline; a node that drops mid-call fails at
 # once; a result naming another node is refused; a late ack is dropped and audited; calls across
 # tenants or without the scope never reach a node.

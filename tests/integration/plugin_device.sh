@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The plugin with the real device client: fleetmcp-device nodes enrolled by fleetctl announce
-# through the plugin (DESIGN §5 interop of two independent implementations of the signing
+# through the plugin (docs/protocol.md §5 interop of two independent implementations of the signing
 # procedure), go online, answer calls through the command path, and go offline when stopped.
 . "$(dirname "$0")/lib.sh"
 [ -x "$DEVICE" ] || fail "fleetmcp-device is not built at $DEVICE"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DESIGN D7 on a real broker: a manifest with a short TTL expires; its status turns "expired",
+# docs/protocol.md D7 on a real broker: a manifest with a short TTL expires; its status turns "expired",
 # live subscribers receive the clearing (empty) announce, and new subscribers get no announce.
 . "$(dirname "$0")/lib.sh"
 

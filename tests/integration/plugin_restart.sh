@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Broker restart with persistence (DESIGN §6): mosquitto restores retained announces without
+# Broker restart with persistence (docs/protocol.md §6): mosquitto restores retained announces without
 # asking the plugin, so the plugin re-verifies them on its first tick. Valid announces survive;
 # announces planted in the persistence file while the plugin was not loaded are cleared.
 . "$(dirname "$0")/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Revocation while connected (DESIGN §2): after `fleetctl pki revoke` and SIGHUP the node is
+# Revocation while connected (docs/protocol.md §2): after `fleetctl pki revoke` and SIGHUP the node is
 # kicked, its announce cleared for subscribers, its status says revoked, its tools are gone, and
 # it cannot come back. A revoked agent token is disconnected the same way.
 . "$(dirname "$0")/lib.sh"

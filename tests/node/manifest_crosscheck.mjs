@@ -1,4 +1,4 @@
-// An independent implementation of DESIGN §5 manifest signing, for cross-checking fleetctl:
+// An independent implementation of docs/protocol.md §5 manifest signing, for cross-checking fleetctl:
 // npm `canonicalize` (RFC 8785), @noble/hashes BLAKE3, @noble/curves Ed25519, and Node's own
 // X.509 / PKCS#8 parsing. Nothing here comes from fleetmcp's C++ code.
 //
@@ -52,7 +52,7 @@ function seed(path) {
   return new Uint8Array(Buffer.from(jwk.d, 'base64url'));
 }
 
-// DESIGN §5: P0 with sig and payload_hash blanked, P1 with only sig blanked.
+// docs/protocol.md §5: P0 with sig and payload_hash blanked, P1 with only sig blanked.
 function signingPayloads(manifest, payloadHash) {
   const m = structuredClone(manifest);
   m.node_attestation.sig = '';

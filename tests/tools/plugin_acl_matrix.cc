@@ -1,4 +1,4 @@
-// The DESIGN §3 ACL matrix against a real mosquitto with fleetmcp_plugin.so: every topic of a
+// The docs/protocol.md §3 ACL matrix against a real mosquitto with fleetmcp_plugin.so: every topic of a
 // node × {owner node, other node, agent of the same tenant, agent of another tenant, anonymous}
 // × {publish, subscribe, receive, Will}, each cell asserted the way a client sees it (PUBACK and
 // SUBACK reason codes, messages received or not, Wills delivered or refused in the audit log).
@@ -27,7 +27,7 @@ constexpr std::array<const char*, kWhoCount> kWhoNames{"owner node", "other node
 constexpr std::array<const char*, 6> kLeaves{"announce", "status", "telemetry", "cmd", "cmd_ack", "rejected"};
 enum Leaf { kAnnounce, kStatus, kTelemetry, kCmd, kCmdAck, kRejected };
 
-// DESIGN §3 as a table: [leaf][who]. Reading is per delivery, so an agent of another tenant may
+// docs/protocol.md §3 as a table: [leaf][who]. Reading is per delivery, so an agent of another tenant may
 // subscribe but receives nothing.
 constexpr bool kPublish[6][kWhoCount] = {
     {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};

@@ -1,4 +1,4 @@
-// Announce acceptance and refusals against a real mosquitto with fleetmcp_plugin.so (DESIGN §5):
+// Announce acceptance and refusals against a real mosquitto with fleetmcp_plugin.so (docs/protocol.md §5):
 // a node announces, then publishes over thirty broken or hostile manifests; each must be refused
 // with its expected code on $devices/<id>/rejected, with the etag, while the retained announce
 // an agent sees stays the last accepted one.
@@ -194,7 +194,7 @@ class AnnounceCases {
     return list;
   }
 
-  // A Will on the announce topic (DESIGN D6). The client is gone when its Will is refused, so
+  // A Will on the announce topic (docs/protocol.md D6). The client is gone when its Will is refused, so
   // it uses a persistent session and collects the explanation when it comes back.
   void refuse_will() {
     client_.reset();

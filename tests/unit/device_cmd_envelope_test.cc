@@ -1,4 +1,4 @@
-// The cmd envelope checks of DESIGN §4 and the cmd_ack the node sends back: what is dropped (no
+// The cmd envelope checks of docs/protocol.md §4 and the cmd_ack the node sends back: what is dropped (no
 // msg_id to answer), what is refused and with which message, and that every ack validates against
 // mcp://schemas/cmd_ack@1.0.0.
 #include <gtest/gtest.h>

@@ -106,7 +106,7 @@ TEST(DeviceConfig, ErrorsNameFileLineAndKey) {
 TEST(DeviceConfig, BrokerMustBeMutualTls) {
   EXPECT_EQ(error_of(replace_line(kEnrolled, "broker", "broker = mqtt://127.0.0.1:1883")),
             "/etc/fleetmcp/device.conf:4: broker: must be an mqtts:// URI: a device connects only over mutual TLS "
-            "(DESIGN section 2)");
+            "(docs/protocol.md section 2)");
   EXPECT_EQ(error_of(replace_line(kEnrolled, "broker", "broker = mqtts://broker:99999")),
             "/etc/fleetmcp/device.conf:4: broker.port: must be between 1 and 65535");
   EXPECT_EQ(parse(replace_line(kEnrolled, "broker", "broker = mqtts://fleet.example")).paho_uri,

@@ -1,4 +1,4 @@
-// CommandDispatcher (DESIGN §4) with a controllable handler on a real worker pool and timer
+// CommandDispatcher (docs/protocol.md §4) with a controllable handler on a real worker pool and timer
 // queue: every cmd gets exactly one cmd_ack, max_concurrency refuses with E_RATE_LIMITED and a
 // retry hint, the deadline answers E_DEADLINE_EXCEEDED even while the handler hangs, and msg_id
 // makes repeats replay the same ack without running again. No timed assertions: tests wait for

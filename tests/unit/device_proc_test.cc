@@ -1,4 +1,4 @@
-// /proc parsing for system.metrics (DESIGN D10) on recorded text from a Raspberry Pi 4 (Raspberry
+// /proc parsing for system.metrics (docs/protocol.md D10) on recorded text from a Raspberry Pi 4 (Raspberry
 // Pi OS bookworm) and from a Debian server: units, the used = total - available rule, CPU % from
 // the delta of two readings, and which mounts count as physical disks.
 #include <gtest/gtest.h>

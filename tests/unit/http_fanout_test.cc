@@ -1,4 +1,4 @@
-// The telemetry fan-out (DESIGN §4): one lease and one watch per node for any number of
+// The telemetry fan-out (docs/protocol.md §4): one lease and one watch per node for any number of
 // subscribers, each served at its own interval, leases renewed while anyone listens and given up
 // when nobody does, and every subscriber told when the feed ends.
 #include <gtest/gtest.h>

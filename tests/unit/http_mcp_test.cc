@@ -1,4 +1,4 @@
-// The MCP Streamable HTTP layer of the HTTP front (DESIGN §7, notes §1–§3), driven through the
+// The MCP Streamable HTTP layer of the HTTP front (docs/protocol.md §7, notes §1–§3), driven through the
 // front's handler with in-memory exchanges over an in-memory fleet: what an MCP client sees.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Streaming through the HTTP front: sys.<id>.metrics.subscribe over MCP (progress and log
 // notifications, cancel, offline, maximum time) and over RFC-0009's POST /mcp/tools/call (metric
-// frames, ping, close codes, Accept negotiation), plus that endpoint's unary statuses (DESIGN §9).
+// frames, ping, close codes, Accept negotiation), plus that endpoint's unary statuses (docs/protocol.md §9).
 #include <gtest/gtest.h>
 
 #include "broker_plugin/http/testing/front_fixture.h"

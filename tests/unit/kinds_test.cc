@@ -1,5 +1,5 @@
 // Tool-name projection (RFC-0001 §3, §3.1, §5.5; RFC-0005 §2; RFC-0009 §2), the dashed form of
-// DESIGN D9, required scopes (DESIGN §7) and kind registry rows (RFC-0001 §3.2, DESIGN §8).
+// docs/protocol.md D9, required scopes (docs/protocol.md §7) and kind registry rows (RFC-0001 §3.2, docs/protocol.md §8).
 #include "common/kinds.h"
 
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ TEST(Projection, RfcExamplesHaveTheirExactLengths) {
   // RFC-0005 §2.
   EXPECT_EQ(dotted("sysecho", kNode, "echo", "invoke"), "sysecho.01hzx9k3m4p7q8r9s0t1v2w3xy.echo.invoke");
   EXPECT_EQ(dotted("sysecho", kNode, "echo", "invoke").size(), 46u);
-  // RFC-0009 §2 with DESIGN D2's cap_id.
+  // RFC-0009 §2 with docs/protocol.md D2's cap_id.
   EXPECT_EQ(dotted("sys", kNode, "metrics", "subscribe").size(), 48u);
   // RFC-0001 §3.1 worst case at the schema limits: exactly 64.
   const auto worst = dotted("abcdefgh", kNode, "abcdefghijklmnopqr", "subscribe");

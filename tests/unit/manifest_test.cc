@@ -1,4 +1,4 @@
-// ManifestVerifier and the signing procedure of DESIGN §5: a temp PKI made in-process with
+// ManifestVerifier and the signing procedure of docs/protocol.md §5: a temp PKI made in-process with
 // OpenSSL (a fleet CA, node certificates, a second CA), signed manifests, and every refusal of the
 // §5 table with the code and message a device operator would see.
 #include <gtest/gtest.h>
@@ -219,7 +219,7 @@ void set_string(json::Value& v, const char* key, const std::string& text, json::
 
 json::Value& cap0(json::Document& d) { return d["capabilities"][0]; }
 
-// ---- acceptance and the DESIGN §5 procedure, recomputed independently ----------------------
+// ---- acceptance and the docs/protocol.md §5 procedure, recomputed independently ----------------------
 
 TEST_F(ManifestTest, AcceptsASignedManifestAndReportsItsFields) {
   const std::string published = signed_manifest();

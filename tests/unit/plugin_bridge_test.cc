@@ -1,4 +1,4 @@
-// FleetPlugin across a bridge between brokers (DESIGN §12), driven as mosquitto drives it: this
+// FleetPlugin across a bridge between brokers (docs/protocol.md §12), driven as mosquitto drives it: this
 // broker's own bridge delivers in MOSQ_EVT_MESSAGE without an ACL check (a client with no
 // session), another broker's bridge connects as a client with a fleet:bridge token.
 #include <filesystem>

@@ -169,7 +169,7 @@ void expect_load_fails_naming(const fs::path& dir, std::string_view file, std::s
 }
 
 // ------------------------------------------------------------------------------------------
-// A valid manifest@1.1.0 with the RFC-0005 §9 echo entry and a metrics entry (DESIGN D2).
+// A valid manifest@1.1.0 with the RFC-0005 §9 echo entry and a metrics entry (docs/protocol.md D2).
 
 std::string capability(std::string_view cap_id, std::string_view kind, std::string_view verbs,
                        std::string_view safety = "read_only",
@@ -324,7 +324,7 @@ TEST_F(SchemaRegistryTest, Rfc0005WireTraceValidates) {
                R"("payload":{"ok":true,"result":{"message":"ping","received_at_ms":1745236800012,)"
                R"("node_id":"01hzx9k3m4p7q8r9s0t1v2w3xy"}}})");
   expect_valid("system.echo.invoke.input@1.0.0", R"({"message":"ping"})");
-  // DESIGN §4 adds ts_ms and deadline_ms to the RFC-0002 cmd.
+  // docs/protocol.md §4 adds ts_ms and deadline_ms to the RFC-0002 cmd.
   expect_valid("cmd@1.0.0",
                R"({"type":"cmd","msg_id":"01HZXC0000000000000000SRV0","ts_ms":1763800000000,"deadline_ms":2000,)"
                R"("payload":{"tool":"sysecho.01hzx9k3m4p7q8r9s0t1v2w3xy.echo.invoke","arguments":{"message":"ping"}}})");

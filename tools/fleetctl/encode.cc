@@ -1,4 +1,4 @@
-// fleetctl b3: BLAKE3-256 of stdin as lowercase hex (DESIGN §11; a seam other implementations
+// fleetctl b3: BLAKE3-256 of stdin as lowercase hex (docs/protocol.md §11; a seam other implementations
 // test against, so the output is exactly 64 hex digits and a newline). `fleetctl jcs` is in
 // jcs_cmd.cc.
 #include <cstdio>

@@ -1,5 +1,5 @@
 // fleetctl jcs: the RFC 8785 canonical form of the JSON on stdin. One of the seams other
-// implementations test against (DESIGN §11): keep its output byte-for-byte stable.
+// implementations test against (docs/protocol.md §11): keep its output byte-for-byte stable.
 #include <cstdio>
 #include <string>
 #include <string_view>

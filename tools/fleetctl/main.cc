@@ -1,4 +1,4 @@
-// fleetctl: the operator CLI of fleetmcp (DESIGN §11).
+// fleetctl: the operator CLI of fleetmcp (docs/protocol.md §11).
 #include <cstdio>
 #include <cstring>
 #include <iostream>

@@ -1,4 +1,4 @@
-// fleetctl manifest sign|verify|example: the manifest seams of DESIGN §11. Other implementations
+// fleetctl manifest sign|verify|example: the manifest seams of docs/protocol.md §11. Other implementations
 // test against these (byte-exact output, exit codes), so keep their behaviour stable.
 #include <charconv>
 #include <cstdio>
@@ -30,8 +30,8 @@ constexpr int64_t kDefaultTtlS = 3600;
 
 constexpr const char* kUsage =
     "usage: fleetctl manifest <sign|verify|example> [options]   (each takes --help)\n"
-    "  sign     sign the manifest on stdin with a node key (DESIGN section 5); JCS bytes on stdout\n"
-    "  verify   run every announce check of DESIGN section 5; exit 0 + etag, or exit 1 + error envelope\n"
+    "  sign     sign the manifest on stdin with a node key (docs/protocol.md section 5); JCS bytes on stdout\n"
+    "  verify   run every announce check of docs/protocol.md section 5; exit 0 + etag, or exit 1 + error envelope\n"
     "  example  print an unsigned mock-device manifest (system.echo + system.metrics)\n";
 
 constexpr const char* kSignHelp =
@@ -40,7 +40,7 @@ constexpr const char* kSignHelp =
     "Reads a CapabilityManifest (JSON) on stdin and writes the signed manifest on stdout as its\n"
     "RFC 8785 (JCS) bytes, without a trailing newline, so `... | fleetctl b3` prints its etag.\n"
     "node_attestation may be missing or blank: alg is set to Ed25519, kid to the SHA-256 thumbprint\n"
-    "of CERT, then payload_hash and sig are computed as DESIGN section 5 says.\n"
+    "of CERT, then payload_hash and sig are computed as docs/protocol.md section 5 says.\n"
     "issued_at_ms / expires_at_ms are kept when present; a missing issued_at_ms becomes now and a\n"
     "missing expires_at_ms becomes issued_at_ms + TTL. --now-ms or --ttl-s re-stamps both.\n"
     "\n"
@@ -54,7 +54,7 @@ constexpr const char* kVerifyHelp =
     "                                [--publisher ID] [--now-ms MS] [--last-issued-ms MS]\n"
     "                                [--pinned-hw HEX] [--schemas DIR] [--json]\n"
     "\n"
-    "Reads a signed manifest on stdin and runs the broker's announce checks (DESIGN section 5) in order.\n"
+    "Reads a signed manifest on stdin and runs the broker's announce checks (docs/protocol.md section 5) in order.\n"
     "Accepted: exit 0, the etag on stdout (with --json: {\"etag\",\"node_id\",\"kid\",...}).\n"
     "Refused:  exit 1, the RFC-0001 error envelope (JSON, one line) on stdout.\n"
     "\n"
@@ -73,7 +73,7 @@ constexpr const char* kExampleHelp =
     "usage: fleetctl manifest example [--node-id ID]\n"
     "\n"
     "Prints an unsigned manifest of a mock device: the RFC-0005 section 9 echo capability and the\n"
-    "system.metrics capability `metrics` (DESIGN D2), hw_fingerprint over a mock machine_id. No\n"
+    "system.metrics capability `metrics` (docs/protocol.md D2), hw_fingerprint over a mock machine_id. No\n"
     "issued_at_ms/expires_at_ms and a blank node_attestation: pipe it into `fleetctl manifest sign`.\n"
     "\n"
     "  --node-id ID   lowercase ULID (default: a new one)\n";
@@ -245,7 +245,7 @@ int cmd_example(const Argv& argv) {
   echo.schema_ref = "mcp://schemas/system.echo.invoke.input@1.0.0";
   echo.verbs = {"invoke"};
   echo.constraints = {.rate_limit_rps = 10, .max_concurrency = 4, .deadline_ms_default = 2000};
-  fleetmcp::Capability metrics;  // DESIGN D2, RFC-0001 section 5
+  fleetmcp::Capability metrics;  // docs/protocol.md D2, RFC-0001 section 5
   metrics.cap_id = "metrics";
   metrics.kind = "system.metrics";
   metrics.schema_ref = "mcp://schemas/system.metrics@1.0.0";

@@ -1,4 +1,4 @@
-// fleetctl pki init | enroll | revoke: the fleet's test PKI (DESIGN §2, CONTRIBUTING "PKI directory").
+// fleetctl pki init | enroll | revoke: the fleet's test PKI (docs/protocol.md §2, CONTRIBUTING "PKI directory").
 #include <fcntl.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>

@@ -1,4 +1,4 @@
-// fleetctl token issue | verify: agent bearer tokens (DESIGN §2, common/agent_token.h).
+// fleetctl token issue | verify: agent bearer tokens (docs/protocol.md §2, common/agent_token.h).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>

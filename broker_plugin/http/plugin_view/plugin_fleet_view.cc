@@ -154,7 +154,7 @@ void PluginFleetView::call(CallSpec spec, CallDone done) {
   request.arguments_json = std::move(spec.arguments_json);
   request.caller = std::move(spec.caller);
   request.tenant = std::move(spec.tenant);
-  // The front has checked the caller's scopes against the tool (DESIGN §7); the core's own check
+  // The front has checked the caller's scopes against the tool (docs/protocol.md §7); the core's own check
   // must not refuse what the front allowed. The deadline is the core's (the same rule, §4).
   request.scopes = plugin::kScopeBitCallReadOnly | plugin::kScopeBitCallReversible | plugin::kScopeBitCallPhysical;
   request.audited_by_caller = true;  // the front's CallAudit writes the line, naming the endpoint
