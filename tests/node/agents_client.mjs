@@ -13,19 +13,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema }
   from '@modelcontextprotocol/sdk/types.js';
+import { ok, fail, check, sleep, envelope } from './check.mjs';
 
 const env = process.env;
 const NODES = env.NODES.split(' ');
 const { OTHER, LONE } = env;
 
-function ok(what) { console.log(`ok - ${what}`); }
-function fail(what, detail) {
-  console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
-  process.exit(1);
-}
-function check(cond, what, detail) { if (!cond) fail(what, detail); ok(what); }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const envelope = (result) => result._meta?.['io.fleetmcp/error'] ?? JSON.parse(result.content[0].text);
 
 async function connect(token) {
   const transport = new StreamableHTTPClientTransport(new URL(env.MCP_URL), {

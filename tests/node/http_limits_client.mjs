@@ -9,15 +9,8 @@
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fail, check } from './check.mjs';
 
-function fail(what, detail) {
-  console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${JSON.stringify(detail)}`}`);
-  process.exit(1);
-}
-function check(cond, what, detail) {
-  if (!cond) fail(what, detail);
-  console.log(`ok - ${what}`);
-}
 
 async function hold(url, count, addrs) {
   const { hostname, port } = new URL(url);

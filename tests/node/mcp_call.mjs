@@ -11,15 +11,11 @@
 //                                           one metrics subscribe giving two samples. "ok - …" lines
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fail, check, sleep } from './check.mjs';
 
 const { MCP_URL, TOKEN } = process.env;
 const [mode, ...rest] = process.argv.slice(2);
 
-function fail(what, detail) {
-  console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${JSON.stringify(detail)}`}`);
-  process.exit(1);
-}
-function check(cond, what, detail) { if (!cond) fail(what, detail); console.log(`ok - ${what}`); }
 
 async function connect() {
   const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
@@ -71,7 +67,6 @@ async function fleet(client, want) {
         'metrics subscribe: two telemetry samples of the node as progress notifications', samples);
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 async function paced(client, name, args) {
   for (let i = 0; ; i++) {
     const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });

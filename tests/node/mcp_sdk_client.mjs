@@ -8,17 +8,11 @@ import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ok, fail, check, sleep } from './check.mjs';
 
 const env = process.env;
 const { MCP_URL, TOKEN, TOKEN_READ, TOKEN_OTHER, CTL, NODE, NODE2, OTHER, METRICS_URL } = env;
 
-function ok(what) { console.log(`ok - ${what}`); }
-function fail(what, detail) {
-  console.error(`FAIL: ${what}${detail === undefined ? '' : `: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`}`);
-  process.exit(1);
-}
-function check(cond, what, detail) { if (!cond) fail(what, detail); ok(what); }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const ctl = (line) => fs.appendFileSync(CTL, line + '\n');
 
 async function connect(token, extra = {}) {

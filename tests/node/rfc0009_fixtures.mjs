@@ -6,15 +6,13 @@
 //      SECONDS (fixture 1's reading time), INTERVAL_MS
 import fs from 'node:fs';
 import http from 'node:http';
+import { ok, fail, check } from './check.mjs';
 
 const { BASE, TOKEN, NODE, CTL } = process.env;
 const SECONDS = Number(process.env.SECONDS ?? 6);
 const INTERVAL_MS = Number(process.env.INTERVAL_MS ?? 1000);
 const FRAME_KEYS = ['ts_ms', 'node_id', 'cpu_pct', 'mem_bytes', 'mem_total_bytes', 'disk_pct', 'load_1m', 'load_5m', 'load_15m'];
 
-function fail(what) { console.error(`FAIL: ${what}`); process.exit(1); }
-function ok(what) { console.log(`ok - ${what}`); }
-function check(cond, what) { if (!cond) fail(what); ok(what); }
 
 // Opens the stream; calls onEvent({event, data}) per SSE event; resolves with all events at the end.
 function open(onEvent) {
