@@ -1,6 +1,7 @@
 // The broker as the plugin core sees it. The module implements it with mosquitto_* calls
 // (mosquitto_broker_port.cc); unit tests implement it with a recording fake. Every method is
-// called on the broker thread only: no mosquitto broker function is thread-safe (notes §3).
+// called on the broker thread only: no mosquitto broker function is thread-safe
+// (docs/platform-notes.md §M3).
 #pragma once
 
 #include <optional>

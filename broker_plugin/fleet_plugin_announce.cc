@@ -84,7 +84,7 @@ void FleetPlugin::refuse_announce(std::string_view client_id, const Principal& n
          .code = error_code_name(error.code),
          .reason = error.message});
   // Straight to the publisher: only it may read its rejected topic, and a 3.1.1 device has no
-  // other way to learn why (notes §9).
+  // other way to learn why (docs/platform-notes.md §M9).
   broker_.publish(client_id, devices_topic(node.name, DeviceLeaf::kRejected), rejected_message(error, etag), 1, false);
 }
 

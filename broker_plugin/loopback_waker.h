@@ -1,5 +1,5 @@
-// The plugin's own MQTT client on the 127.0.0.1 listener (docs/protocol.md §6, notes §3 pattern C). It
-// does two things no broker-thread code can:
+// The plugin's own MQTT client on the 127.0.0.1 listener (docs/protocol.md §6,
+// docs/platform-notes.md §M3 pattern C). It does two things no broker-thread code can:
 //  - wake(): a 0-byte QoS 0 publish from any thread, so the broker loop turns and runs the tick
 //    now rather than within 100 ms (command round trip ~0.4 ms instead of ~50 ms);
 //  - on its first connection, subscribes to $devices/+/announce and $devices/+/status and hands

@@ -66,7 +66,7 @@ bool has_option(const OptionList& list, std::string_view key) {
 }
 
 // The HTTP front shares the core's token issuer, audience and audit log unless its own
-// plugin_opt_http_* lines say otherwise. Its threads never call mosquitto_* (plugin notes §3):
+// plugin_opt_http_* lines say otherwise. Its threads never call mosquitto_* (docs/platform-notes.md §M3):
 // its own log lines go straight to stderr. The listen address is bound here, before any callback
 // is registered, so a busy port refuses to start the broker cleanly.
 void create_http_front(PluginInstance& instance, const OptionList& list, http::FrontOptions options) {

@@ -19,7 +19,7 @@ void KeepAliveConnection::send(std::shared_ptr<const HttpRequestMessage> request
   ++connects_;
   socket_.async_connect(server_, [self = shared_from_this()](const boost::system::error_code& ec) {
     if (ec) return self->finish(ec);
-    // Request/response latency: no Nagle delay on small writes (notes §3).
+    // Request/response latency: no Nagle delay on small writes (docs/platform-notes.md §M3).
     self->socket_.set_option(tcp::no_delay(true));
     self->write();
   });

@@ -1,6 +1,6 @@
 // Compact mode (docs/protocol.md §7, for large fleets): instead of one tool per node capability, tools/list
 // offers three fleet tools, so a model's context does not fill with thousands of near-identical
-// tools (notes §6.2):
+// tools (docs/platform-notes.md §H6.2):
 //   fleet_find_nodes      the caller's nodes, filtered by kind and state, paginated
 //   fleet_describe_node   one node's capabilities: tool names, descriptions, schemas, scopes
 //   fleet_call            call capability cap_id's verb on node_id with arguments

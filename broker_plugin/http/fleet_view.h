@@ -1,7 +1,8 @@
 // The HTTP front's only view of the plugin core (docs/protocol.md §7): what a tenant may see and call, a
 // way to call it, and the telemetry of a node. The production implementation sits over the core's
 // node registry and call table and hands every call to the broker thread (the HTTP front's threads
-// never call mosquitto_*, plugin notes §3); the unit tests and the test host use an in-memory one.
+// never call mosquitto_*, docs/platform-notes.md §M3); the unit tests and the test host use an
+// in-memory one.
 //
 // Threading contract for implementations:
 //  - snapshot(), stats() and token_revoked() may be called from any thread at any time.

@@ -1,6 +1,6 @@
 // The HTTP front the plugin runs (docs/protocol.md §7): a FrontHandler behind the Beast server, on its own
 // io threads. It sees the plugin only through the FleetView; none of its threads calls
-// mosquitto_* (plugin notes §3). Start it after the FleetView is ready; stop() before the
+// mosquitto_* (docs/platform-notes.md §M3). Start it after the FleetView is ready; stop() before the
 // FleetView goes away (mosquitto_plugin_cleanup): it closes every stream with its normal close,
 // waits briefly for them to flush, and joins its threads.
 #pragma once

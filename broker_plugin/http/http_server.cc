@@ -99,7 +99,7 @@ void HttpServer::accepted(tcp::socket socket) {
     ticket = settings_->connections->admit(ec ? std::string() : peer.address().to_string());
     if (!ticket) return refuse_busy(std::move(socket), settings_->tls != nullptr);
   }
-  socket.set_option(tcp::no_delay(true), ec);  // request/response latency (notes §3)
+  socket.set_option(tcp::no_delay(true), ec);  // request/response latency (docs/platform-notes.md §M3)
   auto connection = std::make_shared<HttpConnection>(std::move(socket), io_, settings_);
   connection->hold(std::move(ticket));
   {

@@ -1,8 +1,8 @@
 // sys.<id>.metrics.subscribe called over MCP: the tools/call is answered with an SSE stream
-// (notes §3). Each sample the fan-out delivers goes out as notifications/progress (only when the
-// request carried _meta.progressToken; progress counts samples, the sample JSON is the message)
-// and as notifications/message (logger "fleetmcp.metrics", the sample as data, unless the session
-// set a level above info). The call ends:
+// (docs/platform-notes.md §H3). Each sample the fan-out delivers goes out as notifications/progress
+// (only when the request carried _meta.progressToken; progress counts samples, the sample JSON is
+// the message) and as notifications/message (logger "fleetmcp.metrics", the sample as data, unless
+// the session set a level above info). The call ends:
 //   - notifications/cancelled: the stream closes without a response (the spec says none is sent);
 //   - the node goes offline: a result with isError and E_NODE_OFFLINE;
 //   - the maximum stream time passes: a result whose structuredContent is the lease (the tool's

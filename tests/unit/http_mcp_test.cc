@@ -1,5 +1,6 @@
-// The MCP Streamable HTTP layer of the HTTP front (docs/protocol.md §7, notes §1–§3), driven through the
-// front's handler with in-memory exchanges over an in-memory fleet: what an MCP client sees.
+// The MCP Streamable HTTP layer of the HTTP front (docs/protocol.md §7,
+// docs/platform-notes.md §H1–§H3), driven through the front's handler with in-memory exchanges
+// over an in-memory fleet: what an MCP client sees.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +12,8 @@
 namespace fleetmcp::http::testing {
 namespace {
 
-// ^[A-Za-z0-9_.-]{1,max}$ (dots allowed or not): the MCP tool name rules (notes §2.2, §6).
+// ^[A-Za-z0-9_.-]{1,max}$ (dots allowed or not): the MCP tool name rules
+// (docs/platform-notes.md §H2.2, §H6.1).
 bool is_tool_name(std::string_view s, size_t max, bool dots) {
   if (s.empty() || s.size() > max) return false;
   return std::all_of(s.begin(), s.end(), [dots](char c) {
