@@ -1,6 +1,6 @@
 #!/bin/sh
 # The compose example agent: waits for the fleet, then does what an MCP client does over plain
-# HTTP (initialize, tools/list, tools/call of every echo tool) and reads the announces over MQTT.
+# HTTP (initialize, tools/list, fleet_find_nodes, the echo tool on every node) and reads the announces over MQTT.
 set -eu
 url=${FLEETMCP_URL:-http://broker:8080/mcp} token=$(cat /agent/token)
 until curl -fsS "${url%/mcp}/healthz" >/dev/null 2>&1; do sleep 1; done
@@ -10,12 +10,19 @@ sid=$(h -D - -o /dev/null -d '{"jsonrpc":"2.0","id":1,"method":"initialize","par
       | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}' | tr -d '\r')
 h -H "Mcp-Session-Id: $sid" -o /dev/null -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 sleep "${AGENT_WAIT_S:-5}"
-tools=$(h -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
-        | grep -o '"name":"sysecho-[0-9a-z]*-echo-invoke"' | cut -d'"' -f4)
-echo "agent: $(echo "$tools" | grep -c . || true) echo tools listed"
-i=3
-for t in $tools; do
-  h -H "Mcp-Session-Id: $sid" -d "{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"tools/call\",\"params\":{\"name\":\"$t\",\"arguments\":{\"message\":\"hello\"}}}"
+# The default tools mode (by_kind) offers one echo tool for the whole fleet, system_echo_invoke,
+# and fleet_find_nodes to learn which nodes have it.
+call() {  # call ID TOOL ARGUMENTS_JSON
+  h -H "Mcp-Session-Id: $sid" -d "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":$3}}"
+}
+h -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | grep -q '"name":"system_echo_invoke"' \
+  || { echo "agent: no system_echo_invoke tool listed (is plugin_opt_http_tools_mode by_kind?)" >&2; exit 1; }
+nodes=$(call 3 fleet_find_nodes '{"kind":"system.echo","state":"online"}' \
+        | grep -o '\\\?"node_id\\\?":\\\?"[0-9a-z]\{26\}' | grep -o '[0-9a-z]\{26\}' | sort -u)
+echo "agent: $(echo "$nodes" | grep -c . || true) nodes with an echo tool"
+i=4
+for n in $nodes; do
+  call $i system_echo_invoke "{\"node_id\":\"$n\",\"arguments\":{\"message\":\"hello\"}}"
   echo; i=$((i + 1))
 done
 echo "agent: announces on \$devices/+/announce (MQTT, token auth):"

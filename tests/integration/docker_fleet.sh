@@ -50,7 +50,7 @@ echo "# up to 10 nodes serving in $((SECONDS - start)) s"
 pass "/healthz: 2 containers x 5 nodes online and serving"
 
 compose run --rm agent >"$T/agent.log" 2>&1 || fail "the agent service failed (see $T/agent.log)"
-assert_contains "$(cat "$T/agent.log")" "agent: 10 echo tools listed" "the agent service lists the 10 echo tools"
+assert_contains "$(cat "$T/agent.log")" "agent: 10 nodes with an echo tool" "the agent service finds the 10 nodes with fleet_find_nodes"
 assert_eq "$(grep -c '"message":"hello"' "$T/agent.log")" 10 "the agent's echo calls are answered by every node"
 
 export MCP_URL=$base/mcp TOKEN

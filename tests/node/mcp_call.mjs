@@ -6,7 +6,7 @@
 //                                           E_RATE_LIMITED is waited out as an agent does
 //   node mcp_call.mjs confirm TOOL ARGS     two-phase (physical_actuation): the first call must be
 //                                           refused with a commit token, the repeat's outcome printed
-//   node mcp_call.mjs fleet N               the fleet checks: N nodes each list echo and metrics,
+//   node mcp_call.mjs fleet N               the fleet checks (by_kind tools): N online echo nodes,
 //                                           echo answered by every node with its own node_id,
 //                                           one metrics subscribe giving two samples. "ok - …" lines
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -42,23 +42,23 @@ function outcome(r) {
   return r.structuredContent ?? JSON.parse(r.content[0].text);
 }
 
+// The default tools mode (by_kind): one typed tool per (kind, verb) whatever the fleet size, the
+// node named by node_id, fleet_find_nodes to learn the node ids.
 async function fleet(client, want) {
   const names = await listAll(client);
-  // Names are dotted or dashed (plugin_opt_http_tool_names): sysecho.<node>.echo.invoke.
-  const sep = names.some((n) => n.startsWith('sysecho-')) ? '-' : '.';
-  const tool = (ns, node, rest) => [ns, node, ...rest.split('.')].join(sep);
-  const nodes = names.filter((n) => n.startsWith(`sysecho${sep}`)).map((n) => n.split(sep)[1]);
-  check(nodes.length === want, `tools/list shows ${want} nodes with an echo tool (${nodes.length})`, names.slice(0, 5));
-  check(nodes.every((n) => names.includes(tool('sys', n, 'metrics.snapshot')) && names.includes(tool('sys', n, 'metrics.subscribe'))),
-        'every node lists its metrics tools');
+  check(['system_echo_invoke', 'system_metrics_snapshot', 'system_metrics_subscribe', 'fleet_find_nodes'].every((n) => names.includes(n)),
+        `tools/list: the by_kind echo, metrics and discovery tools (${names.length} tools for the fleet)`, names);
+  const found = outcome(await client.callTool({ name: 'fleet_find_nodes', arguments: { kind: 'system.echo', state: 'online' } }));
+  const nodes = (found.nodes ?? []).map((n) => n.node_id);
+  check(nodes.length === want, `fleet_find_nodes: ${want} online nodes with an echo tool (${nodes.length})`, found);
   for (const node of nodes) {
-    const r = await client.callTool({ name: tool('sysecho', node, 'echo.invoke'), arguments: { message: `hi ${node}` } });
+    const r = await client.callTool({ name: 'system_echo_invoke', arguments: { node_id: node, arguments: { message: `hi ${node}` } } });
     if (r.isError || r.structuredContent.node_id !== node || r.structuredContent.message !== `hi ${node}`) fail(`echo on ${node}`, r);
   }
   console.log(`ok - echo answered by each of the ${nodes.length} nodes with its own node_id`);
   const samples = [];
   const abort = new AbortController();
-  const sub = client.callTool({ name: tool('sys', nodes[0], 'metrics.subscribe'), arguments: { interval_ms: 1000 } }, undefined, {
+  const sub = client.callTool({ name: 'system_metrics_subscribe', arguments: { node_id: nodes[0], arguments: { interval_ms: 1000 } } }, undefined, {
     signal: abort.signal,
     onprogress: (p) => { samples.push(JSON.parse(p.message)); if (samples.length === 2) abort.abort('enough'); },
   });
