@@ -36,7 +36,7 @@ capability.demo    = service.unit unit=fleetmcp-demo.service
 capability.app     = logs.journal units=fleetmcp-demo.service,fleetmcp-device.service
 capability.relay   = gpio.pin line=2 chip=gpiochip0
 capability.button  = gpio.pin line=3 chip=gpiochip0 writable=false
-capability.sensor  = i2c.bus bus=1 addresses=0x48
+capability.sensor  = i2c.bus bus=1 addresses=0x48 readable_registers=0x00
 capability.fan     = gpio.pwm chip=0 channel=0 pin=18
 capability.reboot  = system.power action=reboot
 CONF
@@ -107,6 +107,10 @@ assert_eq "$(guest "cat $sim/sim_gpio2/value")" 1 "gpio set: gpio-sim's line 2 i
 relay_low() { [ "$(guest "cat $sim/sim_gpio2/value")" = 0 ]; }
 wait_until 10 relay_low || fail "duration_ms did not revert line 2"
 pass "gpio set duration_ms: gpio-sim's line 2 back to low"
+# A read is side-effect free (issue 17 item 3): reading the output line with a read-only call
+# must leave it an output, not turn it into an input.
+assert_eq "$(mcp call "$(tool gpio relay get)" | jq -r .value)" low "gpio get of the output line reads its driven value"
+assert_eq "$(guest 'gpioinfo gpiochip0 | grep -w relay | grep -o output')" output "gpio get leaves the relay line an output"
 
 # ---- I2C on i2c-stub -----------------------------------------------------------------------
 read_out=$(mcp call "$(tool i2c sensor get)" '{"address":72,"register":0,"length":2}')
@@ -114,6 +118,9 @@ assert_eq "$(jq -c .data <<<"$read_out")" "[27,42]" "i2c get: i2c-stub registers
 mcp confirm "$(tool i2c sensor set)" '{"address":72,"register":5,"data":[99]}' >"$T/i2c-set.json"
 assert_eq "$(guest 'i2cget -y 1 0x48 0x05')" 0x63 "i2c set: i2c-stub register 0x05 = 0x63 (read with i2cget)"
 assert_contains "$(mcp call "$(tool i2c sensor get)" '{"address":80,"length":1}')" E_SAFETY_DENIED "i2c: an address outside the allow-list is refused"
+# Reading a register writes its pointer byte first: only registers listed as readable may be read
+# with a read-only call (issue 17 item 3); register 0x05 is writable but not listed.
+assert_contains "$(mcp call "$(tool i2c sensor get)" '{"address":72,"register":5,"length":1}')" E_SAFETY_DENIED "i2c get of a register not listed as readable is refused"
 
 # ---- a real systemd unit and the real journal ----------------------------------------------
 assert_eq "$(mcp call "$(tool svc demo get)" | jq -r .status)" active "service.unit get: fleetmcp-demo.service is active"
