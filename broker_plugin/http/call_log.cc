@@ -28,61 +28,38 @@ void CallLog::refused(std::string_view via, const AgentToken* agent, std::string
 
 void CallLog::finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallOutcome& outcome,
                        int64_t latency_ms) const {
-  const std::string dotted = tool.name.dotted();
   const std::string_view code = outcome.ok ? std::string_view{} : error_code_name(outcome.error.code);
-  audit_.write({.via = via,
-                .caller = agent.sub,
-                .tenant = agent.tenant,
-                .tool = dotted,
-                .node_id = tool.name.node_id,
-                .decision = outcome.ok ? "ok" : "error",
-                .code = code,
-                .latency_ms = latency_ms},
-               wall_ms_());
+  write_call(via, agent, tool, {.decision = outcome.ok ? "ok" : "error", .code = code, .latency_ms = latency_ms});
   metrics_.count_call(tool.kind, outcome.ok ? std::string_view("ok") : code, static_cast<double>(latency_ms) / 1000.0);
 }
 
 void CallLog::confirmation(std::string_view via, const AgentToken& agent, const FleetTool& tool, bool confirmed,
                            std::string_view how) const {
-  const std::string dotted = tool.name.dotted();
-  audit_.write({.via = via,
-                .caller = agent.sub,
-                .tenant = agent.tenant,
-                .tool = dotted,
-                .node_id = tool.name.node_id,
-                .decision = confirmed ? "confirm" : "refuse",
-                .code = confirmed ? std::string_view{} : error_code_name(ErrorCode::kSafetyDenied),
-                .reason = how},
-               wall_ms_());
+  const std::string_view code = confirmed ? std::string_view{} : error_code_name(ErrorCode::kSafetyDenied);
+  write_call(via, agent, tool, {.decision = confirmed ? "confirm" : "refuse", .code = code, .reason = how});
 }
 
 void CallLog::cancelled(std::string_view via, const AgentToken& agent, const FleetTool& tool,
                         int64_t latency_ms) const {
-  const std::string dotted = tool.name.dotted();
-  audit_.write({.via = via,
-                .caller = agent.sub,
-                .tenant = agent.tenant,
-                .tool = dotted,
-                .node_id = tool.name.node_id,
-                .decision = "cancel",
-                .latency_ms = latency_ms},
-               wall_ms_());
+  write_call(via, agent, tool, {.decision = "cancel", .latency_ms = latency_ms});
   metrics_.count_call(tool.kind, "cancelled", -1);
 }
 
 void CallLog::stream_ended(std::string_view via, const AgentToken& agent, const FleetTool& tool, std::string_view code,
                            int64_t duration_ms) const {
-  const std::string dotted = tool.name.dotted();
-  audit_.write({.via = via,
-                .caller = agent.sub,
-                .tenant = agent.tenant,
-                .tool = dotted,
-                .node_id = tool.name.node_id,
-                .decision = "stream",
-                .code = code,
-                .latency_ms = duration_ms},
-               wall_ms_());
+  write_call(via, agent, tool, {.decision = "stream", .code = code, .latency_ms = duration_ms});
   metrics_.count_call(tool.kind, code.empty() ? std::string_view("ok") : code, -1);
+}
+
+// A line about a call by `agent` to `tool`: who, which tool and node are filled in here.
+void CallLog::write_call(std::string_view via, const AgentToken& agent, const FleetTool& tool, AuditRecord record) const {
+  const std::string dotted = tool.name.dotted();
+  record.via = via;
+  record.caller = agent.sub;
+  record.tenant = agent.tenant;
+  record.tool = dotted;
+  record.node_id = tool.name.node_id;
+  audit_.write(record, wall_ms_());
 }
 
 }  // namespace fleetmcp::http

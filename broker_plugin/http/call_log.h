@@ -37,6 +37,8 @@ class CallLog {
                     int64_t duration_ms) const;
 
  private:
+  void write_call(std::string_view via, const AgentToken& agent, const FleetTool& tool, AuditRecord record) const;
+
   CallAudit audit_;
   FrontMetrics& metrics_;
   std::function<int64_t()> wall_ms_;
