@@ -153,6 +153,13 @@ grep -q "max_connections 100000 is over half the broker's file descriptor limit"
   fail "no warning about a connection cap over half the descriptor limit"
 ! grep -q "over half the broker's file descriptor limit" "$T/broker.log" || fail "a warning for the cap of 48 under 160"
 pass "a connection cap over half the descriptor limit is warned about at start"
+if [ -n "${UBSAN_OPTIONS:-}" ]; then
+  # Under the sanitized pass UBSan's vptr check probes memory through a pipe(); out of descriptors
+  # that fails, and it reports the next virtual call as "invalid vptr" and stops the broker. The
+  # ordinary pass checks the back-off.
+  echo "# the out-of-descriptors check is skipped under the sanitizers (their own pipe() gets EMFILE)"
+  exit 0
+fi
 coproc HOLD2 { ulimit -Sn "$(ulimit -Hn)"; exec node "$SRC/tests/node/http_limits_client.mjs" hold "http://127.0.0.1:$HTTP_PORT" 300 127.0.0.1; }
 track "$HOLD2_PID"
 read -r -t 60 line <&"${HOLD2[0]}" || fail "the second connection holder printed nothing"
