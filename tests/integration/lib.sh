@@ -21,6 +21,7 @@ _cleanup() {
     echo "---- logs of the failed test ($T) ----" >&2
     for f in "$T"/*.log; do [ -f "$f" ] && { echo "== $f" >&2; tail -n 40 "$f" >&2; }; done
   fi
+  _release_ports
   [ -n "${KEEP_TMP:-}" ] || rm -rf "$T"
   exit $rc
 }
@@ -37,9 +38,39 @@ assert_eq() { [ "$1" == "$2" ] || fail "$3: expected [$2], got [$1]"; pass "$3";
 # assert_contains HAYSTACK NEEDLE WHAT
 assert_contains() { [[ "$1" == *"$2"* ]] || fail "$3: [$2] not in [$1]"; pass "$3"; }
 
-# A free TCP port on 127.0.0.1 (bind to 0, read it back, release).
+# A free TCP port on 127.0.0.1 that no other running test holds. Ports come from 20000-32767, below
+# the kernel's ephemeral range (32768-60999), so an outgoing connection's source port cannot take
+# one between this call and the broker's bind. Each port is claimed with an atomic mkdir under
+# $_PORT_CLAIMS (shared by the tests running side by side) and released when this test exits:
+# two calls in one test, or two tests at once, never get the same port. Claims left by a test that
+# died without cleaning up are taken back once their owner's temp dir is gone.
+_PORT_CLAIMS=/tmp/fleetmcp-port-claims
 free_port() {
-  node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+  mkdir -p "$_PORT_CLAIMS" && chmod 1777 "$_PORT_CLAIMS" 2>/dev/null || true
+  local port claim tries=0
+  while :; do
+    [ $((tries += 1)) -le 200 ] || fail "free_port: no free port found in 200 tries"
+    port=$((20000 + (RANDOM * 32768 + RANDOM) % 12768))
+    claim=$_PORT_CLAIMS/$port
+    if ! mkdir "$claim" 2>/dev/null; then
+      local owner; owner=$(cat "$claim/owner" 2>/dev/null || true)
+      [ -n "$owner" ] && [ ! -d "$owner" ] && rm -rf "$claim"   # stale: its test is gone
+      continue
+    fi
+    echo "$T" >"$claim/owner"
+    if node -e 'const s=require("net").createServer();s.on("error",()=>process.exit(1));
+                s.listen(+process.argv[1],"127.0.0.1",()=>s.close())' "$port"; then
+      echo "$port"; return 0
+    fi
+    echo "$T" >"$claim/busy"   # bound by something outside the tests; keep it claimed
+  done
+}
+_release_ports() {
+  local c
+  for c in "$_PORT_CLAIMS"/*/owner; do
+    [ -f "$c" ] && [ "$(cat "$c" 2>/dev/null)" == "$T" ] && rm -rf "$(dirname "$c")"
+  done
+  return 0
 }
 
 # wait_for_port PORT [SECONDS]
