@@ -8,4 +8,12 @@ target_compile_definitions(fleetmcp_json_headers INTERFACE RAPIDJSON_HAS_STDSTRI
 
 find_path(MOSQUITTO_INCLUDE_DIR mosquitto_broker.h)
 find_library(MOSQUITTO_LIBRARY mosquitto)
-find_package(PahoMqttCpp QUIET)
+# fleetmcp::paho: Eclipse Paho MQTT C++ over the async C client with TLS (libpaho-mqttpp-dev), for
+# the device and fleetctl's MQTT reads.
+find_library(PAHO_MQTTPP3_LIBRARY paho-mqttpp3 REQUIRED)
+find_library(PAHO_MQTT3AS_LIBRARY paho-mqtt3as REQUIRED)
+find_path(PAHO_MQTTPP_INCLUDE_DIR mqtt/async_client.h REQUIRED)
+add_library(fleetmcp_paho INTERFACE)
+add_library(fleetmcp::paho ALIAS fleetmcp_paho)
+target_include_directories(fleetmcp_paho SYSTEM INTERFACE ${PAHO_MQTTPP_INCLUDE_DIR})
+target_link_libraries(fleetmcp_paho INTERFACE ${PAHO_MQTTPP3_LIBRARY} ${PAHO_MQTT3AS_LIBRARY})

@@ -198,6 +198,9 @@ echo
 echo "# An echo call (RFC-0009 endpoint, one request):"
 # The token goes to curl on its stdin (printf is a shell builtin), never in its arguments.
 echo "printf 'Authorization: Bearer %s\\n' \"\$FLEETMCP_TOKEN\" | curl -s -X POST \"\$FLEETMCP_URL/tools/call\" -H @- -H 'Content-Type: application/json' -d '{\"tool\":\"sysecho.$first.echo.invoke\",\"arguments\":{\"message\":\"ping\"}}'"
+echo "# The same with fleetctl (it reads FLEETMCP_URL, FLEETMCP_MQTT and FLEETMCP_TOKEN):"
+echo "$fleetctl nodes"
+echo "$fleetctl call sysecho.$first.echo.invoke '{\"message\":\"ping\"}'"
 echo "# The fleet's announces over MQTT (user and token from $fleet/mqtt-agent/mosquitto_sub):"
 echo "XDG_CONFIG_HOME=$fleet/mqtt-agent mosquitto_sub -V mqttv5 -p $agent_port -t '\$devices/+/announce' -C $nodes"
 echo "# MCP clients (Claude Desktop, MCP Inspector): README.md, \"Connect agents\". Ctrl-C stops the fleet."

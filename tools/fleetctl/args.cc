@@ -1,5 +1,7 @@
 #include "tools/fleetctl/args.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace fleetctl {
@@ -56,5 +58,20 @@ std::string Args::require(const std::string& name) const {
 }
 
 bool Args::has(const std::string& name) const { return switches_given_.count(name) != 0; }
+
+int64_t Args::integer(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
+  const auto text = get(name);
+  if (!text) return fallback;
+  int64_t v = 0;
+  const bool digits = !text->empty() && text->size() <= 9 &&
+                      std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) v = std::stoll(*text);
+  if (!digits || v < min || v > max) {
+    throw Error(ErrorCode::kBadRequest, "--" + name + " must be an integer from " + std::to_string(min) + " to " +
+                                            std::to_string(max),
+                "for example --" + name + " " + std::to_string(fallback));
+  }
+  return v;
+}
 
 }  // namespace fleetctl

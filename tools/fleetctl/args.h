@@ -2,6 +2,7 @@
 // and positionals. Unknown options are an error, so typos never pass silently.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -20,6 +21,8 @@ class Args {
   std::optional<std::string> get(const std::string& name) const;
   std::string require(const std::string& name) const;  // throws naming the option
   bool has(const std::string& name) const;               // a switch was given
+  // --name as an integer from min to max, `fallback` when not given; throws naming the option.
+  int64_t integer(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
   bool help() const { return has("help"); }
   const std::vector<std::string>& positionals() const { return positionals_; }
 

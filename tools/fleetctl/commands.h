@@ -1,6 +1,7 @@
 // The fleetctl subcommands, one function each, grouped one file per topic:
-// pki.cc (pki init/enroll/revoke), token.cc, manifest_cmd.cc, jcs_cmd.cc (jcs), encode.cc (b3), and later
-// fleet.cc (nodes, call). Each returns the process exit code (see kExit*).
+// pki.cc (pki init/enroll/revoke), token.cc, manifest_cmd.cc, jcs_cmd.cc (jcs), encode.cc (b3),
+// nodes_cmd.cc and call_cmd.cc (a running fleet, through fleet_access.h). Each returns the process
+// exit code (see kExit*).
 #pragma once
 
 #include <string>
@@ -21,5 +22,7 @@ int cmd_token(const Argv& args);
 int cmd_manifest(const Argv& args);
 int cmd_jcs(const Argv& args);
 int cmd_b3(const Argv& args);
+int cmd_nodes(const Argv& args);
+int cmd_call(const Argv& args);
 
 }  // namespace fleetctl

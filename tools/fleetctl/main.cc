@@ -21,6 +21,8 @@ constexpr Command kCommands[] = {
     {"manifest", fleetctl::cmd_manifest, "sign and verify capability manifests (manifest sign|verify)"},
     {"jcs", fleetctl::cmd_jcs, "RFC 8785 canonical form of the JSON on stdin"},
     {"b3", fleetctl::cmd_b3, "BLAKE3-256 hex of stdin"},
+    {"nodes", fleetctl::cmd_nodes, "the nodes your agent token sees, with state and capabilities (MQTT)"},
+    {"call", fleetctl::cmd_call, "call one tool of one node through the broker's RFC-0009 endpoint"},
 };
 
 void usage(std::FILE* out) {

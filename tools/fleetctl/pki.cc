@@ -224,20 +224,6 @@ std::string cert_pem(X509* cert) { return Certificate::from_x509(cert).to_pem();
 
 // ---- option parsing ---------------------------------------------------------------------------
 
-int64_t parse_count(const Args& args, const std::string& name, int64_t fallback, int64_t min, int64_t max) {
-  const auto text = args.get(name);
-  if (!text) return fallback;
-  int64_t v = 0;
-  const bool digits = !text->empty() && text->size() <= 9 &&
-                      std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; });
-  if (digits) v = std::stoll(*text);
-  if (!digits || v < min || v > max) {
-    throw Error(ErrorCode::kBadRequest, "--" + name + " must be an integer from " + std::to_string(min) + " to " +
-                                            std::to_string(max),
-                "for example --" + name + " " + std::to_string(fallback));
-  }
-  return v;
-}
 
 bool is_dns_name(std::string_view s) {
   if (s.empty() || s.size() > 253 || s.front() == '.' || s.front() == '-') return false;
@@ -324,7 +310,7 @@ int pki_init(const Argv& argv) {
   Args args(argv, {"dir", "days", "san"}, {"force"});
   if (args.help()) return print_help(kInitHelp);
   if (!args.positionals().empty()) throw Error(ErrorCode::kBadRequest, "pki init takes no arguments", "see --help");
-  const InitPlan plan{args.require("dir"), std::time(nullptr) + parse_count(args, "days", 3650, 1, 36500) * 86400,
+  const InitPlan plan{args.require("dir"), std::time(nullptr) + args.integer("days", 3650, 1, 36500) * 86400,
                       server_san(args.get("san"))};
   if (!args.has("force") && (fs::exists(plan.dir / "ca.key") || fs::exists(plan.dir / "ca.crt"))) {
     throw Error(ErrorCode::kBadRequest, "a CA already exists in " + plan.dir.string(),
@@ -445,8 +431,8 @@ int pki_enroll(const Argv& argv) {
   if (!is_broker_uri(plan.broker)) {
     throw Error(ErrorCode::kBadRequest, "--broker must be mqtts://host[:port]", "for example --broker mqtts://10.0.0.2:8883");
   }
-  const int64_t count = parse_count(args, "count", 1, 1, 100000);
-  const int64_t days = parse_count(args, "days", 365, 1, 36500);
+  const int64_t count = args.integer("count", 1, 1, 100000);
+  const int64_t days = args.integer("days", 365, 1, 36500);
   const LoadedCa ca = load_ca(plan.dir);
   // A leaf outliving its CA would never verify after the CA expires; stop at the CA's end.
   plan.not_after_s = std::min<int64_t>(std::time(nullptr) + days * 86400, ca.cert.not_after_ms() / 1000);
@@ -474,7 +460,7 @@ int pki_bridge(const Argv& argv) {
   if (!is_tenant(sub)) {
     throw Error(ErrorCode::kBadRequest, "--sub must match ^[a-z0-9][a-z0-9_-]{0,62}$", "for example --sub bridge-site-a");
   }
-  const int64_t days = parse_count(args, "days", 365, 1, 36500);
+  const int64_t days = args.integer("days", 365, 1, 36500);
   const LoadedCa ca = load_ca(dir);
   const int64_t not_after_s = std::min<int64_t>(std::time(nullptr) + days * 86400, ca.cert.not_after_ms() / 1000);
   const auto key = Ed25519PrivateKey::generate();

@@ -1,0 +1,53 @@
+#include "tools/fleetctl/fleet_access.h"
+
+#include <cstdlib>
+
+#include "common/bytes.h"
+#include "common/error.h"
+#include "common/file_text.h"
+#include "common/json.h"
+
+namespace fleetctl {
+
+using fleetmcp::Error;
+using fleetmcp::ErrorCode;
+
+std::string option_or_env(const Args& args, const std::string& option, const char* env_var) {
+  if (auto value = args.get(option)) return *value;
+  if (const char* value = std::getenv(env_var); value && *value) return value;
+  throw Error(ErrorCode::kBadRequest, "no --" + option + " and no " + env_var + " in the environment",
+              std::string("give --") + option + " or export " + env_var +
+                  " (scripts/local-fleet.sh prints it when the fleet is up)");
+}
+
+std::string agent_token(const Args& args) {
+  std::string token;
+  if (auto file = args.get("token-file")) {
+    token = fleetmcp::read_file(*file, ErrorCode::kBadRequest, "token file");
+    token = token.substr(0, token.find_first_of("\r\n"));
+  } else if (const char* value = std::getenv("FLEETMCP_TOKEN"); value && *value) {
+    token = value;
+  } else {
+    throw Error(ErrorCode::kBadRequest, "no agent token: no --token-file and no FLEETMCP_TOKEN in the environment",
+                "export FLEETMCP_TOKEN (scripts/local-fleet.sh prints it), or issue one with "
+                "fleetctl token issue and pass --token-file");
+  }
+  if (token.empty()) throw Error(ErrorCode::kBadRequest, "the agent token is empty", "issue one with fleetctl token issue");
+  return token;
+}
+
+std::string token_subject(std::string_view token) {
+  const Error not_a_token(ErrorCode::kBadRequest, "the agent token is not a JWT with a sub claim",
+                          "use a token from fleetctl token issue, or give --user");
+  const size_t first = token.find('.');
+  const size_t second = first == std::string_view::npos ? first : token.find('.', first + 1);
+  if (second == std::string_view::npos) throw not_a_token;
+  const auto payload = fleetmcp::base64url_decode(token.substr(first + 1, second - first - 1));
+  if (!payload) throw not_a_token;
+  const auto claims = fleetmcp::json::parse_strict(std::string_view(reinterpret_cast<const char*>(payload->data()), payload->size()));
+  const auto sub = claims.IsObject() ? fleetmcp::json::get_string(claims, "sub") : std::nullopt;
+  if (!sub || sub->empty()) throw not_a_token;
+  return std::string(*sub);
+}
+
+}  // namespace fleetctl
