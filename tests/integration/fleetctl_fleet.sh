@@ -40,7 +40,9 @@ rc=0; err=$("$FLEETCTL" nodes --token-file /dev/null 2>&1) || rc=$?
 assert_eq "$rc" 2 "an empty token file is a usage error"
 rc=0; err=$(FLEETMCP_TOKEN=not.a.token "$FLEETCTL" nodes 2>&1) || rc=$?
 assert_eq "$rc:$(jq -r .code <<<"$err")" "2:E_BAD_REQUEST" "a token that is no JWT is refused before connecting"
-forged=$(agent_token agent-e2e acme "devices:read" | sed 's/.$/A/;s/..$/AA/')
+# Same claims, signed by another fleet's issuer key.
+"$FLEETCTL" pki init --dir "$T/other-pki" >/dev/null 2>&1 || fail "fleetctl pki init (another fleet)"
+forged=$("$FLEETCTL" token issue --dir "$T/other-pki" --sub agent-e2e --tenant acme --scope devices:read)
 rc=0; err=$(FLEETMCP_TOKEN=$forged "$FLEETCTL" nodes 2>&1) || rc=$?
 assert_eq "$rc:$(jq -r .code <<<"$err")" "3:E_SAFETY_DENIED" "a token with a bad signature cannot log in (exit 3)"
 assert_contains "$(jq -r .suggested_fix <<<"$err")" "fleetctl token verify" "the envelope says how to check the token"
