@@ -19,11 +19,14 @@ h -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' 
   || { echo "agent: no system_echo_invoke tool listed (is plugin_opt_http_tools_mode by_kind?)" >&2; exit 1; }
 nodes=$(call 3 fleet_find_nodes '{"kind":"system.echo","state":"online"}' \
         | grep -o '\\\?"node_id\\\?":\\\?"[0-9a-z]\{26\}' | grep -o '[0-9a-z]\{26\}' | sort -u)
-echo "agent: $(echo "$nodes" | grep -c . || true) nodes with an echo tool"
+count=$(echo "$nodes" | grep -c . || true)
+echo "agent: $count nodes with an echo tool"
 i=4
 for n in $nodes; do
   call $i system_echo_invoke "{\"node_id\":\"$n\",\"arguments\":{\"message\":\"hello\"}}"
   echo; i=$((i + 1))
 done
 echo "agent: announces on \$devices/+/announce (MQTT, token auth):"
-mosquitto_sub -V mqttv5 -h broker -p 1883 -u example-agent -P "$token" -t '$devices/+/announce' -W 3 -v | cut -c1-120 || true
+# One retained announce per node: stop after those (-W only if one is missing).
+mosquitto_sub -V mqttv5 -h broker -p 1883 -u example-agent -P "$token" -t '$devices/+/announce' -C "$count" -W 10 -v \
+  | cut -c1-120 || true
