@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# What one echo command costs the device in CPU time, thread wake-ups and system calls: one node
+# (mTLS, as on a Pi) against a plain local mosquitto, echo commands published straight on its cmd
+# topic. Load-independent figures, so two runs on a busy machine still compare (issue 15):
+#   CPU per command    utime and stime of the process (/proc/PID/stat) over the run / commands
+#   context switches   voluntary and involuntary, summed over every thread (/proc/PID/task/*/status)
+#   system calls       with --strace, a second pass under `strace -c -f` (slow; counts only)
+# Two loads: "sporadic" (one command in flight: the next is sent once the last ack is in, so every
+# command wakes an idle process, as on a node that gets a call now and then) and "burst" (chunks
+# of 500 back to back, as bench/device_footprint.sh sends). Printed, never asserted.
+#
+#   bench/device_cmd_cost.sh [--sporadic N (2000)] [--burst N (20000)] [--strace] [--keep]
+#
+# Uses $FLEETMCP_BINARY_DIR (default build/) for fleetmcp-device and fleetctl.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${FLEETMCP_BINARY_DIR:-$SRC/build}
+DEVICE=$BIN/device_client/fleetmcp-device
+FLEETCTL=$BIN/tools/fleetctl/fleetctl
+export FLEETMCP_SCHEMAS=${FLEETMCP_SCHEMAS:-$SRC/schemas}
+SPORADIC=2000 BURST=20000 STRACE= KEEP=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --sporadic) SPORADIC=$2; shift 2 ;;
+    --burst) BURST=$2; shift 2 ;;
+    --strace) STRACE=1; shift ;;
+    --keep) KEEP=1; shift ;;
+    --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
+    *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+T=$(mktemp -d /tmp/fleetmcp-cmdcost.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
+  if [ -n "$KEEP" ]; then echo "kept: $T"; else rm -rf "$T"; fi
+}
+trap cleanup EXIT
+
+free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+wait_for_port() {
+  local deadline=$((SECONDS + 10))
+  until (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; do
+    [ $SECONDS -lt $deadline ] || { echo "nothing listens on port $1 (see $T/mosquitto.log)" >&2; exit 1; }
+    sleep 0.05
+  done
+}
+# utime stime in clock ticks, for the whole process.
+cpu_ticks() { awk '{print $14, $15}' "/proc/$1/stat"; }
+# voluntary involuntary context switches, summed over the process's threads.
+ctx_switches() {
+  cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt/ { v += $2 } /^nonvoluntary_ctxt/ { n += $2 } END { print v, n }'
+}
+
+TLS=$(free_port)
+PLAIN=$(free_port)
+"$FLEETCTL" pki init --dir "$T/pki" >/dev/null
+NODE=$("$FLEETCTL" pki enroll --dir "$T/pki" --tenant bench --count 1 --broker "mqtts://127.0.0.1:$TLS" 2>/dev/null)
+BUNDLE=$T/pki/nodes/$NODE
+# The device does not rate-limit (the broker does); a burst needs more than 4 running at once.
+sed -i 's/^capability.echo = .*/capability.echo = system.echo rate_limit_rps=50 max_concurrency=1000 deadline_ms_default=2000/' \
+  "$BUNDLE/device.conf"
+cat >"$T/mosquitto.conf" <<CONF
+per_listener_settings false
+user root
+allow_anonymous true
+persistence false
+log_type error
+set_tcp_nodelay true
+listener $TLS 127.0.0.1
+cafile $T/pki/ca.crt
+certfile $T/pki/server.crt
+keyfile $T/pki/server.key
+require_certificate true
+use_identity_as_username true
+use_username_as_clientid true
+listener $PLAIN 127.0.0.1
+max_queued_messages 100000
+CONF
+mosquitto -c "$T/mosquitto.conf" >"$T/mosquitto.log" 2>&1 &
+pids+=($!)
+wait_for_port "$TLS"
+wait_for_port "$PLAIN"
+
+# cmds FIRST COUNT: COUNT echo cmd envelopes, one a line, msg_ids numbered from FIRST.
+cmds() {
+  awk -v first="$1" -v n="$2" -v node="$NODE" -v now="$(date +%s%3N)" 'BEGIN {
+    for (i = first; i < first + n; i++)
+      printf "{\"type\":\"cmd\",\"msg_id\":\"01JE%022d\",\"ts_ms\":%s,\"deadline_ms\":5000,\"payload\":{\"tool\":\"sysecho.%s.echo.invoke\",\"arguments\":{\"message\":\"ping\"}}}\n", i, now, node
+  }'
+}
+
+# sporadic FIRST COUNT: one command in flight.
+sporadic() {
+  mkfifo "$T/in.$1" "$T/out.$1"
+  mosquitto_sub -p "$PLAIN" -q 1 -t "\$devices/$NODE/cmd_ack" >"$T/out.$1" 2>/dev/null &
+  pids+=($!)
+  exec {acks}<"$T/out.$1"
+  mosquitto_pub -p "$PLAIN" -q 1 -t "\$devices/$NODE/cmd" -l <"$T/in.$1" 2>/dev/null &
+  pids+=($!)
+  exec {out}>"$T/in.$1"
+  sleep 0.5  # both clients connected and subscribed
+  local line ack
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >&"$out"
+    IFS= read -r -t 10 ack <&"$acks" || { echo "no cmd_ack within 10 s" >&2; exit 1; }
+  done < <(cmds "$1" "$2")
+  exec {out}>&- {acks}<&-
+}
+
+# burst FIRST COUNT: chunks of 500 back to back, the next once every ack of the last is in.
+burst() {
+  cmds "$1" "$2" | split -l 500 - "$T/chunk.$1."
+  mosquitto_sub -p "$PLAIN" -q 1 -t "\$devices/$NODE/cmd_ack" >"$T/acks.$1" 2>/dev/null &
+  pids+=($!)
+  sleep 0.5
+  local sent=0 chunk deadline
+  for chunk in "$T"/chunk."$1".*; do
+    mosquitto_pub -p "$PLAIN" -q 1 -t "\$devices/$NODE/cmd" -l <"$chunk"
+    sent=$((sent + $(wc -l <"$chunk")))
+    deadline=$((SECONDS + 30))
+    until [ "$(wc -l <"$T/acks.$1")" -ge "$sent" ] || [ $SECONDS -ge $deadline ]; do sleep 0.01; done
+  done
+  [ "$(grep -c '"ok":true' "$T/acks.$1")" -ge "$2" ] || { echo "only $(grep -c '"ok":true' "$T/acks.$1") ok acks of $2" >&2; exit 1; }
+}
+
+# measure NAME FIRST COUNT: runs load NAME against the node and prints its cost per command.
+measure() {
+  local name=$1 first=$2 n=$3 hz u0 s0 v0 i0 u1 s1 v1 i1 start
+  hz=$(getconf CLK_TCK)
+  read -r u0 s0 < <(cpu_ticks "$NODE_PID")
+  read -r v0 i0 < <(ctx_switches "$NODE_PID")
+  start=$(date +%s%N)
+  "$name" "$first" "$n"
+  read -r u1 s1 < <(cpu_ticks "$NODE_PID")
+  read -r v1 i1 < <(ctx_switches "$NODE_PID")
+  awk -v name="$name" -v n="$n" -v hz="$hz" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v v=$((v1 - v0)) -v i=$((i1 - i0)) \
+      -v ns=$(($(date +%s%N) - start)) 'BEGIN {
+    printf "%-9s %6d cmds in %5.1f s: device CPU %6.1f us per cmd (user %.1f, system %.1f; %d ticks of 1/%d s)\n",
+           name, n, ns / 1e9, 1e6 * (u + s) / hz / n, 1e6 * u / hz / n, 1e6 * s / hz / n, u + s, hz
+    printf "%-9s context switches per cmd: %.2f voluntary, %.2f involuntary\n", "", v / n, i / n
+  }'
+}
+
+start_device() {
+  "$DEVICE" --config "$BUNDLE/device.conf" --log-level warn 2>"$T/node.log" &
+  NODE_PID=$!
+  pids+=("$NODE_PID")
+  local deadline=$((SECONDS + 20))
+  until [ -n "$(timeout 1 mosquitto_sub -p "$PLAIN" -t "\$devices/$NODE/announce" -C 1 2>/dev/null)" ]; do
+    kill -0 "$NODE_PID" 2>/dev/null && [ $SECONDS -lt $deadline ] || { echo "the node never announced (see $T/node.log)" >&2; exit 1; }
+  done
+}
+
+start_device
+echo "fleetmcp-device, one node over mTLS, echo commands on its cmd topic (threads: $(ps -o nlwp= -p "$NODE_PID" | tr -d ' '))"
+sporadic 0 50  # warm-up: connections, caches
+next=100
+if [ "$SPORADIC" -gt 0 ]; then measure sporadic "$next" "$SPORADIC"; next=$((next + SPORADIC)); fi
+if [ "$BURST" -gt 0 ]; then measure burst "$next" "$BURST"; next=$((next + BURST)); fi
+
+if [ -n "$STRACE" ]; then
+  for load in sporadic burst; do
+    n=$([ $load = sporadic ] && echo 1000 || echo 5000)
+    strace -c -f -p "$NODE_PID" -o "$T/strace.$load" &
+    strace_pid=$!
+    sleep 1
+    "$load" "$next" "$n"
+    next=$((next + n))
+    kill -INT "$strace_pid"; wait "$strace_pid" 2>/dev/null || true
+    echo "== system calls per cmd, $load ($n cmds under strace -c -f; includes the idle ticks of that time)"
+    awk -v n="$n" '$1 ~ /^[0-9.]+$/ && NF >= 5 { printf "  %-16s %6.2f\n", $NF, $4 / n }' "$T/strace.$load"
+  done
+fi
