@@ -16,7 +16,7 @@ set -euo pipefail
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${FLEETMCP_BINARY_DIR:-$SRC/build}
-DEVICE=$BIN/device_client/fleetmcp-device
+DEVICE=${FLEETMCP_DEVICE:-$BIN/device_client/fleetmcp-device}  # FLEETMCP_DEVICE: another build, for A/B runs
 FLEETCTL=$BIN/tools/fleetctl/fleetctl
 export FLEETMCP_SCHEMAS=${FLEETMCP_SCHEMAS:-$SRC/schemas}
 SPORADIC=2000 BURST=20000 STRACE= KEEP=
