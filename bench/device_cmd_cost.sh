@@ -4,12 +4,16 @@
 # topic. Load-independent figures, so two runs on a busy machine still compare (issue 15):
 #   CPU per command    utime and stime of the process (/proc/PID/stat) over the run / commands
 #   context switches   voluntary and involuntary, summed over every thread (/proc/PID/task/*/status)
-#   system calls       with --strace, a second pass under `strace -c -f` (slow; counts only)
+#   system calls       counted by `perf stat` tracepoints (all, futex, poll, read, write) during the
+#                      run when perf can attach, which does not slow the process down; with --strace,
+#                      also a second pass under `strace -c -f` (every call by name, but strace
+#                      serialises the threads, so its futex counts are inflated)
+#   CPU by library     with --perf, a pass under `perf record -e cpu-clock` (kernel vs each library)
 # Two loads: "sporadic" (one command in flight: the next is sent once the last ack is in, so every
 # command wakes an idle process, as on a node that gets a call now and then) and "burst" (chunks
 # of 500 back to back, as bench/device_footprint.sh sends). Printed, never asserted.
 #
-#   bench/device_cmd_cost.sh [--sporadic N (2000)] [--burst N (20000)] [--strace] [--keep]
+#   bench/device_cmd_cost.sh [--sporadic N (2000)] [--burst N (20000)] [--strace] [--perf] [--keep]
 #
 # Uses $FLEETMCP_BINARY_DIR (default build/) for fleetmcp-device and fleetctl.
 set -euo pipefail
@@ -19,12 +23,13 @@ BIN=${FLEETMCP_BINARY_DIR:-$SRC/build}
 DEVICE=${FLEETMCP_DEVICE:-$BIN/device_client/fleetmcp-device}  # FLEETMCP_DEVICE: another build, for A/B runs
 FLEETCTL=$BIN/tools/fleetctl/fleetctl
 export FLEETMCP_SCHEMAS=${FLEETMCP_SCHEMAS:-$SRC/schemas}
-SPORADIC=2000 BURST=20000 STRACE= KEEP=
+SPORADIC=2000 BURST=20000 STRACE= PERF= KEEP=
 while [ $# -gt 0 ]; do
   case $1 in
     --sporadic) SPORADIC=$2; shift 2 ;;
     --burst) BURST=$2; shift 2 ;;
     --strace) STRACE=1; shift ;;
+    --perf) PERF=1; shift ;;
     --keep) KEEP=1; shift ;;
     --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -55,6 +60,7 @@ ctx_switches() {
   cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt/ { v += $2 } /^nonvoluntary_ctxt/ { n += $2 } END { print v, n }'
 }
 
+SYSCALL_EVENTS=raw_syscalls:sys_enter,syscalls:sys_enter_futex,syscalls:sys_enter_poll,syscalls:sys_enter_read,syscalls:sys_enter_write
 TLS=$(free_port)
 PLAIN=$(free_port)
 "$FLEETCTL" pki init --dir "$T/pki" >/dev/null
@@ -134,15 +140,28 @@ measure() {
   read -r u0 s0 < <(cpu_ticks "$NODE_PID")
   read -r v0 i0 < <(ctx_switches "$NODE_PID")
   start=$(date +%s%N)
+  local perf_pid=
+  if command -v perf >/dev/null; then
+    perf stat -x, -o "$T/stat.$name" -p "$NODE_PID" -e "$SYSCALL_EVENTS" 2>/dev/null &
+    perf_pid=$!
+    sleep 0.2
+  fi
   "$name" "$first" "$n"
   read -r u1 s1 < <(cpu_ticks "$NODE_PID")
   read -r v1 i1 < <(ctx_switches "$NODE_PID")
+  if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+  fi
   awk -v name="$name" -v n="$n" -v hz="$hz" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v v=$((v1 - v0)) -v i=$((i1 - i0)) \
       -v ns=$(($(date +%s%N) - start)) 'BEGIN {
     printf "%-9s %6d cmds in %5.1f s: device CPU %6.1f us per cmd (user %.1f, system %.1f; %d ticks of 1/%d s)\n",
            name, n, ns / 1e9, 1e6 * (u + s) / hz / n, 1e6 * u / hz / n, 1e6 * s / hz / n, u + s, hz
     printf "%-9s context switches per cmd: %.2f voluntary, %.2f involuntary\n", "", v / n, i / n
   }'
+  [ -z "$perf_pid" ] || awk -F, -v n="$n" '$3 ~ /sys_enter/ {
+      name = $3; sub(/.*:(sys_enter_)?/, "", name); if (name == "sys_enter") name = "all"
+      line = line sprintf(" %s %.2f,", name, $1 / n) }
+    END { if (line != "") { sub(/,$/, "", line); printf "%-9s system calls per cmd (perf stat):%s\n", "", line } }' "$T/stat.$name"
 }
 
 start_device() {
@@ -173,5 +192,21 @@ if [ -n "$STRACE" ]; then
     kill -INT "$strace_pid"; wait "$strace_pid" 2>/dev/null || true
     echo "== system calls per cmd, $load ($n cmds under strace -c -f; includes the idle ticks of that time)"
     awk -v n="$n" '$1 ~ /^[0-9.]+$/ && NF >= 5 { printf "  %-16s %6.2f\n", $NF, $4 / n }' "$T/strace.$load"
+  done
+fi
+
+if [ -n "$PERF" ]; then
+  for load in sporadic burst; do
+    n=$([ $load = sporadic ] && echo 2000 || echo 10000)
+    perf record -e cpu-clock -F 4999 -p "$NODE_PID" -o "$T/perf.$load" 2>"$T/perf-record.log" &
+    perf_pid=$!
+    sleep 1
+    "$load" "$next" "$n"
+    next=$((next + n))
+    kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+    echo "== device CPU by library, $load ($n cmds under perf record -e cpu-clock; [kernel.kallsyms] is system time)"
+    perf report -i "$T/perf.$load" --sort dso --stdio 2>/dev/null | grep '%' | grep -v '^#' | head -n 12 || true
+    echo "== top functions, $load"
+    perf report -i "$T/perf.$load" --sort dso,sym --stdio 2>/dev/null | grep '%' | grep -v '^#' | head -n 25 || true
   done
 fi
