@@ -5,9 +5,10 @@
 #   CPU per command    utime and stime of the process (/proc/PID/stat) over the run / commands
 #   context switches   voluntary and involuntary, summed over every thread (/proc/PID/task/*/status)
 #   system calls       counted by `perf stat` tracepoints (all, futex, poll, read, write) during the
-#                      run when perf can attach, which does not slow the process down; with --strace,
-#                      also a second pass under `strace -c -f` (every call by name, but strace
-#                      serialises the threads, so its futex counts are inflated)
+#                      run when perf can attach (cheap, but it adds a few µs per command: compare
+#                      runs made the same way); with --strace also a pass under `strace -c -f`
+#                      (every call by name, but strace serialises the threads: its futex counts
+#                      are inflated)
 #   CPU by library     with --perf, a pass under `perf record -e cpu-clock` (kernel vs each library)
 # Two loads: "sporadic" (one command in flight: the next is sent once the last ack is in, so every
 # command wakes an idle process, as on a node that gets a call now and then) and "burst" (chunks
@@ -15,81 +16,40 @@
 #
 #   bench/device_cmd_cost.sh [--sporadic N (2000)] [--burst N (20000)] [--strace] [--perf] [--keep]
 #
-# Uses $FLEETMCP_BINARY_DIR (default build/) for fleetmcp-device and fleetctl.
-set -euo pipefail
-
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${FLEETMCP_BINARY_DIR:-$SRC/build}
-DEVICE=${FLEETMCP_DEVICE:-$BIN/device_client/fleetmcp-device}  # FLEETMCP_DEVICE: another build, for A/B runs
-FLEETCTL=$BIN/tools/fleetctl/fleetctl
-export FLEETMCP_SCHEMAS=${FLEETMCP_SCHEMAS:-$SRC/schemas}
-SPORADIC=2000 BURST=20000 STRACE= PERF= KEEP=
+# Uses $FLEETMCP_BINARY_DIR (default build/) for fleetmcp-device and fleetctl; FLEETMCP_DEVICE names
+# another fleetmcp-device binary (A/B runs of two builds in the same minutes).
+. "$(dirname "$0")/../tests/integration/lib.sh"
+DEVICE=${FLEETMCP_DEVICE:-$DEVICE}  # FLEETMCP_DEVICE: another build, for A/B runs
+SPORADIC=2000 BURST=20000 STRACE= PERF=
 while [ $# -gt 0 ]; do
   case $1 in
     --sporadic) SPORADIC=$2; shift 2 ;;
     --burst) BURST=$2; shift 2 ;;
     --strace) STRACE=1; shift ;;
     --perf) PERF=1; shift ;;
-    --keep) KEEP=1; shift ;;
+    --keep) KEEP_TMP=1; shift ;;
     --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 
-T=$(mktemp -d /tmp/fleetmcp-cmdcost.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
-  if [ -n "$KEEP" ]; then echo "kept: $T"; else rm -rf "$T"; fi
-}
-trap cleanup EXIT
-
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-wait_for_port() {
-  local deadline=$((SECONDS + 10))
-  until (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; do
-    [ $SECONDS -lt $deadline ] || { echo "nothing listens on port $1 (see $T/mosquitto.log)" >&2; exit 1; }
-    sleep 0.05
-  done
-}
 # utime stime in clock ticks, for the whole process.
 cpu_ticks() { awk '{print $14, $15}' "/proc/$1/stat"; }
 # voluntary involuntary context switches, summed over the process's threads.
 ctx_switches() {
   cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt/ { v += $2 } /^nonvoluntary_ctxt/ { n += $2 } END { print v, n }'
 }
-
 SYSCALL_EVENTS=raw_syscalls:sys_enter,syscalls:sys_enter_futex,syscalls:sys_enter_poll,syscalls:sys_enter_read,syscalls:sys_enter_write
+
+pki_init
 TLS=$(free_port)
 PLAIN=$(free_port)
-"$FLEETCTL" pki init --dir "$T/pki" >/dev/null
-NODE=$("$FLEETCTL" pki enroll --dir "$T/pki" --tenant bench --count 1 --broker "mqtts://127.0.0.1:$TLS" 2>/dev/null)
+NODE=$(device_enroll 1 "$TLS")
 BUNDLE=$T/pki/nodes/$NODE
 # The device does not rate-limit (the broker does); a burst needs more than 4 running at once.
 sed -i 's/^capability.echo = .*/capability.echo = system.echo rate_limit_rps=50 max_concurrency=1000 deadline_ms_default=2000/' \
   "$BUNDLE/device.conf"
-cat >"$T/mosquitto.conf" <<CONF
-per_listener_settings false
-user root
-allow_anonymous true
-persistence false
-log_type error
-set_tcp_nodelay true
-listener $TLS 127.0.0.1
-cafile $T/pki/ca.crt
-certfile $T/pki/server.crt
-keyfile $T/pki/server.key
-require_certificate true
-use_identity_as_username true
-use_username_as_clientid true
-listener $PLAIN 127.0.0.1
-max_queued_messages 100000
-CONF
-mosquitto -c "$T/mosquitto.conf" >"$T/mosquitto.log" 2>&1 &
-pids+=($!)
-wait_for_port "$TLS"
-wait_for_port "$PLAIN"
+start_mosquitto "$(tls_broker_conf "$TLS" "$PLAIN")" broker
 
 # cmds FIRST COUNT: COUNT echo cmd envelopes, one a line, msg_ids numbered from FIRST.
 cmds() {
@@ -103,16 +63,16 @@ cmds() {
 sporadic() {
   mkfifo "$T/in.$1" "$T/out.$1"
   mosquitto_sub -p "$PLAIN" -q 1 -t "\$devices/$NODE/cmd_ack" >"$T/out.$1" 2>/dev/null &
-  pids+=($!)
+  track $!
   exec {acks}<"$T/out.$1"
   mosquitto_pub -p "$PLAIN" -q 1 -t "\$devices/$NODE/cmd" -l <"$T/in.$1" 2>/dev/null &
-  pids+=($!)
+  track $!
   exec {out}>"$T/in.$1"
   sleep 0.5  # both clients connected and subscribed
   local line ack
   while IFS= read -r line; do
     printf '%s\n' "$line" >&"$out"
-    IFS= read -r -t 10 ack <&"$acks" || { echo "no cmd_ack within 10 s" >&2; exit 1; }
+    IFS= read -r -t 10 ack <&"$acks" || fail "no cmd_ack within 10 s"
   done < <(cmds "$1" "$2")
   exec {out}>&- {acks}<&-
 }
@@ -121,7 +81,7 @@ sporadic() {
 burst() {
   cmds "$1" "$2" | split -l 500 - "$T/chunk.$1."
   mosquitto_sub -p "$PLAIN" -q 1 -t "\$devices/$NODE/cmd_ack" >"$T/acks.$1" 2>/dev/null &
-  pids+=($!)
+  track $!
   sleep 0.5
   local sent=0 chunk deadline
   for chunk in "$T"/chunk."$1".*; do
@@ -130,7 +90,7 @@ burst() {
     deadline=$((SECONDS + 30))
     until [ "$(wc -l <"$T/acks.$1")" -ge "$sent" ] || [ $SECONDS -ge $deadline ]; do sleep 0.01; done
   done
-  [ "$(grep -c '"ok":true' "$T/acks.$1")" -ge "$2" ] || { echo "only $(grep -c '"ok":true' "$T/acks.$1") ok acks of $2" >&2; exit 1; }
+  [ "$(grep -c '"ok":true' "$T/acks.$1")" -ge "$2" ] || fail "only $(grep -c '"ok":true' "$T/acks.$1") ok acks of $2"
 }
 
 # measure NAME FIRST COUNT: runs load NAME against the node and prints its cost per command.
@@ -167,10 +127,10 @@ measure() {
 start_device() {
   "$DEVICE" --config "$BUNDLE/device.conf" --log-level warn 2>"$T/node.log" &
   NODE_PID=$!
-  pids+=("$NODE_PID")
+  track "$NODE_PID"
   local deadline=$((SECONDS + 20))
   until [ -n "$(timeout 1 mosquitto_sub -p "$PLAIN" -t "\$devices/$NODE/announce" -C 1 2>/dev/null)" ]; do
-    kill -0 "$NODE_PID" 2>/dev/null && [ $SECONDS -lt $deadline ] || { echo "the node never announced (see $T/node.log)" >&2; exit 1; }
+    kill -0 "$NODE_PID" 2>/dev/null && [ $SECONDS -lt $deadline ] || fail "the node never announced (see $T/node.log)"
   done
 }
 
@@ -181,32 +141,31 @@ next=100
 if [ "$SPORADIC" -gt 0 ]; then measure sporadic "$next" "$SPORADIC"; next=$((next + SPORADIC)); fi
 if [ "$BURST" -gt 0 ]; then measure burst "$next" "$BURST"; next=$((next + BURST)); fi
 
-if [ -n "$STRACE" ]; then
-  for load in sporadic burst; do
-    n=$([ $load = sporadic ] && echo 1000 || echo 5000)
-    strace -c -f -p "$NODE_PID" -o "$T/strace.$load" &
-    strace_pid=$!
-    sleep 1
-    "$load" "$next" "$n"
-    next=$((next + n))
-    kill -INT "$strace_pid"; wait "$strace_pid" 2>/dev/null || true
+# profiled LOAD N TOOL ARGS...: runs TOOL ARGS (a profiler attached to the node) in the background
+# while LOAD sends N more commands, then stops it with SIGINT so it writes its report.
+profiled() {
+  local load=$1 n=$2 tool_pid; shift 2
+  "$@" &
+  tool_pid=$!
+  sleep 1
+  "$load" "$next" "$n"
+  next=$((next + n))
+  kill -INT "$tool_pid"; wait "$tool_pid" 2>/dev/null || true
+}
+
+for load in sporadic burst; do
+  n=$([ $load = sporadic ] && echo 1000 || echo 5000)
+  if [ -n "$STRACE" ]; then
+    profiled "$load" "$n" strace -c -f -p "$NODE_PID" -o "$T/strace.$load" 2>/dev/null
     echo "== system calls per cmd, $load ($n cmds under strace -c -f; includes the idle ticks of that time)"
     awk -v n="$n" '$1 ~ /^[0-9.]+$/ && NF >= 5 { printf "  %-16s %6.2f\n", $NF, $4 / n }' "$T/strace.$load"
-  done
-fi
-
-if [ -n "$PERF" ]; then
-  for load in sporadic burst; do
-    n=$([ $load = sporadic ] && echo 2000 || echo 10000)
-    perf record -e cpu-clock -F 4999 -p "$NODE_PID" -o "$T/perf.$load" 2>"$T/perf-record.log" &
-    perf_pid=$!
-    sleep 1
-    "$load" "$next" "$n"
-    next=$((next + n))
-    kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
+  fi
+  if [ -n "$PERF" ]; then
+    profiled "$load" "$n" perf record -e cpu-clock -F 4999 -p "$NODE_PID" -o "$T/perf.$load" 2>/dev/null
     echo "== device CPU by library, $load ($n cmds under perf record -e cpu-clock; [kernel.kallsyms] is system time)"
     perf report -i "$T/perf.$load" --sort dso --stdio 2>/dev/null | grep '%' | grep -v '^#' | head -n 12 || true
     echo "== top functions, $load"
     perf report -i "$T/perf.$load" --sort dso,sym --stdio 2>/dev/null | grep '%' | grep -v '^#' | head -n 25 || true
-  done
-fi
+  fi
+done
+if [ -n "${KEEP_TMP:-}" ]; then echo "kept: $T"; fi
