@@ -77,9 +77,27 @@ void CommandDispatcher::admit(std::shared_ptr<Call> call) {
                 "retry after retry_after_ms")
         .with_retry_after_ms(admission.retry_after_ms);
   }
+  if (!call->tool->handler->may_block({call->tool->verb, *call->env.arguments})) {
+    run_inline(*call);
+    return;
+  }
   call->deadline_timer = timers_.after(std::chrono::milliseconds(call->deadline_ms),
                                        [this, call] { on_deadline(call); });
   workers_.submit([this, call] { run(call); });
+}
+
+// A call that cannot block runs here, on the thread that received the cmd: no worker hand-off and
+// no deadline timer (adding and cancelling one per command woke the timer thread each time). It
+// finishes in microseconds, so its deadline is checked when it returns: a result that came too
+// late is answered E_DEADLINE_EXCEEDED, as the timer would have answered it.
+void CommandDispatcher::run_inline(Call& call) {
+  std::string ack = run_handler(call);
+  call.tool->limit->release(call.deadline_at_mono_ms);
+  if (mono_ms() > call.deadline_at_mono_ms) {
+    log_warn(node_id_, "cmd.deadline_exceeded", "msg_id=" + call.cmd.msg_id + " tool=" + call.env.tool);
+    ack = deadline_ack(call);
+  }
+  finish(call, ack);
 }
 
 const ToolEntry& CommandDispatcher::resolve_tool(const std::string& tool) const {
@@ -146,12 +164,16 @@ std::string CommandDispatcher::run_handler(const Call& call) {
   }
 }
 
-void CommandDispatcher::on_deadline(const std::shared_ptr<Call>& call) {
+std::string CommandDispatcher::deadline_ack(const Call& call) {
   const ErrorEnvelope error(ErrorCode::kDeadlineExceeded,
                             "the tool did not finish within its deadline of " +
-                                std::to_string(call->deadline_ms) + " ms",
+                                std::to_string(call.deadline_ms) + " ms",
                             "retry later; if it keeps happening, escalate to the operator");
-  if (finish(*call, error_ack(ack_ids_.next_upper(), call->cmd.msg_id, error))) {
+  return error_ack(ack_ids_.next_upper(), call.cmd.msg_id, error);
+}
+
+void CommandDispatcher::on_deadline(const std::shared_ptr<Call>& call) {
+  if (finish(*call, deadline_ack(*call))) {
     log_warn(node_id_, "cmd.deadline_exceeded", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool);
   }
 }

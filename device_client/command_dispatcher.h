@@ -1,8 +1,9 @@
 // Turns each `cmd` a node receives into exactly one `cmd_ack` (docs/protocol.md §4). In order: strict parse
 // (no usable msg_id: log and drop, there is no one to answer), the idempotency cache, the
 // envelope, the tool (one of this node's own), the arguments (the tool's input schema), the
-// capability's max_concurrency; then the handler runs on the shared worker pool while the
-// TimerQueue holds its deadline, and the first of "result" or "deadline" becomes the ack.
+// capability's max_concurrency; then a handler that may block runs on the shared worker pool while
+// the TimerQueue holds its deadline, and the first of "result" or "deadline" becomes the ack. A
+// call that cannot block (ToolHandler::may_block) runs at once on the receiving thread instead.
 #pragma once
 
 #include <atomic>
@@ -33,7 +34,8 @@ class CommandDispatcher {
   CommandDispatcher(std::string node_id, const ToolTable& tools, SchemaCheck schemas,
                     WorkerPool& workers, TimerQueue& timers, AckSink send_ack);
 
-  // Called on an MQTT callback thread with the raw payload; never throws, never blocks on a handler.
+  // Called on an MQTT callback thread with the raw payload; never throws, never waits for a handler
+  // that may block (only calls that cannot block run on this thread).
   void on_cmd(std::string_view payload);
 
  private:
@@ -43,6 +45,8 @@ class CommandDispatcher {
   const ToolEntry& resolve_tool(const std::string& tool) const;
   void check_arguments(const ToolEntry& tool, const json::Value& arguments) const;
   void run(const std::shared_ptr<Call>& call);
+  void run_inline(Call& call);
+  std::string deadline_ack(const Call& call);
   std::string run_handler(const Call& call);
   void on_deadline(const std::shared_ptr<Call>& call);
   bool finish(Call& call, const std::string& ack);

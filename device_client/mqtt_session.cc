@@ -199,16 +199,16 @@ bool MqttSession::publish_qos1(const std::string& topic, const std::string& payl
   ++in_flight_;
   const uint64_t epoch = epoch_;
   lock.unlock();
-  return send_qos1({topic, payload, retain}, epoch);
+  return send_qos1(topic, payload, retain, epoch);  // no copy into a QueuedPublish on this path
 }
 
-bool MqttSession::send_qos1(const QueuedPublish& m, uint64_t epoch) {
+bool MqttSession::send_qos1(const std::string& topic, const std::string& payload, bool retain, uint64_t epoch) {
   try {
-    auto msg = mqtt::make_message(m.topic, m.payload.data(), m.payload.size(), 1, m.retain);
+    auto msg = mqtt::make_message(topic, payload.data(), payload.size(), 1, retain);
     client_.publish(msg, reinterpret_cast<void*>(static_cast<uintptr_t>(epoch)), delivery_listener_);
     return true;
   } catch (const mqtt::exception& e) {
-    log_warn(settings_.client_id, "mqtt.publish_failed", m.topic + ": " + e.what());
+    log_warn(settings_.client_id, "mqtt.publish_failed", topic + ": " + e.what());
     // Free the slot without chaining the next send: Paho is refusing (the session is going away,
     // and the reconnect resets the window), so retrying now would only recurse.
     std::lock_guard lock(window_mutex_);
@@ -230,7 +230,7 @@ void MqttSession::on_delivered(void* epoch_context) {
   const QueuedPublish next = std::move(waiting_.front());
   waiting_.pop_front();
   lock.unlock();
-  send_qos1(next, epoch);
+  send_qos1(next.topic, next.payload, next.retain, epoch);
 }
 
 // A new connection starts with an empty window; what waited belonged to the old session, whose

@@ -95,7 +95,7 @@ class MqttSession {
   void on_connection_lost(const std::string& cause);
   void subscribe_all();
   bool publish_qos1(const std::string& topic, const std::string& payload, bool retain);
-  bool send_qos1(const QueuedPublish& message, uint64_t epoch);
+  bool send_qos1(const std::string& topic, const std::string& payload, bool retain, uint64_t epoch);
   void on_delivered(void* epoch_context);
   void reset_window();
 

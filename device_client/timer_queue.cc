@@ -13,9 +13,11 @@ TimerQueue::~TimerQueue() { stop(); }
 TimerQueue::TimerId TimerQueue::at(Clock::time_point when, Task task) {
   std::lock_guard lock(mutex_);
   TimerId id{when, next_seq_++};
-  const bool earliest = tasks_.empty() || id < tasks_.begin()->first;
   tasks_.emplace(id, std::move(task));
-  if (earliest) wake_.notify_one();
+  // Only when the thread would otherwise sleep past it: a command's deadline, added and cancelled
+  // once per command, is later than the wake-up already set, and waking the thread for it cost a
+  // context switch per command.
+  if (when < wakes_at_) wake_.notify_one();
   return id;
 }
 
@@ -43,7 +45,9 @@ void TimerQueue::run() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     if (tasks_.empty()) {
+      wakes_at_ = Clock::time_point::max();
       wake_.wait(lock);
+      wakes_at_ = Clock::time_point::min();
       continue;
     }
     auto first = tasks_.begin();
@@ -51,7 +55,9 @@ void TimerQueue::run() {
     // and by then cancel() or stop() may have erased the node (found by ASan).
     const Clock::time_point due = first->first.first;
     if (due > Clock::now()) {
+      wakes_at_ = due;
       wake_.wait_until(lock, due);
+      wakes_at_ = Clock::time_point::min();
       continue;
     }
     Task task = std::move(first->second);

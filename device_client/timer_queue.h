@@ -41,6 +41,9 @@ class TimerQueue {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::map<TimerId, Task> tasks_;
+  // When the thread wakes by itself: max() while it waits for any task, min() while it is awake
+  // (it looks at tasks_ again before it sleeps). A task due later than this needs no wake-up.
+  Clock::time_point wakes_at_ = Clock::time_point::min();
   uint64_t next_seq_ = 0;
   bool stopping_ = false;
   std::thread thread_;

@@ -46,7 +46,14 @@ class ToolHandler {
   virtual SafetyClass safety_class() const = 0;              // what the manifest declares
   virtual std::vector<std::string> verbs() const = 0;        // a subset of the kind's verbs
 
-  // Runs on a shared worker thread. Returns the result object (the dispatcher validates it against
+  // False when this call cannot block (no hardware, no I/O, no sleep: it finishes in microseconds).
+  // Such a call runs at once on the thread that received the cmd, without a worker or a deadline
+  // timer: two thread hand-offs fewer per command (docs/device-client.md, Performance). Anything
+  // that may wait (GPIO edges, the camera, /proc and statvfs reads, another process) keeps the
+  // default and runs on the worker pool under its deadline, so it never stalls MQTT I/O.
+  virtual bool may_block(const ToolCall&) const { return true; }
+
+  // Runs on a shared worker thread (or inline, see may_block). Returns the result object (the dispatcher validates it against
   // the verb's output schema) or throws fleetmcp::Error, whose envelope becomes the cmd_ack's
   // error. Messages must be templated ASCII: never device strings (RFC-0001 decision #7).
   virtual json::Document run(const ToolCall& call) = 0;

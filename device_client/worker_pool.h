@@ -1,6 +1,7 @@
-// The handler worker pool shared by every node of the process. Handlers run here, never on Paho's
-// callback threads, so a slow or hung handler cannot stall MQTT I/O and its deadline is still
-// enforced by the TimerQueue.
+// The handler worker pool shared by every node of the process. Every handler call that may block
+// runs here, never on Paho's callback threads, so a slow or hung handler cannot stall MQTT I/O and
+// its deadline is still enforced by the TimerQueue (calls that cannot block run inline:
+// ToolHandler::may_block).
 #pragma once
 
 #include <chrono>

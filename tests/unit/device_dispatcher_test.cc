@@ -12,6 +12,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/error.h"
@@ -34,6 +35,7 @@ struct HandlerControl {
   bool open = false;
   int waiting = 0;
   std::atomic<int> runs{0};
+  std::atomic<std::thread::id> last_thread{};
 
   void hold() {
     std::unique_lock lock(m);
@@ -58,11 +60,18 @@ class TestHandler : public ToolHandler {
   std::string_view kind() const override { return "test.block"; }
   SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
   std::vector<std::string> verbs() const override { return {"invoke"}; }
+  // "hold" may block (the worker pool); every other mode runs inline.
+  bool may_block(const ToolCall& call) const override {
+    return json::get_string(call.arguments, "mode") == "hold";
+  }
 
   json::Document run(const ToolCall& call) override {
     const int n = ++control_.runs;
+    control_.last_thread = std::this_thread::get_id();
     const std::string mode(json::get_string(call.arguments, "mode").value_or(""));
     if (mode == "hold") control_.hold();
+    // An inline call that overruns its deadline (it should not, but the answer must still be right).
+    if (mode == "overrun") std::this_thread::sleep_for(std::chrono::milliseconds(80));
     if (mode == "error") throw Error(ErrorCode::kSafetyDenied, "not allowed here", "ask the operator");
     if (mode == "crash") throw std::runtime_error("/dev/secret-device-string failed");
     json::Document result(rapidjson::kObjectType);
@@ -335,6 +344,55 @@ TEST_F(Dispatcher, HandlerErrorsBecomeEnvelopesWithoutDeviceStrings) {
   EXPECT_EQ(json::get_string(by_id[kId3]["error"], "code"), "E_INTERNAL");
   EXPECT_EQ(json::get_string(by_id[kId3]["error"], "message"),
             "the device produced a result that does not match mcp://schemas/test.block.output@1.0.0");
+}
+
+// A call that cannot block runs on the thread that delivered the cmd: its ack is out before
+// on_cmd returns, with no worker and no deadline timer involved.
+TEST_F(Dispatcher, CallThatCannotBlockIsAnsweredInlineWithoutATimer) {
+  make(2, 2000);
+  dispatcher_->on_cmd(cmd(kId1));
+  ASSERT_EQ(acks_.snapshot().size(), 1u);  // no waiting: it already happened
+  EXPECT_EQ(code_of(acks_.snapshot()[0], kId1), "ok");
+  EXPECT_EQ(control_.last_thread.load(), std::this_thread::get_id());
+  EXPECT_EQ(timers_.pending(), 0u);
+  EXPECT_EQ(tools_->find(kTool)->limit->in_use(), 0);
+  // A call that may block goes to a worker under a deadline timer, as before.
+  dispatcher_->on_cmd(cmd(kId2, R"({"mode":"hold"})"));
+  ASSERT_TRUE(control_.wait_until_held(1));
+  EXPECT_NE(control_.last_thread.load(), std::this_thread::get_id());
+  EXPECT_EQ(timers_.pending(), 1u);
+}
+
+// A held (blocking) call must not stall the inline path: quick calls are answered while it hangs,
+// and it still gets its own ack once released.
+TEST_F(Dispatcher, BlockingCallDoesNotStallInlineCalls) {
+  make(3, 30000);
+  dispatcher_->on_cmd(cmd(kId1, R"({"mode":"hold"})"));
+  ASSERT_TRUE(control_.wait_until_held(1));
+  dispatcher_->on_cmd(cmd(kId2));
+  dispatcher_->on_cmd(cmd(kId3));
+  ASSERT_EQ(acks_.snapshot().size(), 2u);
+  EXPECT_EQ(code_of(acks_.snapshot()[0], kId2), "ok");
+  EXPECT_EQ(code_of(acks_.snapshot()[1], kId3), "ok");
+  control_.release();
+  ASSERT_TRUE(acks_.wait_for_count(3));
+  EXPECT_EQ(code_of(acks_.snapshot()[2], kId1), "ok");
+}
+
+// An inline call has no timer: a result that comes after the deadline is answered
+// E_DEADLINE_EXCEEDED all the same, and a repeat replays that answer.
+TEST_F(Dispatcher, InlineCallPastItsDeadlineIsDeadlineExceeded) {
+  make(1, 20);
+  dispatcher_->on_cmd(cmd(kId1, R"({"mode":"overrun"})"));
+  ASSERT_EQ(acks_.snapshot().size(), 1u);
+  const json::Document p = payload_of(acks_.snapshot()[0], kId1);
+  EXPECT_EQ(json::get_string(p["error"], "code"), "E_DEADLINE_EXCEEDED");
+  EXPECT_EQ(json::get_string(p["error"], "message"), "the tool did not finish within its deadline of 20 ms");
+  EXPECT_EQ(tools_->find(kTool)->limit->in_use(), 0);
+  dispatcher_->on_cmd(cmd(kId1, R"({"mode":"overrun"})"));
+  ASSERT_EQ(acks_.snapshot().size(), 2u);
+  EXPECT_EQ(acks_.snapshot()[1], acks_.snapshot()[0]);
+  EXPECT_EQ(control_.runs.load(), 1);
 }
 
 }  // namespace

@@ -114,6 +114,31 @@ TEST_F(BuiltinHandlers, EchoSleepHookIsOffWithoutTestHooks) {
   EXPECT_EQ(json::get_string(r, "message"), "sleep:600000");  // returned at once, not after 10 minutes
 }
 
+// Echo runs inline on the MQTT thread (it cannot block); metrics reads /proc and statvfs's every
+// mount (a hung network filesystem blocks), so it keeps the worker pool; so does the test hook's
+// sleep, which exists to hold a call.
+TEST_F(BuiltinHandlers, OnlyTheEchoSleepHookAndMetricsMayBlock) {
+  auto may_block = [](const ToolTable& tools, const std::string& tool, const std::string& arguments) {
+    const ToolEntry* entry = tools.find(tool);
+    EXPECT_NE(entry, nullptr) << tool;
+    const json::Document args = json::parse_strict(arguments);
+    return entry->handler->may_block({entry->verb, args});
+  };
+  const std::string echo = "sysecho.01jd3x4m5n6p7q8r9s0t1v2w3x.echo.invoke";
+  EXPECT_FALSE(may_block(*tools_, echo, R"({"message":"ping"})"));
+  EXPECT_FALSE(may_block(*tools_, echo, R"({"message":"sleep:50"})"));  // no hooks: echoed, never slept
+  EXPECT_TRUE(may_block(*tools_, "sys.01jd3x4m5n6p7q8r9s0t1v2w3x.metrics.snapshot", "{}"));
+  EXPECT_TRUE(may_block(*tools_, "sys.01jd3x4m5n6p7q8r9s0t1v2w3x.metrics.subscribe", R"({"interval_ms":1000})"));
+
+  NodeServices hooked = services_;
+  hooked.test_hooks = true;
+  const ToolTable with_hooks = ToolTable::build({capability("echo", "system.echo")}, schemas_->kinds(),
+                                                HandlerCatalogue::builtin(), hooked);
+  EXPECT_TRUE(may_block(with_hooks, echo, R"({"message":"sleep:50"})"));
+  EXPECT_FALSE(may_block(with_hooks, echo, R"({"message":"ping"})"));
+  EXPECT_FALSE(may_block(with_hooks, echo, R"({"message":"sleep:x"})"));
+}
+
 TEST_F(BuiltinHandlers, SnapshotOfThisHostIsAValidMetricsSample) {
   const json::Document r = call("sys.01jd3x4m5n6p7q8r9s0t1v2w3x.metrics.snapshot", "{}");
   EXPECT_EQ(json::get_string(r, "node_id"), kNode);

@@ -31,6 +31,23 @@ TEST(TimerQueue, CancellingTheTaskTheThreadWaitsForKeepsTheQueueWorking) {
   EXPECT_EQ(queue.pending(), 0u);
 }
 
+// The thread is woken only for a task due before the time it already wakes at. Whatever the
+// order of scheduling, each task still runs when due: a later one after an earlier one, an
+// earlier one while the thread sleeps for a later one (or for none).
+TEST(TimerQueue, EveryTaskRunsWhateverTheOrderItWasScheduledIn) {
+  TimerQueue queue;
+  std::promise<void> first, second, third;
+  queue.after(1h, [] {});                                // the thread sleeps for this one
+  queue.after(2h, [] {});                                // later: no wake-up needed
+  queue.after(20ms, [&] { first.set_value(); });         // earlier: must wake the thread
+  EXPECT_EQ(first.get_future().wait_for(60s), std::future_status::ready);
+  queue.after(30ms, [&] { second.set_value(); });
+  queue.after(10ms, [&] { third.set_value(); });
+  EXPECT_EQ(third.get_future().wait_for(60s), std::future_status::ready);
+  EXPECT_EQ(second.get_future().wait_for(60s), std::future_status::ready);
+  EXPECT_EQ(queue.pending(), 2u);
+}
+
 TEST(TimerQueue, StopDropsPendingTasks) {
   TimerQueue queue;
   bool ran = false;
