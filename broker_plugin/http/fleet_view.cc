@@ -1,6 +1,6 @@
 #include "broker_plugin/http/fleet_view.h"
 
-#include <algorithm>
+#include <cstring>
 
 #include "common/bytes.h"
 #include "common/digest.h"
@@ -17,47 +17,90 @@ std::string_view node_state_name(NodeState state) {
   return "offline";
 }
 
-namespace {
-
-// Everything about a tool that a tools/list answer shows (`dotted` is its name), hashed as it
-// goes: a 10,000-node listing is 4.5 MB that need not exist as a string.
-void hash_listing(const FleetTool& tool, std::string_view dotted, Blake3Hasher& hasher) {
+// Everything about a tool that a tools/list answer shows (`dotted` is its name).
+void FleetSnapshot::ListingDigest::add(const FleetTool& tool, std::string_view dotted, int sign) {
+  Blake3Hasher hasher;
   for (const std::string_view part : {dotted, std::string_view("|"), std::string_view(tool.verb.input_schema),
                                       std::string_view("|"), std::string_view(tool.verb.output_schema),
-                                      std::string_view("|"), safety_class_name(tool.safety_class), std::string_view("\n")}) {
+                                      std::string_view("|"), safety_class_name(tool.safety_class)}) {
     hasher.update(as_bytes(part));
   }
+  const Digest32 hash = hasher.finalize();
+  for (size_t lane = 0; lane < sum.size(); ++lane) {
+    uint64_t v = 0;
+    std::memcpy(&v, hash.data() + 8 * lane, sizeof v);
+    if (sign > 0) sum[lane] += v;  // unsigned: wraps mod 2^64 both ways
+    else sum[lane] -= v;
+  }
+  if (sign > 0) ++count;
+  else --count;
 }
 
-}  // namespace
+std::string FleetSnapshot::ListingDigest::hex() const {
+  std::array<uint8_t, 8 * 5> bytes{};
+  std::memcpy(bytes.data(), &count, 8);
+  std::memcpy(bytes.data() + 8, sum.data(), 8 * sum.size());
+  return hex_lower(bytes);
+}
 
-FleetSnapshot::FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes)
-    : generation_(generation), nodes_(std::move(nodes)) {
-  for (const FleetNode& node : nodes_) {
-    TenantIndex& t = tenants_[node.tenant];
-    t.nodes.emplace(node.node_id, &node);
-    for (const FleetTool& tool : node.tools) t.tools.push_back(&tool);
+FleetSnapshot::FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes) : generation_(generation) {
+  for (FleetNode& node : nodes) put(std::move(node));
+}
+
+std::shared_ptr<const FleetSnapshot> FleetSnapshot::next(uint64_t generation, std::vector<FleetNode> changed,
+                                                         const std::vector<std::string>& removed) const {
+  // Copies the roots and the per-tenant entries only: the maps below them are shared.
+  auto out = std::shared_ptr<FleetSnapshot>(new FleetSnapshot(*this));
+  out->generation_ = generation;
+  for (const std::string& node_id : removed) out->remove(node_id);
+  for (FleetNode& node : changed) out->put(std::move(node));
+  return out;
+}
+
+void FleetSnapshot::put(FleetNode node) {
+  remove(node.node_id);
+  auto fresh = std::make_shared<const FleetNode>(std::move(node));
+  TenantIndex& t = tenants_[fresh->tenant];
+  for (const FleetTool& tool : fresh->tools) {
+    std::string dotted = tool.name.dotted();
+    t.digest.add(tool, dotted, +1);
+    t.tools = t.tools.insert_or_assign(std::move(dotted), &tool);
   }
-  for (auto& [tenant, t] : tenants_) {
-    // Sorting by the dotted string (not the tokens) is what makes cursors positional: a page ends
-    // at a name, the next page starts after it, whatever was added or removed meanwhile. Each
-    // name is built once: building it per comparison made a 10,000-node snapshot cost ~200 ms
-    // of the broker thread (bench/scale.sh).
-    std::vector<std::pair<std::string, const FleetTool*>> named;
-    named.reserve(t.tools.size());
-    for (const FleetTool* tool : t.tools) named.emplace_back(tool->name.dotted(), tool);
-    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    Blake3Hasher listing;
-    for (size_t i = 0; i < named.size(); ++i) {
-      t.tools[i] = named[i].second;
-      hash_listing(*named[i].second, named[i].first, listing);
-    }
-    t.digest = hex_lower(listing.finalize());
+  t.nodes = t.nodes.insert_or_assign(fresh->node_id, fresh);
+  nodes_ = nodes_.insert_or_assign(fresh->node_id, fresh);
+  count(*fresh, +1);
+}
+
+void FleetSnapshot::remove(std::string_view node_id) {
+  const auto* found = nodes_.find(node_id);
+  if (found == nullptr) return;
+  const std::shared_ptr<const FleetNode> old = *found;  // keeps its tools alive until they are out
+  const auto t = tenants_.find(old->tenant);
+  for (const FleetTool& tool : old->tools) {
+    const std::string dotted = tool.name.dotted();
+    t->second.digest.add(tool, dotted, -1);
+    t->second.tools = t->second.tools.erase(dotted);
+  }
+  t->second.nodes = t->second.nodes.erase(old->node_id);
+  if (t->second.nodes.empty()) tenants_.erase(t);
+  count(*old, -1);
+  nodes_ = nodes_.erase(old->node_id);
+}
+
+void FleetSnapshot::count(const FleetNode& node, int sign) {
+  uint64_t& state = by_state_[static_cast<size_t>(node.state)];
+  const bool serving = node.state == NodeState::kOnline && !node.tools.empty();
+  if (sign > 0) {
+    ++state;
+    if (serving) ++serving_;
+  } else {
+    --state;
+    if (serving) --serving_;
   }
 }
 
-const std::vector<const FleetTool*>& FleetSnapshot::tools(std::string_view tenant) const {
-  static const std::vector<const FleetTool*> kNone;
+const FleetSnapshot::ToolIndex& FleetSnapshot::tools(std::string_view tenant) const {
+  static const ToolIndex kNone;
   const auto it = tenants_.find(tenant);
   return it == tenants_.end() ? kNone : it->second.tools;
 }
@@ -76,15 +119,16 @@ const FleetTool* FleetSnapshot::find_tool(std::string_view tenant, const ToolNam
 const FleetNode* FleetSnapshot::node(std::string_view tenant, std::string_view node_id) const {
   const auto t = tenants_.find(tenant);
   if (t == tenants_.end()) return nullptr;
-  const auto n = t->second.nodes.find(node_id);
-  return n == t->second.nodes.end() ? nullptr : n->second;
+  const auto* n = t->second.nodes.find(node_id);
+  return n == nullptr ? nullptr : n->get();
 }
 
 std::vector<const FleetNode*> FleetSnapshot::nodes(std::string_view tenant) const {
   std::vector<const FleetNode*> out;
   const auto t = tenants_.find(tenant);
   if (t == tenants_.end()) return out;
-  for (const auto& [id, node] : t->second.nodes) out.push_back(node);
+  out.reserve(t->second.nodes.size());
+  for (const auto& node : t->second.nodes) out.push_back(node.get());
   return out;
 }
 
@@ -95,19 +139,16 @@ std::vector<std::string> FleetSnapshot::tenants() const {
 }
 
 std::map<std::string_view, uint64_t> FleetSnapshot::count_by_state() const {
-  std::map<std::string_view, uint64_t> by_state{{"online", 0}, {"offline", 0}, {"expired", 0}, {"revoked", 0}};
-  for (const FleetNode& n : nodes_) ++by_state[node_state_name(n.state)];
+  std::map<std::string_view, uint64_t> by_state;
+  for (const NodeState s : {NodeState::kOnline, NodeState::kOffline, NodeState::kExpired, NodeState::kRevoked}) {
+    by_state[node_state_name(s)] = by_state_[static_cast<size_t>(s)];
+  }
   return by_state;
-}
-
-uint64_t FleetSnapshot::count_serving() const {
-  return std::count_if(nodes_.begin(), nodes_.end(),
-                       [](const FleetNode& n) { return n.state == NodeState::kOnline && !n.tools.empty(); });
 }
 
 std::string FleetSnapshot::tools_digest(std::string_view tenant) const {
   const auto t = tenants_.find(tenant);
-  return t == tenants_.end() ? hex_lower(Blake3Hasher().finalize()) : t->second.digest;
+  return t == tenants_.end() ? ListingDigest().hex() : t->second.digest.hex();
 }
 
 }  // namespace fleetmcp::http
