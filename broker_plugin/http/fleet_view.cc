@@ -17,8 +17,10 @@ std::string_view node_state_name(NodeState state) {
   return "offline";
 }
 
-// Everything about a tool that a tools/list answer shows (`dotted` is its name).
-void FleetSnapshot::ListingDigest::add(const FleetTool& tool, std::string_view dotted, int sign) {
+namespace {
+
+// Everything about a tool that a tools/list answer shows (`dotted` is its name), hashed.
+std::array<uint64_t, 4> hash_listing(const FleetTool& tool, std::string_view dotted) {
   Blake3Hasher hasher;
   for (const std::string_view part : {dotted, std::string_view("|"), std::string_view(tool.verb.input_schema),
                                       std::string_view("|"), std::string_view(tool.verb.output_schema),
@@ -26,20 +28,28 @@ void FleetSnapshot::ListingDigest::add(const FleetTool& tool, std::string_view d
     hasher.update(as_bytes(part));
   }
   const Digest32 hash = hasher.finalize();
-  for (size_t lane = 0; lane < sum.size(); ++lane) {
-    uint64_t v = 0;
-    std::memcpy(&v, hash.data() + 8 * lane, sizeof v);
-    if (sign > 0) sum[lane] += v;  // unsigned: wraps mod 2^64 both ways
-    else sum[lane] -= v;
-  }
-  if (sign > 0) ++count;
-  else --count;
+  std::array<uint64_t, 4> lanes{};
+  std::memcpy(lanes.data(), hash.data(), sizeof lanes);
+  return lanes;
+}
+
+}  // namespace
+
+// Unsigned arithmetic: the sums wrap mod 2^64 both ways, so a removal undoes its addition.
+void FleetSnapshot::ListingDigest::add(const Lanes& listing) {
+  for (size_t i = 0; i < sum.size(); ++i) sum[i] += listing[i];
+  ++count;
+}
+
+void FleetSnapshot::ListingDigest::remove(const Lanes& listing) {
+  for (size_t i = 0; i < sum.size(); ++i) sum[i] -= listing[i];
+  --count;
 }
 
 std::string FleetSnapshot::ListingDigest::hex() const {
-  std::array<uint8_t, 8 * 5> bytes{};
-  std::memcpy(bytes.data(), &count, 8);
-  std::memcpy(bytes.data() + 8, sum.data(), 8 * sum.size());
+  std::array<uint8_t, sizeof count + sizeof sum> bytes{};
+  std::memcpy(bytes.data(), &count, sizeof count);
+  std::memcpy(bytes.data() + sizeof count, sum.data(), sizeof sum);
   return hex_lower(bytes);
 }
 
@@ -59,32 +69,36 @@ std::shared_ptr<const FleetSnapshot> FleetSnapshot::next(uint64_t generation, st
 
 void FleetSnapshot::put(FleetNode node) {
   remove(node.node_id);
-  auto fresh = std::make_shared<const FleetNode>(std::move(node));
-  TenantIndex& t = tenants_[fresh->tenant];
-  for (const FleetTool& tool : fresh->tools) {
-    std::string dotted = tool.name.dotted();
-    t.digest.add(tool, dotted, +1);
-    t.tools = t.tools.insert_or_assign(std::move(dotted), &tool);
+  auto stored = std::make_shared<StoredNode>();
+  stored->node = std::move(node);
+  for (const FleetTool& tool : stored->node.tools) {
+    stored->tool_names.push_back(tool.name.dotted());
+    stored->listing_hashes.push_back(hash_listing(tool, stored->tool_names.back()));
   }
-  t.nodes = t.nodes.insert_or_assign(fresh->node_id, fresh);
-  nodes_ = nodes_.insert_or_assign(fresh->node_id, fresh);
-  count(*fresh, +1);
+  const FleetNode& n = stored->node;
+  TenantIndex& t = tenants_[n.tenant];
+  for (size_t i = 0; i < n.tools.size(); ++i) {
+    t.digest.add(stored->listing_hashes[i]);
+    t.tools = t.tools.insert_or_assign(stored->tool_names[i], &n.tools[i]);
+  }
+  t.nodes = t.nodes.insert_or_assign(n.node_id, stored);
+  nodes_ = nodes_.insert_or_assign(n.node_id, stored);
+  count(n, +1);
 }
 
 void FleetSnapshot::remove(std::string_view node_id) {
   const auto* found = nodes_.find(node_id);
   if (found == nullptr) return;
-  const std::shared_ptr<const FleetNode> old = *found;  // keeps its tools alive until they are out
-  const auto t = tenants_.find(old->tenant);
-  for (const FleetTool& tool : old->tools) {
-    const std::string dotted = tool.name.dotted();
-    t->second.digest.add(tool, dotted, -1);
-    t->second.tools = t->second.tools.erase(dotted);
+  const std::shared_ptr<const StoredNode> old = *found;  // keeps the keys alive until they are out
+  const auto t = tenants_.find(old->node.tenant);
+  for (size_t i = 0; i < old->node.tools.size(); ++i) {
+    t->second.digest.remove(old->listing_hashes[i]);
+    t->second.tools = t->second.tools.erase(old->tool_names[i]);
   }
-  t->second.nodes = t->second.nodes.erase(old->node_id);
+  t->second.nodes = t->second.nodes.erase(old->node.node_id);
   if (t->second.nodes.empty()) tenants_.erase(t);
-  count(*old, -1);
-  nodes_ = nodes_.erase(old->node_id);
+  nodes_ = nodes_.erase(old->node.node_id);
+  count(old->node, -1);
 }
 
 void FleetSnapshot::count(const FleetNode& node, int sign) {
@@ -120,7 +134,7 @@ const FleetNode* FleetSnapshot::node(std::string_view tenant, std::string_view n
   const auto t = tenants_.find(tenant);
   if (t == tenants_.end()) return nullptr;
   const auto* n = t->second.nodes.find(node_id);
-  return n == nullptr ? nullptr : n->get();
+  return n == nullptr ? nullptr : &(*n)->node;
 }
 
 std::vector<const FleetNode*> FleetSnapshot::nodes(std::string_view tenant) const {
@@ -128,7 +142,7 @@ std::vector<const FleetNode*> FleetSnapshot::nodes(std::string_view tenant) cons
   const auto t = tenants_.find(tenant);
   if (t == tenants_.end()) return out;
   out.reserve(t->second.nodes.size());
-  for (const auto& node : t->second.nodes) out.push_back(node.get());
+  for (const auto& stored : t->second.nodes) out.push_back(&stored->node);
   return out;
 }
 

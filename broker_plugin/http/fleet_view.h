@@ -61,7 +61,7 @@ struct FleetNode {
 class FleetSnapshot {
  public:
   // The tenant's tools by dotted name: the stable order tools/list pages through.
-  using ToolIndex = PersistentMap<std::string, const FleetTool*>;
+  using ToolIndex = PersistentMap<std::string_view, const FleetTool*>;
 
   // A full build (the test host, tests, and the first snapshot of a view).
   FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes);
@@ -91,14 +91,23 @@ class FleetSnapshot {
   std::string tools_digest(std::string_view tenant) const;
 
  private:
-  using NodeIndex = PersistentMap<std::string, std::shared_ptr<const FleetNode>>;
+  using Lanes = std::array<uint64_t, 4>;
+  // A node as stored: what the indexes need of it is computed once, when it comes in. The
+  // indexes' keys are views of these strings, alive as long as the node is in the snapshot.
+  struct StoredNode {
+    FleetNode node;
+    std::vector<std::string> tool_names;  // node.tools[i].name.dotted()
+    std::vector<Lanes> listing_hashes;    // what tools/list shows of node.tools[i], hashed
+  };
+  using NodeIndex = PersistentMap<std::string_view, std::shared_ptr<const StoredNode>>;
   // A digest of a set of tool listings that a change updates without visiting the rest: the
   // count and the lane-wise sum (mod 2^64) of each listing's BLAKE3. Order-free, which is right
   // here: the listing order is the names' order, and the names are part of what is hashed.
   struct ListingDigest {
     uint64_t count = 0;
-    std::array<uint64_t, 4> sum{};
-    void add(const FleetTool& tool, std::string_view dotted, int sign);
+    Lanes sum{};
+    void add(const Lanes& listing);
+    void remove(const Lanes& listing);
     std::string hex() const;
   };
   struct TenantIndex {
@@ -115,7 +124,7 @@ class FleetSnapshot {
   uint64_t generation_ = 0;
   NodeIndex nodes_;  // every node by node_id: where a changed node was
   std::map<std::string, TenantIndex, std::less<>> tenants_;  // tenants with at least one node
-  std::array<uint64_t, 4> by_state_{};  // indexed by NodeState
+  std::array<uint64_t, 4> by_state_{};  // indexed by NodeState (four states)
   uint64_t serving_ = 0;
 };
 

@@ -103,7 +103,7 @@ class PersistentMap {
   [[nodiscard]] PersistentMap insert_or_assign(Key key, Value value) const {
     PersistentMap next;
     if (find(key) != nullptr) {
-      next.root_ = assign(root_, key, std::move(value));
+      next.root_ = assign(root_, std::move(key), std::move(value));
       next.size_ = size_;
     } else {
       const uint64_t priority = priority_of(key);
@@ -150,10 +150,12 @@ class PersistentMap {
     return it;
   }
 
-  static Ptr assign(const Ptr& t, const Key& key, Value value) {
-    if (Less{}(key, t->key)) return with(*t, assign(t->left, key, std::move(value)), t->right);
-    if (Less{}(t->key, key)) return with(*t, t->left, assign(t->right, key, std::move(value)));
-    return std::make_shared<const Node>(Node{t->key, std::move(value), t->priority, t->left, t->right});
+  // `key` is present in `t`. The new key replaces the equal old one: a key that is a view
+  // (std::string_view) must point into the new value's storage, not the old one's.
+  static Ptr assign(const Ptr& t, Key key, Value value) {
+    if (Less{}(key, t->key)) return with(*t, assign(t->left, std::move(key), std::move(value)), t->right);
+    if (Less{}(t->key, key)) return with(*t, t->left, assign(t->right, std::move(key), std::move(value)));
+    return std::make_shared<const Node>(Node{std::move(key), std::move(value), t->priority, t->left, t->right});
   }
 
   // `fresh` holds a key absent from `t`.
