@@ -10,12 +10,16 @@
 // connect storm: `batch` changes per tick. Last, what the HTTP front does with each new snapshot
 // on its background thread: compare the tenant's tools digest (per_node mode: kept by the
 // snapshot) or recompute it (by_kind mode: KindTools::digest walks the tenant's tools).
-//   plugin_view_storm [changes per figure (default 2000)] [small fleet (1000)] [large fleet (10000)]
+//   plugin_view_storm [changes per figure (default 2000)] [small fleet (1000)] [large fleet (10000; 0: none)]
+// Instructions instead of time (load-independent), one fleet size per run: the Ir total of
+//   valgrind --tool=callgrind --toggle-collect='*timed_tick*' plugin_view_storm 400 10000 0
+// divided by the ticks' changes (400 status changes, 400 announces, 400 in batches of 50).
 #include <time.h>
 
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,16 +77,17 @@ class Fleet {
     return thread_cpu_ns() - start;
   }
 
-  // The front's work per snapshot for list_changed: the "acme" digest, `rounds` times.
-  int64_t digest(const std::function<std::string(const http::FleetSnapshot&)>& of, int rounds) const {
+  // CPU ns of `of` on the current snapshot, the mean of `rounds` runs; `of` returns a size.
+  int64_t on_snapshot(const std::function<size_t(const http::FleetSnapshot&)>& of, int rounds) const {
     const auto snapshot = view_.snapshot();
     const int64_t start = thread_cpu_ns();
     for (int i = 0; i < rounds; ++i) {
-      if (of(*snapshot).empty()) std::abort();
+      if (of(*snapshot) == 0) std::abort();
     }
     return (thread_cpu_ns() - start) / rounds;
   }
 
+  std::shared_ptr<const http::FleetSnapshot> snapshot() const { return view_.snapshot(); }
   uint64_t generation() const { return view_.snapshot()->generation(); }
   int64_t now() const { return f_.now; }
 
@@ -97,7 +102,8 @@ class Fleet {
     const std::string manifest = testing::signed_manifest(node, testing::example_content(node, issued_at_ms));
     if (f_.publish(*clients_[i], topic(node.node_id, "announce"), manifest, true) != Verdict::kAllow) std::abort();
   }
-  int64_t timed_tick() {
+  // Out of line so that callgrind can count just this (--toggle-collect='*timed_tick*').
+  [[gnu::noinline]] int64_t timed_tick() {
     view_ms_ += http::PluginFleetView::kPublishIntervalMs;
     const int64_t start = thread_cpu_ns();
     view_.on_tick(view_ms_);
@@ -112,7 +118,8 @@ class Fleet {
 };
 
 struct Figures {
-  double status_ns = 0, announce_ns = 0, batch_ns = 0, rebuild_ns = 0, per_node_digest_ns = 0, by_kind_digest_ns = 0;
+  double status_ns = 0, announce_ns = 0, batch_ns = 0, rebuild_ns = 0, per_node_digest_ns = 0, by_kind_digest_ns = 0,
+         list_page_ns = 0;
 };
 
 Figures measure(int size, int changes) {
@@ -145,13 +152,28 @@ Figures measure(int size, int changes) {
   const http::ToolCatalog catalog(SchemaRegistry::load(std::string(FLEETMCP_SOURCE_DIR) + "/schemas"),
                                   http::ToolNameStyle::kDotted, 100);
   const http::KindTools kinds(catalog);
-  out.per_node_digest_ns = static_cast<double>(fleet.digest([](const auto& s) { return s.tools_digest("acme"); }, 1000));
-  out.by_kind_digest_ns = static_cast<double>(fleet.digest([&](const auto& s) { return kinds.digest(s, "acme"); }, 5));
+  out.per_node_digest_ns =
+      static_cast<double>(fleet.on_snapshot([](const auto& s) { return s.tools_digest("acme").size(); }, 1000));
+  out.by_kind_digest_ns =
+      static_cast<double>(fleet.on_snapshot([&](const auto& s) { return kinds.digest(s, "acme").size(); }, 5));
+  // The second tools/list page (the cursor's name is found in O(log N), wherever it is).
+  const auto first = catalog.list_page(*fleet.snapshot(), "acme", std::nullopt, http::kLatestRevision);
+  const std::string cursor = (*first)["nextCursor"].GetString();
+  out.list_page_ns = static_cast<double>(fleet.on_snapshot(
+      [&](const auto& s) {
+        return catalog.list_page(s, "acme", cursor, http::kLatestRevision)->operator[]("tools").Size();
+      },
+      20));
   return out;
 }
 
-void row(const char* what, double small, double large) {
-  std::printf("%-52s %12.1f %12.1f %8.2f\n", what, small / 1000, large / 1000, large / small);
+// One fleet size when `large` is empty.
+void row(const char* what, double small, std::optional<double> large) {
+  if (!large) {
+    std::printf("%-52s %12.1f\n", what, small / 1000);
+    return;
+  }
+  std::printf("%-52s %12.1f %12.1f %8.2f\n", what, small / 1000, *large / 1000, *large / small);
 }
 
 }  // namespace
@@ -161,16 +183,19 @@ int main(int argc, char** argv) {
   const int small_size = argc > 2 ? std::stoi(argv[2]) : 1000;
   const int large_size = argc > 3 ? std::stoi(argv[3]) : 10000;
   const Figures small = measure(small_size, changes);
-  const Figures large = measure(large_size, changes);
+  const std::optional<Figures> large = large_size > 0 ? std::optional(measure(large_size, changes)) : std::nullopt;
+  const auto of = [&](double Figures::*figure) { return large ? std::optional((*large).*figure) : std::nullopt; };
   std::printf("HTTP view (PluginFleetView): CPU us of the view's tick per node change, %d changes per figure\n", changes);
   std::printf("%-52s %12s %12s %8s\n", "", (std::to_string(small_size) + " nodes").c_str(),
-              (std::to_string(large_size) + " nodes").c_str(), "ratio");
-  row("status change (leave / connect), one per tick", small.status_ns, large.status_ns);
-  row("announce with a new etag, one per tick", small.announce_ns, large.announce_ns);
-  row("announce with a new etag, 50 per tick, per change", small.batch_ns, large.batch_ns);
-  row("full rebuild of the snapshot (what a change cost before)", small.rebuild_ns, large.rebuild_ns);
+              large ? (std::to_string(large_size) + " nodes").c_str() : "", large ? "ratio" : "");
+  row("status change (leave / connect), one per tick", small.status_ns, of(&Figures::status_ns));
+  row("announce with a new etag, one per tick", small.announce_ns, of(&Figures::announce_ns));
+  row("announce with a new etag, 50 per tick, per change", small.batch_ns, of(&Figures::batch_ns));
+  row("full rebuild of the snapshot (what a change cost before)", small.rebuild_ns, of(&Figures::rebuild_ns));
   std::printf("The front's list_changed check per new snapshot (background thread), CPU us:\n");
-  row("per_node: the snapshot's tools digest", small.per_node_digest_ns, large.per_node_digest_ns);
-  row("by_kind: KindTools::digest (walks the tenant's tools)", small.by_kind_digest_ns, large.by_kind_digest_ns);
+  row("per_node: the snapshot's tools digest", small.per_node_digest_ns, of(&Figures::per_node_digest_ns));
+  row("by_kind: KindTools::digest (walks the tenant's tools)", small.by_kind_digest_ns, of(&Figures::by_kind_digest_ns));
+  std::printf("A reader:\n");
+  row("per_node tools/list: the second page of 100", small.list_page_ns, of(&Figures::list_page_ns));
   return 0;
 }
