@@ -1,5 +1,6 @@
 #include "broker_plugin/http/fleet_view.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/bytes.h"
@@ -67,8 +68,16 @@ std::shared_ptr<const FleetSnapshot> FleetSnapshot::next(uint64_t generation, st
   return out;
 }
 
+// A node that stays in its tenant is replaced in place: entries whose key stays are reassigned
+// (a path copy, no rebalancing), which is most of them (a status change keeps the tools, a new
+// manifest usually the same capabilities).
 void FleetSnapshot::put(FleetNode node) {
-  remove(node.node_id);
+  const auto* found = nodes_.find(node.node_id);
+  std::shared_ptr<const StoredNode> old = found != nullptr ? *found : nullptr;
+  if (old && old->node.tenant != node.tenant) {
+    remove(node.node_id);
+    old.reset();
+  }
   auto stored = std::make_shared<StoredNode>();
   stored->node = std::move(node);
   for (const FleetTool& tool : stored->node.tools) {
@@ -77,6 +86,16 @@ void FleetSnapshot::put(FleetNode node) {
   }
   const FleetNode& n = stored->node;
   TenantIndex& t = tenants_[n.tenant];
+  if (old) {
+    for (size_t i = 0; i < old->node.tools.size(); ++i) {
+      t.digest.remove(old->listing_hashes[i]);
+      const auto& names = stored->tool_names;
+      if (std::find(names.begin(), names.end(), old->tool_names[i]) == names.end()) {
+        t.tools = t.tools.erase(old->tool_names[i]);
+      }
+    }
+    count(old->node, -1);
+  }
   for (size_t i = 0; i < n.tools.size(); ++i) {
     t.digest.add(stored->listing_hashes[i]);
     t.tools = t.tools.insert_or_assign(stored->tool_names[i], &n.tools[i]);

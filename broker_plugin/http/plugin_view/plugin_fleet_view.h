@@ -3,7 +3,7 @@
 //   - the snapshot is updated ON THE BROKER THREAD (on_tick) and swapped in; HTTP threads only
 //     ever read the immutable snapshot. The core names every node that changed (node_changed);
 //     the next snapshot is the last one with just those nodes rebuilt from the registry
-//     (FleetSnapshot::next), so a change costs the same at 100 nodes or 10,000;
+//     (FleetSnapshot::next): a change costs O(its tools × log N), not a rebuild of the fleet;
 //   - calls go through FleetPlugin::submit_call (any thread: its queue, drained on the tick,
 //     woken by the loopback waker); completions arrive on the broker thread;
 //   - telemetry and session ends reach it from the broker thread (on_telemetry, on_node_offline).
