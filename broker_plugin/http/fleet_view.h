@@ -56,8 +56,8 @@ struct FleetNode {
 //
 // A snapshot is built from the one before it: next() puts in the nodes that changed and takes
 // out those that left, sharing everything else (persistent maps, persistent_map.h), so one
-// node's change costs O(its tools × log N) whatever the fleet's size, and the snapshot it came
-// from stays valid and unchanged for whoever still reads it.
+// node's change costs O(its tools × log N), not a rebuild of the fleet, and the snapshot it
+// came from stays valid and unchanged for whoever still reads it.
 class FleetSnapshot {
  public:
   // The tenant's tools by dotted name: the stable order tools/list pages through.

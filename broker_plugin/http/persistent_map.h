@@ -1,8 +1,8 @@
 // An ordered map whose versions share structure. insert_or_assign and erase leave the map they
 // are called on untouched and return the next version in O(log n): only the nodes on the path
 // to the key are copied, everything else is shared (a treap with path copying). The HTTP front's
-// FleetSnapshot is built from these so that one node's change costs the same whatever the size
-// of the fleet, while readers keep the version they started with (fleet_view.h).
+// FleetSnapshot is built from these so that one node's change costs O(log n) rather than a
+// rebuild of the fleet, while readers keep the version they started with (fleet_view.h).
 //
 // The shape of a treap is fixed by its keys and their priorities. Priorities are a hash of the
 // key mixed with a per-process random seed: the same keys give the same tree however they got
