@@ -17,11 +17,14 @@
 # what the broker alone needs.
 #
 # Usage: bench/scale.sh [--nodes N (10000)] [--procs P (5)] [--out DIR ($FLEETMCP_BINARY_DIR/scale)]
-#                       [--phases "per_node compact baseline"] [--limit-s S (300)]
+#                       [--phases "per_node compact baseline"] [--limit-s S (300)] [--profile]
 # Writes DIR/scale.md, DIR/scale.json, DIR/connect-<phase>.csv (t_ms,online,accepted).
+# --profile: `perf record` (cpu-clock, call graphs) on the broker during each connect phase, into
+# DIR/perf-<phase>.data, and prints the broker's time by library; compare the phases, then
+# `perf report -i DIR/perf-per_node.data` for the functions (where the plugin's share went).
 . "$(dirname "$0")/../tests/integration/lib.sh"
 
-NODES=10000 PROCS=5 OUT=$BIN/scale PHASES="per_node compact baseline" LIMIT_S=300
+NODES=10000 PROCS=5 OUT=$BIN/scale PHASES="per_node compact baseline" LIMIT_S=300 PROFILE=
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
@@ -29,10 +32,12 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --phases) PHASES=$2; shift 2 ;;
     --limit-s) LIMIT_S=$2; shift 2 ;;
+    --profile) PROFILE=1; shift ;;
     -h|--help) sed -n '2,/^$/{s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
     *) fail "unknown argument $1 (see --help)" ;;
   esac
 done
+[ -z "$PROFILE" ] || command -v perf >/dev/null || fail "perf is not installed (apt-get install linux-perf)"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT"/connect-*.csv "$OUT"/scale.md "$OUT"/scale.json
@@ -100,7 +105,11 @@ run_phase() {  # run_phase per_node|compact|baseline
   rss0=$(rss_kib "$BROKER_PID") anon0=$(anon_kib "$BROKER_PID") cpu0=$(cpu_s "$BROKER_PID")
   echo "== $phase: broker idle RSS $rss0 KiB; starting $PROCS device processes"
 
-  local start pids=() online=0 accepted=0 elapsed
+  local start pids=() online=0 accepted=0 elapsed perf_pid=
+  if [ -n "$PROFILE" ]; then
+    perf record -e cpu-clock -F 999 -g -p "$BROKER_PID" -o "$OUT/perf-$phase.data" 2>"$T/perf-$phase.log" &
+    perf_pid=$!
+  fi
   start=$(now_ms)
   for ((p = 0; p < PROCS; p++)); do
     device_start "dev-$phase-$p" --simulate $(ls "$T/groups/$p/nodes" | wc -l) --bundle-dir "$T/groups/$p" --log-level warn
@@ -128,6 +137,13 @@ run_phase() {  # run_phase per_node|compact|baseline
   # Connect attempts that failed and were retried (timeouts while the broker was saturated).
   retries=$(cat "$T"/dev-"$phase"-*.log | grep -c 'mqtt.reconnect_scheduled' || true)
   echo "  all $NODES online after $connect_ms ms (broker CPU $cpu_connect s, devices CPU $dev_cpu s, $retries connect retries)"
+  if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid" 2>/dev/null || true
+    wait "$perf_pid" || true
+    echo "  broker time by library during the connect phase ($OUT/perf-$phase.data):"
+    perf report -i "$OUT/perf-$phase.data" --no-children --sort dso --stdio 2>/dev/null |
+      grep '%' | grep -v -e '^#' -e '^ *|' -e '--' | head -n 8 | sed 's/^/   /' || true
+  fi
   sleep 10  # let the HTTP front's snapshot and any lazy state settle
   local rss1 anon1 dev_rss=0 p
   rss1=$(rss_kib "$BROKER_PID") anon1=$(anon_kib "$BROKER_PID")

@@ -22,6 +22,11 @@ class FleetObserver {
   virtual void telemetry_arrived(std::string_view node_id, std::string_view payload) = 0;
   // The node's session ended, or it was revoked, deregistered or its manifest expired.
   virtual void node_went_offline(std::string_view node_id) = 0;
+  // Something an agent could see of the node may have changed: it connected or left, a manifest
+  // was accepted, expired, deregistered or cleared, it was revoked, or a bridge brought its
+  // liveness. Said at least once per change, possibly for nothing; a view rebuilds what this
+  // names instead of scanning the registry.
+  virtual void node_changed(std::string_view node_id) = 0;
   virtual void revocations_reloaded(std::shared_ptr<const RevocationList> revoked) = 0;
 };
 

@@ -141,6 +141,9 @@ class FleetPlugin : private NodeFacts {
   void clear_restored(std::string_view node_id, const ErrorEnvelope& why);
   void clear_announce(std::string_view node_id);
   void refresh_status(NodeRecord& node);
+  void node_changed(std::string_view node_id) {
+    if (observer_ != nullptr) observer_->node_changed(node_id);
+  }
   void node_went_offline(std::string_view node_id) {
     if (observer_ != nullptr) observer_->node_went_offline(node_id);
   }

@@ -199,7 +199,10 @@ void FleetPlugin::clear_restored(std::string_view node_id, const ErrorEnvelope& 
   if (!clearing_.emplace(node_id).second) return;
   clear_announce(node_id);
   NodeRecord* node = registry_.find(node_id);
-  if (node != nullptr && !node->manifest_fresh(clock_())) node->manifest.reset();
+  if (node != nullptr && !node->manifest_fresh(clock_())) {
+    node->manifest.reset();
+    node_changed(node_id);
+  }
   bump(counters_.restored_cleared);
   audit({.caller = "plugin",
          .tenant = node != nullptr ? std::string_view(node->tenant) : std::string_view{},
@@ -216,7 +219,9 @@ void FleetPlugin::clear_announce(std::string_view node_id) {
   broker_.publish("", devices_topic(node_id, DeviceLeaf::kAnnounce), "", 1, true);
 }
 
+// Called after every change of a node's session, manifest or revocation: it tells the observer too.
 void FleetPlugin::refresh_status(NodeRecord& node) {
+  node_changed(node.node_id);
   if (node.remote) return;  // its owning plugin publishes it; the bridge brings it here
   const NodeState state = node.state();
   const std::string etag = node.manifest ? node.manifest->etag : std::string();

@@ -210,6 +210,7 @@ void FleetPlugin::set_remote_liveness(NodeRecord& node, const void* bridge, bool
   const bool was_live = node.live();
   node.remote_via = bridge;
   node.remote_online = online;
+  node_changed(node.node_id);
   if (was_live && !node.live()) {
     fail_calls_of(node.node_id, ErrorCode::kNodeOffline);
     node_went_offline(node.node_id);

@@ -1,6 +1,7 @@
 #include "broker_plugin/http/fleet_view.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "common/bytes.h"
 #include "common/digest.h"
@@ -19,45 +20,120 @@ std::string_view node_state_name(NodeState state) {
 
 namespace {
 
-// Everything about a tool that a tools/list answer shows (`dotted` is its name), hashed as it
-// goes: a 10,000-node listing is 4.5 MB that need not exist as a string.
-void hash_listing(const FleetTool& tool, std::string_view dotted, Blake3Hasher& hasher) {
+// Everything about a tool that a tools/list answer shows (`dotted` is its name), hashed.
+std::array<uint64_t, 4> hash_listing(const FleetTool& tool, std::string_view dotted) {
+  Blake3Hasher hasher;
   for (const std::string_view part : {dotted, std::string_view("|"), std::string_view(tool.verb.input_schema),
                                       std::string_view("|"), std::string_view(tool.verb.output_schema),
-                                      std::string_view("|"), safety_class_name(tool.safety_class), std::string_view("\n")}) {
+                                      std::string_view("|"), safety_class_name(tool.safety_class)}) {
     hasher.update(as_bytes(part));
   }
+  const Digest32 hash = hasher.finalize();
+  std::array<uint64_t, 4> lanes{};
+  std::memcpy(lanes.data(), hash.data(), sizeof lanes);
+  return lanes;
 }
 
 }  // namespace
 
-FleetSnapshot::FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes)
-    : generation_(generation), nodes_(std::move(nodes)) {
-  for (const FleetNode& node : nodes_) {
-    TenantIndex& t = tenants_[node.tenant];
-    t.nodes.emplace(node.node_id, &node);
-    for (const FleetTool& tool : node.tools) t.tools.push_back(&tool);
+// Unsigned arithmetic: the sums wrap mod 2^64 both ways, so a removal undoes its addition.
+void FleetSnapshot::ListingDigest::add(const Lanes& listing) {
+  for (size_t i = 0; i < sum.size(); ++i) sum[i] += listing[i];
+  ++count;
+}
+
+void FleetSnapshot::ListingDigest::remove(const Lanes& listing) {
+  for (size_t i = 0; i < sum.size(); ++i) sum[i] -= listing[i];
+  --count;
+}
+
+std::string FleetSnapshot::ListingDigest::hex() const {
+  std::array<uint8_t, sizeof count + sizeof sum> bytes{};
+  std::memcpy(bytes.data(), &count, sizeof count);
+  std::memcpy(bytes.data() + sizeof count, sum.data(), sizeof sum);
+  return hex_lower(bytes);
+}
+
+FleetSnapshot::FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes) : generation_(generation) {
+  for (FleetNode& node : nodes) put(std::move(node));
+}
+
+std::shared_ptr<const FleetSnapshot> FleetSnapshot::next(uint64_t generation, std::vector<FleetNode> changed,
+                                                         const std::vector<std::string>& removed) const {
+  // Copies the roots and the per-tenant entries only: the maps below them are shared.
+  auto out = std::shared_ptr<FleetSnapshot>(new FleetSnapshot(*this));
+  out->generation_ = generation;
+  for (const std::string& node_id : removed) out->remove(node_id);
+  for (FleetNode& node : changed) out->put(std::move(node));
+  return out;
+}
+
+// A node that stays in its tenant is replaced in place: entries whose key stays are reassigned
+// (a path copy, no rebalancing), which is most of them (a status change keeps the tools, a new
+// manifest usually the same capabilities).
+void FleetSnapshot::put(FleetNode node) {
+  const auto* found = nodes_.find(node.node_id);
+  std::shared_ptr<const StoredNode> old = found != nullptr ? *found : nullptr;
+  if (old && old->node.tenant != node.tenant) {
+    remove(node.node_id);
+    old.reset();
   }
-  for (auto& [tenant, t] : tenants_) {
-    // Sorting by the dotted string (not the tokens) is what makes cursors positional: a page ends
-    // at a name, the next page starts after it, whatever was added or removed meanwhile. Each
-    // name is built once: building it per comparison made a 10,000-node snapshot cost ~200 ms
-    // of the broker thread (bench/scale.sh).
-    std::vector<std::pair<std::string, const FleetTool*>> named;
-    named.reserve(t.tools.size());
-    for (const FleetTool* tool : t.tools) named.emplace_back(tool->name.dotted(), tool);
-    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    Blake3Hasher listing;
-    for (size_t i = 0; i < named.size(); ++i) {
-      t.tools[i] = named[i].second;
-      hash_listing(*named[i].second, named[i].first, listing);
+  auto stored = std::make_shared<StoredNode>();
+  stored->node = std::move(node);
+  for (const FleetTool& tool : stored->node.tools) {
+    stored->tool_names.push_back(tool.name.dotted());
+    stored->listing_hashes.push_back(hash_listing(tool, stored->tool_names.back()));
+  }
+  const FleetNode& n = stored->node;
+  TenantIndex& t = tenants_[n.tenant];
+  if (old) {
+    for (size_t i = 0; i < old->node.tools.size(); ++i) {
+      t.digest.remove(old->listing_hashes[i]);
+      const auto& names = stored->tool_names;
+      if (std::find(names.begin(), names.end(), old->tool_names[i]) == names.end()) {
+        t.tools = t.tools.erase(old->tool_names[i]);
+      }
     }
-    t.digest = hex_lower(listing.finalize());
+    count(old->node, -1);
+  }
+  for (size_t i = 0; i < n.tools.size(); ++i) {
+    t.digest.add(stored->listing_hashes[i]);
+    t.tools = t.tools.insert_or_assign(stored->tool_names[i], &n.tools[i]);
+  }
+  t.nodes = t.nodes.insert_or_assign(n.node_id, stored);
+  nodes_ = nodes_.insert_or_assign(n.node_id, stored);
+  count(n, +1);
+}
+
+void FleetSnapshot::remove(std::string_view node_id) {
+  const auto* found = nodes_.find(node_id);
+  if (found == nullptr) return;
+  const std::shared_ptr<const StoredNode> old = *found;  // keeps the keys alive until they are out
+  const auto t = tenants_.find(old->node.tenant);
+  for (size_t i = 0; i < old->node.tools.size(); ++i) {
+    t->second.digest.remove(old->listing_hashes[i]);
+    t->second.tools = t->second.tools.erase(old->tool_names[i]);
+  }
+  t->second.nodes = t->second.nodes.erase(old->node.node_id);
+  if (t->second.nodes.empty()) tenants_.erase(t);
+  nodes_ = nodes_.erase(old->node.node_id);
+  count(old->node, -1);
+}
+
+void FleetSnapshot::count(const FleetNode& node, int sign) {
+  uint64_t& state = by_state_[static_cast<size_t>(node.state)];
+  const bool serving = node.state == NodeState::kOnline && !node.tools.empty();
+  if (sign > 0) {
+    ++state;
+    if (serving) ++serving_;
+  } else {
+    --state;
+    if (serving) --serving_;
   }
 }
 
-const std::vector<const FleetTool*>& FleetSnapshot::tools(std::string_view tenant) const {
-  static const std::vector<const FleetTool*> kNone;
+const FleetSnapshot::ToolIndex& FleetSnapshot::tools(std::string_view tenant) const {
+  static const ToolIndex kNone;
   const auto it = tenants_.find(tenant);
   return it == tenants_.end() ? kNone : it->second.tools;
 }
@@ -76,15 +152,16 @@ const FleetTool* FleetSnapshot::find_tool(std::string_view tenant, const ToolNam
 const FleetNode* FleetSnapshot::node(std::string_view tenant, std::string_view node_id) const {
   const auto t = tenants_.find(tenant);
   if (t == tenants_.end()) return nullptr;
-  const auto n = t->second.nodes.find(node_id);
-  return n == t->second.nodes.end() ? nullptr : n->second;
+  const auto* n = t->second.nodes.find(node_id);
+  return n == nullptr ? nullptr : &(*n)->node;
 }
 
 std::vector<const FleetNode*> FleetSnapshot::nodes(std::string_view tenant) const {
   std::vector<const FleetNode*> out;
   const auto t = tenants_.find(tenant);
   if (t == tenants_.end()) return out;
-  for (const auto& [id, node] : t->second.nodes) out.push_back(node);
+  out.reserve(t->second.nodes.size());
+  for (const auto& stored : t->second.nodes) out.push_back(&stored->node);
   return out;
 }
 
@@ -95,19 +172,16 @@ std::vector<std::string> FleetSnapshot::tenants() const {
 }
 
 std::map<std::string_view, uint64_t> FleetSnapshot::count_by_state() const {
-  std::map<std::string_view, uint64_t> by_state{{"online", 0}, {"offline", 0}, {"expired", 0}, {"revoked", 0}};
-  for (const FleetNode& n : nodes_) ++by_state[node_state_name(n.state)];
+  std::map<std::string_view, uint64_t> by_state;
+  for (const NodeState s : {NodeState::kOnline, NodeState::kOffline, NodeState::kExpired, NodeState::kRevoked}) {
+    by_state[node_state_name(s)] = by_state_[static_cast<size_t>(s)];
+  }
   return by_state;
-}
-
-uint64_t FleetSnapshot::count_serving() const {
-  return std::count_if(nodes_.begin(), nodes_.end(),
-                       [](const FleetNode& n) { return n.state == NodeState::kOnline && !n.tools.empty(); });
 }
 
 std::string FleetSnapshot::tools_digest(std::string_view tenant) const {
   const auto t = tenants_.find(tenant);
-  return t == tenants_.end() ? hex_lower(Blake3Hasher().finalize()) : t->second.digest;
+  return t == tenants_.end() ? ListingDigest().hex() : t->second.digest.hex();
 }
 
 }  // namespace fleetmcp::http

@@ -11,6 +11,7 @@
 //  - The change listener runs on any thread after a new snapshot is visible through snapshot().
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -20,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "broker_plugin/http/persistent_map.h"
 #include "common/error.h"
 #include "common/kinds.h"
 #include "common/manifest.h"
@@ -49,41 +51,81 @@ struct FleetNode {
   std::vector<FleetTool> tools;
 };
 
-// An immutable picture of the fleet. Implementations build a new one whenever something that a
+// An immutable picture of the fleet. Implementations make a new one whenever something that a
 // tools/list could show changes, and swap it in; readers keep the one they started with.
+//
+// A snapshot is built from the one before it: next() puts in the nodes that changed and takes
+// out those that left, sharing everything else (persistent maps, persistent_map.h), so one
+// node's change costs O(its tools × log N), not a rebuild of the fleet, and the snapshot it
+// came from stays valid and unchanged for whoever still reads it.
 class FleetSnapshot {
  public:
+  // The tenant's tools by dotted name: the stable order tools/list pages through.
+  using ToolIndex = PersistentMap<std::string_view, const FleetTool*>;
+
+  // A full build (the test host, tests, and the first snapshot of a view).
   FleetSnapshot(uint64_t generation, std::vector<FleetNode> nodes);
+  // This snapshot with `changed` put in (each replaces the node of the same node_id, whatever its
+  // tenant was) and the nodes of `removed` taken out; the same result as a full build of the
+  // resulting fleet.
+  std::shared_ptr<const FleetSnapshot> next(uint64_t generation, std::vector<FleetNode> changed,
+                                            const std::vector<std::string>& removed) const;
 
   uint64_t generation() const { return generation_; }
-  // The tenant's tools ordered by dotted name: the stable order tools/list pages through.
-  const std::vector<const FleetTool*>& tools(std::string_view tenant) const;
+  const ToolIndex& tools(std::string_view tenant) const;
   // nullptr when the tool does not exist for this tenant (another tenant's tool included).
   const FleetTool* find_tool(std::string_view tenant, const ToolName& name) const;
   const FleetNode* node(std::string_view tenant, std::string_view node_id) const;
   // The tenant's nodes ordered by node_id.
   std::vector<const FleetNode*> nodes(std::string_view tenant) const;
-  const std::vector<FleetNode>& all_nodes() const { return nodes_; }
+  size_t node_count() const { return nodes_.size(); }
   std::vector<std::string> tenants() const;
   // Every node counted by state, all four states present ("online" → 3 …), ordered by name.
   std::map<std::string_view, uint64_t> count_by_state() const;
   // Online nodes whose tools are served: connected with a verified, unexpired manifest. A node is
   // online from its CONNECT, before its announce is verified, so this, not `online`, says when
   // its tools can be called.
-  uint64_t count_serving() const;
+  uint64_t count_serving() const { return serving_; }
   // Changes whenever anything tools/list shows for the tenant changes (names, schemas, classes);
   // the front compares it across snapshots to send notifications/tools/list_changed.
   std::string tools_digest(std::string_view tenant) const;
 
  private:
-  struct TenantIndex {
-    std::vector<const FleetTool*> tools;
-    std::map<std::string, const FleetNode*, std::less<>> nodes;
-    std::string digest;
+  using Lanes = std::array<uint64_t, 4>;
+  // A node as stored: what the indexes need of it is computed once, when it comes in. The
+  // indexes' keys are views of these strings, alive as long as the node is in the snapshot.
+  struct StoredNode {
+    FleetNode node;
+    std::vector<std::string> tool_names;  // node.tools[i].name.dotted()
+    std::vector<Lanes> listing_hashes;    // what tools/list shows of node.tools[i], hashed
   };
-  uint64_t generation_;
-  std::vector<FleetNode> nodes_;
-  std::map<std::string, TenantIndex, std::less<>> tenants_;
+  using NodeIndex = PersistentMap<std::string_view, std::shared_ptr<const StoredNode>>;
+  // A digest of a set of tool listings that a change updates without visiting the rest: the
+  // count and the lane-wise sum (mod 2^64) of each listing's BLAKE3. Order-free, which is right
+  // here: the listing order is the names' order, and the names are part of what is hashed.
+  struct ListingDigest {
+    uint64_t count = 0;
+    Lanes sum{};
+    void add(const Lanes& listing);
+    void remove(const Lanes& listing);
+    std::string hex() const;
+  };
+  struct TenantIndex {
+    ToolIndex tools;
+    NodeIndex nodes;
+    ListingDigest digest;
+  };
+
+  FleetSnapshot() = default;
+  void put(FleetNode node);
+  void remove(std::string_view node_id);
+  void count(const FleetNode& node, int sign);
+
+  uint64_t generation_ = 0;
+  NodeIndex nodes_;  // every node by node_id: where a changed node was
+  std::map<std::string, TenantIndex, std::less<>> tenants_;  // tenants with at least one node
+  std::array<uint64_t, 4> by_state_{};  // indexed by NodeState (four states)
+  uint64_t serving_ = 0;
 };
 
 // A call handed to the command path. The front has already resolved the tool for the tenant,

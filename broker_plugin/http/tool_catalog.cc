@@ -105,23 +105,23 @@ std::optional<json::Document> ToolCatalog::list_page(const FleetSnapshot& fleet,
                                                      const std::optional<std::string>& cursor,
                                                      McpRevision revision) const {
   const auto& tools = fleet.tools(tenant);
-  auto begin = tools.begin();
+  auto it = tools.begin();
   if (cursor) {
     const auto after = cursors_.decode(kCursorContext, *cursor);
     if (!after) return std::nullopt;
-    begin = std::upper_bound(tools.begin(), tools.end(), *after,
-                             [](const std::string& name, const FleetTool* t) { return name < t->name.dotted(); });
+    it = tools.upper_bound(*after);
   }
   json::Document result(rapidjson::kObjectType);
   auto& a = result.GetAllocator();
   json::Value list(rapidjson::kArrayType);
-  auto it = begin;
-  for (; it != tools.end() && list.Size() < page_size_; ++it) list.PushBack(tool_json(**it, revision, a), a);
+  std::string_view last;
+  for (; it != tools.end() && list.Size() < page_size_; ++it) {
+    list.PushBack(tool_json(**it, revision, a), a);
+    last = it.key();
+  }
   result.AddMember("tools", list, a);
   // Only when something follows: the last page has no cursor, and a cursor always advances.
-  if (it != tools.end()) {
-    result.AddMember("nextCursor", str(cursors_.encode(kCursorContext, (*(it - 1))->name.dotted()), a), a);
-  }
+  if (it != tools.end()) result.AddMember("nextCursor", str(cursors_.encode(kCursorContext, std::string(last)), a), a);
   return result;
 }
 

@@ -24,7 +24,9 @@ class PluginViewTest : public ::testing::Test {
     const auto manifest = fleetmcp::testing::signed_manifest(*node, fleetmcp::testing::example_content(*node, f.now));
     ASSERT_EQ(f.publish(*device, topic(node->node_id, "announce"), manifest, true), plugin::Verdict::kAllow);
     view.on_tick(f.now, true);
+    f.plugin->set_observer(&view);  // as plugin_entry.cc does: the core now names what changes
   }
+  void TearDown() override { f.plugin->set_observer(nullptr); }
 
   PluginFixture f;
   std::shared_ptr<fleetmcp::testing::TestNode> node;

@@ -2,6 +2,8 @@
 // rejected messages, status, expiry, revocation, restored announces and the command path.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "broker_plugin/control_api.h"
 #include "common/json.h"
 #include "tests/tools/plugin_fake_broker.h"
@@ -183,9 +185,13 @@ struct RecordingObserver : FleetObserver {
     telemetry.push_back(std::string(node_id) + " " + std::string(payload));
   }
   void node_went_offline(std::string_view node_id) override { offline.emplace_back(node_id); }
+  void node_changed(std::string_view node_id) override { changed.emplace(node_id); }
   void revocations_reloaded(std::shared_ptr<const RevocationList>) override { ++reloads; }
+  // Whether `node_id` was said to have changed since the last question.
+  bool changed_since(const std::string& node_id) { return changed.erase(node_id) != 0; }
   int ticks = 0, reloads = 0;
   std::vector<std::string> telemetry, offline;
+  std::set<std::string> changed;
 };
 
 TEST_F(FleetPluginTest, TheObserverHearsTicksOwnTelemetryAndEveryWayANodeGoesAway) {
@@ -193,8 +199,12 @@ TEST_F(FleetPluginTest, TheObserverHearsTicksOwnTelemetryAndEveryWayANodeGoesAwa
   f.plugin->set_observer(&seen);
   FakeClient& c = f.connect_node(*node);
   ASSERT_EQ(announce(c, manifest(f.now, 1000)), Verdict::kAllow);
+  EXPECT_TRUE(seen.changed_since(node->node_id)) << "connect and announce";
   f.plugin->on_tick();
   EXPECT_EQ(seen.ticks, 1);
+  seen.changed.clear();  // the first tick republishes every node's status
+  f.plugin->on_tick();
+  EXPECT_TRUE(seen.changed.empty()) << "a tick with nothing to do changes nothing";
 
   f.publish(c, topic(node->node_id, "telemetry"), R"({"cpu":1})", false);
   const auto other = f.pki.enroll("acme");
@@ -206,11 +216,15 @@ TEST_F(FleetPluginTest, TheObserverHearsTicksOwnTelemetryAndEveryWayANodeGoesAwa
   f.now += 1000;
   f.plugin->on_tick();
   EXPECT_EQ(seen.offline, std::vector<std::string>{node->node_id}) << "expiry";
+  EXPECT_TRUE(seen.changed_since(node->node_id)) << "expiry";
   ASSERT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
+  EXPECT_TRUE(seen.changed_since(node->node_id)) << "a new manifest";
   f.plugin->on_disconnect(c.view());
   EXPECT_EQ(seen.offline.size(), 2u) << "session end";
+  EXPECT_TRUE(seen.changed_since(node->node_id)) << "session end";
   f.revoke(node->node_id);
   EXPECT_EQ(seen.offline.size(), 3u) << "revocation";
+  EXPECT_TRUE(seen.changed_since(node->node_id)) << "revocation";
   EXPECT_EQ(seen.reloads, 1);
   f.plugin->set_observer(nullptr);
 }

@@ -1,8 +1,6 @@
 #include "broker_plugin/http/plugin_view/plugin_fleet_view.h"
 
-#include <algorithm>
 #include <cctype>
-#include <chrono>
 
 #include "broker_plugin/principal.h"
 
@@ -19,23 +17,6 @@ NodeState state_of(plugin::NodeState s) {
   return NodeState::kOffline;
 }
 
-// What a snapshot would show, hashed straight from the registry without building it: a rebuild
-// (allocating every tool) happens only when this moves. The etag stands for the capabilities.
-uint64_t fingerprint(const plugin::NodeRegistry& registry, int64_t now_ms) {
-  uint64_t h = 1469598103934665603ull;
-  const auto mix = [&h](uint64_t v) { h = (h ^ v) * 1099511628211ull; };
-  registry.for_each([&](const plugin::NodeRecord& r) {
-    // for_each visits in hash-map order: combine per node commutatively.
-    uint64_t node = std::hash<std::string>{}(r.node_id) ^ (std::hash<std::string>{}(r.tenant) << 1);
-    node ^= static_cast<uint64_t>(r.state()) * 0x9e3779b97f4a7c15ull;
-    if (r.manifest) node ^= std::hash<std::string>{}(r.manifest->etag) << 2;
-    node ^= (r.manifest_fresh(now_ms) && !r.revoked) ? 0x5bd1e995ull : 0;
-    h += node * 0x2545f4914f6cdd1dull;
-  });
-  mix(registry.size());
-  return h;
-}
-
 class PluginWatch final : public TelemetryWatch {
  public:
   explicit PluginWatch(std::function<void()> remove) : remove_(std::move(remove)) {}
@@ -44,6 +25,13 @@ class PluginWatch final : public TelemetryWatch {
  private:
   std::function<void()> remove_;
 };
+
+// The tools are a function of the etag and of whether the manifest is fresh, which the tool
+// count tells apart (a fresh manifest shows its tools, a stale one none).
+bool shows_the_same(const FleetNode& a, const FleetNode& b) {
+  return a.node_id == b.node_id && a.tenant == b.tenant && a.state == b.state && a.manifest_etag == b.manifest_etag &&
+         a.manifest_expires_at_ms == b.manifest_expires_at_ms && a.tools.size() == b.tools.size();
+}
 
 std::string lowercase(std::string_view s) {
   std::string out(s);
@@ -61,47 +49,67 @@ PluginFleetView::PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<cons
   }
 }
 
-std::vector<FleetNode> PluginFleetView::build(int64_t now_ms) const {
-  std::vector<FleetNode> nodes;
-  core_.registry().for_each([&](const plugin::NodeRecord& record) {
-    if (record.tenant.empty()) return;
-    FleetNode n;
-    n.node_id = record.node_id;
-    n.tenant = record.tenant;
-    n.state = state_of(record.state());
-    if (record.manifest) {
-      n.manifest_etag = record.manifest->etag;
-      n.manifest_expires_at_ms = record.manifest->expires_at_ms;
-    }
-    if (record.manifest_fresh(now_ms) && !record.revoked) {
-      for (const Capability& cap : record.manifest->capabilities) {
-        const KindSpec* kind = schemas_->kinds().by_kind(cap.kind);
-        if (kind == nullptr) continue;
-        for (const std::string& verb : cap.verbs) {
-          const VerbSpec* spec = kind->verb(verb);
-          const auto name = make_tool_name(kind->kind_short, record.node_id, cap.cap_id, verb);
-          if (spec != nullptr && name) n.tools.push_back(FleetTool{*name, cap.kind, *spec, cap.safety_class, cap.constraints});
-        }
+std::optional<FleetNode> PluginFleetView::node_of(const plugin::NodeRecord& record, int64_t now_ms) const {
+  if (record.tenant.empty()) return std::nullopt;
+  FleetNode n;
+  n.node_id = record.node_id;
+  n.tenant = record.tenant;
+  n.state = state_of(record.state());
+  if (record.manifest) {
+    n.manifest_etag = record.manifest->etag;
+    n.manifest_expires_at_ms = record.manifest->expires_at_ms;
+  }
+  if (record.manifest_fresh(now_ms) && !record.revoked) {
+    for (const Capability& cap : record.manifest->capabilities) {
+      const KindSpec* kind = schemas_->kinds().by_kind(cap.kind);
+      if (kind == nullptr) continue;
+      for (const std::string& verb : cap.verbs) {
+        const VerbSpec* spec = kind->verb(verb);
+        const auto name = make_tool_name(kind->kind_short, record.node_id, cap.cap_id, verb);
+        if (spec != nullptr && name) n.tools.push_back(FleetTool{*name, cap.kind, *spec, cap.safety_class, cap.constraints});
       }
     }
-    nodes.push_back(std::move(n));
+  }
+  return n;
+}
+
+std::shared_ptr<const FleetSnapshot> PluginFleetView::full_build(int64_t now_ms) const {
+  std::vector<FleetNode> nodes;
+  core_.registry().for_each([&](const plugin::NodeRecord& record) {
+    if (auto n = node_of(record, now_ms)) nodes.push_back(std::move(*n));
   });
-  std::sort(nodes.begin(), nodes.end(), [](const FleetNode& a, const FleetNode& b) { return a.node_id < b.node_id; });
-  return nodes;
+  return std::make_shared<const FleetSnapshot>(generation_ + 1, std::move(nodes));
+}
+
+std::shared_ptr<const FleetSnapshot> PluginFleetView::changed_build(int64_t now_ms) {
+  std::vector<FleetNode> changed;
+  std::vector<std::string> removed;
+  for (const std::string& node_id : changed_) {
+    const plugin::NodeRecord* record = core_.registry().find(node_id);
+    auto n = record != nullptr ? node_of(*record, now_ms) : std::nullopt;
+    const FleetNode* shown = snapshot_->node(n ? n->tenant : std::string(), node_id);
+    if (n && shown != nullptr && shows_the_same(*n, *shown)) continue;  // e.g. the same manifest again
+    if (n) changed.push_back(std::move(*n));
+    else removed.push_back(node_id);
+  }
+  changed_.clear();
+  if (changed.empty() && removed.empty()) return nullptr;
+  return snapshot_->next(generation_ + 1, std::move(changed), removed);
 }
 
 void PluginFleetView::on_tick(int64_t now_ms, bool force) {
-  const int64_t interval = std::max(kRebuildIntervalMs, kRebuildCostFactor * last_build_cost_ms_);
-  if (!force && now_ms - last_build_ms_ < interval) return;
-  last_build_ms_ = now_ms;
-  const uint64_t print = fingerprint(core_.registry(), now_ms);
-  if (!force && print == last_fingerprint_ && generation_ > 0) return;
-  last_fingerprint_ = print;
-  const auto started = std::chrono::steady_clock::now();
-  std::vector<FleetNode> nodes = build(now_ms);
-  auto snapshot = std::make_shared<const FleetSnapshot>(generation_ + 1, std::move(nodes));
-  last_build_cost_ms_ =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+  if (force) {
+    changed_.clear();
+    last_publish_ms_ = now_ms;
+    publish(full_build(now_ms));
+    return;
+  }
+  if (changed_.empty() || now_ms - last_publish_ms_ < kPublishIntervalMs) return;
+  last_publish_ms_ = now_ms;
+  if (auto next = changed_build(now_ms)) publish(std::move(next));
+}
+
+void PluginFleetView::publish(std::shared_ptr<const FleetSnapshot> snapshot) {
   std::function<void()> listener;
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -1,7 +1,9 @@
 // The production FleetView: the HTTP front's view of the plugin core (FleetPlugin: node registry,
 // call table, counters). The core is broker-thread-only, so:
-//   - the snapshot is rebuilt ON THE BROKER THREAD (on_tick) from the registry and swapped in;
-//     HTTP threads only ever read the immutable snapshot;
+//   - the snapshot is updated ON THE BROKER THREAD (on_tick) and swapped in; HTTP threads only
+//     ever read the immutable snapshot. The core names every node that changed (node_changed);
+//     the next snapshot is the last one with just those nodes rebuilt from the registry
+//     (FleetSnapshot::next): a change costs O(its tools × log N), not a rebuild of the fleet;
 //   - calls go through FleetPlugin::submit_call (any thread: its queue, drained on the tick,
 //     woken by the loopback waker); completions arrive on the broker thread;
 //   - telemetry and session ends reach it from the broker thread (on_telemetry, on_node_offline).
@@ -13,6 +15,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,11 +29,10 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
  public:
   PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas);
 
-  // Broker thread. At most every kRebuildIntervalMs (always when `force`) it hashes what a
-  // snapshot would show and, if that moved (or `force`), rebuilds, publishes and tells the front.
-  // A rebuild blocks the broker loop (≈0.1 s at 10,000 nodes), so after a slow one the next waits
-  // kRebuildCostFactor times as long: a fleet that keeps changing (a connect storm) cannot hold
-  // the broker thread more than about a quarter of the time.
+  // Broker thread. When nodes changed, at most every kPublishIntervalMs, it makes the next
+  // snapshot from the changed nodes, publishes it and tells the front (whose list_changed
+  // notifications are batched the same way). `force` builds the whole fleet now: the first
+  // snapshot, before the view is the core's observer.
   void on_tick(int64_t now_ms, bool force = false);
   void on_telemetry(std::string_view node_id, std::string_view payload);
   void on_node_offline(std::string_view node_id);
@@ -40,6 +43,7 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   void fleet_ticked(int64_t now_ms) override { on_tick(now_ms); }
   void telemetry_arrived(std::string_view node_id, std::string_view payload) override { on_telemetry(node_id, payload); }
   void node_went_offline(std::string_view node_id) override { on_node_offline(node_id); }
+  void node_changed(std::string_view node_id) override { changed_.emplace(node_id); }
   void revocations_reloaded(std::shared_ptr<const RevocationList> revoked) override { set_revocations(std::move(revoked)); }
 
   // FleetView.
@@ -50,18 +54,22 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;
 
-  static constexpr int64_t kRebuildIntervalMs = 250;
-  static constexpr int64_t kRebuildCostFactor = 3;
+  static constexpr int64_t kPublishIntervalMs = 250;
 
  private:
-  std::vector<FleetNode> build(int64_t now_ms) const;
+  // What agents see of one registry entry; nullopt for a node with no tenant (not shown).
+  std::optional<FleetNode> node_of(const plugin::NodeRecord& record, int64_t now_ms) const;
+  std::shared_ptr<const FleetSnapshot> full_build(int64_t now_ms) const;
+  // nullptr when the changed nodes show nothing new.
+  std::shared_ptr<const FleetSnapshot> changed_build(int64_t now_ms);
+  void publish(std::shared_ptr<const FleetSnapshot> snapshot);
   std::vector<std::shared_ptr<TelemetryHandler>> handlers_of(std::string_view node_id) const;
 
   plugin::FleetPlugin& core_;
   std::shared_ptr<const SchemaRegistry> schemas_;
-  int64_t last_build_ms_ = 0;
-  int64_t last_build_cost_ms_ = 0;  // steady-clock duration of the last rebuild
-  uint64_t last_fingerprint_ = 0;  // broker thread only
+  // Broker thread only.
+  int64_t last_publish_ms_ = 0;
+  std::set<std::string, std::less<>> changed_;  // node_ids named by the core since the last snapshot
 
   mutable std::mutex mutex_;  // guards everything below
   std::shared_ptr<const FleetSnapshot> snapshot_;
