@@ -35,7 +35,7 @@ ErrorEnvelope unknown_tool_error(std::string_view tool_name) {
 }
 
 GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, std::string_view tool_name,
-                             const json::Value* arguments_in, int64_t now_ms) {
+                             const json::Value* arguments_in, int64_t now_ms, std::string_view arguments_at) {
   const auto name = parse_tool_name(tool_name);
   const FleetTool* tool = name ? fleet.find_tool(agent.tenant, *name) : nullptr;
   if (tool == nullptr) return GateRefusal{RefusalKind::kUnknownTool, unknown_tool_error(tool_name), {}, nullptr};
@@ -58,7 +58,8 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
   std::optional<std::string> commit_token;
   if (needs_commit_token(tool->safety_class, tool->name.verb)) commit_token = take_commit_token(arguments);
   if (const auto failure = schemas_.validate(tool->verb.input_schema, arguments)) {
-    const std::string where = failure->path.empty() ? "the top level" : ascii_clamp(failure->path, 120);
+    const std::string pointer = std::string(arguments_at) + ascii_clamp(failure->path, 120);
+    const std::string where = pointer.empty() ? "the top level" : pointer;
     return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid,
                                          "invalid arguments at " + where + ": " + ascii_clamp(failure->message, 200),
                                          "fix the argument at " + where + " to match the tool's inputSchema (" +

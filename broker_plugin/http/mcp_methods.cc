@@ -161,6 +161,7 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
   const auto fleet = s_.fleet.snapshot();
   std::string tool_name(*name);
   const json::Value* arguments = member(m.params, "arguments");
+  std::string_view arguments_at;  // where the gate's arguments sit in params.arguments
   if (tool_name == kFindNodesTool) return answer(result(id, s_.compact.find_nodes(*fleet, agent.tenant, arguments, revision)));
   if (tool_name == kDescribeNodeTool) {
     return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
@@ -175,23 +176,25 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
     }
     tool_name = std::get<CompactTools::Target>(target).tool_name;
     arguments = std::get<CompactTools::Target>(target).arguments;
+    arguments_at = std::get<CompactTools::Target>(target).arguments_at;
   }
   if (tool_name == kFleetCallTool) {
     auto target = s_.compact.call_target(*fleet, agent.tenant, arguments, revision);
     if (auto* bad = std::get_if<json::Document>(&target)) return answer(result(id, *bad));
     tool_name = std::get<CompactTools::Target>(target).tool_name;
     arguments = std::get<CompactTools::Target>(target).arguments;
+    arguments_at = std::get<CompactTools::Target>(target).arguments_at;
   }
-  dispatch(*fleet, tool_name, arguments, m, agent, session, exchange, scheduler, std::move(answer));
+  dispatch(*fleet, tool_name, arguments, m, agent, session, exchange, scheduler, std::move(answer), arguments_at);
 }
 
 void McpMethods::dispatch(const FleetSnapshot& fleet, const std::string& tool_name, const json::Value* arguments,
                           const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                           const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
-                          Answer answer, std::string_view confirmed_by) {
+                          Answer answer, std::string_view arguments_at, std::string_view confirmed_by) {
   const json::Value& id = *m.id;
   const McpRevision revision = session->revision();
-  GateDecision decision = s_.gate.admit(fleet, agent, tool_name, arguments, s_.wall_ms());
+  GateDecision decision = s_.gate.admit(fleet, agent, tool_name, arguments, s_.wall_ms(), arguments_at);
   if (auto* refusal = std::get_if<GateRefusal>(&decision);
       refusal != nullptr && !refusal->commit_token.empty() && confirmed_by.empty() && s_.elicitations.can_ask(*session)) {
     // The first phase of a two-phase call, from a client that can ask its human: ask, and on
@@ -272,7 +275,7 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
                                                       session->revision())));
           }
           const auto fleet = s_.fleet.snapshot();
-          dispatch(*fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer,
+          dispatch(*fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer, {},
                    "elicitation:accept");
         });
       },
