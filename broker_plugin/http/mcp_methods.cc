@@ -348,24 +348,33 @@ void McpMethods::run_unary(const FleetTool& tool, std::string arguments_json, st
   const std::string key = id_key(*m.id);
   auto id = std::make_shared<json::Document>();
   id->CopyFrom(*m.id, id->GetAllocator());
-  const int64_t started = s_.steady_ms();
   const McpRevision revision = session->revision();
-  auto done = [this, tool, agent, session, key, id, started, revision, slot, answer](CallOutcome outcome) {
-    if (slot) slot->release();
+  // What the answer and the cancellation both need, copied once and shared (the callbacks are
+  // moved and copied on their way through the call path).
+  struct Unary {
+    FleetTool tool;
+    AgentToken agent;
+    int64_t started;
+    std::shared_ptr<ConcurrencySlot> slot;
+    Answer answer;
+  };
+  const auto u = std::make_shared<const Unary>(Unary{tool, agent, s_.steady_ms(), std::move(slot), std::move(answer)});
+  auto done = [this, u, session, key, id, revision](CallOutcome outcome) {
+    if (u->slot) u->slot->release();
     session->untrack(key);
-    s_.log.finished(kVia, agent, tool, outcome, s_.steady_ms() - started);
+    s_.log.finished(kVia, u->agent, u->tool, outcome, s_.steady_ms() - u->started);
     const json::Document r = outcome.ok ? tool_success(outcome.result_json, revision)
-                                        : tool_error(outcome.error, has_output_schema(tool, revision), revision);
-    answer(RpcAnswer{200, rpc_result(*id, r), {}});
+                                        : tool_error(outcome.error, has_output_schema(u->tool, revision), revision);
+    u->answer(RpcAnswer{200, rpc_result(*id, r), {}});
   };
   auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), std::move(done));
-  session->track(key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, tool, agent, started, answer, slot] {
-    scheduler->post([this, weak, tool, agent, started, answer, slot] {
+  session->track(key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, u] {
+    scheduler->post([this, weak, u] {
       const auto call = weak.lock();
       if (!call || !call->cancel()) return;  // already answered
-      if (slot) slot->release();
-      s_.log.cancelled(kVia, agent, tool, s_.steady_ms() - started);
-      answer(std::nullopt);
+      if (u->slot) u->slot->release();
+      s_.log.cancelled(kVia, u->agent, u->tool, s_.steady_ms() - u->started);
+      u->answer(std::nullopt);
     });
   });
 }
