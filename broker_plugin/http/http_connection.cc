@@ -1,5 +1,7 @@
 #include "broker_plugin/http/http_connection.h"
 
+#include <iterator>
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
@@ -78,12 +80,13 @@ std::string response_text(const HttpReply& reply, bool keep_alive) {
   return out;
 }
 
-HttpRequest to_request(const bhttp::request<bhttp::string_body>& r) {
+// The method, target and headers; the body is the caller's to take.
+HttpRequest head_of(const bhttp::request<bhttp::string_body>& r) {
   HttpRequest out;
   out.method = std::string(r.method_string());
   out.target = std::string(r.target());
+  out.headers.reserve(static_cast<size_t>(std::distance(r.begin(), r.end())));
   for (const auto& field : r) out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
-  out.body = r.body();
   return out;
 }
 
@@ -166,7 +169,7 @@ void HttpConnection::on_header(beast::error_code ec) {
   const bool large_body = !parser_->is_done() &&
                           (parser_->chunked() || parser_->content_length().value_or(0) > kScreenBodiesAbove);
   if (settings_->screen && large_body) {
-    if (auto refusal = settings_->screen(to_request(parser_->get()))) {
+    if (auto refusal = settings_->screen(head_of(parser_->get()))) {
       busy_ = true;
       answering_ = false;
       return respond(std::move(*refusal), false);  // the body stays unread: the connection ends
@@ -196,8 +199,10 @@ void HttpConnection::on_request(beast::error_code ec) {
 void HttpConnection::dispatch_request() {
   busy_ = true;
   answering_ = false;
-  const auto& message = parser_->get();
-  auto exchange = std::make_shared<ConnectionExchange>(shared_from_this(), to_request(message), message.keep_alive());
+  auto& message = parser_->get();
+  HttpRequest request = head_of(message);
+  request.body = std::move(message.body());  // the next request gets a new parser
+  auto exchange = std::make_shared<ConnectionExchange>(shared_from_this(), std::move(request), message.keep_alive());
   try {
     settings_->handler(exchange);
   } catch (const std::exception& e) {  // the HTTP handler boundary (CONTRIBUTING): answer, log, carry on
