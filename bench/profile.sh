@@ -173,6 +173,22 @@ calls_load() {
   esac
 }
 
+# per_call_names CALLS: callgrind_annotate's lines on stdin as "instructions-per-call name", with
+# template arguments, the argument list and the library path cut so that a name fits on a line.
+# (The whole run's instructions over its calls: the load's connections count in, a little.)
+per_call_names() {
+  CALLS=$1 perl -ne '
+    next unless /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*)$/;
+    my ($n, $f) = ($1, $2);
+    $n =~ s/,//g;
+    1 while $f =~ s/<[^<>]*>//g;
+    $f =~ s/ \[\/[^\]]*\]$//;
+    $f =~ s/^\?\?\?://;
+    $f =~ s/ \[clone [^\]]*\]//g;
+    $f =~ s/\((?:[^()]|\([^()]*\))*\)(?: const)?(\x27\d+)?$/$1/;
+    printf "%9d  %s\n", $n / $ENV{CALLS}, substr($f, 0, 140);'
+}
+
 # callgrind_total FILE: the instructions a callgrind dump counts.
 callgrind_total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }'; }
 
@@ -229,22 +245,24 @@ profile_calls() {
     return
   fi
   echo "== broker (mosquitto + plugin + front) instructions per call under callgrind, $RATE calls/s open loop over $nodes nodes"
-  declare -A per_call
+  declare -A per_call calls_in_long_run
   for mode in "${modes[@]}"; do
     local short long
     read -r -a short <<<"$(calls_callgrind "$mode" 2)"
     read -r -a long <<<"$(calls_callgrind "$mode" "$PROFILE_SECONDS")"
     [ "${long[0]}" -gt "${short[0]}" ] || fail "$mode: no more calls in ${PROFILE_SECONDS} s than in 2 s"
     per_call[$mode]=$(((long[1] - short[1]) / (long[0] - short[0])))
+    calls_in_long_run[$mode]=${long[0]}
     echo "  $mode: ${short[0]} calls in 2 s = ${short[1]} instructions, ${long[0]} calls in ${PROFILE_SECONDS} s = ${long[1]}: ${per_call[$mode]} per call"
   done
   awk -v x="${per_call[rfc0009]}" -v y="${per_call[mcp]}" -v z="${per_call[mqtt-tls]}" \
     'BEGIN { printf "instructions per call: rfc0009 %d, mcp %d, raw mqtt-tls %d, ratio %.2f, %.2f (rfc0009/mqtt-tls, mcp/mqtt-tls)\n", x, y, z, x / z, y / z }'
   for mode in rfc0009 mcp; do
-    echo "== $mode: top $TOP functions by inclusive instructions (the ${PROFILE_SECONDS} s run)"
-    callgrind_annotate --inclusive=yes "$T/callgrind.$mode.${PROFILE_SECONDS}s" 2>/dev/null | grep -E '^ *[0-9,]+ ' | head -n "$TOP" || true
+    echo "== $mode: top $TOP functions by inclusive instructions per call (the ${PROFILE_SECONDS} s run; template arguments cut)"
+    callgrind_annotate --inclusive=yes "$T/callgrind.$mode.${PROFILE_SECONDS}s" 2>/dev/null |
+      per_call_names "${calls_in_long_run[$mode]}" | head -n "$TOP"
   done
-  echo "(with --keep: callgrind_annotate $T/callgrind.<mode>.<seconds>s for each run)"
+  echo "(with --keep: callgrind_annotate [--inclusive=yes] [--tree=calling] $T/callgrind.<mode>.<seconds>s for each run)"
 }
 
 case $WHAT in
