@@ -100,7 +100,7 @@ HttpReply shutdown_reply() {
 }
 
 // Plain TCP, or TLS over it when the front has a TLS context (handshake in start()).
-HttpConnection::Transport transport(asio::ip::tcp::socket socket, const ConnectionSettings& settings) {
+HttpConnection::Transport transport(HttpConnection::Socket socket, const ConnectionSettings& settings) {
   using Transport = HttpConnection::Transport;
   if (!settings.tls) return Transport(std::in_place_index<0>, std::move(socket));
   return Transport(std::in_place_index<1>, std::move(socket), *settings.tls);
@@ -108,17 +108,17 @@ HttpConnection::Transport transport(asio::ip::tcp::socket socket, const Connecti
 
 }  // namespace
 
-HttpConnection::HttpConnection(asio::ip::tcp::socket socket, std::shared_ptr<asio::io_context> io,
+HttpConnection::HttpConnection(Socket socket, std::shared_ptr<asio::io_context> io,
                                std::shared_ptr<const ConnectionSettings> settings)
     : stream_(transport(std::move(socket), *settings)), io_(std::move(io)), settings_(std::move(settings)) {
   scheduler_ = std::make_shared<AsioScheduler>(io_, tcp().get_executor());
 }
 
-beast::tcp_stream& HttpConnection::tcp() {
-  return std::visit([](auto& s) -> beast::tcp_stream& { return beast::get_lowest_layer(s); }, stream_);
+HttpConnection::TcpStream& HttpConnection::tcp() {
+  return std::visit([](auto& s) -> TcpStream& { return beast::get_lowest_layer(s); }, stream_);
 }
 
-asio::any_io_executor HttpConnection::scheduler_executor() { return tcp().get_executor(); }
+HttpConnection::Strand HttpConnection::scheduler_executor() { return tcp().get_executor(); }
 
 void HttpConnection::start() {
   asio::dispatch(tcp().get_executor(), [self = shared_from_this()] {
