@@ -97,16 +97,21 @@ callgrind_report() {
   echo "(with --keep: callgrind_annotate --tree=calling $out, or kcachegrind, for the call graph)"
 }
 
-profile_broker_callgrind() {
+# mosquitto_under_callgrind: lib.sh starts `mosquitto`; put one first on PATH that is mosquitto
+# under callgrind with instrumentation off (exec, so BROKER_PID is the profiled process).
+mosquitto_under_callgrind() {
   command -v valgrind >/dev/null || fail "valgrind is not installed"
-  RATE=${RATE:-50}
-  # lib.sh starts `mosquitto`: put one first on PATH that is mosquitto under callgrind (exec, so
-  # BROKER_PID is the profiled process).
   mkdir -p "$T/bin"
   printf '#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=%s %s "$@"\n' \
     "$T/callgrind.out" "$(command -v mosquitto)" >"$T/bin/mosquitto"
   chmod +x "$T/bin/mosquitto"
-  PATH=$T/bin:$PATH e2e_start "${NODES:-10}" --log-level warn
+  PATH=$T/bin:$PATH
+}
+
+profile_broker_callgrind() {
+  RATE=${RATE:-50}
+  mosquitto_under_callgrind
+  e2e_start "${NODES:-10}" --log-level warn
   printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
   local load=("$BIN/bench/http_load" rate --port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json)
   "${load[@]}" --rate 20 --seconds 2 --warmup 1 >/dev/null || fail "warm-up load failed"
@@ -209,13 +214,8 @@ calls_callgrind() {
 profile_calls() {
   local nodes=${NODES:-10}
   if [ -n "$CALLGRIND" ]; then
-    command -v valgrind >/dev/null || fail "valgrind is not installed"
     RATE=${RATE:-40}
-    mkdir -p "$T/bin"
-    printf '#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=%s %s "$@"\n' \
-      "$T/callgrind.out" "$(command -v mosquitto)" >"$T/bin/mosquitto"
-    chmod +x "$T/bin/mosquitto"
-    PATH=$T/bin:$PATH
+    mosquitto_under_callgrind
   fi
   RATE=${RATE:-80}  # under the shipped echo limit of 10 calls/s per node over the 10 nodes
   # The raw baseline's topics (as in bench/http_bench.sh): the shipped policy defers them to
