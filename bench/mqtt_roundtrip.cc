@@ -139,7 +139,10 @@ class Client {
   using OnMessage = std::function<void(const mosquitto_message*)>;
 
   Client(const Endpoint& at, const std::string& id, OnMessage on_message) : on_message_(std::move(on_message)) {
-    client_ = mosquitto_new(id.c_str(), true, this);
+    // An agent's client id must start with its token's sub (the plugin refuses others); on the
+    // mTLS listener the certificate names the client.
+    const std::string client_id = at.bundle.empty() ? at.username + "-" + id : id;
+    client_ = mosquitto_new(client_id.c_str(), true, this);
     mosquitto_int_option(client_, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5);
     mosquitto_int_option(client_, MOSQ_OPT_TCP_NODELAY, 1);
     if (at.bundle.empty()) {

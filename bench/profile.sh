@@ -2,7 +2,7 @@
 # Where the CPU goes: profiles the broker (with the plugin) during a tools/call load, or the device
 # client during echo commands, and prints the top functions. Printed, never asserted (issue 15).
 #
-# Usage: FLEETMCP_BINARY_DIR=build bench/profile.sh broker [--callgrind] | device
+# Usage: FLEETMCP_BINARY_DIR=build bench/profile.sh broker [--callgrind] | calls [--callgrind] | device
 #          [--nodes N] [--calls N] [--rate R] [--seconds S] [--top N] [--keep]
 #   broker: mosquitto + plugin + HTTP front + N simulated nodes (default 20); `perf record`
 #           (cpu-clock sampling with call graphs, so it works without hardware counters, e.g.
@@ -14,6 +14,19 @@
 #           only for the load): instructions per tools/call (every broker thread, the plugin's
 #           tick and HTTP threads included; at a low rate, R 50 by default here, since the
 #           broker runs ~50x slower) and the top functions. Compare runs of the same R and S.
+#   calls: the broker's cost per call against its cost per raw MQTT request/response over the same
+#           TLS listener (issue 15's targets are ratios of the two), in one run of one broker:
+#           the same open-loop load (R per s, default 80; 40 with --callgrind; N nodes, default
+#           10: keep R under 10 x N, the shipped echo limit) of RFC-0009
+#           tools/call, MCP tools/call (one session) and bench/mqtt_roundtrip with its responder
+#           on the mTLS device listener (the "mqtt-tls" rows of bench/http_bench.sh). Prints the
+#           broker CPU seconds per call from /proc (utime+stime) for each and their ratios.
+#   calls --callgrind: the broker runs under callgrind and the same three loads give broker
+#           INSTRUCTIONS per call, which do not depend on the machine's load:
+#             instructions per call: rfc0009 X, mcp Y, raw mqtt-tls Z, ratio X/Z, Y/Z
+#           Each load runs twice (2 s and S s, default 10) and the figure is the difference
+#           of the two runs' instructions over the difference of their calls, so the
+#           connections, TLS handshakes and MCP session a load opens once do not count.
 #   device: the same broker and one node run under `valgrind --tool=callgrind` with instrumentation
 #           off; it is switched on (callgrind_control -i) for exactly N echo commands
 #           (default 2000, one in flight, over the plugin's $CONTROL path: tests/tools/plugin_call)
@@ -30,7 +43,7 @@
 WHAT= NODES= CALLS=2000 RATE= PROFILE_SECONDS=10 TOP=25 KEEP= CALLGRIND=
 while [ $# -gt 0 ]; do
   case $1 in
-    broker|device) WHAT=$1; shift ;;
+    broker|calls|device) WHAT=$1; shift ;;
     --nodes) NODES=$2; shift 2 ;;
     --calls) CALLS=$2; shift 2 ;;
     --rate) RATE=$2; shift 2 ;;
@@ -84,16 +97,21 @@ callgrind_report() {
   echo "(with --keep: callgrind_annotate --tree=calling $out, or kcachegrind, for the call graph)"
 }
 
-profile_broker_callgrind() {
+# mosquitto_under_callgrind: lib.sh starts `mosquitto`; put one first on PATH that is mosquitto
+# under callgrind with instrumentation off (exec, so BROKER_PID is the profiled process).
+mosquitto_under_callgrind() {
   command -v valgrind >/dev/null || fail "valgrind is not installed"
-  RATE=${RATE:-50}
-  # lib.sh starts `mosquitto`: put one first on PATH that is mosquitto under callgrind (exec, so
-  # BROKER_PID is the profiled process).
   mkdir -p "$T/bin"
   printf '#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=%s %s "$@"\n' \
     "$T/callgrind.out" "$(command -v mosquitto)" >"$T/bin/mosquitto"
   chmod +x "$T/bin/mosquitto"
-  PATH=$T/bin:$PATH e2e_start "${NODES:-10}" --log-level warn
+  PATH=$T/bin:$PATH
+}
+
+profile_broker_callgrind() {
+  RATE=${RATE:-50}
+  mosquitto_under_callgrind
+  e2e_start "${NODES:-10}" --log-level warn
   printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
   local load=("$BIN/bench/http_load" rate --port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json)
   "${load[@]}" --rate 20 --seconds 2 --warmup 1 >/dev/null || fail "warm-up load failed"
@@ -143,8 +161,114 @@ profile_device() {
   callgrind_report "$(ls -t "$T"/callgrind.out* | head -1)" "$CALLS" "echo command"
 }
 
+# ---- calls: the broker's cost per tools/call against raw MQTT over TLS ------------------------------
+
+# calls_load MODE SECONDS: one open-loop load of MODE (rfc0009, mcp, mqtt-tls) at $RATE per s, its
+# JSON line on stdout.
+calls_load() {
+  local mode=$1 seconds=$2
+  local watch=(--watch "broker=$BROKER_PID")
+  case $mode in
+    rfc0009|mcp)
+      "$BIN/bench/http_load" rate --api "$mode" --port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json \
+        "${watch[@]}" --rate "$RATE" --seconds "$seconds" --warmup 0 ;;
+    mqtt-tls)
+      "$BIN/bench/mqtt_roundtrip" --port "$PORT_PLAIN" --username agent-e2e --password "$E2E_TOKEN" \
+        --topics "${#E2E_NODES[@]}" --tls-port "$PORT_TLS" --ca "$T/pki/ca.crt" --responder-bundle "$T/bench-responder" \
+        --json "${watch[@]}" --rate "$RATE" --seconds "$seconds" --warmup 0 ;;
+  esac
+}
+
+# per_call_names CALLS: callgrind_annotate's lines on stdin as "instructions-per-call name", with
+# template arguments, the argument list and the library path cut so that a name fits on a line.
+# (The whole run's instructions over its calls: the load's connections count in, a little.)
+per_call_names() {
+  CALLS=$1 perl -ne '
+    next unless /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*)$/;
+    my ($n, $f) = ($1, $2);
+    $n =~ s/,//g;
+    1 while $f =~ s/<[^<>]*>//g;
+    $f =~ s/ \[\/[^\]]*\]$//;
+    $f =~ s/^\?\?\?://;
+    $f =~ s/ \[clone [^\]]*\]//g;
+    $f =~ s/\((?:[^()]|\([^()]*\))*\)(?: const)?(\x27\d+)?$/$1/;
+    printf "%9d  %s\n", $n / $ENV{CALLS}, substr($f, 0, 140);'
+}
+
+# callgrind_total FILE: the instructions a callgrind dump counts.
+callgrind_total() { callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }'; }
+
+# calls_callgrind MODE SECONDS: runs the load with instrumentation on; prints "CALLS INSTRUCTIONS".
+calls_callgrind() {
+  local mode=$1 seconds=$2 line dump
+  callgrind_control -z "$BROKER_PID" >/dev/null
+  callgrind_control -i on "$BROKER_PID" >/dev/null
+  line=$(calls_load "$mode" "$seconds") || fail "$mode load failed"
+  callgrind_control -i off "$BROKER_PID" >/dev/null
+  callgrind_control -d "$BROKER_PID" >/dev/null
+  dump=$(ls -t "$T"/callgrind.out* | head -1)
+  mv "$dump" "$T/callgrind.$mode.${seconds}s"
+  echo "$(jq -r '.ok + .failed' <<<"$line") $(callgrind_total "$T/callgrind.$mode.${seconds}s")"
+}
+
+profile_calls() {
+  local nodes=${NODES:-10}
+  if [ -n "$CALLGRIND" ]; then
+    RATE=${RATE:-40}
+    mosquitto_under_callgrind
+  fi
+  RATE=${RATE:-80}  # under the shipped echo limit of 10 calls/s per node over the 10 nodes
+  # The raw baseline's topics (as in bench/http_bench.sh): the shipped policy defers them to
+  # mosquitto's acl_file.
+  printf 'pattern readwrite bench/#\n' >"$T/bench.acl"
+  E2E_BROKER_LINES=("acl_file $T/bench.acl")
+  e2e_start "$nodes" --log-level warn
+  printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
+  local responder
+  responder=$(device_enroll 1 "$PORT_TLS")
+  mv "$T/pki/nodes/$responder" "$T/bench-responder"
+  local modes=(rfc0009 mcp mqtt-tls) mode
+  for mode in "${modes[@]}"; do  # warm-up: caches, allocator, TLS session state
+    RATE=$((RATE < 20 ? RATE : 20)) calls_load "$mode" 2 >/dev/null || fail "$mode warm-up failed"
+  done
+  if [ -z "$CALLGRIND" ]; then
+    echo "== broker CPU per call (/proc utime+stime), $RATE calls/s open loop over $nodes nodes, ${PROFILE_SECONDS} s each"
+    declare -A cpu
+    for mode in "${modes[@]}"; do
+      local line
+      line=$(calls_load "$mode" "$PROFILE_SECONDS") || fail "$mode load failed"
+      cpu[$mode]=$(jq -r '.cpu_us_per_call.broker' <<<"$line")
+      jq -r --arg m "$mode" '"  \($m): \(.ok) ok, \(.failed) failed, p50 \(.p50_ms*1000|floor/1000) ms, broker \(.cpu_us_per_call.broker|floor) us CPU per call"' <<<"$line"
+    done
+    awk -v x="${cpu[rfc0009]}" -v y="${cpu[mcp]}" -v z="${cpu[mqtt-tls]}" \
+      'BEGIN { printf "broker CPU per call: rfc0009 %.0f us, mcp %.0f us, raw mqtt-tls %.0f us, ratio %.2f, %.2f (target <= 1.5)\n", x, y, z, x / z, y / z }'
+    echo "(wall-clock CPU: noisy on a shared machine; --callgrind gives instructions, which are not)"
+    return
+  fi
+  echo "== broker (mosquitto + plugin + front) instructions per call under callgrind, $RATE calls/s open loop over $nodes nodes"
+  declare -A per_call calls_in_long_run
+  for mode in "${modes[@]}"; do
+    local short long
+    read -r -a short <<<"$(calls_callgrind "$mode" 2)"
+    read -r -a long <<<"$(calls_callgrind "$mode" "$PROFILE_SECONDS")"
+    [ "${long[0]}" -gt "${short[0]}" ] || fail "$mode: no more calls in ${PROFILE_SECONDS} s than in 2 s"
+    per_call[$mode]=$(((long[1] - short[1]) / (long[0] - short[0])))
+    calls_in_long_run[$mode]=${long[0]}
+    echo "  $mode: ${short[0]} calls in 2 s = ${short[1]} instructions, ${long[0]} calls in ${PROFILE_SECONDS} s = ${long[1]}: ${per_call[$mode]} per call"
+  done
+  awk -v x="${per_call[rfc0009]}" -v y="${per_call[mcp]}" -v z="${per_call[mqtt-tls]}" \
+    'BEGIN { printf "instructions per call: rfc0009 %d, mcp %d, raw mqtt-tls %d, ratio %.2f, %.2f (rfc0009/mqtt-tls, mcp/mqtt-tls)\n", x, y, z, x / z, y / z }'
+  for mode in rfc0009 mcp; do
+    echo "== $mode: top $TOP functions by inclusive instructions per call (the ${PROFILE_SECONDS} s run; template arguments cut)"
+    callgrind_annotate --inclusive=yes "$T/callgrind.$mode.${PROFILE_SECONDS}s" 2>/dev/null |
+      per_call_names "${calls_in_long_run[$mode]}" | head -n "$TOP"
+  done
+  echo "(with --keep: callgrind_annotate [--inclusive=yes] [--tree=calling] $T/callgrind.<mode>.<seconds>s for each run)"
+}
+
 case $WHAT in
   broker) profile_broker ;;
+  calls) profile_calls ;;
   device) profile_device ;;
 esac
 if [ -n "$KEEP" ]; then echo "kept: $T"; fi

@@ -20,7 +20,7 @@ ErrorEnvelope templated_device_error(const json::Value& error) {
 }  // namespace
 
 std::string cmd_envelope(std::string_view msg_id, int64_t ts_ms, int64_t deadline_ms, std::string_view tool,
-                         const json::Value& arguments) {
+                         std::string_view arguments_json) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
@@ -37,7 +37,7 @@ std::string cmd_envelope(std::string_view msg_id, int64_t ts_ms, int64_t deadlin
   w.Key("tool");
   w.String(tool.data(), static_cast<rapidjson::SizeType>(tool.size()));
   w.Key("arguments");
-  arguments.Accept(w);
+  w.RawValue(arguments_json.data(), arguments_json.size(), rapidjson::kObjectType);
   w.EndObject();
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());

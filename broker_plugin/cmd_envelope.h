@@ -13,8 +13,10 @@
 
 namespace fleetmcp::plugin {
 
+// `arguments_json` is a JSON object that parse_strict accepts (the caller has checked it): it is
+// written into payload.arguments as it is, not parsed and serialised again.
 std::string cmd_envelope(std::string_view msg_id, int64_t ts_ms, int64_t deadline_ms, std::string_view tool,
-                         const json::Value& arguments);
+                         std::string_view arguments_json);
 
 struct CmdAck {
   std::string msg_id, in_reply_to;

@@ -97,13 +97,16 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
   auto resolved = resolve(request, now_ms);
   if (auto* error = std::get_if<ErrorEnvelope>(&resolved)) return std::move(*error);
   const CallTarget& target = std::get<CallTarget>(resolved);
-  json::Document arguments;
-  try {
-    arguments = json::parse_strict(request.arguments_json, ErrorCode::kBadRequest);
-  } catch (const Error& e) {
-    return e.envelope();
-  }
+  // The front's gate has parsed and validated the arguments it serialised (arguments_validated);
+  // the others ($CONTROL) are parsed and validated here. Either way the text goes into the cmd as
+  // it is.
   if (!request.arguments_validated) {
+    json::Document arguments;
+    try {
+      arguments = json::parse_strict(request.arguments_json, ErrorCode::kBadRequest);
+    } catch (const Error& e) {
+      return e.envelope();
+    }
     if (auto invalid = check_arguments(*schemas_, *target.verb, arguments)) return invalid;
   }
 
@@ -114,7 +117,7 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
   call.output_schema = target.verb->output_schema;
   const int deadline_ms = target.capability->constraints.deadline_ms_default;
   call.deadline_at_ms = now_ms + gateway_deadline_ms(deadline_ms);
-  const std::string cmd = cmd_envelope(call.msg_id, now_ms, deadline_ms, call.tool, arguments);
+  const std::string cmd = cmd_envelope(call.msg_id, now_ms, deadline_ms, call.tool, request.arguments_json);
   // Straight to the node's client (client id = node_id): no subscription or READ check involved.
   // A node on another broker is reached through the subscriptions, i.e. the bridge's.
   broker_.publish(target.node->remote ? std::string_view{} : std::string_view(call.node_id),

@@ -1,5 +1,7 @@
 #include "common/audit_log.h"
 
+#include <algorithm>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -10,11 +12,25 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
+constexpr size_t kMaxField = 256;
+
+bool printable_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c <= 0x7E;
+  });
+}
+
 void field(Writer& w, const char* key, std::string_view value) {
   if (value.empty()) return;
   w.Key(key);
-  // Every field is clamped to printable ASCII, whatever a client sent as its client id.
-  const std::string safe = ascii_clamp(value, 256);
+  // Every field is clamped to printable ASCII, whatever a client sent as its client id. Most
+  // already are (ids, names, codes): those are written as they are, without a copy.
+  if (value.size() <= kMaxField && printable_ascii(value)) {
+    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+    return;
+  }
+  const std::string safe = ascii_clamp(value, kMaxField);
   w.String(safe.data(), static_cast<rapidjson::SizeType>(safe.size()));
 }
 

@@ -1,7 +1,6 @@
 #include "common/json.h"
 
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -10,6 +9,7 @@
 #include <clocale>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <locale.h>
 #include <string>
@@ -56,7 +56,8 @@ bool is_valid_utf8(const char* s, size_t n) {
 
 // The keys seen so far in one open object. Objects are small (a cmd envelope has under a dozen
 // keys): a linear scan over a reused vector costs no allocation per key; a large object switches
-// to a hash set so a document of thousands of keys stays linear.
+// to a hash set so a document of thousands of keys stays linear. The keys are views into the
+// text being parsed in place, which the document keeps.
 class ObjectKeys {
  public:
   void clear() {
@@ -66,20 +67,20 @@ class ObjectKeys {
   // False when the key was already there.
   bool add(std::string_view key) {
     if (many_.empty() && few_.size() < kScanLimit) {
-      for (const std::string& seen : few_) {
+      for (const std::string_view seen : few_) {
         if (seen == key) return false;
       }
       few_.emplace_back(key);
       return true;
     }
     if (many_.empty()) many_.insert(few_.begin(), few_.end());
-    return many_.insert(std::string(key)).second;
+    return many_.insert(key).second;
   }
 
  private:
   static constexpr size_t kScanLimit = 32;
-  std::vector<std::string> few_;
-  std::unordered_set<std::string> many_;
+  std::vector<std::string_view> few_;
+  std::unordered_set<std::string_view> many_;
 };
 
 // A SAX filter in front of the Document: enforces depth, key uniqueness and UTF-8, and remembers
@@ -99,9 +100,12 @@ class StrictHandler {
   // conversion misrounds near the subnormal range and crashes on some long mantissas with large
   // negative exponents, so the text is converted here with the C library instead.
   bool RawNumber(const char* s, rapidjson::SizeType n, bool /*copy*/) { return number(std::string_view(s, n)); }
-  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+  // Strings and keys are copied into the document (short ones inline in the value), as a parse
+  // from a read-only text would: a value moved into another document stays valid after this one
+  // is gone, as it always has for short strings.
+  bool String(const char* s, rapidjson::SizeType n, bool /*copy*/) {
     if (!is_valid_utf8(s, n)) return fail("string is not valid UTF-8 (or contains a lone surrogate)");
-    return doc_.String(s, n, copy);
+    return doc_.String(s, n, true);
   }
   bool StartObject() {
     if (!enter()) return false;
@@ -109,12 +113,12 @@ class StrictHandler {
     keys_[open_objects_++].clear();  // reused: its vector keeps its capacity
     return doc_.StartObject();
   }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+  bool Key(const char* s, rapidjson::SizeType n, bool /*copy*/) {
     if (!is_valid_utf8(s, n)) return fail("object key is not valid UTF-8 (or contains a lone surrogate)");
     if (!keys_[open_objects_ - 1].add(std::string_view(s, n))) {
       return fail("duplicate object key \"" + std::string(s, std::min<size_t>(n, 64)) + "\"");
     }
-    return doc_.Key(s, n, copy);
+    return doc_.Key(s, n, true);
   }
   bool EndObject(rapidjson::SizeType members) {
     --open_objects_;
@@ -177,7 +181,10 @@ class StrictHandler {
 // stricter is_valid_utf8 (which also refuses the surrogates RapidJSON's own check lets through),
 // and a non-ASCII byte outside a string is a syntax error anyway. RapidJSON's check ran a
 // transcoder call per character, doubling the cost of parsing a cmd (bench/profile.sh device).
-constexpr unsigned kStrictFlags = rapidjson::kParseNumbersAsStringsFlag;
+// In situ: the text is copied once (memcpy) into the document's own allocator and decoded in place
+// there, instead of a character at a time onto the reader's growing stack (the front parses a
+// request body and the plugin a cmd_ack per call: bench/profile.sh calls --callgrind).
+constexpr unsigned kStrictFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseInsituFlag;
 
 }  // namespace
 
@@ -189,13 +196,18 @@ Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits lim
                 "send a smaller document");
   }
   Document doc;
+  // The terminating NUL ends the stream where the text ends (a NUL inside the text ends it there,
+  // as it did with a MemoryStream, whose Peek() also reads '\0' at the end).
+  char* in_place = static_cast<char*>(doc.GetAllocator().Malloc(text.size() + 1));
+  std::memcpy(in_place, text.data(), text.size());
+  in_place[text.size()] = '\0';
   StrictHandler handler(doc, limits.max_depth);
   rapidjson::Reader reader;
   rapidjson::ParseResult result;
   auto generator = [&](Document& d) {
     (void)d;
-    rapidjson::MemoryStream ms(text.data(), text.size());
-    result = reader.Parse<kStrictFlags>(ms, handler);
+    rapidjson::InsituStringStream stream(in_place);
+    result = reader.Parse<kStrictFlags>(stream, handler);
     return !result.IsError();
   };
   doc.Populate(generator);

@@ -3,8 +3,8 @@
 // thread after the front has stopped lands in a dead queue instead of freed memory.
 #pragma once
 
-#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
 
 #include <memory>
 
@@ -14,8 +14,11 @@ namespace fleetmcp::http {
 
 class AsioScheduler : public Scheduler {
  public:
-  // `strand` must be a strand executor of `io` (or an io_context run by a single thread).
-  AsioScheduler(std::shared_ptr<boost::asio::io_context> io, boost::asio::any_io_executor strand)
+  // A concrete strand type (not any_io_executor): no type-erased executor per post or timer.
+  using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
+
+  // `strand` must be a strand of `io`.
+  AsioScheduler(std::shared_ptr<boost::asio::io_context> io, Strand strand)
       : io_(std::move(io)), strand_(std::move(strand)) {}
   // A new strand of `io`.
   static std::shared_ptr<AsioScheduler> with_new_strand(std::shared_ptr<boost::asio::io_context> io);
@@ -25,7 +28,7 @@ class AsioScheduler : public Scheduler {
 
  private:
   std::shared_ptr<boost::asio::io_context> io_;
-  boost::asio::any_io_executor strand_;
+  Strand strand_;
 };
 
 }  // namespace fleetmcp::http

@@ -44,7 +44,7 @@ std::variant<AgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std
 AgentToken BearerAuth::verified(std::string_view token, int64_t now_s) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    const auto it = remembered_.find(std::string(token));
+    const auto it = remembered_.find(token);
     // Before exp the verdict of verify_agent_token cannot have changed (same bytes, same issuer
     // key and audience; iat was already in the past). From exp on, verify again: it decides.
     if (it != remembered_.end()) {

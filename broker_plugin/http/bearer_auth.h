@@ -8,6 +8,7 @@
 // request as before. Refused tokens are never remembered, so garbage cannot fill the table.
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -42,7 +43,12 @@ class BearerAuth {
   std::string audience_;
   const FleetView& fleet_;
   mutable std::mutex mutex_;  // io threads authenticate concurrently
-  mutable std::unordered_map<std::string, AgentToken> remembered_;
+  // Looked up by the header's bytes as they are (no copy of a ~400-byte token per request).
+  struct TokenHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view token) const { return std::hash<std::string_view>{}(token); }
+  };
+  mutable std::unordered_map<std::string, AgentToken, TokenHash, std::equal_to<>> remembered_;
 };
 
 }  // namespace fleetmcp::http

@@ -35,7 +35,7 @@ ErrorEnvelope unknown_tool_error(std::string_view tool_name) {
 }
 
 GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, std::string_view tool_name,
-                             const json::Value* arguments_in, int64_t now_ms) {
+                             const json::Value* arguments_in, int64_t now_ms, std::string_view arguments_at) {
   const auto name = parse_tool_name(tool_name);
   const FleetTool* tool = name ? fleet.find_tool(agent.tenant, *name) : nullptr;
   if (tool == nullptr) return GateRefusal{RefusalKind::kUnknownTool, unknown_tool_error(tool_name), {}, nullptr};
@@ -48,17 +48,25 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
                        scope, tool};
   }
 
-  json::Document arguments;
-  if (arguments_in != nullptr) arguments.CopyFrom(*arguments_in, arguments.GetAllocator());
-  else arguments.SetObject();
-  if (!arguments.IsObject()) {
+  static const json::Value kNoArguments(rapidjson::kObjectType);
+  if (arguments_in == nullptr) arguments_in = &kNoArguments;
+  if (!arguments_in->IsObject()) {
     return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid, "arguments must be a JSON object",
                                          "pass the arguments as an object matching the tool's inputSchema"));
   }
+  // Only a two-phase call's arguments are copied (to take the commit token off); the others are
+  // validated and serialised where they are.
+  const bool two_phase = needs_commit_token(tool->safety_class, tool->name.verb);
+  json::Document without_token;
   std::optional<std::string> commit_token;
-  if (needs_commit_token(tool->safety_class, tool->name.verb)) commit_token = take_commit_token(arguments);
+  if (two_phase) {
+    without_token.CopyFrom(*arguments_in, without_token.GetAllocator());
+    commit_token = take_commit_token(without_token);
+  }
+  const json::Value& arguments = two_phase ? without_token : *arguments_in;
   if (const auto failure = schemas_.validate(tool->verb.input_schema, arguments)) {
-    const std::string where = failure->path.empty() ? "the top level" : ascii_clamp(failure->path, 120);
+    const std::string pointer = std::string(arguments_at) + ascii_clamp(failure->path, 120);
+    const std::string where = pointer.empty() ? "the top level" : pointer;
     return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid,
                                          "invalid arguments at " + where + ": " + ascii_clamp(failure->message, 200),
                                          "fix the argument at " + where + " to match the tool's inputSchema (" +
@@ -70,7 +78,6 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
     return execution(tool, ErrorEnvelope(ErrorCode::kNodeOffline, "node " + tool->name.node_id + " is not connected",
                                          "retry when the node is online again ($devices/<node_id>/status)"));
   }
-  const bool two_phase = needs_commit_token(tool->safety_class, tool->name.verb);
   // The first phase spends no rate; the second is rate-limited before its token is redeemed, so
   // a confirmed call that meets the limit keeps its token for the retry.
   if (two_phase && !commit_token) return *check_commit(*tool, agent, arguments, std::nullopt, now_ms);

@@ -57,9 +57,10 @@ class CallGate {
   CallGate(const SchemaRegistry& schemas, CallLimiter& limiter, CommitTokens& commits)
       : schemas_(schemas), limiter_(limiter), commits_(commits) {}
 
-  // `arguments` may be null (absent: {}).
+  // `arguments` may be null (absent: {}). `arguments_at` is where they sit in what the client
+  // wrote (a JSON pointer, "" for the top level): a validation error names the argument by it.
   GateDecision admit(const FleetSnapshot& fleet, const AgentToken& agent, std::string_view tool_name,
-                     const json::Value* arguments, int64_t now_ms);
+                     const json::Value* arguments, int64_t now_ms, std::string_view arguments_at = {});
 
  private:
   std::optional<GateRefusal> check_commit(const FleetTool& tool, const AgentToken& agent,

@@ -222,7 +222,7 @@ std::variant<CompactTools::Target, json::Document> CompactTools::call_target(con
   // none, the gate answers for "node/cap/verb" exactly as for any unknown tool.
   if (const FleetNode* node = fleet.node(tenant, *node_id)) {
     for (const FleetTool& t : node->tools) {
-      if (t.name.cap_id == *cap_id && t.name.verb == *verb) return Target{t.name.dotted(), arguments};
+      if (t.name.cap_id == *cap_id && t.name.verb == *verb) return Target{t.name.dotted(), arguments, "/arguments"};
     }
   }
   return Target{std::string(*node_id) + "/" + std::string(*cap_id) + "/" + std::string(*verb), arguments};

@@ -46,6 +46,9 @@ class CompactTools {
   struct Target {
     std::string tool_name;
     const json::Value* arguments = nullptr;  // into args
+    // Where `arguments` sit in what the client wrote ("/arguments"), so that the gate's
+    // validation error names the argument as the client wrote it.
+    std::string_view arguments_at;
   };
   std::variant<Target, json::Document> call_target(const FleetSnapshot& fleet, std::string_view tenant,
                                                    const json::Value* args, McpRevision revision) const;

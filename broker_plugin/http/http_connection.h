@@ -12,9 +12,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/asio/ssl/context.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -53,11 +54,17 @@ struct ConnectionSettings {
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
-  using PlainStream = boost::beast::tcp_stream;
-  using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+  // The connection's strand as a concrete type, not any_io_executor: Beast's operations on a
+  // type-erased executor allocate on every prefer/require, ~25 times per request
+  // (bench/profile.sh calls --callgrind).
+  using Strand = AsioScheduler::Strand;
+  using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Strand>;
+  using TcpStream = boost::beast::basic_stream<boost::asio::ip::tcp, Strand>;
+  using PlainStream = TcpStream;
+  using TlsStream = boost::beast::ssl_stream<TcpStream>;
   using Transport = std::variant<PlainStream, TlsStream>;
 
-  HttpConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<boost::asio::io_context> io,
+  HttpConnection(Socket socket, std::shared_ptr<boost::asio::io_context> io,
                  std::shared_ptr<const ConnectionSettings> settings);
 
   void start();
@@ -74,7 +81,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void abandon();
   std::shared_ptr<EventStream> open_stream(std::vector<Header> headers, StreamLimits limits);
   const std::shared_ptr<AsioScheduler>& scheduler() const { return scheduler_; }
-  boost::asio::any_io_executor scheduler_executor();
+  Strand scheduler_executor();
 
   // Stream mode (sse_socket_stream.cc), on the strand.
   void stream_send(std::string text, bool counted);
@@ -100,7 +107,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   uint64_t unacked_bytes();
 
   // The TCP connection under either transport: timeouts, the socket, the strand.
-  boost::beast::tcp_stream& tcp();
+  TcpStream& tcp();
   // Runs f(stream) on whichever transport this connection has (Beast's operations are templates).
   template <typename F>
   void with_stream(F&& f) {

@@ -20,7 +20,7 @@ using tcp = asio::ip::tcp;
 // Past a connection cap: a fixed 503 written without waiting (a new socket's send buffer is
 // empty, so a non-blocking send of these few bytes goes through), then the socket is closed. Over
 // TLS the client sees a failed handshake instead; either way it learns to come back later.
-void refuse_busy(tcp::socket socket, bool tls) {
+void refuse_busy(HttpConnection::Socket socket, bool tls) {
   static constexpr std::string_view kBusy =
       "HTTP/1.1 503 Service Unavailable\r\nServer: fleetmcp\r\nRetry-After: 1\r\nConnection: close\r\n"
       "Content-Type: text/plain\r\nContent-Length: 60\r\n\r\n"
@@ -28,7 +28,7 @@ void refuse_busy(tcp::socket socket, bool tls) {
   boost::system::error_code ignored;
   socket.non_blocking(true, ignored);
   if (!tls) socket.send(asio::buffer(kBusy.data(), kBusy.size()), 0, ignored);
-  socket.shutdown(tcp::socket::shutdown_send, ignored);
+  socket.shutdown(asio::socket_base::shutdown_send, ignored);
   // Closing with the client's request unread would reset the connection, and the client might
   // lose the 503: take what has arrived (a request is small) and drop it.
   std::array<char, 4096> drain{};
@@ -68,7 +68,7 @@ void HttpServer::start() {
 }
 
 void HttpServer::accept() {
-  acceptor_.async_accept(asio::make_strand(*io_), [this](boost::system::error_code ec, tcp::socket socket) {
+  acceptor_.async_accept(asio::make_strand(*io_), [this](boost::system::error_code ec, HttpConnection::Socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (ec) return back_off(ec);
     retry_delay_ = std::chrono::milliseconds(0);
@@ -91,7 +91,7 @@ void HttpServer::back_off(const boost::system::error_code& ec) {
   });
 }
 
-void HttpServer::accepted(tcp::socket socket) {
+void HttpServer::accepted(HttpConnection::Socket socket) {
   boost::system::error_code ec;
   std::unique_ptr<ConnectionLimit::Ticket> ticket;
   if (settings_->connections) {

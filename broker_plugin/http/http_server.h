@@ -35,7 +35,7 @@ class HttpServer {
 
  private:
   void accept();
-  void accepted(boost::asio::ip::tcp::socket socket);
+  void accepted(HttpConnection::Socket socket);
   void back_off(const boost::system::error_code& ec);
 
 

@@ -1,5 +1,8 @@
 #include "broker_plugin/http/jsonrpc.h"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 namespace fleetmcp::http {
 namespace {
 
@@ -38,16 +41,18 @@ RpcMessage classify(const json::Value& m) {
 std::string id_key(const json::Value& id) { return json::to_string(id); }
 
 std::string rpc_result(const json::Value& id, const json::Value& result) {
-  json::Document d(rapidjson::kObjectType);
-  auto& a = d.GetAllocator();
-  d.AddMember("jsonrpc", "2.0", a);
-  json::Value idv;
-  idv.CopyFrom(id, a);
-  d.AddMember("id", idv, a);
-  json::Value r;
-  r.CopyFrom(result, a);
-  d.AddMember("result", r, a);
-  return json::to_string(d);
+  // Written straight out: no document holding copies of the id and the (possibly large) result.
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("jsonrpc");
+  w.String("2.0");
+  w.Key("id");
+  id.Accept(w);
+  w.Key("result");
+  result.Accept(w);
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
 }
 
 std::string rpc_error(const json::Value* id, int code, std::string_view message, const ErrorEnvelope* envelope,

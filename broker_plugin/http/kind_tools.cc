@@ -196,16 +196,8 @@ std::variant<CompactTools::Target, ErrorEnvelope> KindTools::call_target(const F
   if (arguments != nullptr && !arguments->IsObject()) {
     return invalid("/arguments", "must be an object", "pass the capability's arguments as an object");
   }
-  // Checked here so the pointer names the argument as the client wrote it (/arguments/…). The gate
-  // checks again, which is cheap and keeps the one rule for every path.
-  json::Document checked(rapidjson::kObjectType);
-  if (arguments != nullptr) checked.CopyFrom(*arguments, checked.GetAllocator());
-  if (needs_commit_token(tool->safety_class, tool->name.verb)) checked.RemoveMember(kCommitTokenArgument.data());
-  if (const auto failure = catalog_.schemas().validate(tool->verb.input_schema, checked)) {
-    const std::string where = "/arguments" + ascii_clamp(failure->path, 120);
-    return invalid(where, ascii_clamp(failure->message, 200), "fix " + where + " to match the tool's inputSchema");
-  }
-  return CompactTools::Target{tool->name.dotted(), arguments};
+  // The gate validates the arguments (once, for every path) and names them as /arguments/….
+  return CompactTools::Target{tool->name.dotted(), arguments, "/arguments"};
 }
 
 }  // namespace fleetmcp::http

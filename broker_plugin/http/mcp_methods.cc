@@ -161,6 +161,7 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
   const auto fleet = s_.fleet.snapshot();
   std::string tool_name(*name);
   const json::Value* arguments = member(m.params, "arguments");
+  std::string_view arguments_at;  // where the gate's arguments sit in params.arguments
   if (tool_name == kFindNodesTool) return answer(result(id, s_.compact.find_nodes(*fleet, agent.tenant, arguments, revision)));
   if (tool_name == kDescribeNodeTool) {
     return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
@@ -175,23 +176,25 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
     }
     tool_name = std::get<CompactTools::Target>(target).tool_name;
     arguments = std::get<CompactTools::Target>(target).arguments;
+    arguments_at = std::get<CompactTools::Target>(target).arguments_at;
   }
   if (tool_name == kFleetCallTool) {
     auto target = s_.compact.call_target(*fleet, agent.tenant, arguments, revision);
     if (auto* bad = std::get_if<json::Document>(&target)) return answer(result(id, *bad));
     tool_name = std::get<CompactTools::Target>(target).tool_name;
     arguments = std::get<CompactTools::Target>(target).arguments;
+    arguments_at = std::get<CompactTools::Target>(target).arguments_at;
   }
-  dispatch(*fleet, tool_name, arguments, m, agent, session, exchange, scheduler, std::move(answer));
+  dispatch(*fleet, tool_name, arguments, m, agent, session, exchange, scheduler, std::move(answer), arguments_at);
 }
 
 void McpMethods::dispatch(const FleetSnapshot& fleet, const std::string& tool_name, const json::Value* arguments,
                           const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                           const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
-                          Answer answer, std::string_view confirmed_by) {
+                          Answer answer, std::string_view arguments_at, std::string_view confirmed_by) {
   const json::Value& id = *m.id;
   const McpRevision revision = session->revision();
-  GateDecision decision = s_.gate.admit(fleet, agent, tool_name, arguments, s_.wall_ms());
+  GateDecision decision = s_.gate.admit(fleet, agent, tool_name, arguments, s_.wall_ms(), arguments_at);
   if (auto* refusal = std::get_if<GateRefusal>(&decision);
       refusal != nullptr && !refusal->commit_token.empty() && confirmed_by.empty() && s_.elicitations.can_ask(*session)) {
     // The first phase of a two-phase call, from a client that can ask its human: ask, and on
@@ -272,7 +275,7 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
                                                       session->revision())));
           }
           const auto fleet = s_.fleet.snapshot();
-          dispatch(*fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer,
+          dispatch(*fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer, {},
                    "elicitation:accept");
         });
       },
@@ -345,24 +348,33 @@ void McpMethods::run_unary(const FleetTool& tool, std::string arguments_json, st
   const std::string key = id_key(*m.id);
   auto id = std::make_shared<json::Document>();
   id->CopyFrom(*m.id, id->GetAllocator());
-  const int64_t started = s_.steady_ms();
   const McpRevision revision = session->revision();
-  auto done = [this, tool, agent, session, key, id, started, revision, slot, answer](CallOutcome outcome) {
-    if (slot) slot->release();
+  // What the answer and the cancellation both need, copied once and shared (the callbacks are
+  // moved and copied on their way through the call path).
+  struct Unary {
+    FleetTool tool;
+    AgentToken agent;
+    int64_t started;
+    std::shared_ptr<ConcurrencySlot> slot;
+    Answer answer;
+  };
+  const auto u = std::make_shared<const Unary>(Unary{tool, agent, s_.steady_ms(), std::move(slot), std::move(answer)});
+  auto done = [this, u, session, key, id, revision](CallOutcome outcome) {
+    if (u->slot) u->slot->release();
     session->untrack(key);
-    s_.log.finished(kVia, agent, tool, outcome, s_.steady_ms() - started);
+    s_.log.finished(kVia, u->agent, u->tool, outcome, s_.steady_ms() - u->started);
     const json::Document r = outcome.ok ? tool_success(outcome.result_json, revision)
-                                        : tool_error(outcome.error, has_output_schema(tool, revision), revision);
-    answer(RpcAnswer{200, rpc_result(*id, r), {}});
+                                        : tool_error(outcome.error, has_output_schema(u->tool, revision), revision);
+    u->answer(RpcAnswer{200, rpc_result(*id, r), {}});
   };
   auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), std::move(done));
-  session->track(key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, tool, agent, started, answer, slot] {
-    scheduler->post([this, weak, tool, agent, started, answer, slot] {
+  session->track(key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, u] {
+    scheduler->post([this, weak, u] {
       const auto call = weak.lock();
       if (!call || !call->cancel()) return;  // already answered
-      if (slot) slot->release();
-      s_.log.cancelled(kVia, agent, tool, s_.steady_ms() - started);
-      answer(std::nullopt);
+      if (u->slot) u->slot->release();
+      s_.log.cancelled(kVia, u->agent, u->tool, s_.steady_ms() - u->started);
+      u->answer(std::nullopt);
     });
   });
 }

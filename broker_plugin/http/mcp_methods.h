@@ -46,7 +46,7 @@ class McpMethods {
   void dispatch(const FleetSnapshot& fleet, const std::string& tool_name, const json::Value* arguments,
                 const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                 const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer,
-                std::string_view confirmed_by = {});
+                std::string_view arguments_at = {}, std::string_view confirmed_by = {});
   // elicitation.h: ask the human; on accept, dispatch again with the commit token.
   void confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
                               const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,

@@ -73,7 +73,10 @@ void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const Agent
                 gateway_deadline(tool.constraints)};
   const int64_t started = s_.steady_ms();
   auto slot = std::move(pass.slot);
-  PendingCall::start(s_.fleet, ex->scheduler(), std::move(spec), [this, ex, agent, tool, started, slot](CallOutcome outcome) {
+  // Init-captures: a plain [agent, tool] of these const references would make const members, which
+  // every move of the callback copies again.
+  PendingCall::start(s_.fleet, ex->scheduler(), std::move(spec),
+                     [this, ex, agent = agent, tool = tool, started, slot](CallOutcome outcome) {
     if (slot) slot->release();
     s_.log.finished(kVia, agent, tool, outcome, s_.steady_ms() - started);
     ex->respond(outcome.ok ? HttpReply::json(200, outcome.result_json) : envelope_reply(outcome.error));

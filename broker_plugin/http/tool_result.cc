@@ -28,25 +28,34 @@ void add_image_preview(const json::Value& structured, json::Value& content, json
   content.PushBack(block, a);
 }
 
-}  // namespace
-
-json::Document tool_success(std::string_view result_json, McpRevision revision) {
-  const json::Document parsed = json::parse_strict(result_json, ErrorCode::kInternal);
-  return tool_success(parsed, result_json, revision);
-}
-
-json::Document tool_success(const json::Value& structured, std::string_view text, McpRevision revision) {
-  json::Document d(rapidjson::kObjectType);
+// `d` is an empty object; `structured` is the result, its strings in d's allocator (moved in).
+void fill_success(json::Document& d, json::Value& structured, std::string_view text, McpRevision revision) {
   auto& a = d.GetAllocator();
   json::Value content = text_content(text, a);
   add_image_preview(structured, content, a);
   d.AddMember("content", content, a);
-  if (has_structured_output(revision)) {
-    json::Value s;
-    s.CopyFrom(structured, a);
-    d.AddMember("structuredContent", s, a);
-  }
+  if (has_structured_output(revision)) d.AddMember("structuredContent", structured, a);
   d.AddMember("isError", false, a);
+}
+
+}  // namespace
+
+json::Document tool_success(std::string_view result_json, McpRevision revision) {
+  // The result is parsed into the document that is returned and moved under structuredContent
+  // there: no second document and no copy of the result (one per MCP tools/call).
+  json::Document d = json::parse_strict(result_json, ErrorCode::kInternal);
+  json::Value structured;
+  structured.Swap(d);
+  d.SetObject();
+  fill_success(d, structured, result_json, revision);
+  return d;
+}
+
+json::Document tool_success(const json::Value& structured, std::string_view text, McpRevision revision) {
+  json::Document d(rapidjson::kObjectType);
+  json::Value copy;
+  copy.CopyFrom(structured, d.GetAllocator());
+  fill_success(d, copy, text, revision);
   return d;
 }
 

@@ -66,6 +66,14 @@ CALL=(-H "Content-Type: application/json" -H "Authorization: Bearer $TOKEN")
 echo_body="{\"tool\":\"sysecho.$NODE.echo.invoke\",\"arguments\":{\"message\":\"hello\"}}"
 assert_eq "$(curl -s -X POST "$BASE/mcp/tools/call" "${CALL[@]}" -d "$echo_body" | jq -r .message)" hello "unary echo returns the result"
 assert_eq "$(curl -s -X POST "$BASE/mcp/tools/call" "${CALL[@]}" -d "{\"tool\":\"sysecho-$NODE-echo-invoke\",\"arguments\":{\"message\":\"dashed\"}}" | jq -r .message)" dashed "the dashed name calls too"
+# The front writes an answer's head itself (http_connection.cc): the connection stays open for
+# the next request unless the client asks to close it, and Content-Length is the body's.
+assert_eq "$(curl -s -o /dev/null -o /dev/null -w '%{num_connects} ' -X POST "$BASE/mcp/tools/call" "$BASE/mcp/tools/call" \
+  "${CALL[@]}" -d "$echo_body")" "1 0 " "two calls on one kept-alive connection"
+head_of_close=$(curl -s -D - -o "$T/close.body" -X POST "$BASE/mcp/tools/call" "${CALL[@]}" -H "Connection: close" -d "$echo_body" | tr -d '\r')
+assert_contains "$head_of_close" "Connection: close" "Connection: close asked, Connection: close answered"
+assert_contains "$head_of_close" "Content-Length: $(stat -c %s "$T/close.body")" "Content-Length is the body's length"
+assert_contains "$head_of_close" "HTTP/1.1 200 OK" "status line"
 assert_eq "$(status POST "$BASE/mcp/tools/call" "${CALL[@]}" -d "{\"tool\":\"sysecho.$OTHER.echo.invoke\",\"arguments\":{\"message\":\"x\"}}")" 404 "another tenant's tool: 404"
 sub_body="{\"tool\":\"sys.$NODE.metrics.subscribe\",\"arguments\":{\"interval_ms\":1000}}"
 r=$(curl -s -w ' %{http_code}' -X POST "$BASE/mcp/tools/call" "${CALL[@]}" -H "Accept: application/json" -d "$sub_body")

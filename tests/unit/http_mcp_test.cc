@@ -242,6 +242,26 @@ TEST_F(McpTest, BadArgumentsNameTheFieldAndNeverReachTheDevice) {
   EXPECT_EQ(f.fleet->calls_received(), 0u);
 }
 
+TEST_F(McpTest, ByKindBadArgumentsAreNamedAsTheClientWroteThem) {
+  // system_echo_invoke takes {node_id, arguments}: the gate validates the inner arguments (once)
+  // and names the field /arguments/message, not /message.
+  const std::string sid = f.open_session(tok);
+  const auto body = body_of(*f.rpc(sid, tok, "tools/call",
+                                    R"({"name":"system_echo_invoke","arguments":{"node_id":")" + std::string(kNode) +
+                                        R"(","arguments":{"message":7}}})"));
+  const json::Value& e = body["result"]["_meta"]["io.fleetmcp/error"];
+  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  const std::string message(*json::get_string(e, "message"));
+  EXPECT_EQ(message.rfind("invalid arguments at /arguments/message: ", 0), 0u) << message;
+  EXPECT_NE(std::string(*json::get_string(e, "suggested_fix")).find("/arguments/message"), std::string::npos);
+  EXPECT_EQ(f.fleet->calls_received(), 0u);
+  // A good one reaches the device.
+  const auto ok = body_of(*f.rpc(sid, tok, "tools/call",
+                                 R"({"name":"system_echo_invoke","arguments":{"node_id":")" + std::string(kNode) +
+                                     R"(","arguments":{"message":"by kind"}}})"));
+  EXPECT_EQ(*json::get_string(ok["result"]["structuredContent"], "message"), "by kind");
+}
+
 TEST_F(McpTest, OfflineNodeFailsAtOnce) {
   f.fleet->set_online(std::string(kNode), false);
   const std::string sid = f.open_session(tok);
@@ -441,6 +461,9 @@ TEST_F(McpTest, CompactModeOffersThreeFleetToolsThatReachTheSameGate) {
   const auto bad = body_of(*compact.rpc(sid, t, "tools/call", R"({"name":"fleet_call","arguments":{"node_id":")" + std::string(kNode) +
                                                               R"(","cap_id":"echo","verb":"invoke","arguments":{}}})"));
   EXPECT_EQ(*json::get_string(bad["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_MANIFEST_INVALID");
+  // The missing argument is named where the client wrote the arguments.
+  EXPECT_NE(std::string(*json::get_string(bad["result"]["_meta"]["io.fleetmcp/error"], "message")).find("at /arguments:"),
+            std::string::npos);
   // The projected name still works in compact mode.
   EXPECT_FALSE(body_of(*compact.rpc(sid, t, "tools/call", echo_call(echo_tool())))["result"]["isError"].GetBool());
 }

@@ -388,6 +388,7 @@ TEST_F(CommandPath, ACallReachesTheNodeAndItsResultTheCaller) {
   EXPECT_EQ(json::get_string(doc, "type"), "cmd");
   EXPECT_EQ(json::get_int64(doc, "deadline_ms"), 2000);
   EXPECT_EQ(json::get_string(doc["payload"], "tool"), echo_tool());
+  EXPECT_EQ(json::get_string(doc["payload"]["arguments"], "message"), "ping");
   EXPECT_TRUE(is_msg_id(json::get_string(doc, "msg_id").value_or("")));
   EXPECT_EQ(f.publish(*device, topic(node->node_id, "cmd_ack"), ack(cmd, echo_result(node->node_id)), false),
             Verdict::kAllow);
@@ -504,7 +505,11 @@ TEST_F(CommandPath, ArgumentsAreValidatedOnceWhereverTheCallComesFrom) {
     request.on_done = [code](const CallResult& result) { *code = result.ok ? "ok" : std::string(error_code_name(result.error.code)); };
     f.plugin->submit_call(std::move(request));
     f.plugin->on_tick();
-    return f.broker.take(topic(node->node_id, "cmd")).size();
+    const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
+    if (!cmds.empty()) {  // the arguments go out as the submitter serialised them
+      EXPECT_EQ(json::get_string(parse(cmds[0].payload)["payload"]["arguments"], "message"), "é");
+    }
+    return cmds.size();
   };
   std::string code;
   EXPECT_EQ(submit(false, &code), 0u);
