@@ -195,9 +195,14 @@ Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits lim
                     std::to_string(limits.max_bytes),
                 "send a smaller document");
   }
+  // RapidJSON takes a NUL byte for the end of its input, so "{}\0junk" would parse as "{}". JSON
+  // text has no unescaped NUL anywhere (in a string it is \u0000), so one is refused up front.
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    throw Error(on_error, "invalid JSON at offset " + std::to_string(nul) + ": a NUL byte",
+                "send strict JSON: a NUL character inside a string is written \\u0000");
+  }
   Document doc;
-  // The terminating NUL ends the stream where the text ends (a NUL inside the text ends it there,
-  // as it did with a MemoryStream, whose Peek() also reads '\0' at the end).
+  // The terminating NUL ends the stream where the text ends.
   char* in_place = static_cast<char*>(doc.GetAllocator().Malloc(text.size() + 1));
   std::memcpy(in_place, text.data(), text.size());
   in_place[text.size()] = '\0';

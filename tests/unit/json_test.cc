@@ -79,6 +79,15 @@ TEST(JsonStrict, RefusesTrailingGarbageAndNonJson) {
   parse_error("{'a':1}");
 }
 
+// RapidJSON reads a NUL byte as the end of its input; JSON text never holds one unescaped.
+TEST(JsonStrict, RefusesNulBytesAnywhere) {
+  using namespace std::string_literals;
+  EXPECT_NE(parse_error("{}\0junk"s).message.find("offset 2"), std::string::npos);
+  parse_error("{\"a\":\"x\0y\"}"s);
+  parse_error("\0"s);
+  EXPECT_NO_THROW(json::parse_strict(R"({"a":"\u0000"})"));  // escaped, it is fine
+}
+
 TEST(JsonStrict, EnforcesDepthLimit) {
   std::string ok(64, '['), deep(65, '[');
   ok += std::string(64, ']');
