@@ -204,7 +204,8 @@ Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits lim
   Document doc;
   // The terminating NUL ends the stream where the text ends.
   char* in_place = static_cast<char*>(doc.GetAllocator().Malloc(text.size() + 1));
-  std::memcpy(in_place, text.data(), text.size());
+  // An empty string_view may hold a null data(), which memcpy must not be given even for 0 bytes.
+  if (!text.empty()) std::memcpy(in_place, text.data(), text.size());
   in_place[text.size()] = '\0';
   StrictHandler handler(doc, limits.max_depth);
   rapidjson::Reader reader;

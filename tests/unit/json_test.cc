@@ -77,6 +77,7 @@ TEST(JsonStrict, RefusesTrailingGarbageAndNonJson) {
   parse_error("NaN");
   parse_error(R"({"a":1,})");
   parse_error("{'a':1}");
+  parse_error(std::string_view());  // no text at all, data() == nullptr (the fuzzers' first input)
 }
 
 // RapidJSON reads a NUL byte as the end of its input; JSON text never holds one unescaped.
