@@ -33,7 +33,23 @@ std::string tool_title(const FleetTool& tool) {
   return tool.kind + " " + tool.name.verb + " (" + tool.name.cap_id + " on " + tool.name.node_id + ")";
 }
 
+// The served output schema: `$id` first (served_output_id), the portable document's members
+// after it but its top description.
+json::Document output_document(std::string_view id, const json::Value& portable) {
+  json::Document out(rapidjson::kObjectType);
+  auto& a = out.GetAllocator();
+  out.AddMember("$id", str(served_output_id(id), a), a);
+  if (!portable.IsObject()) return out;
+  for (const auto& m : portable.GetObject()) {
+    if (m.name == "description") continue;
+    out.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string served_output_id(std::string_view id) { return std::string(id) + "/served"; }
 
 ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size)
     : schemas_(std::move(schemas)), style_(style), page_size_(std::max<size_t>(1, page_size)) {
@@ -41,6 +57,7 @@ ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolName
     // Served schemas are the portable rewrite (portable_schema.h); validation uses the registry's.
     json::Document d = json::parse_strict(doc->bytes, ErrorCode::kInternal);
     make_portable(d, d.GetAllocator());
+    parsed_output_.emplace(doc->id, output_document(doc->id, d));
     parsed_.emplace(doc->id, std::move(d));
   }
 }
@@ -64,9 +81,11 @@ json::Value ToolCatalog::schema_json(std::string_view id, json::Allocator& alloc
 }
 
 json::Value ToolCatalog::output_schema_json(std::string_view id, json::Allocator& a) const {
-  json::Value schema = schema_json(id, a);
-  schema.EraseMember("description");
-  return schema;
+  const auto it = parsed_output_.find(id);
+  if (it == parsed_output_.end()) return schema_json(id, a);  // unknown id: see schema_json
+  json::Value out;
+  out.CopyFrom(it->second, a);
+  return out;
 }
 
 json::Value ToolCatalog::input_schema_json(const FleetTool& tool, json::Allocator& a) const {
