@@ -5,6 +5,7 @@
 #include "broker_plugin/http/call_gate.h"
 #include "broker_plugin/http/portable_schema.h"
 #include "broker_plugin/http/tool_hints.h"
+#include "common/digest.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -33,23 +34,26 @@ std::string tool_title(const FleetTool& tool) {
   return tool.kind + " " + tool.name.verb + " (" + tool.name.cap_id + " on " + tool.name.node_id + ")";
 }
 
-// The served output schema: `$id` first (served_output_id), the portable document's members
-// after it but its top description.
+// The served output schema: the portable document but its top description, under an `$id` of its
+// own placed first. Not the registry's id: the served text differs from the registry's document.
+// The id ends in a hash of that text so that, like a registry id (docs/protocol.md §13), it never
+// names two contents, even when a later front rewrites schemas differently: clients cache
+// compiled validators by $id.
 json::Document output_document(std::string_view id, const json::Value& portable) {
   json::Document out(rapidjson::kObjectType);
   auto& a = out.GetAllocator();
-  out.AddMember("$id", str(served_output_id(id), a), a);
-  if (!portable.IsObject()) return out;
-  for (const auto& m : portable.GetObject()) {
-    if (m.name == "description") continue;
-    out.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+  out.AddMember("$id", "", a);  // filled in once the rest is there
+  if (portable.IsObject()) {
+    for (const auto& m : portable.GetObject()) {
+      if (m.name != "description") out.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+    }
   }
+  const std::string hash = blake3_256_hex(json::to_string(out)).substr(0, 16);
+  out["$id"] = str(std::string(id) + "/served-" + hash, a);
   return out;
 }
 
 }  // namespace
-
-std::string served_output_id(std::string_view id) { return std::string(id) + "/served"; }
 
 ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size)
     : schemas_(std::move(schemas)), style_(style), page_size_(std::max<size_t>(1, page_size)) {

@@ -22,11 +22,6 @@ namespace fleetmcp::http {
 // only on the caller's own enrolled devices.
 json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& alloc);
 
-// The `$id` of registry schema `id` as served in an outputSchema: "<id>/served". Not the registry's
-// own id: the served document differs from that one byte for byte (portable_schema.h). Like the
-// registry's, it names one immutable document, so a client may cache what it derives from it.
-std::string served_output_id(std::string_view id);
-
 class ToolCatalog {
  public:
   ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size);
@@ -41,8 +36,9 @@ class ToolCatalog {
   json::Value schema_json(std::string_view id, json::Allocator& alloc) const;
   // An output schema as served: without its top description, which the tool's description (the
   // kind's template, "Returns …") already gives; every tool repeats it otherwise. It carries an
-  // `$id` of its own, served_output_id(id): the official MCP SDK compiles a validator for every
-  // listed tool's outputSchema (Ajv, ~0.9 ms each) unless it has compiled one for that $id before.
+  // `$id` of its own, "<id>/served-<hash of the served text>": the official MCP SDK compiles a
+  // validator for every listed tool's outputSchema (Ajv, ~0.8 ms each) unless it has compiled one
+  // for that $id before (docs/http-front.md, "Listing cost").
   json::Value output_schema_json(std::string_view id, json::Allocator& alloc) const;
   // The input schema a client sees: the registry's, plus commit_token for two-phase tools.
   json::Value input_schema_json(const FleetTool& tool, json::Allocator& alloc) const;
