@@ -5,6 +5,7 @@
 #include "broker_plugin/http/call_gate.h"
 #include "broker_plugin/http/portable_schema.h"
 #include "broker_plugin/http/tool_hints.h"
+#include "common/digest.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -33,6 +34,25 @@ std::string tool_title(const FleetTool& tool) {
   return tool.kind + " " + tool.name.verb + " (" + tool.name.cap_id + " on " + tool.name.node_id + ")";
 }
 
+// The served output schema: the portable document but its top description, under an `$id` of its
+// own placed first. Not the registry's id: the served text differs from the registry's document.
+// The id ends in a hash of that text so that, like a registry id (docs/protocol.md §13), it never
+// names two contents, even when a later front rewrites schemas differently: clients cache
+// compiled validators by $id.
+json::Document output_document(std::string_view id, const json::Value& portable) {
+  json::Document out(rapidjson::kObjectType);
+  auto& a = out.GetAllocator();
+  out.AddMember("$id", "", a);  // filled in once the rest is there
+  if (portable.IsObject()) {
+    for (const auto& m : portable.GetObject()) {
+      if (m.name != "description") out.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+    }
+  }
+  const std::string hash = blake3_256_hex(json::to_string(out)).substr(0, 16);
+  out["$id"] = str(std::string(id) + "/served-" + hash, a);
+  return out;
+}
+
 }  // namespace
 
 ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size)
@@ -41,6 +61,7 @@ ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolName
     // Served schemas are the portable rewrite (portable_schema.h); validation uses the registry's.
     json::Document d = json::parse_strict(doc->bytes, ErrorCode::kInternal);
     make_portable(d, d.GetAllocator());
+    parsed_output_.emplace(doc->id, output_document(doc->id, d));
     parsed_.emplace(doc->id, std::move(d));
   }
 }
@@ -64,9 +85,11 @@ json::Value ToolCatalog::schema_json(std::string_view id, json::Allocator& alloc
 }
 
 json::Value ToolCatalog::output_schema_json(std::string_view id, json::Allocator& a) const {
-  json::Value schema = schema_json(id, a);
-  schema.EraseMember("description");
-  return schema;
+  const auto it = parsed_output_.find(id);
+  if (it == parsed_output_.end()) return schema_json(id, a);  // unknown id: see schema_json
+  json::Value out;
+  out.CopyFrom(it->second, a);
+  return out;
 }
 
 json::Value ToolCatalog::input_schema_json(const FleetTool& tool, json::Allocator& a) const {

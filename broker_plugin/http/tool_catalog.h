@@ -35,7 +35,10 @@ class ToolCatalog {
   // A copy of a registry schema as served: the portable rewrite, parsed once at start-up.
   json::Value schema_json(std::string_view id, json::Allocator& alloc) const;
   // An output schema as served: without its top description, which the tool's description (the
-  // kind's template, "Returns …") already gives; every tool repeats it otherwise.
+  // kind's template, "Returns …") already gives; every tool repeats it otherwise. It carries an
+  // `$id` of its own, "<id>/served-<hash of the served text>": the official MCP SDK compiles a
+  // validator for every listed tool's outputSchema (Ajv, ~0.8 ms each) unless it has compiled one
+  // for that $id before (docs/http-front.md, "Listing cost").
   json::Value output_schema_json(std::string_view id, json::Allocator& alloc) const;
   // The input schema a client sees: the registry's, plus commit_token for two-phase tools.
   json::Value input_schema_json(const FleetTool& tool, json::Allocator& alloc) const;
@@ -49,7 +52,8 @@ class ToolCatalog {
   ToolNameStyle style_;
   size_t page_size_;
   CursorCodec cursors_;
-  std::map<std::string, json::Document, std::less<>> parsed_;  // schema id -> served document
+  std::map<std::string, json::Document, std::less<>> parsed_;         // schema id -> served document
+  std::map<std::string, json::Document, std::less<>> parsed_output_;  // schema id -> served as outputSchema
 };
 
 }  // namespace fleetmcp::http
