@@ -57,6 +57,7 @@ void LoopbackWaker::wake() {
 }
 
 void LoopbackWaker::run() {
+  pthread_setname_np(pthread_self(), "fleetmcp-waker");  // for top -H, perf, bench/profile.sh
   try {
     loop();
   } catch (const std::exception& e) {  // a thread boundary: nothing may escape it
