@@ -265,7 +265,7 @@ syscalls_per_call() {
     "$T/trace.$mode.rows" | sort -k1,1 -k3,3nr | awk '
       $1 != thread { if (line != "") print line; thread = $1; line = "    " thread ":"; shown = 0 }
       shown < 8 && $3 >= 0.05 { line = line sprintf(" %s %s", $2, $3); shown++ }
-      END { if (line != "") print line }'
+      END { if (line != "") print line }' | grep -v ':$' || true
 }
 
 profile_calls() {
@@ -323,7 +323,8 @@ profile_calls() {
   done
   [ "${#per_call[@]}" -lt 3 ] || awk -v x="${per_call[rfc0009]}" -v y="${per_call[mcp]}" -v z="${per_call[mqtt-tls]}" \
     'BEGIN { printf "instructions per call: rfc0009 %d, mcp %d, raw mqtt-tls %d, ratio %.2f, %.2f (rfc0009/mqtt-tls, mcp/mqtt-tls)\n", x, y, z, x / z, y / z }'
-  for mode in rfc0009 mcp; do
+  for mode in "${modes[@]}"; do
+    [ "$mode" != mqtt-tls ] || continue
     echo "== $mode: top $TOP functions by inclusive instructions per call (the ${PROFILE_SECONDS} s run; template arguments cut)"
     callgrind_annotate --inclusive=yes "$T/callgrind.$mode.${PROFILE_SECONDS}s" 2>/dev/null |
       per_call_names "${calls_in_long_run[$mode]}" | head -n "$TOP"
