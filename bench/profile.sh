@@ -2,7 +2,7 @@
 # Where the CPU goes: profiles the broker (with the plugin) during a tools/call load, or the device
 # client during echo commands, and prints the top functions. Printed, never asserted (issue 15).
 #
-# Usage: FLEETMCP_BINARY_DIR=build bench/profile.sh broker [--callgrind] | calls [--callgrind] | device
+# Usage: FLEETMCP_BINARY_DIR=build bench/profile.sh broker [--callgrind] | calls [--callgrind] [--modes M] | device
 #          [--nodes N] [--calls N] [--rate R] [--seconds S] [--top N] [--keep]
 #   broker: mosquitto + plugin + HTTP front + N simulated nodes (default 20); `perf record`
 #           (cpu-clock sampling with call graphs, so it works without hardware counters, e.g.
