@@ -2,7 +2,7 @@
 # Where the CPU goes: profiles the broker (with the plugin) during a tools/call load, or the device
 # client during echo commands, and prints the top functions. Printed, never asserted (issue 15).
 #
-# Usage: FLEETMCP_BINARY_DIR=build bench/profile.sh broker [--callgrind] | calls [--callgrind] | device
+# Usage: FLEETMCP_BINARY_DIR=build bench/profile.sh broker [--callgrind] | calls [--callgrind] [--modes M] | device
 #          [--nodes N] [--calls N] [--rate R] [--seconds S] [--top N] [--keep]
 #   broker: mosquitto + plugin + HTTP front + N simulated nodes (default 20); `perf record`
 #           (cpu-clock sampling with call graphs, so it works without hardware counters, e.g.
@@ -33,6 +33,10 @@
 #           and prints instructions per command and the top functions by inclusive and self
 #           instruction counts. Instruction counts do not depend on the machine's load, so two
 #           runs on a busy machine still compare (wall clock and CPU time do not).
+#   calls also prints the broker's context switches per call by thread (/proc/PID/task/*/status)
+#           and, in a second run of each load under `perf trace -s`, its system calls per call by
+#           thread and the most frequent ones per thread. --modes "rfc0009 mqtt-tls" runs only those;
+#           --broker-line "plugin_opt_http_threads 1" adds a line to the broker's configuration.
 #   --top N: how many functions to print (default 25).
 # Outputs (perf.data / callgrind.out and the full annotation) stay in the printed directory
 # with --keep (default: removed with the rest of the run's files).
@@ -40,7 +44,8 @@
 # fleetmcp_plugin, fleetctl, http_load, plugin_call (RelWithDebInfo names more inlined frames).
 . "$(dirname "$0")/../tests/integration/lib.sh"
 
-WHAT= NODES= CALLS=2000 RATE= PROFILE_SECONDS=10 TOP=25 KEEP= CALLGRIND=
+WHAT= NODES= CALLS=2000 RATE= PROFILE_SECONDS=10 TOP=25 KEEP= CALLGRIND= CALL_MODES="rfc0009 mcp mqtt-tls"
+EXTRA_BROKER_LINES=()
 while [ $# -gt 0 ]; do
   case $1 in
     broker|calls|device) WHAT=$1; shift ;;
@@ -49,6 +54,8 @@ while [ $# -gt 0 ]; do
     --rate) RATE=$2; shift 2 ;;
     --seconds) PROFILE_SECONDS=$2; shift 2 ;;
     --top) TOP=$2; shift 2 ;;
+    --modes) CALL_MODES=$2; shift 2 ;;
+    --broker-line) EXTRA_BROKER_LINES+=("$2"); shift 2 ;;
     --keep) KEEP=1; shift ;;
     --callgrind) CALLGRIND=1; shift ;;
     --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
@@ -211,6 +218,56 @@ calls_callgrind() {
   echo "$(jq -r '.ok + .failed' <<<"$line") $(callgrind_total "$T/callgrind.$mode.${seconds}s")"
 }
 
+# task_switches: "thread-name voluntary nonvoluntary" for every thread of the broker (the plugin's
+# threads are named: fleetmcp-http, fleetmcp-waker; mosquitto's own thread is "mosquitto").
+task_switches() {
+  local task
+  for task in /proc/"$BROKER_PID"/task/*; do
+    awk -v name="$(cat "$task/comm" 2>/dev/null)" '/^voluntary_ctxt_switches/ { v = $2 }
+      /^nonvoluntary_ctxt_switches/ { n = $2 } END { print name, v, n }' "$task/status" 2>/dev/null
+  done
+}
+
+# switches_per_call BEFORE AFTER CALLS: the broker's context switches per call, by thread name.
+switches_per_call() {
+  awk -v calls="$3" '
+    FNR == NR { v[$1] -= $2; n[$1] -= $3; next }
+    { v[$1] += $2; n[$1] += $3 }
+    END {
+      line = ""
+      for (t in v) { tv += v[t]; tn += n[t]; line = line sprintf(", %s %.2f", t, (v[t] + n[t]) / calls) }
+      printf "    context switches per call: %.2f (voluntary %.2f, involuntary %.2f; by thread%s)\n",
+        (tv + tn) / calls, tv / calls, tn / calls, substr(line, 2)
+    }' "$1" "$2"
+}
+
+# syscalls_per_call MODE: the same load again under `perf trace -s`; system calls per call by
+# thread name and the most frequent ones.
+syscalls_per_call() {
+  local mode=$1 line trace_pid calls
+  perf trace -s -p "$BROKER_PID" -o "$T/trace.$mode" 2>/dev/null &
+  trace_pid=$!
+  sleep 1
+  line=$(calls_load "$mode" "$PROFILE_SECONDS") || fail "$mode load failed"
+  kill -INT "$trace_pid"
+  wait "$trace_pid" || true
+  calls=$(jq -r '.ok + .failed' <<<"$line")
+  # perf trace -s: a " name (tid), N events, ..." line per thread, then a row per system call
+  # whose first two columns are its name and its count.
+  awk '/^ .* \([0-9]+\), [0-9]+ events/ { thread = $0; sub(/ \([0-9]+\), .*/, "", thread); sub(/^ +/, "", thread); next }
+    thread != "" && $1 ~ /^[a-z_0-9]+$/ && $2 ~ /^[0-9]+$/ { print thread, $1, $2 }' "$T/trace.$mode" >"$T/trace.$mode.rows"
+  awk -v calls="$calls" -v mode="$mode" '{ by_thread[$1] += $3; total += $3 }
+    END {
+      for (t in by_thread) line = line sprintf(", %s %.1f", t, by_thread[t] / calls)
+      printf "  %s: %.1f system calls per call (by thread%s)\n", mode, total / calls, substr(line, 2)
+    }' "$T/trace.$mode.rows"
+  awk -v calls="$calls" '{ n[$1 " " $2] += $3 } END { for (k in n) printf "%s %.2f\n", k, n[k] / calls }' \
+    "$T/trace.$mode.rows" | sort -k1,1 -k3,3nr | awk '
+      $1 != thread { if (line != "") print line; thread = $1; line = "    " thread ":"; shown = 0 }
+      shown < 8 && $3 >= 0.05 { line = line sprintf(" %s %s", $2, $3); shown++ }
+      END { if (line != "") print line }' | grep -v ':$' || true
+}
+
 profile_calls() {
   local nodes=${NODES:-10}
   if [ -n "$CALLGRIND" ]; then
@@ -221,28 +278,36 @@ profile_calls() {
   # The raw baseline's topics (as in bench/http_bench.sh): the shipped policy defers them to
   # mosquitto's acl_file.
   printf 'pattern readwrite bench/#\n' >"$T/bench.acl"
-  E2E_BROKER_LINES=("acl_file $T/bench.acl")
+  E2E_BROKER_LINES=("acl_file $T/bench.acl" "${EXTRA_BROKER_LINES[@]}")
   e2e_start "$nodes" --log-level warn
   printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
   local responder
   responder=$(device_enroll 1 "$PORT_TLS")
   mv "$T/pki/nodes/$responder" "$T/bench-responder"
-  local modes=(rfc0009 mcp mqtt-tls) mode
+  local modes mode
+  read -r -a modes <<<"$CALL_MODES"
   for mode in "${modes[@]}"; do  # warm-up: caches, allocator, TLS session state
     RATE=$((RATE < 20 ? RATE : 20)) calls_load "$mode" 2 >/dev/null || fail "$mode warm-up failed"
   done
   if [ -z "$CALLGRIND" ]; then
-    echo "== broker CPU per call (/proc utime+stime), $RATE calls/s open loop over $nodes nodes, ${PROFILE_SECONDS} s each"
+    echo "== broker CPU and context switches per call (/proc), $RATE calls/s open loop over $nodes nodes, ${PROFILE_SECONDS} s each"
     declare -A cpu
     for mode in "${modes[@]}"; do
       local line
+      task_switches >"$T/switches.before"
       line=$(calls_load "$mode" "$PROFILE_SECONDS") || fail "$mode load failed"
+      task_switches >"$T/switches.after"
       cpu[$mode]=$(jq -r '.cpu_us_per_call.broker' <<<"$line")
       jq -r --arg m "$mode" '"  \($m): \(.ok) ok, \(.failed) failed, p50 \(.p50_ms*1000|floor/1000) ms, broker \(.cpu_us_per_call.broker|floor) us CPU per call"' <<<"$line"
+      switches_per_call "$T/switches.before" "$T/switches.after" "$(jq -r '.ok + .failed' <<<"$line")"
     done
-    awk -v x="${cpu[rfc0009]}" -v y="${cpu[mcp]}" -v z="${cpu[mqtt-tls]}" \
+    [ "${#cpu[@]}" -lt 3 ] || awk -v x="${cpu[rfc0009]}" -v y="${cpu[mcp]}" -v z="${cpu[mqtt-tls]}" \
       'BEGIN { printf "broker CPU per call: rfc0009 %.0f us, mcp %.0f us, raw mqtt-tls %.0f us, ratio %.2f, %.2f (target <= 1.5)\n", x, y, z, x / z, y / z }'
     echo "(wall-clock CPU: noisy on a shared machine; --callgrind gives instructions, which are not)"
+    if command -v perf >/dev/null; then
+      echo "== broker system calls per call (perf trace -s, a second run of each load: tracing slows the broker)"
+      for mode in "${modes[@]}"; do syscalls_per_call "$mode"; done
+    fi
     return
   fi
   echo "== broker (mosquitto + plugin + front) instructions per call under callgrind, $RATE calls/s open loop over $nodes nodes"
@@ -256,9 +321,10 @@ profile_calls() {
     calls_in_long_run[$mode]=${long[0]}
     echo "  $mode: ${short[0]} calls in 2 s = ${short[1]} instructions, ${long[0]} calls in ${PROFILE_SECONDS} s = ${long[1]}: ${per_call[$mode]} per call"
   done
-  awk -v x="${per_call[rfc0009]}" -v y="${per_call[mcp]}" -v z="${per_call[mqtt-tls]}" \
+  [ "${#per_call[@]}" -lt 3 ] || awk -v x="${per_call[rfc0009]}" -v y="${per_call[mcp]}" -v z="${per_call[mqtt-tls]}" \
     'BEGIN { printf "instructions per call: rfc0009 %d, mcp %d, raw mqtt-tls %d, ratio %.2f, %.2f (rfc0009/mqtt-tls, mcp/mqtt-tls)\n", x, y, z, x / z, y / z }'
-  for mode in rfc0009 mcp; do
+  for mode in "${modes[@]}"; do
+    [ "$mode" != mqtt-tls ] || continue
     echo "== $mode: top $TOP functions by inclusive instructions per call (the ${PROFILE_SECONDS} s run; template arguments cut)"
     callgrind_annotate --inclusive=yes "$T/callgrind.$mode.${PROFILE_SECONDS}s" 2>/dev/null |
       per_call_names "${calls_in_long_run[$mode]}" | head -n "$TOP"

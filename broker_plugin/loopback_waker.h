@@ -1,13 +1,14 @@
 // The plugin's own MQTT client on the 127.0.0.1 listener (docs/protocol.md §6,
 // docs/platform-notes.md §M3 pattern C). It does two things no broker-thread code can:
-//  - wake(): a 0-byte QoS 0 publish from any thread, so the broker loop turns and runs the tick
-//    now rather than within 100 ms (command round trip ~0.4 ms instead of ~50 ms);
+//  - wake(): a 0-byte QoS 0 publish, written to the socket by the calling thread (any thread), so
+//    the broker loop turns and runs the tick now rather than within 100 ms (command round trip
+//    ~0.4 ms instead of ~50 ms);
 //  - on its first connection, subscribes to $devices/+/announce and $devices/+/status and hands
 //    every retained message to FleetPlugin::accept_scanned: that is how announces restored from
 //    persistence, which mosquitto loads without the plugin, reach re-verification. It
 //    unsubscribes as soon as the SUBACK arrives (the retained messages are already queued).
-// Its own thread connects with retries (listeners open only after plugin init), runs the client
-// loop, and stops the broker if MOSQ_EVT_TICK never arrives. All signals are blocked in it.
+// Its own thread connects with retries (listeners open only after plugin init), reads what the
+// broker sends (serve_socket: CONNACK, the scan, keepalive), and stops the broker if MOSQ_EVT_TICK never arrives. All signals are blocked in it.
 #pragma once
 
 #include <atomic>
@@ -39,6 +40,7 @@ class LoopbackWaker : public Waker {
   void run();
   void loop();
   bool connect_once();
+  int serve_socket(std::chrono::milliseconds timeout);
   void check_ticks();
   static void on_connect(struct mosquitto* client, void* self, int rc);
   static void on_subscribe(struct mosquitto* client, void* self, int mid, int count, const int* granted);

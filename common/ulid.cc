@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <mutex>
@@ -29,6 +30,21 @@ bool increment(std::array<uint8_t, 10>& r) {
   return false;
 }
 
+// The random part of a new millisecond's first id. randombytes_buf is a getrandom system call
+// each time (one per tools/call on the broker thread): draw 32 ids' worth at once, hand each out
+// once and wipe it. Caller holds next_value's mutex.
+void draw_random(std::array<uint8_t, 10>& out) {
+  static std::array<uint8_t, 320> pool;
+  static size_t used = pool.size();
+  if (used == pool.size()) {
+    randombytes_buf(pool.data(), pool.size());
+    used = 0;
+  }
+  std::copy_n(pool.begin() + used, out.size(), out.begin());
+  sodium_memzero(pool.data() + used, out.size());
+  used += out.size();
+}
+
 // One process-wide sequence: every generator shares it, which makes ids monotonic across
 // generators and threads, not just within one.
 UlidValue next_value() {
@@ -43,7 +59,7 @@ UlidValue next_value() {
   // spec's monotonic mode does, so ids never go backwards. Overflow moves on to the next ms.
   if (now > last.time_ms || !increment(last.random)) {
     last.time_ms = now > last.time_ms ? now : last.time_ms + 1;
-    randombytes_buf(last.random.data(), last.random.size());
+    draw_random(last.random);
   }
   if (last.time_ms > kMaxTimeMs) throw Error(ErrorCode::kInternal, "clock beyond the ULID range", "check the clock");
   return last;

@@ -174,6 +174,11 @@ class FleetView {
   // Replaces the listener; the front sets it once before serving.
   virtual void set_change_listener(std::function<void()> on_change) = 0;
   virtual void call(CallSpec spec, CallDone done) = 0;
+  // True when call() itself answers E_DEADLINE_EXCEEDED once the gateway deadline (docs/protocol.md
+  // §4, CallSpec::deadline) has passed without the device answering: the front then sets no
+  // timer of its own per call (PendingCall). The plugin's core does (its call table's deadlines,
+  // swept on every tick, i.e. at most ~100 ms late).
+  virtual bool answers_by_deadline() const { return false; }
   virtual std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) = 0;
   virtual FleetStats stats() const { return {}; }
   // An agent token's jti on the revocation list (docs/protocol.md §2).

@@ -47,15 +47,16 @@ class HttpFront {
   FrontHandler& handler() { return *handler_; }
 
  private:
-  std::shared_ptr<FrontIoContext> io_;
-  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_;
+  // One io_context per io thread (see http_server.h); the first also runs the acceptor and the
+  // background strand (fan-out, change notifier).
+  std::vector<std::shared_ptr<FrontIoContext>> ios_;
+  std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::shared_ptr<ConnectionSettings> settings_;
   std::unique_ptr<HttpServer> server_;
   std::string resource_url_;
   std::unique_ptr<FrontHandler> handler_;
   std::vector<std::thread> threads_;
   Log log_;
-  int io_threads_ = 2;
   bool running_ = false;
 };
 

@@ -38,10 +38,10 @@ void refuse_busy(HttpConnection::Socket socket, bool tls) {
 
 }  // namespace
 
-HttpServer::HttpServer(std::shared_ptr<asio::io_context> io, const std::string& host, uint16_t port,
+HttpServer::HttpServer(std::vector<std::shared_ptr<asio::io_context>> ios, const std::string& host, uint16_t port,
                        std::shared_ptr<const ConnectionSettings> settings)
-    : io_(std::move(io)),
-      acceptor_(asio::make_strand(*io_)),
+    : ios_(std::move(ios)),
+      acceptor_(asio::make_strand(*ios_.front())),
       retry_(acceptor_.get_executor()),
       settings_(std::move(settings)) {
   boost::system::error_code ec;
@@ -68,11 +68,13 @@ void HttpServer::start() {
 }
 
 void HttpServer::accept() {
-  acceptor_.async_accept(asio::make_strand(*io_), [this](boost::system::error_code ec, HttpConnection::Socket socket) {
+  auto io = ios_[next_io_];
+  next_io_ = (next_io_ + 1) % ios_.size();
+  acceptor_.async_accept(asio::make_strand(*io), [this, io](boost::system::error_code ec, HttpConnection::Socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (ec) return back_off(ec);
     retry_delay_ = std::chrono::milliseconds(0);
-    accepted(std::move(socket));
+    accepted(std::move(socket), io);
     accept();
   });
 }
@@ -91,7 +93,7 @@ void HttpServer::back_off(const boost::system::error_code& ec) {
   });
 }
 
-void HttpServer::accepted(HttpConnection::Socket socket) {
+void HttpServer::accepted(HttpConnection::Socket socket, std::shared_ptr<asio::io_context> io) {
   boost::system::error_code ec;
   std::unique_ptr<ConnectionLimit::Ticket> ticket;
   if (settings_->connections) {
@@ -100,7 +102,7 @@ void HttpServer::accepted(HttpConnection::Socket socket) {
     if (!ticket) return refuse_busy(std::move(socket), settings_->tls != nullptr);
   }
   socket.set_option(tcp::no_delay(true), ec);  // request/response latency (docs/platform-notes.md §M3)
-  auto connection = std::make_shared<HttpConnection>(std::move(socket), io_, settings_);
+  auto connection = std::make_shared<HttpConnection>(std::move(socket), std::move(io), settings_);
   connection->hold(std::move(ticket));
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -1,5 +1,6 @@
 // One unary call in flight from an HTTP exchange: handed to the FleetView, raced against the
-// gateway deadline (docs/protocol.md §4: max(5000, deadline_ms_default + 1000) ms), and answered exactly
+// gateway deadline (docs/protocol.md §4: max(5000, deadline_ms_default + 1000) ms) unless the
+// FleetView answers at that deadline itself (FleetView::answers_by_deadline), and answered exactly
 // once on the exchange's scheduler. A late outcome after the deadline or a cancel is dropped.
 #pragma once
 

@@ -70,6 +70,26 @@ TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
   EXPECT_EQ(*json::get_string(json::parse_strict(outcome->result_json), "message"), "ping");
 }
 
+// The front sets no deadline timer of its own over this view: the core must answer a call the
+// node never acknowledges, with E_DEADLINE_EXCEEDED, at the gateway deadline (docs/protocol.md §4).
+TEST_F(PluginViewTest, TheCoreAnswersACallTheNodeNeverAcknowledgesAtTheDeadline) {
+  ASSERT_TRUE(view.answers_by_deadline());
+  std::optional<CallOutcome> outcome;
+  view.call(CallSpec{"claude", "acme", "sysecho." + node->node_id + ".echo.invoke", R"({"message":"ping"})",
+                     std::chrono::milliseconds(5000)},
+            [&](CallOutcome o) { outcome = std::move(o); });
+  f.plugin->on_tick();
+  ASSERT_EQ(f.broker.take(topic(node->node_id, "cmd")).size(), 1u);  // sent; the node stays silent
+  f.now += 4999;
+  f.plugin->on_tick();
+  EXPECT_FALSE(outcome);
+  f.now += 1;  // max(5000, deadline_ms_default 2000 + 1000) after the dispatch
+  f.plugin->on_tick();
+  ASSERT_TRUE(outcome);
+  EXPECT_FALSE(outcome->ok);
+  EXPECT_EQ(outcome->error.code, ErrorCode::kDeadlineExceeded);
+}
+
 TEST_F(PluginViewTest, OfflineKeepsTheToolsAndExpiryRemovesThem) {
   f.plugin->on_disconnect(device->view());
   view.on_tick(f.now + 1000);

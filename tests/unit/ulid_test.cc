@@ -53,6 +53,24 @@ TEST(Ulid, MonotonicWithinAMillisecond) {
   }
 }
 
+// Each millisecond's first id draws fresh random bits (from a pool filled 32 ids at a time):
+// over more ids than one pool holds, no two milliseconds share their random part.
+TEST(Ulid, EachMillisecondDrawsFreshRandomBits) {
+  std::set<std::string> randoms;
+  int64_t last_ms = -1;
+  int drawn = 0;
+  while (drawn < 100) {
+    const std::string id = new_msg_id();
+    if (ulid_time_ms(id) == last_ms) continue;
+    last_ms = ulid_time_ms(id);
+    ++drawn;
+    const std::string random = id.substr(10);
+    EXPECT_TRUE(randoms.insert(random).second) << "repeated random part " << random;
+    EXPECT_NE(random, std::string(16, '0')) << "a wiped pool entry";
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+  }
+}
+
 TEST(Ulid, UniqueAndOrderedPerThreadAcrossThreads) {
   constexpr int kThreads = 4, kEach = 5000;
   std::vector<std::vector<std::string>> ids(kThreads);
