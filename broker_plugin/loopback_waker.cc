@@ -60,9 +60,9 @@ void LoopbackWaker::stop() {
 }
 
 void LoopbackWaker::wake() {
-  if (connected_.load(std::memory_order_acquire)) {
-    mosquitto_publish(client_, nullptr, kWakeTopic, 0, nullptr, 0, false);
-  }
+  if (!connected_.load(std::memory_order_acquire)) return;
+  std::lock_guard lock(socket_mutex_);
+  if (connected_.load(std::memory_order_relaxed)) mosquitto_publish(client_, nullptr, kWakeTopic, 0, nullptr, 0, false);
 }
 
 void LoopbackWaker::run() {
@@ -84,12 +84,15 @@ void LoopbackWaker::loop() {
     if (const int rc = serve_socket(std::chrono::milliseconds(100)); rc != MOSQ_ERR_SUCCESS) {
       std::fprintf(stderr, "fleetmcp: loopback waker lost its connection (%s), reconnecting\n",
                    mosquitto_strerror(rc));
+      std::lock_guard lock(socket_mutex_);
       connected_.store(false, std::memory_order_release);
       mosquitto_disconnect(client_);
     }
   }
+  std::unique_lock lock(socket_mutex_);
   if (connected_.exchange(false)) {
     mosquitto_disconnect(client_);
+    lock.unlock();
     serve_socket(std::chrono::milliseconds(10));  // flush the DISCONNECT
   }
 }
@@ -102,6 +105,7 @@ int LoopbackWaker::serve_socket(std::chrono::milliseconds timeout) {
   pollfd socket{mosquitto_socket(client_), POLLIN, 0};
   if (mosquitto_want_write(client_)) socket.events |= POLLOUT;
   if (poll(&socket, 1, static_cast<int>(timeout.count())) < 0 && errno != EINTR) return MOSQ_ERR_ERRNO;
+  std::lock_guard lock(socket_mutex_);
   int rc = MOSQ_ERR_SUCCESS;
   if (socket.revents & (POLLIN | POLLERR | POLLHUP)) rc = mosquitto_loop_read(client_, 1);
   // A callback (on_connect, on_message) may have queued a packet: write it now.
@@ -111,6 +115,7 @@ int LoopbackWaker::serve_socket(std::chrono::milliseconds timeout) {
 }
 
 bool LoopbackWaker::connect_once() {
+  std::lock_guard lock(socket_mutex_);
   if (mosquitto_connect(client_, "127.0.0.1", port_, 60) != MOSQ_ERR_SUCCESS) return false;
   connected_.store(true, std::memory_order_release);
   return true;

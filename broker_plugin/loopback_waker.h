@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -52,6 +53,12 @@ class LoopbackWaker : public Waker {
   std::thread thread_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> connected_{false};
+  // Held while libmosquitto reads, writes, connects or disconnects the client's socket, including
+  // by wake() on the caller's thread. Without it an HTTP thread could pass the connected check,
+  // the waker thread close the socket, the broker give its descriptor number to a new
+  // connection, and the wake publish land in that stranger's stream. Recursive: callbacks run
+  // inside mosquitto_loop_read on this thread and may publish.
+  std::recursive_mutex socket_mutex_;
   bool scanned_ = false;      // client thread only
   bool tick_checked_ = false;
   std::chrono::steady_clock::time_point started_;
