@@ -78,6 +78,12 @@ refused 3 E_INTERNAL "sysecho.$first.echo.invoke"
 assert_contains "$REFUSAL" "--cacert" "an https URL without the fleet's CA: exit 3, the fix names --cacert"
 refused 3 E_INTERNAL "sysecho.$first.echo.invoke" --url "http://127.0.0.1:$(free_port)/mcp"
 pass "nothing listening: exit 3"
+silent=$(free_port)
+node -e 'require("net").createServer(() => {}).listen(+process.argv[1], "127.0.0.1")' "$silent" &
+track $!
+wait_for_port "$silent"
+refused 3 E_DEADLINE_EXCEEDED "sysecho.$first.echo.invoke" --url "http://127.0.0.1:$silent/mcp" --timeout-s 1
+pass "a server that never answers: exit 3 after --timeout-s"
 refused 2 E_BAD_REQUEST "sysecho.$first.echo.invoke" --url "ftp://x/mcp"
 assert_contains "$(env -u FLEETMCP_URL "$FLEETCTL" call x 2>&1)" "FLEETMCP_URL" "no URL: the error names FLEETMCP_URL"
 
