@@ -131,6 +131,13 @@ std::string issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey&
   return signing_input + "." + base64url_encode(issuer.sign(signing_input));
 }
 
+std::string unverified_subject(std::string_view token) {
+  if (token.size() > kMaxTokenBytes) refuse("token is too long");
+  const auto parts = split(token, '.');
+  if (parts.size() != 3) refuse("not a compact JWS (three dot-separated parts)");
+  return std::string(require_string(decode_segment(parts[1], "claims"), "sub"));
+}
+
 AgentToken verify_agent_token(std::string_view token, const Ed25519PublicKey& issuer, std::string_view expected_aud,
                               int64_t now_s, int64_t leeway_s) {
   if (token.size() > kMaxTokenBytes) refuse("token is too long");

@@ -35,4 +35,9 @@ std::string issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey&
 AgentToken verify_agent_token(std::string_view token, const Ed25519PublicKey& issuer,
                               std::string_view expected_aud, int64_t now_s, int64_t leeway_s = 30);
 
+// The "sub" claim read WITHOUT checking the signature, for a client that must name itself before
+// the server verifies the token (fleetctl's MQTT username). Never a basis for a decision. Throws
+// Error(kSafetyDenied) when the token is not a compact JWS with a string sub.
+std::string unverified_subject(std::string_view token);
+
 }  // namespace fleetmcp

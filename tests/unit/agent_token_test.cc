@@ -168,5 +168,12 @@ TEST_F(AgentTokenTest, IssueRefusesIncompleteClaims) {
   EXPECT_THROW(issue_agent_token(backwards, issuer), Error);
 }
 
+TEST_F(AgentTokenTest, UnverifiedSubjectReadsSubWithoutTheKey) {
+  const std::string token = issue_agent_token(claims, Ed25519PrivateKey::generate());  // another issuer
+  EXPECT_EQ(unverified_subject(token), claims.sub);
+  EXPECT_THROW(unverified_subject("not.a.token"), Error);
+  EXPECT_THROW(unverified_subject("onlyonepart"), Error);
+}
+
 }  // namespace
 }  // namespace fleetmcp

@@ -2,10 +2,9 @@
 
 #include <cstdlib>
 
-#include "common/bytes.h"
+#include "common/agent_token.h"
 #include "common/error.h"
 #include "common/file_text.h"
-#include "common/json.h"
 
 namespace fleetctl {
 
@@ -37,17 +36,12 @@ std::string agent_token(const Args& args) {
 }
 
 std::string token_subject(std::string_view token) {
-  const Error not_a_token(ErrorCode::kBadRequest, "the agent token is not a JWT with a sub claim",
-                          "use a token from fleetctl token issue, or give --user");
-  const size_t first = token.find('.');
-  const size_t second = first == std::string_view::npos ? first : token.find('.', first + 1);
-  if (second == std::string_view::npos) throw not_a_token;
-  const auto payload = fleetmcp::base64url_decode(token.substr(first + 1, second - first - 1));
-  if (!payload) throw not_a_token;
-  const auto claims = fleetmcp::json::parse_strict(std::string_view(reinterpret_cast<const char*>(payload->data()), payload->size()));
-  const auto sub = claims.IsObject() ? fleetmcp::json::get_string(claims, "sub") : std::nullopt;
-  if (!sub || sub->empty()) throw not_a_token;
-  return std::string(*sub);
+  try {
+    return fleetmcp::unverified_subject(token);
+  } catch (const Error&) {  // a malformed token is the operator's input here: a usage error
+    throw Error(ErrorCode::kBadRequest, "the agent token is not a JWT with a sub claim",
+                "use a token from fleetctl token issue, or give --user");
+  }
 }
 
 }  // namespace fleetctl
