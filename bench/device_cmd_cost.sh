@@ -3,7 +3,8 @@
 # (mTLS, as on a Pi) against a plain local mosquitto, echo commands published straight on its cmd
 # topic. Load-independent figures, so two runs on a busy machine still compare (issue 15):
 #   CPU per command    utime and stime of the process (/proc/PID/stat) over the run / commands
-#   context switches   voluntary and involuntary, summed over every thread (/proc/PID/task/*/status)
+#   context switches   voluntary and involuntary, summed over every thread (/proc/PID/task/*/status),
+#                      and by thread name (Paho's MQTTAsync_rcv and MQTTAsync_send, the device's own)
 #   system calls       counted by `perf stat` tracepoints (all, futex, poll, read, write) during the
 #                      run when perf can attach (cheap, but it adds a few µs per command: compare
 #                      runs made the same way); with --strace also a pass under `strace -c -f`
@@ -14,17 +15,21 @@
 # command wakes an idle process, as on a node that gets a call now and then) and "burst" (chunks
 # of 500 back to back, as bench/device_footprint.sh sends). Printed, never asserted.
 #
-#   bench/device_cmd_cost.sh [--sporadic N (2000)] [--burst N (20000)] [--strace] [--perf] [--keep]
+#   bench/device_cmd_cost.sh [--sporadic N (2000)] [--burst N (20000)] [--cpu N] [--strace] [--perf] [--keep]
+#
+# --cpu N runs the device pinned to CPU N (taskset): every hand-off between its threads then stays
+# on one CPU, so no wake-up has to rouse another (halted) vCPU. Compare with a run without it.
 #
 # Uses $FLEETMCP_BINARY_DIR (default build/) for fleetmcp-device and fleetctl; FLEETMCP_DEVICE names
 # another fleetmcp-device binary (A/B runs of two builds in the same minutes).
 . "$(dirname "$0")/../tests/integration/lib.sh"
 DEVICE=${FLEETMCP_DEVICE:-$DEVICE}  # FLEETMCP_DEVICE: another build, for A/B runs
-SPORADIC=2000 BURST=20000 STRACE= PERF=
+SPORADIC=2000 BURST=20000 STRACE= PERF= PIN=()
 while [ $# -gt 0 ]; do
   case $1 in
     --sporadic) SPORADIC=$2; shift 2 ;;
     --burst) BURST=$2; shift 2 ;;
+    --cpu) PIN=(taskset -c "$2"); shift 2 ;;
     --strace) STRACE=1; shift ;;
     --perf) PERF=1; shift ;;
     --keep) KEEP_TMP=1; shift ;;
@@ -38,6 +43,18 @@ cpu_ticks() { awk '{print $14, $15}' "/proc/$1/stat"; }
 # voluntary involuntary context switches, summed over the process's threads.
 ctx_switches() {
   cat /proc/"$1"/task/*/status | awk '/^voluntary_ctxt/ { v += $2 } /^nonvoluntary_ctxt/ { n += $2 } END { print v, n }'
+}
+# "thread-name voluntary involuntary", summed by thread name (Paho C names its two threads
+# MQTTAsync_send and MQTTAsync_rcv; the device's own keep the program's name).
+thread_switches() {
+  cat /proc/"$1"/task/*/status | awk '/^Name:/ { name = $2 } /^voluntary_ctxt/ { v[name] += $2 }
+    /^nonvoluntary_ctxt/ { n[name] += $2 } END { for (t in v) print t, v[t], n[t] }'
+}
+# switches_by_thread BEFORE AFTER COMMANDS: "name voluntary/involuntary" per command, by thread name.
+switches_by_thread() {
+  awk -v n="$3" 'FNR == NR { v[$1] -= $2; i[$1] -= $3; next } { v[$1] += $2; i[$1] += $3 }
+    END { for (t in v) if (v[t] + i[t] > 0) line = line sprintf(", %s %.2f/%.2f", t, v[t] / n, i[t] / n)
+          print substr(line, 3) }' "$1" "$2"
 }
 SYSCALL_EVENTS=raw_syscalls:sys_enter,syscalls:sys_enter_futex,syscalls:sys_enter_poll,syscalls:sys_enter_read,syscalls:sys_enter_write
 
@@ -99,6 +116,7 @@ measure() {
   hz=$(getconf CLK_TCK)
   read -r u0 s0 < <(cpu_ticks "$NODE_PID")
   read -r v0 i0 < <(ctx_switches "$NODE_PID")
+  thread_switches "$NODE_PID" >"$T/threads.$name.before"
   start=$(date +%s%N)
   local perf_pid=
   if command -v perf >/dev/null; then
@@ -109,6 +127,7 @@ measure() {
   "$name" "$first" "$n"
   read -r u1 s1 < <(cpu_ticks "$NODE_PID")
   read -r v1 i1 < <(ctx_switches "$NODE_PID")
+  thread_switches "$NODE_PID" >"$T/threads.$name.after"
   if [ -n "$perf_pid" ]; then
     kill -INT "$perf_pid"; wait "$perf_pid" 2>/dev/null || true
   fi
@@ -118,6 +137,8 @@ measure() {
            name, n, ns / 1e9, 1e6 * (u + s) / hz / n, 1e6 * u / hz / n, 1e6 * s / hz / n, u + s, hz
     printf "%-9s context switches per cmd: %.2f voluntary, %.2f involuntary\n", "", v / n, i / n
   }'
+  printf "%-9s by thread (voluntary/involuntary per cmd): %s\n" "" \
+    "$(switches_by_thread "$T/threads.$name.before" "$T/threads.$name.after" "$n")"
   [ -z "$perf_pid" ] || awk -F, -v n="$n" '$3 ~ /sys_enter/ {
       name = $3; sub(/.*:(sys_enter_)?/, "", name); if (name == "sys_enter") name = "all"
       line = line sprintf(" %s %.2f,", name, $1 / n) }
@@ -125,7 +146,8 @@ measure() {
 }
 
 start_device() {
-  "$DEVICE" --config "$BUNDLE/device.conf" --log-level warn 2>"$T/node.log" &
+  # taskset execs the device, so $! is the device's PID either way.
+  "${PIN[@]}" "$DEVICE" --config "$BUNDLE/device.conf" --log-level warn 2>"$T/node.log" &
   NODE_PID=$!
   track "$NODE_PID"
   local deadline=$((SECONDS + 20))
@@ -135,7 +157,7 @@ start_device() {
 }
 
 start_device
-echo "fleetmcp-device, one node over mTLS, echo commands on its cmd topic (threads: $(ps -o nlwp= -p "$NODE_PID" | tr -d ' '))"
+echo "fleetmcp-device, one node over mTLS, echo commands on its cmd topic (threads: $(ps -o nlwp= -p "$NODE_PID" | tr -d ' ')${PIN[*]:+; ${PIN[*]}})"
 sporadic 0 50  # warm-up: connections, caches
 next=100
 if [ "$SPORADIC" -gt 0 ]; then measure sporadic "$next" "$SPORADIC"; next=$((next + SPORADIC)); fi

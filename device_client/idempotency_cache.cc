@@ -5,7 +5,7 @@ namespace fleetmcp::device {
 IdempotencyCache::Lookup IdempotencyCache::begin(std::string_view msg_id, int64_t now_ms) {
   std::lock_guard lock(mutex_);
   evict(now_ms);
-  const auto it = entries_.find(std::string(msg_id));
+  const auto it = entries_.find(msg_id);
   if (it == entries_.end()) {
     entries_.emplace(std::string(msg_id), Entry{});
     return {Seen::kNew, {}};
@@ -19,7 +19,7 @@ IdempotencyCache::Lookup IdempotencyCache::begin(std::string_view msg_id, int64_
 
 int IdempotencyCache::complete(std::string_view msg_id, std::string ack, int64_t now_ms) {
   std::lock_guard lock(mutex_);
-  const auto it = entries_.find(std::string(msg_id));
+  const auto it = entries_.find(msg_id);
   if (it == entries_.end()) return 0;
   it->second.done = true;
   it->second.ack = std::move(ack);
@@ -32,7 +32,7 @@ int IdempotencyCache::complete(std::string_view msg_id, std::string ack, int64_t
 
 int IdempotencyCache::forget(std::string_view msg_id) {
   std::lock_guard lock(mutex_);
-  const auto it = entries_.find(std::string(msg_id));
+  const auto it = entries_.find(msg_id);
   if (it == entries_.end()) return 0;
   const int duplicates = it->second.duplicates;
   entries_.erase(it);

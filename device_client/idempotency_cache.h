@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -43,12 +44,17 @@ class IdempotencyCache {
     int64_t stored_at_ms = 0;
     std::string ack;
   };
+  // Looks a msg_id up without first copying it into a std::string (C++20 heterogeneous lookup).
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+  };
   void evict(int64_t now_ms);
 
   const size_t max_entries_;
   const int64_t ttl_ms_;
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, Entry> entries_;
+  std::unordered_map<std::string, Entry, KeyHash, std::equal_to<>> entries_;
   std::deque<std::pair<int64_t, std::string>> order_;  // (stored_at_ms, msg_id), oldest first
 };
 

@@ -228,5 +228,21 @@ TEST(IdempotencyCache, BoundedByCountAndAgeButNeverDropsRunningCalls) {
   EXPECT_EQ(cache.begin("A", 1030).seen, IdempotencyCache::Seen::kNew);  // aged out
 }
 
+// The cache is looked up with views into the received cmd, never NUL-terminated copies: a view
+// finds the entry by its characters alone, not by what follows them in the buffer.
+TEST(IdempotencyCache, ViewsIntoLargerBuffersFindTheSameEntry) {
+  IdempotencyCache cache;
+  const std::string first = "01JD3X4M5N6P7Q8R9S0T1V2W3X\",\"ts_ms\"";
+  const std::string second = "xx01JD3X4M5N6P7Q8R9S0T1V2W3Xyy";
+  const std::string_view id_in_first = std::string_view(first).substr(0, 26);
+  const std::string_view id_in_second = std::string_view(second).substr(2, 26);
+  EXPECT_EQ(cache.begin(id_in_first, 0).seen, IdempotencyCache::Seen::kNew);
+  EXPECT_EQ(cache.begin(id_in_second, 1).seen, IdempotencyCache::Seen::kInFlight);
+  EXPECT_EQ(cache.complete(id_in_second, "ack", 2), 1);
+  EXPECT_EQ(cache.begin(id_in_first, 3).ack, "ack");
+  EXPECT_EQ(cache.begin(std::string_view(second).substr(2, 25), 4).seen, IdempotencyCache::Seen::kNew);
+  EXPECT_EQ(cache.size(), 2u);
+}
+
 }  // namespace
 }  // namespace fleetmcp::device
