@@ -6,28 +6,14 @@
 #   bench/device_footprint.sh [IDLE_SECONDS (60)] [SIMULATED_NODES (1000)] [ECHO_CMDS (20000)]
 #
 # Uses $FLEETMCP_BINARY_DIR (default build/) for fleetmcp-device and fleetctl.
-set -euo pipefail
+# lib.sh gives $T (removed at exit with every tracked process), the program paths, and free_port /
+# wait_for_port, whose ports are claimed so that two benches or tests running at once never share one.
+. "$(dirname "$0")/../tests/integration/lib.sh"
 
-SRC=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${FLEETMCP_BINARY_DIR:-$SRC/build}
-DEVICE=$BIN/device_client/fleetmcp-device
-FLEETCTL=$BIN/tools/fleetctl/fleetctl
 IDLE_S=${1:-60}
 SIM_N=${2:-1000}
 ECHO_N=${3:-20000}
-export FLEETMCP_SCHEMAS=${FLEETMCP_SCHEMAS:-$SRC/schemas}
 
-T=$(mktemp -d /tmp/fleetmcp-bench.XXXXXX)
-pids=()
-cleanup() {
-  for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
-  rm -rf "$T"
-}
-trap cleanup EXIT
-
-free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-wait_for_port() { until (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; do sleep 0.05; done; }
 rss_kib() { awk '/^VmRSS/{print $2}' "/proc/$1/status"; }
 mib() { awk -v k="$1" 'BEGIN{printf "%.1f MiB", k / 1024}'; }
 # RSS split into private anonymous memory and file pages (shared libraries), and PSS.
@@ -41,8 +27,8 @@ rss_detail() {
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # wait_lines FILE PATTERN COUNT SECONDS
 wait_lines() {
-  local deadline=$((SECONDS + $4))
-  until [ "$(grep -c -E "$2" "$1" 2>/dev/null)" -ge "$3" ]; do
+  local deadline=$((SECONDS + $4)) n
+  while n=$(grep -c -E "$2" "$1" 2>/dev/null); [ "${n:-0}" -lt "$3" ]; do
     [ $SECONDS -lt $deadline ] || { echo "timed out waiting for $3 x '$2' in $1" >&2; exit 1; }
     sleep 0.2
   done
@@ -72,7 +58,7 @@ listener $PLAIN 127.0.0.1
 max_queued_messages 100000
 CONF
 mosquitto -c "$T/mosquitto.conf" >"$T/mosquitto.log" 2>&1 &
-pids+=($!)
+track $!
 wait_for_port "$TLS"
 wait_for_port "$PLAIN"
 
@@ -83,7 +69,7 @@ sed -i -e 's/^telemetry_interval_ms = .*/telemetry_interval_ms = 1000/' "$BUNDLE
 # ---- one node, idle, 1 Hz telemetry ------------------------------------------------------------
 "$DEVICE" --config "$BUNDLE/device.conf" --log-level warn 2>"$T/node.log" &
 NODE_PID=$!
-pids+=("$NODE_PID")
+track "$NODE_PID"
 sleep 5  # connect, announce, settle
 hz=$(getconf CLK_TCK)
 t0=$(cpu_ticks "$NODE_PID")
@@ -114,7 +100,7 @@ sed -i 's/^capability.echo = .*/capability.echo = system.echo rate_limit_rps=50 
   "$BUNDLE/device.conf"
 "$DEVICE" --config "$BUNDLE/device.conf" --log-level warn 2>"$T/node-echo.log" &
 NODE_PID=$!
-pids+=("$NODE_PID")
+track "$NODE_PID"
 sleep 3
 now=$(date +%s%3N)
 awk -v n="$ECHO_N" -v node="$NODE" -v now="$now" 'BEGIN {
@@ -123,7 +109,7 @@ awk -v n="$ECHO_N" -v node="$NODE" -v now="$now" 'BEGIN {
 }' >"$T/cmds.jsonl"
 split -l "$CHUNK" "$T/cmds.jsonl" "$T/chunk."
 mosquitto_sub -p "$PLAIN" -q 1 -t "\$devices/$NODE/cmd_ack" >"$T/acks.jsonl" 2>/dev/null &
-pids+=($!)
+track $!
 sleep 0.5
 t0=$(cpu_ticks "$NODE_PID")
 start=$(date +%s%N)
@@ -151,7 +137,7 @@ wait "$NODE_PID" 2>/dev/null || true
 start=$(date +%s%N)
 "$DEVICE" --simulate "$SIM_N" --bundle-dir "$T/pki" --log-level info 2>"$T/fleet.log" &
 FLEET_PID=$!
-pids+=("$FLEET_PID")
+track "$FLEET_PID"
 wait_lines "$T/fleet.log" "announce.published" "$SIM_N" 300
 up_ns=$(($(date +%s%N) - start))
 sleep 10
