@@ -128,7 +128,7 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
 }
 
 void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge) {
-  const auto ack = parse_cmd_ack(payload, *schemas_);
+  const auto ack = parse_cmd_ack(payload, *schemas_, ack_arena_);
   if (!ack) {
     audit({.caller = node_id, .node_id = node_id, .decision = "drop", .code = "E_BAD_REQUEST",
            .reason = "cmd_ack does not match cmd_ack@1.0.0"});
@@ -167,9 +167,11 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
 
 void FleetPlugin::finish_call(PendingCall& call, CallResult result) {
   const int64_t now = clock_();
-  result.node_id = call.node_id;
-  result.tool = call.tool;
-  result.msg_id = call.msg_id;
+  if (!call.msg_id.empty()) calls_.remember_finished(call.msg_id, now);
+  // The call ends here: its strings move into the result.
+  result.node_id = std::move(call.node_id);
+  result.tool = std::move(call.tool);
+  result.msg_id = std::move(call.msg_id);
   result.latency_ms = now - call.request.submitted_at_ms;
   if (result.ok) {
     bump(counters_.calls_ok);
@@ -179,13 +181,12 @@ void FleetPlugin::finish_call(PendingCall& call, CallResult result) {
   if (!call.request.audited_by_caller) {
     audit({.caller = call.request.caller,
            .tenant = call.request.tenant,
-           .tool = call.tool,
-           .node_id = call.node_id,
+           .tool = result.tool,
+           .node_id = result.node_id,
            .decision = result.ok ? "ok" : "error",
            .code = result.ok ? std::string_view{} : error_code_name(result.error.code),
            .latency_ms = result.latency_ms});
   }
-  if (!call.msg_id.empty()) calls_.remember_finished(call.msg_id, now);
   if (!call.request.on_done) return;
   try {
     call.request.on_done(result);

@@ -1,6 +1,8 @@
 #include "common/json.h"
 
 #include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <string>
 
@@ -104,6 +106,42 @@ TEST(JsonStrict, EnforcesSizeLimit) {
 TEST(JsonStrict, ErrorMessagesAreAsciiWhateverTheInput) {
   auto env = parse_error("{\"\xC3\xA9\":1,\"\xC3\xA9\":2}");
   for (char c : env.message) EXPECT_TRUE(c >= 0x20 && c <= 0x7E);
+}
+
+TEST(JsonArena, EachParseEndsThePreviousDocumentAndReusesTheMemory) {
+  json::ParseArena arena(256);  // small: the second document needs more than the buffer
+  const auto first = json::parse_strict(R"({"msg_id":"01HZX9K3M4P7Q8R9S0T1V2W3XY","n":1})", arena);
+  EXPECT_EQ(json::get_string(first, "msg_id").value_or(""), "01HZX9K3M4P7Q8R9S0T1V2W3XY");
+  const std::string big = R"({"a":")" + std::string(1000, 'x') + R"(","b":[1,2,3]})";
+  const auto second = json::parse_strict(big, arena);
+  EXPECT_EQ(json::get_string(second, "a").value_or("").size(), 1000u);
+  EXPECT_EQ(json::to_string(second), big);
+  const auto third = json::parse_strict(R"({"k":"v"})", arena);
+  EXPECT_EQ(json::to_string(third), R"({"k":"v"})");
+  // Refused documents are refused the same way as without an arena.
+  EXPECT_THROW(json::parse_strict(R"({"a":1,"a":2})", arena), Error);
+  EXPECT_THROW(json::parse_strict("{\"a\":\"\xC3\"}", arena), Error);
+}
+
+std::string writer_string(std::string_view text) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+TEST(JsonAppendString, WritesEveryByteAsRapidJsonsWriterDoes) {
+  for (int c = 1; c < 256; ++c) {
+    const std::string text = "a" + std::string(1, static_cast<char>(c)) + "b";
+    std::string out = "x";
+    json::append_string(out, text);
+    EXPECT_EQ(out, "x" + writer_string(text)) << "byte " << c;
+  }
+  for (const std::string_view text : {"", "plain", "\"\"", "tab\tand\nnewline\x01\x1f", "caf\xC3\xA9 \\ /"}) {
+    std::string out;
+    json::append_string(out, text);
+    EXPECT_EQ(out, writer_string(text));
+  }
 }
 
 }  // namespace

@@ -114,5 +114,35 @@ TEST(CallTable, AtMostKLateAckMemoryFinishedCallsAreRemembered) {
   EXPECT_TRUE(table.finished_recently(std::to_string(CallTable::kLateAckMemory)));
 }
 
+// The ids are held once, in the order they came; lookups are views of them. Ids longer than a
+// std::string keeps inline (msg_ids are 26 characters) stay findable while others come and go.
+TEST(CallTable, LongIdsStayFindableWhileOthersAreAddedAndForgotten) {
+  CallTable table;
+  const auto id = [](size_t i) { return "01HZX9K3M4P7Q8R9S0T1V2" + std::to_string(10000 + i); };
+  for (size_t i = 0; i < CallTable::kLateAckMemory + 100; ++i) table.remember_finished(id(i), 1000);
+  table.remember_finished(id(CallTable::kLateAckMemory + 50), 1000);  // already there: no second copy
+  EXPECT_FALSE(table.finished_recently(id(99)));
+  for (size_t i = 100; i < CallTable::kLateAckMemory + 100; i += 997) EXPECT_TRUE(table.finished_recently(id(i))) << i;
+  table.remember_relayed(id(1), 1000);
+  EXPECT_TRUE(table.relayed(id(1)));
+  EXPECT_FALSE(table.relayed(id(2)));
+}
+
+TEST(CallTable, AnsweredCallIsTakenByItsIdAndLeavesNoDeadlineBehind) {
+  CallTable table;
+  const std::string id = "01HZX9K3M4P7Q8R9S0T1V2W3XY";
+  table.add(call(id, kA, 5000));
+  table.add(call("01HZX9K3M4P7Q8R9S0T1V2W3XZ", kA, 4000));
+  EXPECT_FALSE(table.take_answered(kB, id)) << "another node's ack";
+  const auto taken = table.take_answered(kA, std::string_view(id));
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->msg_id, id);
+  EXPECT_FALSE(table.take_answered(kA, id));
+  const auto overdue = table.take_overdue(99999);
+  ASSERT_EQ(overdue.size(), 1u);
+  EXPECT_EQ(overdue[0].msg_id, "01HZX9K3M4P7Q8R9S0T1V2W3XZ");
+  EXPECT_EQ(table.pending(), 0u);
+}
+
 }  // namespace
 }  // namespace fleetmcp::plugin
