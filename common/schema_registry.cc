@@ -52,6 +52,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/char_class_pattern.h"
 #include "common/digest.h"
 #include "common/error.h"
 
@@ -174,6 +175,7 @@ class PatternConstraint final : public OwnConstraint<PatternConstraint> {
     options.set_log_errors(false);
     regex_ = std::make_shared<const RE2>(p, options);
     if (!regex_->ok()) throw std::runtime_error("'pattern' " + p + " is not a supported regex: " + regex_->error());
+    simple_ = CharClassPattern::recognise(p);
     const auto max = spec.FindMember("maxLength");
     longest_ = max != spec.MemberEnd() && max->value.IsUint64() ? max->value.GetUint64() : kLongestUnboundedMatch;
     message_ = std::make_shared<const std::string>("does not match pattern " + p + " (or is longer than " +
@@ -183,12 +185,14 @@ class PatternConstraint final : public OwnConstraint<PatternConstraint> {
   bool check(const json::Value& v) const override {
     if (!v.IsString()) return true;
     if (v.GetStringLength() > longest_) return false;  // never handed to the matcher
-    return RE2::PartialMatch(std::string_view(v.GetString(), v.GetStringLength()), *regex_);
+    const std::string_view text(v.GetString(), v.GetStringLength());
+    return simple_ ? simple_->matches(text) : RE2::PartialMatch(text, *regex_);
   }
   const std::string& explain() const override { return *message_; }
 
  private:
   std::shared_ptr<const RE2> regex_;
+  std::optional<CharClassPattern> simple_;  // set when the pattern is ^[class]{m,n}$: RE2 not needed
   uint64_t longest_ = kLongestUnboundedMatch;
   std::shared_ptr<const std::string> message_;
 };
