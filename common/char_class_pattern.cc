@@ -49,7 +49,7 @@ std::optional<CharClassPattern> CharClassPattern::recognise(std::string_view s) 
   while (p < s.size() && s[p] != ']') {
     if (s[p] == '-') {  // literal only as the last member
       if (p + 1 >= s.size() || s[p + 1] != ']' || p == 2) return std::nullopt;
-      pattern.allowed_.set('-');
+      pattern.allowed_['-'] = true;
       ++p;
       continue;
     }
@@ -60,9 +60,9 @@ std::optional<CharClassPattern> CharClassPattern::recognise(std::string_view s) 
       ++p;
       if (!read_member(s, p, hi) || hi < lo) return std::nullopt;
     }
-    for (unsigned c = lo; c <= hi; ++c) pattern.allowed_.set(c);
+    for (unsigned c = lo; c <= hi; ++c) pattern.allowed_[c] = true;
   }
-  if (p >= s.size() || pattern.allowed_.none()) return std::nullopt;
+  if (p >= s.size() || p == 2) return std::nullopt;  // unterminated, or [] (an empty class)
   ++p;  // ']'
   const std::string_view quantifier = s.substr(p, s.size() - 1 - p);
   if (quantifier == "*") return pattern;

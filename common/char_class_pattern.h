@@ -6,7 +6,7 @@
 // compares the two on every pattern in schemas/); any other pattern is left to RE2.
 #pragma once
 
-#include <bitset>
+#include <array>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -26,14 +26,13 @@ class CharClassPattern {
   bool matches(std::string_view text) const {
     if (text.size() < min_ || text.size() > max_) return false;
     for (const char c : text) {
-      const auto byte = static_cast<unsigned char>(c);
-      if (byte >= 128 || !allowed_[byte]) return false;
+      if (!allowed_[static_cast<unsigned char>(c)]) return false;
     }
     return true;
   }
 
  private:
-  std::bitset<128> allowed_;
+  std::array<bool, 256> allowed_{};  // by byte; none from 0x80 up
   size_t min_ = 0, max_ = std::numeric_limits<size_t>::max();
 };
 

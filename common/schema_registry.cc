@@ -551,7 +551,10 @@ class FastVisitor final : public vc::ConstraintVisitor {
   }
 
   bool visit(const vc::MaxLengthConstraint& c) override {
-    if (!value_.IsString() || utf8_length(value_) <= c.getMaxLength()) return true;
+    // A string has no more characters than bytes: most are short enough without counting.
+    if (!value_.IsString() || value_.GetStringLength() <= c.getMaxLength() || utf8_length(value_) <= c.getMaxLength()) {
+      return true;
+    }
     return fail("is longer than maxLength " + std::to_string(c.getMaxLength()));
   }
 
@@ -860,7 +863,8 @@ std::vector<const SchemaDocument*> SchemaRegistry::list() const {
 }
 
 std::optional<ValidationFailure> SchemaRegistry::validate(std::string_view id, const json::Value& doc) const {
-  const auto it = compiled_.find(full_id(id));
+  // A full id (as the kinds and the plugin name them) is looked up as it is, without a copy.
+  const auto it = id.starts_with(kSchemaPrefix) ? compiled_.find(id) : compiled_.find(full_id(id));
   if (it == compiled_.end()) {
     throw Error(ErrorCode::kInternal, "schema registry has no schema " + ascii_clamp(id, 200),
                 "use a schema id listed by GET /schemas");
