@@ -53,7 +53,9 @@ struct CallRequest {
 };
 
 struct PendingCall {
-  std::string msg_id, node_id, tool, output_schema;
+  std::string msg_id, node_id, tool;
+  // The verb's output schema id, in the plugin's schema registry (which outlives every call).
+  std::string_view output_schema;
   int64_t deadline_at_ms = 0;
   CallRequest request;
 };

@@ -151,7 +151,7 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
     result.error = ack->error;
   } else if (const auto failure = schemas_->validate(call->output_schema, *ack->result)) {
     result.error = ErrorEnvelope(ErrorCode::kInternal,
-                                 "the device's result does not match " + call->output_schema + " at " +
+                                 "the device's result does not match " + std::string(call->output_schema) + " at " +
                                      ascii_clamp(failure->path, 120),
                                  "report the device's software version to the operator");
   } else if (const auto echoed = json::get_string(*ack->result, "node_id"); echoed && *echoed != node_id) {

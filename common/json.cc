@@ -25,6 +25,11 @@ namespace {
 bool is_valid_utf8(const char* s, size_t n) {
   const auto* p = reinterpret_cast<const unsigned char*>(s);
   size_t i = 0;
+  // Eight bytes at a time while they are all ASCII (ids, names and most text are).
+  for (uint64_t word; i + 8 <= n; i += 8) {
+    std::memcpy(&word, p + i, 8);
+    if (word & 0x8080808080808080u) break;
+  }
   while (i < n) {
     const unsigned c = p[i];
     if (c < 0x80) {

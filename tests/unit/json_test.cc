@@ -43,6 +43,18 @@ TEST(JsonStrict, RefusesInvalidUtf8) {
   parse_error("{\"a\":\"\xF4\x90\x80\x80\"}");    // above U+10FFFF
 }
 
+// ASCII is skipped eight bytes at a time: a bad sequence is still found wherever it starts
+// relative to those words, and good multi-byte characters after a long ASCII run still pass.
+TEST(JsonStrict, FindsInvalidUtf8AtEveryOffsetAfterAscii) {
+  for (size_t prefix = 0; prefix < 20; ++prefix) {
+    const std::string ascii(prefix, 'a');
+    parse_error("{\"a\":\"" + ascii + "\xC3\x28" + "bcdefghijk\"}");
+    parse_error("{\"a\":\"" + ascii + "\xED\xA0\x80" + "bcdefghijk\"}");
+    parse_error("{\"" + ascii + "\xFF\":1}");
+    EXPECT_NO_THROW(json::parse_strict("{\"a\":\"" + ascii + "\xC3\xA9\xE2\x82\xAC" + ascii + "\"}")) << prefix;
+  }
+}
+
 // Objects up to 32 keys are checked by a scan, larger ones by a hash set: both must catch a
 // duplicate, the first and the last key included, and a nested object must start afresh.
 TEST(JsonStrict, RefusesDuplicateKeysInSmallAndLargeObjects) {
