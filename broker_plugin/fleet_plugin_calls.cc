@@ -96,7 +96,7 @@ std::variant<FleetPlugin::CallTarget, ErrorEnvelope> FleetPlugin::resolve(const 
 std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t now_ms) {
   auto resolved = resolve(request, now_ms);
   if (auto* error = std::get_if<ErrorEnvelope>(&resolved)) return std::move(*error);
-  const CallTarget& target = std::get<CallTarget>(resolved);
+  CallTarget& target = std::get<CallTarget>(resolved);
   // The front's gate has parsed and validated the arguments it serialised (arguments_validated);
   // the others ($CONTROL) are parsed and validated here. Either way the text goes into the cmd as
   // it is.
@@ -113,7 +113,7 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
   PendingCall call;
   call.msg_id = new_msg_id();
   call.node_id = target.node->node_id;
-  call.tool = target.tool;
+  call.tool = std::move(target.tool);
   call.output_schema = target.verb->output_schema;
   const int deadline_ms = target.capability->constraints.deadline_ms_default;
   call.deadline_at_ms = now_ms + gateway_deadline_ms(deadline_ms);
