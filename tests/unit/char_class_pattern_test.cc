@@ -46,7 +46,7 @@ std::vector<std::string> probes() {
   std::vector<std::string> out = {"", "\n", "a\n", "\xC3\xA9", "ab\xC3\xA9", "-", "--", "^", "]", "\\", "."};
   for (int c = 1; c < 256; ++c) {
     const std::string b(1, static_cast<char>(c));
-    out.insert(out.end(), {b, "a" + b, b + "a", std::string(26, 'A') + b, std::string(25, '0') + b});
+    out.insert(out.end(), {b, std::string("a").append(b), b + "a", std::string(26, 'A').append(b), std::string(25, '0').append(b)});
   }
   for (const std::string fill : {"a", "A", "0", "f", "Z", "z", "-", "_", " ", "~", "x"}) {
     for (size_t n : {0, 1, 2, 17, 18, 19, 25, 26, 27, 31, 32, 33, 63, 64, 65, 85, 86, 87, 1024}) {
