@@ -16,11 +16,9 @@ void CallTable::submit(CallRequest request, int64_t now_ms, bool wake) {
   if (first && wake && wake_) wake_();
 }
 
-std::vector<CallRequest> CallTable::take_submitted() {
-  std::vector<CallRequest> taken;
+void CallTable::take_submitted(std::vector<CallRequest>& batch) {
   std::lock_guard<std::mutex> lock(inbox_mutex_);
-  taken.swap(inbox_);
-  return taken;
+  batch.swap(inbox_);
 }
 
 void CallTable::add(PendingCall call) {

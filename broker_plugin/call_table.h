@@ -82,7 +82,9 @@ class CallTable {
   void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
 
   // Broker thread from here on.
-  std::vector<CallRequest> take_submitted();
+  // Swaps the calls submitted so far into `batch`, which must be empty. The inbox keeps batch's
+  // capacity: a caller that hands in the same vector every time spares each submit an allocation.
+  void take_submitted(std::vector<CallRequest>& batch);
   void add(PendingCall call);
   // The pending call `in_reply_to` names, if it was sent to `node_id` (correlation by both).
   std::optional<PendingCall> take_answered(std::string_view node_id, std::string_view in_reply_to);

@@ -44,7 +44,8 @@ std::optional<ErrorEnvelope> check_arguments(const SchemaRegistry& schemas, cons
 }  // namespace
 
 void FleetPlugin::dispatch_submitted(int64_t now_ms) {
-  for (CallRequest& request : calls_.take_submitted()) {
+  calls_.take_submitted(submitted_);
+  for (CallRequest& request : submitted_) {
     if (auto error = dispatch(request, now_ms)) {
       PendingCall unsent;
       unsent.tool = request.tool;
@@ -54,6 +55,7 @@ void FleetPlugin::dispatch_submitted(int64_t now_ms) {
       finish_call(unsent, std::move(result));
     }
   }
+  submitted_.clear();  // keeps its capacity for the inbox (take_submitted)
 }
 
 std::variant<FleetPlugin::CallTarget, ErrorEnvelope> FleetPlugin::resolve(const CallRequest& request, int64_t now_ms) const {

@@ -5,6 +5,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <array>
 #include <charconv>
 #include <clocale>
 #include <cmath>
@@ -276,11 +277,17 @@ std::string to_string(const Value& value) {
 
 void append_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";
+  static constexpr auto kEscaped = [] {  // control characters, '"' and '\\'
+    std::array<bool, 256> escaped{};
+    for (unsigned c = 0; c < 0x20; ++c) escaped[c] = true;
+    escaped['"'] = escaped['\\'] = true;
+    return escaped;
+  }();
   out += '"';
   size_t plain = 0;  // start of the bytes not yet appended, which need no escape
   for (size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (!kEscaped[c]) continue;
     out.append(text, plain, i - plain);
     plain = i + 1;
     out += '\\';

@@ -36,12 +36,32 @@ TEST(CallTable, SubmitFromManyThreadsKeepsEveryCallAndWakes) {
     });
   }
   for (auto& t : threads) t.join();
-  const auto taken = table.take_submitted();
+  std::vector<CallRequest> taken;
+  table.take_submitted(taken);
   EXPECT_EQ(taken.size(), 400u);
   EXPECT_GE(wakes.load(), 1);
   EXPECT_LE(wakes.load(), 400);
   EXPECT_EQ(taken[0].submitted_at_ms, 1000);
-  EXPECT_TRUE(table.take_submitted().empty());
+  std::vector<CallRequest> again;
+  table.take_submitted(again);
+  EXPECT_TRUE(again.empty());
+}
+
+// The batch handed in goes back as the inbox: the next submits reuse its memory.
+TEST(CallTable, TheBatchVectorIsReusedAsTheInbox) {
+  CallTable table;
+  std::vector<CallRequest> batch;
+  batch.reserve(8);
+  const CallRequest* memory = batch.data();
+  table.submit(CallRequest{}, 1000, /*wake=*/false);
+  table.take_submitted(batch);
+  ASSERT_EQ(batch.size(), 1u);
+  batch.clear();
+  table.submit(CallRequest{}, 2000, /*wake=*/false);  // into the reserved memory
+  table.take_submitted(batch);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch.data(), memory);
+  EXPECT_EQ(batch[0].submitted_at_ms, 2000);
 }
 
 TEST(CallTable, OnlyACallFindingTheInboxEmptyWakesTheBroker) {
@@ -51,7 +71,9 @@ TEST(CallTable, OnlyACallFindingTheInboxEmptyWakesTheBroker) {
   table.submit(CallRequest{}, 1000);
   table.submit(CallRequest{}, 1000);  // the first call's wake brings a tick that takes both
   EXPECT_EQ(wakes, 1);
-  EXPECT_EQ(table.take_submitted().size(), 2u);
+  std::vector<CallRequest> taken;
+  table.take_submitted(taken);
+  EXPECT_EQ(taken.size(), 2u);
   table.submit(CallRequest{}, 1000);  // taken since: this one needs its own wake
   EXPECT_EQ(wakes, 2);
   table.submit(CallRequest{}, 1000, /*wake=*/false);
