@@ -11,8 +11,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 #include <locale.h>
+#include <new>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -241,12 +243,27 @@ void parse_into(Document& doc, std::string_view text, ErrorCode on_error, ParseL
 // CrtAllocator the Document would allocate for itself. Stateless, so shared by every thread.
 rapidjson::CrtAllocator stack_allocator;
 constexpr size_t kStackBytes = 1024;  // RapidJSON's default
+constexpr size_t kRapidJsonChunkBytes = 64 * 1024;  // a Document's own allocator's chunk
 constexpr size_t kKeptWriterBytes = 64 * 1024;  // to_string's buffer keeps up to this much
+
+// RapidJSON 1.1 gives a Document's own allocator 64 KiB chunks and no way to choose another
+// size: the first chunk was a malloc on glibc's slow path (and a free that consolidates) for every
+// parse, the HTTP front's request bodies included (~3,000 instructions a parse: bench/profile.sh
+// calls --callgrind). The allocator is still empty here (no chunk yet), so it is replaced in place
+// by one whose chunks fit the text: its copy, its values and their strings take about twice its
+// size; a document that grows later takes further chunks of that size.
+void fit_chunks_to(Document& doc, size_t text_bytes) {
+  Allocator& allocator = doc.GetAllocator();
+  const size_t chunk = std::min<size_t>(2 * text_bytes + 256, kRapidJsonChunkBytes);
+  allocator.~Allocator();
+  new (&allocator) Allocator(chunk);
+}
 
 }  // namespace
 
 Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits limits) {
   Document doc(nullptr, kStackBytes, &stack_allocator);
+  fit_chunks_to(doc, text.size());
   parse_into(doc, text, on_error, limits);
   return doc;
 }
