@@ -16,25 +16,23 @@ void CallTable::submit(CallRequest request, int64_t now_ms, bool wake) {
   if (first && wake && wake_) wake_();
 }
 
-std::vector<CallRequest> CallTable::take_submitted() {
-  std::vector<CallRequest> taken;
+void CallTable::take_submitted(std::vector<CallRequest>& batch) {
   std::lock_guard<std::mutex> lock(inbox_mutex_);
-  taken.swap(inbox_);
-  return taken;
+  batch.swap(inbox_);
 }
 
 void CallTable::add(PendingCall call) {
-  deadlines_.emplace(call.deadline_at_ms, call.msg_id);
   std::string id = call.msg_id;
-  pending_.emplace(std::move(id), std::move(call));
+  const auto [it, added] = pending_.emplace(std::move(id), std::move(call));
+  if (added) deadlines_.emplace(it->second.deadline_at_ms, it->second.msg_id);
 }
 
 std::optional<PendingCall> CallTable::take_answered(std::string_view node_id, std::string_view in_reply_to) {
-  const auto it = pending_.find(std::string(in_reply_to));
+  const auto it = pending_.find(in_reply_to);
   if (it == pending_.end() || it->second.node_id != node_id) return std::nullopt;
+  deadlines_.erase({it->second.deadline_at_ms, it->second.msg_id});
   PendingCall call = std::move(it->second);
   pending_.erase(it);
-  deadlines_.erase({call.deadline_at_ms, call.msg_id});
   return call;
 }
 

@@ -53,7 +53,9 @@ struct CallRequest {
 };
 
 struct PendingCall {
-  std::string msg_id, node_id, tool, output_schema;
+  std::string msg_id, node_id, tool;
+  // The verb's output schema id, in the plugin's schema registry (which outlives every call).
+  std::string_view output_schema;
   int64_t deadline_at_ms = 0;
   CallRequest request;
 };
@@ -80,7 +82,9 @@ class CallTable {
   void set_wake(std::function<void()> wake) { wake_ = std::move(wake); }
 
   // Broker thread from here on.
-  std::vector<CallRequest> take_submitted();
+  // Swaps the calls submitted so far into `batch`, which must be empty. The inbox keeps batch's
+  // capacity: a caller that hands in the same vector every time spares each submit an allocation.
+  void take_submitted(std::vector<CallRequest>& batch);
   void add(PendingCall call);
   // The pending call `in_reply_to` names, if it was sent to `node_id` (correlation by both).
   std::optional<PendingCall> take_answered(std::string_view node_id, std::string_view in_reply_to);
@@ -90,11 +94,11 @@ class CallTable {
   std::vector<PendingCall> take_for_node(std::string_view node_id);
   // `msg_id` belonged to a call that already finished: an ack for it is late.
   bool finished_recently(std::string_view msg_id) const { return finished_.contains(msg_id); }
-  void remember_finished(const std::string& msg_id, int64_t now_ms) { finished_.add(msg_id, now_ms); }
+  void remember_finished(std::string_view msg_id, int64_t now_ms) { finished_.add(msg_id, now_ms); }
   // A cmd for a node here that another broker sent over a bridge (docs/protocol.md §12): its cmd_ack
   // answers that broker's call, which the bridge carries back.
   bool relayed(std::string_view msg_id) const { return relayed_.contains(msg_id); }
-  void remember_relayed(const std::string& msg_id, int64_t now_ms) { relayed_.add(msg_id, now_ms); }
+  void remember_relayed(std::string_view msg_id, int64_t now_ms) { relayed_.add(msg_id, now_ms); }
   size_t pending() const { return pending_.size(); }
 
  private:
@@ -102,8 +106,15 @@ class CallTable {
   std::vector<CallRequest> inbox_;
   std::function<void()> wake_;
 
-  std::unordered_map<std::string, PendingCall> pending_;  // by msg_id
-  std::set<std::pair<int64_t, std::string>> deadlines_;
+  // Looked up by string_view (an ack's in_reply_to) without making a std::string of it.
+  struct IdHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
+  };
+  std::unordered_map<std::string, PendingCall, IdHash, std::equal_to<>> pending_;  // by msg_id
+  // (deadline, msg_id) of every pending call, the id a view of the PendingCall's own msg_id: a
+  // map's value stays where it is until erased, and an entry here is erased first.
+  std::set<std::pair<int64_t, std::string_view>> deadlines_;
   RecentIds finished_{kLateAckWindowMs, kLateAckMemory};
   RecentIds relayed_{kLateAckWindowMs, kLateAckMemory};
 };

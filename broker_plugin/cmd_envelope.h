@@ -21,14 +21,15 @@ std::string cmd_envelope(std::string_view msg_id, int64_t ts_ms, int64_t deadlin
 struct CmdAck {
   std::string msg_id, in_reply_to;
   bool ok = false;
-  json::Document doc;                 // owns the result
+  json::Document doc;                 // holds the result (in the arena parse_cmd_ack was given)
   const json::Value* result = nullptr;  // payload.result when ok
   ErrorEnvelope error;                // when !ok: the device's code, server-templated text
 };
 
 // Strict parse and validation against cmd_ack@1.0.0. nullopt for anything else. The device's
 // message and suggested_fix are dropped: error text that reaches agents is server-templated
-// (docs/protocol.md §9); its code and retry_after_ms are kept.
-std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas);
+// (docs/protocol.md §9); its code and retry_after_ms are kept. The ack is parsed into `arena`: it is
+// valid until the arena's next parse.
+std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas, json::ParseArena& arena);
 
 }  // namespace fleetmcp::plugin

@@ -205,6 +205,8 @@ class FleetPlugin : private NodeFacts {
   NodeRegistry registry_;
   SessionTable sessions_;
   CallTable calls_;
+  std::vector<CallRequest> submitted_;  // the batch dispatch_submitted works through
+  json::ParseArena ack_arena_;  // each cmd_ack is parsed here (broker thread), done with before the next
   std::unique_ptr<AuditLog> audit_;
   PluginCounters counters_;
   Waker* waker_ = nullptr;

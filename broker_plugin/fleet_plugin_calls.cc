@@ -44,7 +44,8 @@ std::optional<ErrorEnvelope> check_arguments(const SchemaRegistry& schemas, cons
 }  // namespace
 
 void FleetPlugin::dispatch_submitted(int64_t now_ms) {
-  for (CallRequest& request : calls_.take_submitted()) {
+  calls_.take_submitted(submitted_);
+  for (CallRequest& request : submitted_) {
     if (auto error = dispatch(request, now_ms)) {
       PendingCall unsent;
       unsent.tool = request.tool;
@@ -54,6 +55,7 @@ void FleetPlugin::dispatch_submitted(int64_t now_ms) {
       finish_call(unsent, std::move(result));
     }
   }
+  submitted_.clear();  // keeps its capacity for the inbox (take_submitted)
 }
 
 std::variant<FleetPlugin::CallTarget, ErrorEnvelope> FleetPlugin::resolve(const CallRequest& request, int64_t now_ms) const {
@@ -96,7 +98,7 @@ std::variant<FleetPlugin::CallTarget, ErrorEnvelope> FleetPlugin::resolve(const 
 std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t now_ms) {
   auto resolved = resolve(request, now_ms);
   if (auto* error = std::get_if<ErrorEnvelope>(&resolved)) return std::move(*error);
-  const CallTarget& target = std::get<CallTarget>(resolved);
+  CallTarget& target = std::get<CallTarget>(resolved);
   // The front's gate has parsed and validated the arguments it serialised (arguments_validated);
   // the others ($CONTROL) are parsed and validated here. Either way the text goes into the cmd as
   // it is.
@@ -113,7 +115,7 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
   PendingCall call;
   call.msg_id = new_msg_id();
   call.node_id = target.node->node_id;
-  call.tool = target.tool;
+  call.tool = std::move(target.tool);
   call.output_schema = target.verb->output_schema;
   const int deadline_ms = target.capability->constraints.deadline_ms_default;
   call.deadline_at_ms = now_ms + gateway_deadline_ms(deadline_ms);
@@ -128,7 +130,7 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
 }
 
 void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge) {
-  const auto ack = parse_cmd_ack(payload, *schemas_);
+  const auto ack = parse_cmd_ack(payload, *schemas_, ack_arena_);
   if (!ack) {
     audit({.caller = node_id, .node_id = node_id, .decision = "drop", .code = "E_BAD_REQUEST",
            .reason = "cmd_ack does not match cmd_ack@1.0.0"});
@@ -151,7 +153,7 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
     result.error = ack->error;
   } else if (const auto failure = schemas_->validate(call->output_schema, *ack->result)) {
     result.error = ErrorEnvelope(ErrorCode::kInternal,
-                                 "the device's result does not match " + call->output_schema + " at " +
+                                 "the device's result does not match " + std::string(call->output_schema) + " at " +
                                      ascii_clamp(failure->path, 120),
                                  "report the device's software version to the operator");
   } else if (const auto echoed = json::get_string(*ack->result, "node_id"); echoed && *echoed != node_id) {
@@ -167,9 +169,11 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
 
 void FleetPlugin::finish_call(PendingCall& call, CallResult result) {
   const int64_t now = clock_();
-  result.node_id = call.node_id;
-  result.tool = call.tool;
-  result.msg_id = call.msg_id;
+  if (!call.msg_id.empty()) calls_.remember_finished(call.msg_id, now);
+  // The call ends here: its strings move into the result.
+  result.node_id = std::move(call.node_id);
+  result.tool = std::move(call.tool);
+  result.msg_id = std::move(call.msg_id);
   result.latency_ms = now - call.request.submitted_at_ms;
   if (result.ok) {
     bump(counters_.calls_ok);
@@ -179,13 +183,12 @@ void FleetPlugin::finish_call(PendingCall& call, CallResult result) {
   if (!call.request.audited_by_caller) {
     audit({.caller = call.request.caller,
            .tenant = call.request.tenant,
-           .tool = call.tool,
-           .node_id = call.node_id,
+           .tool = result.tool,
+           .node_id = result.node_id,
            .decision = result.ok ? "ok" : "error",
            .code = result.ok ? std::string_view{} : error_code_name(result.error.code),
            .latency_ms = result.latency_ms});
   }
-  if (!call.msg_id.empty()) calls_.remember_finished(call.msg_id, now);
   if (!call.request.on_done) return;
   try {
     call.request.on_done(result);

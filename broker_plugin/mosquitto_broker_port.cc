@@ -22,13 +22,37 @@ int mosquitto_level(LogLevel level) {
   return MOSQ_LOG_INFO;
 }
 
+// A NUL-terminated copy of text for mosquitto's C API: on the stack when it is short, as the
+// client ids and topics of a publish are (two allocations per cmd otherwise).
+class CString {
+ public:
+  explicit CString(std::string_view text) {
+    if (text.size() < sizeof inline_) {
+      text.copy(inline_, text.size());
+      inline_[text.size()] = '\0';
+      chars_ = inline_;
+    } else {
+      long_.assign(text);
+      chars_ = long_.c_str();
+    }
+  }
+  CString(const CString&) = delete;
+  CString& operator=(const CString&) = delete;
+  const char* c_str() const { return chars_; }
+
+ private:
+  char inline_[128];
+  std::string long_;
+  const char* chars_;
+};
+
 }  // namespace
 
 void MosquittoBrokerPort::publish(std::string_view client_id, std::string_view topic, std::string_view payload,
                                   int qos, bool retain) {
-  const std::string id(client_id), t(topic);
+  const CString id(client_id), t(topic);
   // _copy: the non-copying variant frees the buffer with free() (GitHub #2524, #3146).
-  mosquitto_broker_publish_copy(id.empty() ? nullptr : id.c_str(), t.c_str(), static_cast<int>(payload.size()),
+  mosquitto_broker_publish_copy(client_id.empty() ? nullptr : id.c_str(), t.c_str(), static_cast<int>(payload.size()),
                                 payload.empty() ? nullptr : payload.data(), qos, retain, nullptr);
 }
 

@@ -18,21 +18,26 @@ class RecentIds {
  public:
   RecentIds(int64_t window_ms, size_t capacity) : window_ms_(window_ms), capacity_(capacity) {}
 
-  bool contains(std::string_view id) const { return ids_.count(std::string(id)) != 0; }
-  void add(const std::string& id, int64_t now_ms) {
+  bool contains(std::string_view id) const { return ids_.contains(id); }
+  void add(std::string_view id, int64_t now_ms) {
+    if (ids_.contains(id)) return;
     while (!order_.empty() && (order_.front().first + window_ms_ < now_ms || order_.size() >= capacity_)) {
       ids_.erase(order_.front().second);
       order_.pop_front();
     }
-    if (ids_.insert(id).second) order_.emplace_back(now_ms, id);
+    order_.emplace_back(now_ms, id);
+    ids_.insert(order_.back().second);
   }
   size_t size() const { return ids_.size(); }
 
  private:
   int64_t window_ms_;
   size_t capacity_;
+  // The ids, oldest first. A deque's elements stay where they are while others are added at the
+  // back or removed at the front, so ids_ can look them up by view: one copy of each id, and a
+  // lookup that allocates nothing (one add and one or two lookups per call).
   std::deque<std::pair<int64_t, std::string>> order_;
-  std::unordered_set<std::string> ids_;
+  std::unordered_set<std::string_view> ids_;
 };
 
 }  // namespace fleetmcp::plugin

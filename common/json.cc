@@ -5,13 +5,16 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <array>
 #include <charconv>
 #include <clocale>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 #include <locale.h>
+#include <new>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -25,6 +28,11 @@ namespace {
 bool is_valid_utf8(const char* s, size_t n) {
   const auto* p = reinterpret_cast<const unsigned char*>(s);
   size_t i = 0;
+  // Eight bytes at a time while they are all ASCII (ids, names and most text are).
+  for (uint64_t word; i + 8 <= n; i += 8) {
+    std::memcpy(&word, p + i, 8);
+    if (word & 0x8080808080808080u) break;
+  }
   while (i < n) {
     const unsigned c = p[i];
     if (c < 0x80) {
@@ -87,7 +95,9 @@ class ObjectKeys {
 // why it stopped so the error can say so.
 class StrictHandler {
  public:
-  StrictHandler(Document& doc, int max_depth) : doc_(doc), max_depth_(max_depth) {}
+  // `keys` is scratch space reused from parse to parse (see parse_into).
+  StrictHandler(Document& doc, int max_depth, std::vector<ObjectKeys>& keys)
+      : doc_(doc), max_depth_(max_depth), keys_(keys) {}
 
   bool Null() { return doc_.Null(); }
   bool Bool(bool b) { return doc_.Bool(b); }
@@ -172,7 +182,7 @@ class StrictHandler {
   Document& doc_;
   int max_depth_;
   int depth_ = 0;
-  std::vector<ObjectKeys> keys_;  // [0, open_objects_) are the objects open now, outermost first
+  std::vector<ObjectKeys>& keys_;  // [0, open_objects_) are the objects open now, outermost first
   size_t open_objects_ = 0;
   std::string reason_;
 };
@@ -186,9 +196,8 @@ class StrictHandler {
 // request body and the plugin a cmd_ack per call: bench/profile.sh calls --callgrind).
 constexpr unsigned kStrictFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseInsituFlag;
 
-}  // namespace
-
-Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits limits) {
+// Fills `doc` (empty, with the allocator it is to use) from text, strictly.
+void parse_into(Document& doc, std::string_view text, ErrorCode on_error, ParseLimits limits) {
   if (text.size() > limits.max_bytes) {
     throw Error(on_error,
                 "invalid JSON: " + std::to_string(text.size()) + " bytes exceeds the limit of " +
@@ -201,13 +210,15 @@ Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits lim
     throw Error(on_error, "invalid JSON at offset " + std::to_string(nul) + ": a NUL byte",
                 "send strict JSON: a NUL character inside a string is written \\u0000");
   }
-  Document doc;
   // The terminating NUL ends the stream where the text ends.
   char* in_place = static_cast<char*>(doc.GetAllocator().Malloc(text.size() + 1));
   // An empty string_view may hold a null data(), which memcpy must not be given even for 0 bytes.
   if (!text.empty()) std::memcpy(in_place, text.data(), text.size());
   in_place[text.size()] = '\0';
-  StrictHandler handler(doc, limits.max_depth);
+  // The handler's per-object key lists keep their capacity from one parse to the next on this
+  // thread: no allocation per object. (A parse runs no code of its caller, so none nests.)
+  thread_local std::vector<ObjectKeys> keys;
+  StrictHandler handler(doc, limits.max_depth, keys);
   rapidjson::Reader reader;
   rapidjson::ParseResult result;
   auto generator = [&](Document& d) {
@@ -226,14 +237,93 @@ Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits lim
                 "send strict JSON: UTF-8, no duplicate keys, at most " +
                     std::to_string(limits.max_depth) + " levels deep, nothing after the value");
   }
+}
+
+// The Document's value stack (used while it is built) takes its memory from here, instead of a
+// CrtAllocator the Document would allocate for itself. Stateless, so shared by every thread.
+rapidjson::CrtAllocator stack_allocator;
+constexpr size_t kStackBytes = 1024;  // RapidJSON's default
+constexpr size_t kRapidJsonChunkBytes = 64 * 1024;  // a Document's own allocator's chunk
+constexpr size_t kKeptWriterBytes = 64 * 1024;  // to_string's buffer keeps up to this much
+
+// RapidJSON 1.1 gives a Document's own allocator 64 KiB chunks and no way to choose another
+// size: the first chunk was a malloc on glibc's slow path (and a free that consolidates) for every
+// parse, the HTTP front's request bodies included (~3,000 instructions a parse: bench/profile.sh
+// calls --callgrind). The allocator is still empty here (no chunk yet), so it is replaced in place
+// by one whose chunks fit the text: its copy, its values and their strings take about twice its
+// size; a document that grows later takes further chunks of that size.
+void fit_chunks_to(Document& doc, size_t text_bytes) {
+  Allocator& allocator = doc.GetAllocator();
+  const size_t chunk = std::min<size_t>(2 * text_bytes + 256, kRapidJsonChunkBytes);
+  allocator.~Allocator();
+  new (&allocator) Allocator(chunk);
+}
+
+}  // namespace
+
+Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits limits) {
+  Document doc(nullptr, kStackBytes, &stack_allocator);
+  fit_chunks_to(doc, text.size());
+  parse_into(doc, text, on_error, limits);
+  return doc;
+}
+
+ParseArena::ParseArena(size_t bytes) : buffer_(new char[bytes]), allocator_(buffer_.get(), bytes) {}
+
+Document parse_strict(std::string_view text, ParseArena& arena, ErrorCode on_error, ParseLimits limits) {
+  arena.allocator_.Clear();  // the previous document ends here
+  Document doc(&arena.allocator_, kStackBytes, &stack_allocator);
+  parse_into(doc, text, on_error, limits);
   return doc;
 }
 
 std::string to_string(const Value& value) {
-  rapidjson::StringBuffer buf;
+  // Reused on this thread (a Writer runs no code of its caller, so no call nests): the only
+  // allocation is the returned string's. A buffer a large document grew is given back.
+  thread_local rapidjson::StringBuffer buf;
+  buf.Clear();
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   value.Accept(w);
-  return std::string(buf.GetString(), buf.GetSize());
+  std::string text(buf.GetString(), buf.GetSize());
+  if (buf.GetSize() > kKeptWriterBytes) {
+    buf.Clear();
+    buf.ShrinkToFit();
+  }
+  return text;
+}
+
+void append_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  static constexpr auto kEscaped = [] {  // control characters, '"' and '\\'
+    std::array<bool, 256> escaped{};
+    for (unsigned c = 0; c < 0x20; ++c) escaped[c] = true;
+    escaped['"'] = escaped['\\'] = true;
+    return escaped;
+  }();
+  out += '"';
+  size_t plain = 0;  // start of the bytes not yet appended, which need no escape
+  for (size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (!kEscaped[c]) continue;
+    out.append(text, plain, i - plain);
+    plain = i + 1;
+    out += '\\';
+    switch (c) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '\b': out += 'b'; break;
+      case '\f': out += 'f'; break;
+      case '\n': out += 'n'; break;
+      case '\r': out += 'r'; break;
+      case '\t': out += 't'; break;
+      default:
+        out += "u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xF];
+    }
+  }
+  out.append(text, plain, text.size() - plain);
+  out += '"';
 }
 
 const Value* find(const Value& object, std::string_view key) {

@@ -52,6 +52,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "common/char_class_pattern.h"
 #include "common/digest.h"
 #include "common/error.h"
 
@@ -174,6 +175,7 @@ class PatternConstraint final : public OwnConstraint<PatternConstraint> {
     options.set_log_errors(false);
     regex_ = std::make_shared<const RE2>(p, options);
     if (!regex_->ok()) throw std::runtime_error("'pattern' " + p + " is not a supported regex: " + regex_->error());
+    simple_ = CharClassPattern::recognise(p);
     const auto max = spec.FindMember("maxLength");
     longest_ = max != spec.MemberEnd() && max->value.IsUint64() ? max->value.GetUint64() : kLongestUnboundedMatch;
     message_ = std::make_shared<const std::string>("does not match pattern " + p + " (or is longer than " +
@@ -183,12 +185,14 @@ class PatternConstraint final : public OwnConstraint<PatternConstraint> {
   bool check(const json::Value& v) const override {
     if (!v.IsString()) return true;
     if (v.GetStringLength() > longest_) return false;  // never handed to the matcher
-    return RE2::PartialMatch(std::string_view(v.GetString(), v.GetStringLength()), *regex_);
+    const std::string_view text(v.GetString(), v.GetStringLength());
+    return simple_ ? simple_->matches(text) : RE2::PartialMatch(text, *regex_);
   }
   const std::string& explain() const override { return *message_; }
 
  private:
   std::shared_ptr<const RE2> regex_;
+  std::optional<CharClassPattern> simple_;  // set when the pattern is ^[class]{m,n}$: RE2 not needed
   uint64_t longest_ = kLongestUnboundedMatch;
   std::shared_ptr<const std::string> message_;
 };
@@ -451,15 +455,32 @@ class FastVisitor final : public vc::ConstraintVisitor {
  public:
   FastVisitor(const valijson::Schema& root, const json::Value& value, const Frame* frame, size_t depth,
               std::vector<Candidate>* sink)
-      : root_(root), value_(value), frame_(frame), depth_(depth), sink_(sink) {}
+      : root_(root), value_(&value), frame_(frame), depth_(depth), sink_(sink),
+        accept_([this](const vc::Constraint& c) { return c.accept(*this); }) {}
+  FastVisitor(const FastVisitor&) = delete;  // accept_ refers to this visitor
+  FastVisitor& operator=(const FastVisitor&) = delete;
 
   bool validate(const Subschema& schema) {
     // A `false` schema (e.g. "error" in a successful cmd_ack) says where, not what: ranked like a
     // note, so a real constraint failing at the same depth is the one reported.
     if (schema.getAlwaysInvalid()) return fail("is not allowed here (its schema is false)", true);
-    Subschema::ApplyFunction fn = [this](const vc::Constraint& c) { return c.accept(*this); };
     // Explaining visits every constraint, so the most specific failure can be chosen.
-    return sink_ ? schema.apply(fn) : schema.applyStrict(fn);
+    return sink_ ? schema.apply(accept_) : schema.applyStrict(accept_);
+  }
+
+  // A member or item of the current value against its subschema, by this same visitor moved down
+  // one level and back (one visitor and one std::function per document, not per value).
+  bool validate_child(const json::Value& child, const Frame& frame, const Subschema& schema) {
+    const json::Value* const parent = value_;
+    const Frame* const parent_frame = frame_;
+    value_ = &child;
+    frame_ = &frame;
+    ++depth_;
+    const bool ok = validate(schema);
+    value_ = parent;
+    frame_ = parent_frame;
+    --depth_;
+    return ok;
   }
 
   bool visit(const vc::AllOfConstraint& c) override {
@@ -473,13 +494,13 @@ class FastVisitor final : public vc::ConstraintVisitor {
 
   bool visit(const vc::ConditionalConstraint& c) override {
     // "if" is a test, not a requirement: its failures are never reported.
-    FastVisitor test(root_, value_, frame_, depth_, nullptr);
+    FastVisitor test(root_, *value_, frame_, depth_, nullptr);
     const Subschema* branch = test.validate(*c.getIfSubschema()) ? c.getThenSubschema() : c.getElseSubschema();
     return branch == nullptr || validate(*branch);
   }
 
   bool visit(const vc::PropertiesConstraint& c) override {
-    if (!value_.IsObject()) return true;
+    if (!value_->IsObject()) return true;
     const Subschema* additional = c.getAdditionalPropertiesSubschema();
     bool has_pattern_properties = false;
     c.applyToPatternProperties([&](const auto&, const Subschema*) { return !(has_pattern_properties = true); });
@@ -495,12 +516,12 @@ class FastVisitor final : public vc::ConstraintVisitor {
       if (!member) return true;
       ++matched;
       const Frame frame{frame_, key, 0};
-      ok = FastVisitor(root_, *member, &frame, depth_ + 1, sink_).validate(*s) && ok;
+      ok = validate_child(*member, frame, *s) && ok;
       return ok || sink_ != nullptr;
     });
     if (!ok && !sink_) return false;
     // parse_strict refuses duplicate keys, so every unmatched member is an additional property.
-    if (!additional && matched != value_.MemberCount()) {
+    if (!additional && matched != value_->MemberCount()) {
       // The offending key is the sender's text: it is not echoed (messages carry no device strings).
       return fail("has a property the schema does not allow (additionalProperties is false)");
     }
@@ -508,7 +529,7 @@ class FastVisitor final : public vc::ConstraintVisitor {
   }
 
   bool visit(const vc::RequiredConstraint& c) override {
-    if (!value_.IsObject()) return true;
+    if (!value_->IsObject()) return true;
     bool ok = true;
     c.applyToRequiredProperties([&](const auto& name) {
       const std::string_view key(name.data(), name.size());
@@ -520,67 +541,70 @@ class FastVisitor final : public vc::ConstraintVisitor {
   }
 
   bool visit(const vc::SingularItemsConstraint& c) override {
-    if (!value_.IsArray() || !c.getItemsSubschema()) return true;
+    if (!value_->IsArray() || !c.getItemsSubschema()) return true;
     bool ok = true;
-    for (rapidjson::SizeType i = 0; i < value_.Size(); ++i) {
+    for (rapidjson::SizeType i = 0; i < value_->Size(); ++i) {
       const Frame frame{frame_, {}, i};
-      ok = FastVisitor(root_, value_[i], &frame, depth_ + 1, sink_).validate(*c.getItemsSubschema()) && ok;
+      ok = validate_child((*value_)[i], frame, *c.getItemsSubschema()) && ok;
       if (!ok && !sink_) return false;
     }
     return ok;
   }
 
   bool visit(const vc::MaximumConstraint& c) override {
-    if (!value_.IsNumber()) return true;
-    const double v = value_.GetDouble(), max = c.getMaximum();
+    if (!value_->IsNumber()) return true;
+    const double v = value_->GetDouble(), max = c.getMaximum();
     if (c.getExclusiveMaximum() ? v < max : v <= max) return true;
     return fail((c.getExclusiveMaximum() ? "is not less than exclusive maximum " : "exceeds maximum ") +
                 format_number(max));
   }
 
   bool visit(const vc::MinimumConstraint& c) override {
-    if (!value_.IsNumber()) return true;
-    const double v = value_.GetDouble(), min = c.getMinimum();
+    if (!value_->IsNumber()) return true;
+    const double v = value_->GetDouble(), min = c.getMinimum();
     if (c.getExclusiveMinimum() ? v > min : v >= min) return true;
     return fail((c.getExclusiveMinimum() ? "is not greater than exclusive minimum " : "is below minimum ") +
                 format_number(min));
   }
 
   bool visit(const vc::MaxLengthConstraint& c) override {
-    if (!value_.IsString() || utf8_length(value_) <= c.getMaxLength()) return true;
+    // A string has no more characters than bytes: most are short enough without counting.
+    if (!value_->IsString() || value_->GetStringLength() <= c.getMaxLength() || utf8_length(*value_) <= c.getMaxLength()) {
+      return true;
+    }
     return fail("is longer than maxLength " + std::to_string(c.getMaxLength()));
   }
 
   bool visit(const vc::MinLengthConstraint& c) override {
-    if (!value_.IsString() || utf8_length(value_) >= c.getMinLength()) return true;
+    if (!value_->IsString() || utf8_length(*value_) >= c.getMinLength()) return true;
     return fail("is shorter than minLength " + std::to_string(c.getMinLength()));
   }
 
   bool visit(const vc::MaxItemsConstraint& c) override {
-    if (!value_.IsArray() || value_.Size() <= c.getMaxItems()) return true;
+    if (!value_->IsArray() || value_->Size() <= c.getMaxItems()) return true;
     return fail("has more items than maxItems " + std::to_string(c.getMaxItems()));
   }
 
   bool visit(const vc::MinItemsConstraint& c) override {
-    if (!value_.IsArray() || value_.Size() >= c.getMinItems()) return true;
+    if (!value_->IsArray() || value_->Size() >= c.getMinItems()) return true;
     return fail("has fewer items than minItems " + std::to_string(c.getMinItems()));
   }
 
   bool visit(const vc::MaxPropertiesConstraint& c) override {
-    if (!value_.IsObject() || value_.MemberCount() <= c.getMaxProperties()) return true;
+    if (!value_->IsObject() || value_->MemberCount() <= c.getMaxProperties()) return true;
     return fail("has more properties than maxProperties " + std::to_string(c.getMaxProperties()));
   }
 
   bool visit(const vc::MinPropertiesConstraint& c) override {
-    if (!value_.IsObject() || value_.MemberCount() >= c.getMinProperties()) return true;
+    if (!value_->IsObject() || value_->MemberCount() >= c.getMinProperties()) return true;
     return fail("has fewer properties than minProperties " + std::to_string(c.getMinProperties()));
   }
 
   bool visit(const vc::UniqueItemsConstraint&) override {
-    if (!value_.IsArray()) return true;
-    for (rapidjson::SizeType i = 0; i < value_.Size(); ++i) {
-      for (rapidjson::SizeType j = i + 1; j < value_.Size(); ++j) {
-        if (value_[i] == value_[j]) return fail("has duplicate items (uniqueItems)");
+    if (!value_->IsArray()) return true;
+    for (rapidjson::SizeType i = 0; i < value_->Size(); ++i) {
+      for (rapidjson::SizeType j = i + 1; j < value_->Size(); ++j) {
+        if ((*value_)[i] == (*value_)[j]) return fail("has duplicate items (uniqueItems)");
       }
     }
     return true;
@@ -588,7 +612,7 @@ class FastVisitor final : public vc::ConstraintVisitor {
 
   bool visit(const vc::PolyConstraint& c) override {
     const auto& own = static_cast<const OwnCheck&>(c);  // only our builders make PolyConstraints
-    return own.check(value_) || fail(own.explain());
+    return own.check(*value_) || fail(own.explain());
   }
 
   // Everything else (anyOf, oneOf, not, contains, dependencies, format, multipleOf, tuple items,
@@ -611,7 +635,7 @@ class FastVisitor final : public vc::ConstraintVisitor {
 
  private:
   const json::Value* find_member(std::string_view key) const {
-    for (const auto& m : value_.GetObject()) {
+    for (const auto& m : value_->GetObject()) {
       const char* name = m.name.GetString();
       if (m.name.GetStringLength() == key.size() && !key.empty() && name[0] == key[0] &&
           std::memcmp(name, key.data(), key.size()) == 0) {
@@ -619,7 +643,7 @@ class FastVisitor final : public vc::ConstraintVisitor {
       }
     }
     if (key.empty()) {  // "" is a valid property name
-      for (const auto& m : value_.GetObject()) {
+      for (const auto& m : value_->GetObject()) {
         if (m.name.GetStringLength() == 0) return &m.value;
       }
     }
@@ -653,7 +677,7 @@ class FastVisitor final : public vc::ConstraintVisitor {
 
   bool hand_over(const vc::Constraint& c) {
     thread_local std::unordered_map<std::string, std::regex> regex_cache;  // valijson's "pattern"
-    const RapidJsonAdapter target(value_);
+    const RapidJsonAdapter target(*value_);
     if (!sink_) {
       valijson::ValidationVisitor<RapidJsonAdapter> v(target, {"<root>"}, true, nullptr, regex_cache);
       return c.accept(v);
@@ -666,10 +690,11 @@ class FastVisitor final : public vc::ConstraintVisitor {
   }
 
   const valijson::Schema& root_;
-  const json::Value& value_;
+  const json::Value* value_;  // the value being validated, at frame_, depth_ levels down
   const Frame* frame_;
   size_t depth_;
   std::vector<Candidate>* sink_;  // null: stop at the first failure, explain nothing
+  Subschema::ApplyFunction accept_;  // each constraint accepts this visitor
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -856,7 +881,8 @@ std::vector<const SchemaDocument*> SchemaRegistry::list() const {
 }
 
 std::optional<ValidationFailure> SchemaRegistry::validate(std::string_view id, const json::Value& doc) const {
-  const auto it = compiled_.find(full_id(id));
+  // A full id (as the kinds and the plugin name them) is looked up as it is, without a copy.
+  const auto it = id.starts_with(kSchemaPrefix) ? compiled_.find(id) : compiled_.find(full_id(id));
   if (it == compiled_.end()) {
     throw Error(ErrorCode::kInternal, "schema registry has no schema " + ascii_clamp(id, 200),
                 "use a schema id listed by GET /schemas");

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/json.h"
@@ -60,7 +61,11 @@ class SchemaRegistry {
   SchemaRegistry();
   struct Compiled;  // valijson schemas, parsed once at load
   std::map<std::string, SchemaDocument, std::less<>> docs_;  // by full id
-  std::map<std::string, std::unique_ptr<Compiled>, std::less<>> compiled_;
+  struct IdHash {  // looked up by string_view, hashed rather than compared along the shared prefix
+    using is_transparent = void;
+    size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
+  };
+  std::unordered_map<std::string, std::unique_ptr<Compiled>, IdHash, std::equal_to<>> compiled_;  // by full id
   KindRegistry kinds_;
 };
 

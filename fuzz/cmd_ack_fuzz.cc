@@ -8,8 +8,9 @@ using namespace fleetmcp;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const auto schemas = SchemaRegistry::load(FLEETMCP_SOURCE_DIR "/schemas");
+  static json::ParseArena arena;  // reused from input to input, as the plugin does from ack to ack
   fuzz::expect_ok_or_error([&] {
-    const auto ack = plugin::parse_cmd_ack(fuzz::as_text(data, size), *schemas);
+    const auto ack = plugin::parse_cmd_ack(fuzz::as_text(data, size), *schemas, arena);
     if (!ack) return;
     if (ack->ok && ack->result == nullptr) fuzz::property_failed("an ok ack without a result");
     if (!ack->ok) (void)ack->error.to_json();

@@ -1,6 +1,8 @@
 #include "common/json.h"
 
 #include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <string>
 
@@ -39,6 +41,21 @@ TEST(JsonStrict, RefusesInvalidUtf8) {
   parse_error("{\"a\":\"\xED\xA0\x80\"}");        // raw surrogate
   parse_error("{\"a\":\"\xC0\xAF\"}");            // overlong '/'
   parse_error("{\"a\":\"\xF4\x90\x80\x80\"}");    // above U+10FFFF
+}
+
+// ASCII is skipped eight bytes at a time: a bad sequence is still found wherever it starts
+// relative to those words, and good multi-byte characters after a long ASCII run still pass.
+TEST(JsonStrict, FindsInvalidUtf8AtEveryOffsetAfterAscii) {
+  // {"a":"<text>"} and {"<text>":1}, appended (GCC 12 warns falsely about "literal" + string).
+  const auto in_value = [](const std::string& text) { return std::string(R"({"a":")").append(text).append(R"("})"); };
+  const auto in_key = [](const std::string& text) { return std::string(R"({")").append(text).append(R"(":1})"); };
+  for (size_t prefix = 0; prefix < 20; ++prefix) {
+    const std::string ascii(prefix, 'a');
+    parse_error(in_value(ascii + "\xC3\x28" "bcdefghijk"));
+    parse_error(in_value(ascii + "\xED\xA0\x80" "bcdefghijk"));
+    parse_error(in_key(ascii + "\xFF"));
+    EXPECT_NO_THROW(json::parse_strict(in_value(ascii + "\xC3\xA9\xE2\x82\xAC" + ascii))) << prefix;
+  }
 }
 
 // Objects up to 32 keys are checked by a scan, larger ones by a hash set: both must catch a
@@ -104,6 +121,42 @@ TEST(JsonStrict, EnforcesSizeLimit) {
 TEST(JsonStrict, ErrorMessagesAreAsciiWhateverTheInput) {
   auto env = parse_error("{\"\xC3\xA9\":1,\"\xC3\xA9\":2}");
   for (char c : env.message) EXPECT_TRUE(c >= 0x20 && c <= 0x7E);
+}
+
+TEST(JsonArena, EachParseEndsThePreviousDocumentAndReusesTheMemory) {
+  json::ParseArena arena(256);  // small: the second document needs more than the buffer
+  const auto first = json::parse_strict(R"({"msg_id":"01HZX9K3M4P7Q8R9S0T1V2W3XY","n":1})", arena);
+  EXPECT_EQ(json::get_string(first, "msg_id").value_or(""), "01HZX9K3M4P7Q8R9S0T1V2W3XY");
+  const std::string big = std::string(R"({"a":")").append(1000, 'x').append(R"(","b":[1,2,3]})");
+  const auto second = json::parse_strict(big, arena);
+  EXPECT_EQ(json::get_string(second, "a").value_or("").size(), 1000u);
+  EXPECT_EQ(json::to_string(second), big);
+  const auto third = json::parse_strict(R"({"k":"v"})", arena);
+  EXPECT_EQ(json::to_string(third), R"({"k":"v"})");
+  // Refused documents are refused the same way as without an arena.
+  EXPECT_THROW(json::parse_strict(R"({"a":1,"a":2})", arena), Error);
+  EXPECT_THROW(json::parse_strict("{\"a\":\"\xC3\"}", arena), Error);
+}
+
+std::string writer_string(std::string_view text) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+TEST(JsonAppendString, WritesEveryByteAsRapidJsonsWriterDoes) {
+  for (int c = 1; c < 256; ++c) {
+    const std::string text = std::string("a").append(1, static_cast<char>(c)).append("b");
+    std::string out = "x";
+    json::append_string(out, text);
+    EXPECT_EQ(out, std::string("x").append(writer_string(text))) << "byte " << c;
+  }
+  for (const std::string_view text : {"", "plain", "\"\"", "tab\tand\nnewline\x01\x1f", "caf\xC3\xA9 \\ /"}) {
+    std::string out;
+    json::append_string(out, text);
+    EXPECT_EQ(out, writer_string(text));
+  }
 }
 
 }  // namespace

@@ -36,12 +36,32 @@ TEST(CallTable, SubmitFromManyThreadsKeepsEveryCallAndWakes) {
     });
   }
   for (auto& t : threads) t.join();
-  const auto taken = table.take_submitted();
+  std::vector<CallRequest> taken;
+  table.take_submitted(taken);
   EXPECT_EQ(taken.size(), 400u);
   EXPECT_GE(wakes.load(), 1);
   EXPECT_LE(wakes.load(), 400);
   EXPECT_EQ(taken[0].submitted_at_ms, 1000);
-  EXPECT_TRUE(table.take_submitted().empty());
+  std::vector<CallRequest> again;
+  table.take_submitted(again);
+  EXPECT_TRUE(again.empty());
+}
+
+// The batch handed in goes back as the inbox: the next submits reuse its memory.
+TEST(CallTable, TheBatchVectorIsReusedAsTheInbox) {
+  CallTable table;
+  std::vector<CallRequest> batch;
+  batch.reserve(8);
+  const CallRequest* memory = batch.data();
+  table.submit(CallRequest{}, 1000, /*wake=*/false);
+  table.take_submitted(batch);
+  ASSERT_EQ(batch.size(), 1u);
+  batch.clear();
+  table.submit(CallRequest{}, 2000, /*wake=*/false);  // into the reserved memory
+  table.take_submitted(batch);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch.data(), memory);
+  EXPECT_EQ(batch[0].submitted_at_ms, 2000);
 }
 
 TEST(CallTable, OnlyACallFindingTheInboxEmptyWakesTheBroker) {
@@ -51,7 +71,9 @@ TEST(CallTable, OnlyACallFindingTheInboxEmptyWakesTheBroker) {
   table.submit(CallRequest{}, 1000);
   table.submit(CallRequest{}, 1000);  // the first call's wake brings a tick that takes both
   EXPECT_EQ(wakes, 1);
-  EXPECT_EQ(table.take_submitted().size(), 2u);
+  std::vector<CallRequest> taken;
+  table.take_submitted(taken);
+  EXPECT_EQ(taken.size(), 2u);
   table.submit(CallRequest{}, 1000);  // taken since: this one needs its own wake
   EXPECT_EQ(wakes, 2);
   table.submit(CallRequest{}, 1000, /*wake=*/false);
@@ -112,6 +134,36 @@ TEST(CallTable, AtMostKLateAckMemoryFinishedCallsAreRemembered) {
   EXPECT_FALSE(table.finished_recently("0")) << "the oldest is forgotten first";
   EXPECT_TRUE(table.finished_recently("1"));
   EXPECT_TRUE(table.finished_recently(std::to_string(CallTable::kLateAckMemory)));
+}
+
+// The ids are held once, in the order they came; lookups are views of them. Ids longer than a
+// std::string keeps inline (msg_ids are 26 characters) stay findable while others come and go.
+TEST(CallTable, LongIdsStayFindableWhileOthersAreAddedAndForgotten) {
+  CallTable table;
+  const auto id = [](size_t i) { return "01HZX9K3M4P7Q8R9S0T1V2" + std::to_string(10000 + i); };
+  for (size_t i = 0; i < CallTable::kLateAckMemory + 100; ++i) table.remember_finished(id(i), 1000);
+  table.remember_finished(id(CallTable::kLateAckMemory + 50), 1000);  // already there: no second copy
+  EXPECT_FALSE(table.finished_recently(id(99)));
+  for (size_t i = 100; i < CallTable::kLateAckMemory + 100; i += 997) EXPECT_TRUE(table.finished_recently(id(i))) << i;
+  table.remember_relayed(id(1), 1000);
+  EXPECT_TRUE(table.relayed(id(1)));
+  EXPECT_FALSE(table.relayed(id(2)));
+}
+
+TEST(CallTable, AnsweredCallIsTakenByItsIdAndLeavesNoDeadlineBehind) {
+  CallTable table;
+  const std::string id = "01HZX9K3M4P7Q8R9S0T1V2W3XY";
+  table.add(call(id, kA, 5000));
+  table.add(call("01HZX9K3M4P7Q8R9S0T1V2W3XZ", kA, 4000));
+  EXPECT_FALSE(table.take_answered(kB, id)) << "another node's ack";
+  const auto taken = table.take_answered(kA, std::string_view(id));
+  ASSERT_TRUE(taken);
+  EXPECT_EQ(taken->msg_id, id);
+  EXPECT_FALSE(table.take_answered(kA, id));
+  const auto overdue = table.take_overdue(99999);
+  ASSERT_EQ(overdue.size(), 1u);
+  EXPECT_EQ(overdue[0].msg_id, "01HZX9K3M4P7Q8R9S0T1V2W3XZ");
+  EXPECT_EQ(table.pending(), 0u);
 }
 
 }  // namespace
