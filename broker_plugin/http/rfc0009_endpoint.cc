@@ -43,7 +43,7 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   const auto fleet = s_.fleet.snapshot();
 
   // §3: a subscribe without Accept: text/event-stream is refused before it costs a rate token.
-  const auto name = parse_tool_name(tool_name);
+  const auto name = split_tool_name(tool_name);
   const FleetTool* resolved = name ? fleet->find_tool(agent.tenant, *name) : nullptr;
   if (resolved && is_metrics_stream(*resolved) && !names(req.header("Accept"), "text/event-stream")) {
     const ErrorEnvelope e = bad_request("subscribe streams need Accept: text/event-stream (RFC-0009 section 3)",
