@@ -1,18 +1,12 @@
 #include "broker_plugin/http/exchange.h"
 
+#include "broker_plugin/http/media_type.h"
+
 #include <algorithm>
 #include <cctype>
 
 namespace fleetmcp::http {
 namespace {
-
-// Header names are ASCII tokens: no locale lookup per character (several lookups per request).
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
-}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -42,7 +36,7 @@ std::string percent_decode(std::string_view text) {
 
 std::optional<std::string_view> HttpRequest::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
-    if (iequals(key, name)) return std::string_view(value);
+    if (ascii_iequals(key, name)) return std::string_view(value);
   }
   return std::nullopt;
 }

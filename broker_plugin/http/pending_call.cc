@@ -26,8 +26,8 @@ std::shared_ptr<PendingCall> PendingCall::start(FleetView& fleet, std::shared_pt
   // The outcome arrives on the broker's thread: hop to the exchange's scheduler. The shared_ptr
   // keeps the call alive until the FleetView answers, even after a cancel.
   fleet.call(std::move(spec), [call](CallOutcome outcome) {
-    // Parked in the call rather than in the posted task, which then fits std::function without
-    // an allocation of its own (made on this thread, freed on the scheduler's).
+    // Parked in the call rather than moved into the posted task: the task holds only the call,
+    // and the block it is allocated in (here, freed on the scheduler's thread) stays small.
     call->delivered_ = std::move(outcome);
     call->scheduler_->post([call] { call->finish(std::move(call->delivered_)); });
   });
