@@ -1,5 +1,6 @@
 #include "common/audit_log.h"
 
+#include <array>
 #include <charconv>
 
 #include "common/error.h"
@@ -15,20 +16,27 @@ void append_int(std::string& out, int64_t value) {
   out.append(digits, end);
 }
 
-// `,"key":"value"`, or nothing for an empty value. Every value is clamped to its first kMaxField
-// bytes of printable ASCII (anything else becomes '?', as ascii_clamp does), whatever a client
-// sent as its client id; of those only '"' and '\\' need escaping in a JSON string. The same
-// bytes RapidJSON's Writer produced, without its buffers (the audit line is written on every call).
-void field(std::string& out, std::string_view key, std::string_view value) {
+// Bytes written into a JSON string as they are: printable ASCII but '"' and '\\'.
+constexpr auto kPlain = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c <= 0x7E; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}();
+
+// `,"key":"value"` (`lead` is `,"key":"`), or nothing for an empty value. Every value is clamped
+// to its first kMaxField bytes of printable ASCII (anything else becomes '?', as ascii_clamp
+// does), whatever a client sent as its client id; of those only '"' and '\\' need escaping. The
+// same bytes RapidJSON's Writer produced, without its buffers (a line is written on every call).
+void field(std::string& out, std::string_view lead, std::string_view value) {
   if (value.empty()) return;
-  out.append(",\"").append(key).append("\":\"");
+  out.append(lead);
   value = value.substr(0, kMaxField);
   size_t plain = 0;  // value[plain, i) is appended as it is, in one piece
   for (size_t i = 0; i < value.size(); ++i) {
     const auto c = static_cast<unsigned char>(value[i]);
-    const bool printable = c >= 0x20 && c <= 0x7E;
-    if (printable && c != '"' && c != '\\') continue;
+    if (kPlain[c]) continue;
     out.append(value.data() + plain, i - plain);
+    const bool printable = c >= 0x20 && c <= 0x7E;
     if (printable) out.push_back('\\');
     out.push_back(printable ? value[i] : '?');
     plain = i + 1;
@@ -74,15 +82,15 @@ std::string AuditLog::format(const AuditRecord& r, int64_t now_ms) {
   out.reserve(256);  // a call's line is ~200 bytes: one allocation
   out.append("{\"ts_ms\":");
   append_int(out, now_ms);
-  field(out, "via", r.via);
-  field(out, "caller", r.caller);
-  field(out, "tenant", r.tenant);
-  field(out, "topic", r.topic);
-  field(out, "tool", r.tool);
-  field(out, "node_id", r.node_id);
-  field(out, "decision", r.decision);
-  field(out, "code", r.code);
-  field(out, "reason", r.reason);
+  field(out, ",\"via\":\"", r.via);
+  field(out, ",\"caller\":\"", r.caller);
+  field(out, ",\"tenant\":\"", r.tenant);
+  field(out, ",\"topic\":\"", r.topic);
+  field(out, ",\"tool\":\"", r.tool);
+  field(out, ",\"node_id\":\"", r.node_id);
+  field(out, ",\"decision\":\"", r.decision);
+  field(out, ",\"code\":\"", r.code);
+  field(out, ",\"reason\":\"", r.reason);
   if (r.latency_ms) {
     out.append(",\"latency_ms\":");
     append_int(out, *r.latency_ms);
