@@ -13,13 +13,13 @@ void refuse(Exchange& ex, int status, int code, std::string_view message) {
   ex.respond(HttpReply::json(status, rpc_error(nullptr, code, message)));
 }
 
-void reply(Exchange& ex, const std::optional<RpcAnswer>& answer) {
+void reply(Exchange& ex, std::optional<RpcAnswer> answer) {
   if (!answer) {
     ex.abandon();
     return;
   }
-  HttpReply r = HttpReply::json(answer->status, answer->body);
-  for (const auto& h : answer->headers) r.headers.push_back(h);
+  HttpReply r = HttpReply::json(answer->status, std::move(answer->body));
+  for (auto& h : answer->headers) r.headers.push_back(std::move(h));
   ex.respond(std::move(r));
 }
 
@@ -135,7 +135,7 @@ void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const SharedAgentT
       return ex->respond(HttpReply::empty(202));
     case RpcKind::kRequest:
       methods_.request(m, agent, session, ex, ex->scheduler(),
-                       [ex](std::optional<RpcAnswer> answer) { reply(*ex, answer); });
+                       [ex](std::optional<RpcAnswer> answer) { reply(*ex, std::move(answer)); });
       return;
   }
 }

@@ -79,7 +79,7 @@ void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const Share
                      [this, ex, agent, tool = std::move(tool), started, slot = std::move(pass.slot)](CallOutcome outcome) {
     if (slot) slot->release();
     s_.log.finished(kVia, *agent, *tool, outcome, s_.steady_ms() - started);
-    ex->respond(outcome.ok ? HttpReply::json(200, outcome.result_json) : envelope_reply(outcome.error));
+    ex->respond(outcome.ok ? HttpReply::json(200, std::move(outcome.result_json)) : envelope_reply(outcome.error));
   });
 }
 
