@@ -371,9 +371,10 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
     if (u->slot) u->slot->release();
     session->untrack(key);
     s_.log.finished(kVia, *u->agent, *u->tool, outcome, s_.steady_ms() - u->started);
-    const json::Document r = outcome.ok ? tool_success(outcome.result_json, revision)
-                                        : tool_error(outcome.error, has_output_schema(*u->tool, revision), revision);
-    u->answer(RpcAnswer{200, rpc_result(*id, r), {}});
+    u->answer(RpcAnswer{200,
+                        outcome.ok ? rpc_tool_success(*id, outcome.result_json, revision)
+                                   : rpc_result(*id, tool_error(outcome.error, has_output_schema(*u->tool, revision), revision)),
+                        {}});
   };
   auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), std::move(done));
   session->track(key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, u] {
