@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -26,6 +27,10 @@ struct AgentToken {
 
   bool has_scope(std::string_view scope) const { return scopes.count(scope) != 0; }
 };
+
+// A verified token as the HTTP front shares it: one per distinct token (BearerAuth remembers
+// it), held by the request and by every call the request starts, so no call copies the claims.
+using SharedAgentToken = std::shared_ptr<const AgentToken>;
 
 std::string issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey& issuer);
 

@@ -1,37 +1,48 @@
 #include "common/audit_log.h"
 
-#include <algorithm>
-
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
+#include <array>
+#include <charconv>
 
 #include "common/error.h"
 
 namespace fleetmcp {
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
-
 constexpr size_t kMaxField = 256;
 
-bool printable_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char ch) {
-    const auto c = static_cast<unsigned char>(ch);
-    return c >= 0x20 && c <= 0x7E;
-  });
+void append_int(std::string& out, int64_t value) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  out.append(digits, end);
 }
 
-void field(Writer& w, const char* key, std::string_view value) {
+// Bytes written into a JSON string as they are: printable ASCII but '"' and '\\'.
+constexpr auto kPlain = [] {
+  std::array<bool, 256> plain{};
+  for (int c = 0x20; c <= 0x7E; ++c) plain[c] = c != '"' && c != '\\';
+  return plain;
+}();
+
+// `,"key":"value"` (`lead` is `,"key":"`), or nothing for an empty value. Every value is clamped
+// to its first kMaxField bytes of printable ASCII (anything else becomes '?', as ascii_clamp
+// does), whatever a client sent as its client id; of those only '"' and '\\' need escaping. The
+// same bytes RapidJSON's Writer produced, without its buffers (a line is written on every call).
+void field(std::string& out, std::string_view lead, std::string_view value) {
   if (value.empty()) return;
-  w.Key(key);
-  // Every field is clamped to printable ASCII, whatever a client sent as its client id. Most
-  // already are (ids, names, codes): those are written as they are, without a copy.
-  if (value.size() <= kMaxField && printable_ascii(value)) {
-    w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
-    return;
+  out.append(lead);
+  value = value.substr(0, kMaxField);
+  size_t plain = 0;  // value[plain, i) is appended as it is, in one piece
+  for (size_t i = 0; i < value.size(); ++i) {
+    const auto c = static_cast<unsigned char>(value[i]);
+    if (kPlain[c]) continue;
+    out.append(value.data() + plain, i - plain);
+    const bool printable = c >= 0x20 && c <= 0x7E;
+    if (printable) out.push_back('\\');
+    out.push_back(printable ? value[i] : '?');
+    plain = i + 1;
   }
-  const std::string safe = ascii_clamp(value, kMaxField);
-  w.String(safe.data(), static_cast<rapidjson::SizeType>(safe.size()));
+  out.append(value.data() + plain, value.size() - plain);
+  out.push_back('"');
 }
 
 }  // namespace
@@ -67,35 +78,37 @@ void AuditLog::reopen() {
 }
 
 std::string AuditLog::format(const AuditRecord& r, int64_t now_ms) {
-  rapidjson::StringBuffer buf;
-  Writer w(buf);
-  w.StartObject();
-  w.Key("ts_ms");
-  w.Int64(now_ms);
-  field(w, "via", r.via);
-  field(w, "caller", r.caller);
-  field(w, "tenant", r.tenant);
-  field(w, "topic", r.topic);
-  field(w, "tool", r.tool);
-  field(w, "node_id", r.node_id);
-  field(w, "decision", r.decision);
-  field(w, "code", r.code);
-  field(w, "reason", r.reason);
+  std::string out;
+  out.reserve(256);  // a call's line is ~200 bytes: one allocation
+  out.append("{\"ts_ms\":");
+  append_int(out, now_ms);
+  field(out, ",\"via\":\"", r.via);
+  field(out, ",\"caller\":\"", r.caller);
+  field(out, ",\"tenant\":\"", r.tenant);
+  field(out, ",\"topic\":\"", r.topic);
+  field(out, ",\"tool\":\"", r.tool);
+  field(out, ",\"node_id\":\"", r.node_id);
+  field(out, ",\"decision\":\"", r.decision);
+  field(out, ",\"code\":\"", r.code);
+  field(out, ",\"reason\":\"", r.reason);
   if (r.latency_ms) {
-    w.Key("latency_ms");
-    w.Int64(*r.latency_ms);
+    out.append(",\"latency_ms\":");
+    append_int(out, *r.latency_ms);
   }
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+  out.push_back('}');
+  return out;
 }
 
 void AuditLog::write(const AuditRecord& record, int64_t now_ms) { write_line(format(record, now_ms)); }
 
 void AuditLog::write_line(std::string_view text) {
-  std::string line(text);
-  line += '\n';
   std::lock_guard<std::mutex> lock(mutex_);
-  if (file_ != nullptr) std::fwrite(line.data(), 1, line.size(), file_);
+  if (file_ == nullptr) return;
+  // One fwrite of the line and its newline (stderr is unbuffered: two would be two writes that
+  // another writer could come between), through a buffer that is allocated once.
+  line_.assign(text);
+  line_.push_back('\n');
+  std::fwrite(line_.data(), 1, line_.size(), file_);
 }
 
 }  // namespace fleetmcp

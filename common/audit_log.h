@@ -47,6 +47,7 @@ class AuditLog {
   std::string path_;
   std::mutex mutex_;
   std::FILE* file_ = nullptr;
+  std::string line_;  // write_line's buffer, under mutex_
 };
 
 }  // namespace fleetmcp

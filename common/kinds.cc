@@ -212,6 +212,23 @@ std::string joined(const ToolName& n, char sep) {
   return out;
 }
 
+// The name when every token matches its pattern and the whole fits the budget.
+std::optional<ToolNameView> checked(const ToolNameView& n) {
+  if (!is_token(n.kind_short, 8) || !is_node_id(n.node_id) || !is_token(n.cap_id, 18) || !is_verb(n.verb)) {
+    return std::nullopt;
+  }
+  // RFC-0001 §3.1: the token limits make 64 the worst case; the budget is checked all the same so
+  // that a future verb or token change cannot silently exceed it.
+  if (n.kind_short.size() + n.node_id.size() + n.cap_id.size() + n.verb.size() + 3 > kMaxToolNameLength) {
+    return std::nullopt;
+  }
+  return n;
+}
+
+ToolName owned(const ToolNameView& n) {
+  return ToolName{std::string(n.kind_short), std::string(n.node_id), std::string(n.cap_id), std::string(n.verb)};
+}
+
 }  // namespace
 
 std::string ToolName::dotted() const { return joined(*this, '.'); }
@@ -219,18 +236,18 @@ std::string ToolName::dashed() const { return joined(*this, '-'); }
 
 std::optional<ToolName> make_tool_name(std::string_view kind_short, std::string_view node_id,
                                        std::string_view cap_id, std::string_view verb) {
-  if (!is_token(kind_short, 8) || !is_node_id(node_id) || !is_token(cap_id, 18) || !is_verb(verb)) {
-    return std::nullopt;
-  }
-  // RFC-0001 §3.1: the token limits make 64 the worst case; the budget is checked all the same so
-  // that a future verb or token change cannot silently exceed it.
-  if (kind_short.size() + node_id.size() + cap_id.size() + verb.size() + 3 > kMaxToolNameLength) {
-    return std::nullopt;
-  }
-  return ToolName{std::string(kind_short), std::string(node_id), std::string(cap_id), std::string(verb)};
+  const auto name = checked({kind_short, node_id, cap_id, verb});
+  if (!name) return std::nullopt;
+  return owned(*name);
 }
 
 std::optional<ToolName> parse_tool_name(std::string_view name) {
+  const auto split = split_tool_name(name);
+  if (!split) return std::nullopt;
+  return owned(*split);
+}
+
+std::optional<ToolNameView> split_tool_name(std::string_view name) {
   if (name.size() > kMaxToolNameLength) return std::nullopt;
   // docs/protocol.md D9: '-' never occurs inside a token, so exactly one separator kind may appear.
   const bool dotted = name.find('.') != std::string_view::npos;
@@ -245,7 +262,7 @@ std::optional<ToolName> parse_tool_name(std::string_view name) {
     parts[i] = name.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
     start = at + 1;
   }
-  return make_tool_name(parts[0], parts[1], parts[2], parts[3]);
+  return checked({parts[0], parts[1], parts[2], parts[3]});
 }
 
 std::string render_description(const VerbSpec& spec, const ToolName& name) {

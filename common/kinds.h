@@ -52,8 +52,16 @@ class KindRegistry {
 
 inline constexpr size_t kMaxToolNameLength = 64;
 
+// A tool name's four tokens as views into the text they were read from: looking a name up
+// needs no copy of it (split_tool_name).
+struct ToolNameView {
+  std::string_view kind_short, node_id, cap_id, verb;
+};
+
 struct ToolName {
   std::string kind_short, node_id, cap_id, verb;
+
+  ToolNameView view() const { return {kind_short, node_id, cap_id, verb}; }
 
   std::string dotted() const;  // "sysecho.<id>.echo.invoke"
   std::string dashed() const;  // "sysecho-<id>-echo-invoke" (docs/protocol.md D9)
@@ -64,6 +72,8 @@ std::optional<ToolName> make_tool_name(std::string_view kind_short, std::string_
                                        std::string_view cap_id, std::string_view verb);
 // Accepts the dotted or the dashed form.
 std::optional<ToolName> parse_tool_name(std::string_view name);
+// The same checks, the tokens left where they are in `name`.
+std::optional<ToolNameView> split_tool_name(std::string_view name);
 
 // Renders a VerbSpec description template. Only server data and validated tokens go in.
 std::string render_description(const VerbSpec& spec, const ToolName& name);

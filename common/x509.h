@@ -53,7 +53,7 @@ class RevocationList {
   // only when `missing_is_empty` (fleetctl's default path); the broker plugin, told where its list
   // is, fails closed instead: a deleted or unmounted file must not un-revoke everything.
   static RevocationList load(const std::string& path, bool missing_is_empty = true);
-  bool contains(std::string_view id) const { return ids_.count(std::string(id)) != 0; }
+  bool contains(std::string_view id) const { return ids_.find(id) != ids_.end(); }
   size_t size() const { return ids_.size(); }
   void add(std::string id) { ids_.insert(std::move(id)); }
 

@@ -24,15 +24,15 @@ std::optional<std::string_view> bearer_token(std::string_view header) {
 
 }  // namespace
 
-std::variant<AgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std::string_view> authorization,
+std::variant<SharedAgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std::string_view> authorization,
                                                                int64_t now_s) const {
   if (!authorization) return AuthProblem{false, "no Authorization header"};
   const auto token = bearer_token(*authorization);
   if (!token) return AuthProblem{true, "the Authorization header is not a Bearer token"};
   try {
-    AgentToken agent = verified(*token, now_s);
-    if (fleet_.token_revoked(agent.jti)) return AuthProblem{true, "the token has been revoked"};
-    if (agent.has_scope(kScopeFleetBridge)) {
+    SharedAgentToken agent = verified(*token, now_s);
+    if (fleet_.token_revoked(agent->jti)) return AuthProblem{true, "the token has been revoked"};
+    if (agent->has_scope(kScopeFleetBridge)) {
       return AuthProblem{true, "a fleet:bridge token is for broker bridges, not for agents"};
     }
     return agent;
@@ -41,18 +41,18 @@ std::variant<AgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std
   }
 }
 
-AgentToken BearerAuth::verified(std::string_view token, int64_t now_s) const {
+SharedAgentToken BearerAuth::verified(std::string_view token, int64_t now_s) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = remembered_.find(token);
     // Before exp the verdict of verify_agent_token cannot have changed (same bytes, same issuer
     // key and audience; iat was already in the past). From exp on, verify again: it decides.
     if (it != remembered_.end()) {
-      if (now_s < it->second.exp) return it->second;
+      if (now_s < it->second->exp) return it->second;
       remembered_.erase(it);
     }
   }
-  AgentToken agent = verify_agent_token(token, issuer_, audience_, now_s);  // throws when refused
+  auto agent = std::make_shared<const AgentToken>(verify_agent_token(token, issuer_, audience_, now_s));  // throws when refused
   std::lock_guard<std::mutex> lock(mutex_);
   if (remembered_.size() >= kMaxRemembered) remembered_.clear();
   remembered_.insert_or_assign(std::string(token), agent);

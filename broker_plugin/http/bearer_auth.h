@@ -33,11 +33,11 @@ class BearerAuth {
   BearerAuth(Ed25519PublicKey issuer, std::string audience, const FleetView& fleet)
       : issuer_(issuer), audience_(std::move(audience)), fleet_(fleet) {}
 
-  std::variant<AgentToken, AuthProblem> authenticate(std::optional<std::string_view> authorization,
+  std::variant<SharedAgentToken, AuthProblem> authenticate(std::optional<std::string_view> authorization,
                                                      int64_t now_s) const;
 
  private:
-  AgentToken verified(std::string_view token, int64_t now_s) const;
+  SharedAgentToken verified(std::string_view token, int64_t now_s) const;
 
   Ed25519PublicKey issuer_;
   std::string audience_;
@@ -48,7 +48,7 @@ class BearerAuth {
     using is_transparent = void;
     size_t operator()(std::string_view token) const { return std::hash<std::string_view>{}(token); }
   };
-  mutable std::unordered_map<std::string, AgentToken, TokenHash, std::equal_to<>> remembered_;
+  mutable std::unordered_map<std::string, SharedAgentToken, TokenHash, std::equal_to<>> remembered_;
 };
 
 }  // namespace fleetmcp::http

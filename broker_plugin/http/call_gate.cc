@@ -36,7 +36,7 @@ ErrorEnvelope unknown_tool_error(std::string_view tool_name) {
 
 GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, std::string_view tool_name,
                              const json::Value* arguments_in, int64_t now_ms, std::string_view arguments_at) {
-  const auto name = parse_tool_name(tool_name);
+  const auto name = split_tool_name(tool_name);
   const FleetTool* tool = name ? fleet.find_tool(agent.tenant, *name) : nullptr;
   if (tool == nullptr) return GateRefusal{RefusalKind::kUnknownTool, unknown_tool_error(tool_name), {}, nullptr};
 

@@ -11,8 +11,7 @@ void ConcurrencySlot::release() {
   const auto state = owner_.lock();
   if (!state) return;
   std::lock_guard<std::mutex> lock(state->mutex);
-  const auto it = state->buckets.find(key_);
-  if (it != state->buckets.end() && it->second.in_flight > 0) --it->second.in_flight;
+  if (bucket_->in_flight > 0) --bucket_->in_flight;
 }
 
 Admission CallLimiter::admit(const std::string& key, const CapabilityConstraints& limits, int64_t now_ms,
@@ -38,7 +37,7 @@ Admission CallLimiter::admit(const std::string& key, const CapabilityConstraints
   Admission a{true, 0, nullptr};
   if (hold_slot) {
     ++b.in_flight;
-    a.slot = std::make_shared<ConcurrencySlot>(state_, key);
+    a.slot = std::make_shared<ConcurrencySlot>(state_, b);
   }
   return a;
 }

@@ -14,30 +14,6 @@
 
 namespace fleetmcp::http {
 
-struct LimiterState;
-
-// A call in flight; releases its concurrency slot when destroyed. A slot may outlive the limiter
-// (a completion the core still holds when the front shuts down): it then releases nothing.
-class ConcurrencySlot {
- public:
-  ConcurrencySlot(std::weak_ptr<LimiterState> owner, std::string key) : owner_(std::move(owner)), key_(std::move(key)) {}
-  ConcurrencySlot(const ConcurrencySlot&) = delete;
-  ConcurrencySlot& operator=(const ConcurrencySlot&) = delete;
-  ~ConcurrencySlot() { release(); }
-  void release();
-
- private:
-  std::weak_ptr<LimiterState> owner_;
-  std::string key_;
-  bool released_ = false;
-};
-
-struct Admission {
-  bool admitted = false;
-  int64_t retry_after_ms = 0;      // when refused
-  std::shared_ptr<ConcurrencySlot> slot;  // when admitted and the call holds a slot
-};
-
 struct LimiterState {
   struct Bucket {
     double tokens = 0;
@@ -46,7 +22,32 @@ struct LimiterState {
     bool fresh = true;
   };
   std::mutex mutex;
+  // Never erased: a bucket stays where it is (an unordered_map keeps its elements in place when
+  // it grows), so a slot can point at its own.
   std::unordered_map<std::string, Bucket> buckets;
+};
+
+// A call in flight; releases its concurrency slot when destroyed. A slot may outlive the limiter
+// (a completion the core still holds when the front shuts down): it then releases nothing.
+class ConcurrencySlot {
+ public:
+  ConcurrencySlot(std::weak_ptr<LimiterState> owner, LimiterState::Bucket& bucket)
+      : owner_(std::move(owner)), bucket_(&bucket) {}
+  ConcurrencySlot(const ConcurrencySlot&) = delete;
+  ConcurrencySlot& operator=(const ConcurrencySlot&) = delete;
+  ~ConcurrencySlot() { release(); }
+  void release();
+
+ private:
+  std::weak_ptr<LimiterState> owner_;
+  LimiterState::Bucket* bucket_;  // in owner_'s map, valid while owner_ is alive
+  bool released_ = false;
+};
+
+struct Admission {
+  bool admitted = false;
+  int64_t retry_after_ms = 0;      // when refused
+  std::shared_ptr<ConcurrencySlot> slot;  // when admitted and the call holds a slot
 };
 
 class CallLimiter {

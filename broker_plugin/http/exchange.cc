@@ -1,16 +1,12 @@
 #include "broker_plugin/http/exchange.h"
 
+#include "broker_plugin/http/media_type.h"
+
 #include <algorithm>
 #include <cctype>
 
 namespace fleetmcp::http {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -40,7 +36,7 @@ std::string percent_decode(std::string_view text) {
 
 std::optional<std::string_view> HttpRequest::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
-    if (iequals(key, name)) return std::string_view(value);
+    if (ascii_iequals(key, name)) return std::string_view(value);
   }
   return std::nullopt;
 }

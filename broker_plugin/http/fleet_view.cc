@@ -138,7 +138,7 @@ const FleetSnapshot::ToolIndex& FleetSnapshot::tools(std::string_view tenant) co
   return it == tenants_.end() ? kNone : it->second.tools;
 }
 
-const FleetTool* FleetSnapshot::find_tool(std::string_view tenant, const ToolName& name) const {
+const FleetTool* FleetSnapshot::find_tool(std::string_view tenant, const ToolNameView& name) const {
   const FleetNode* n = node(tenant, name.node_id);
   if (n == nullptr) return nullptr;
   for (const FleetTool& tool : n->tools) {

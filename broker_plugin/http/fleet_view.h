@@ -74,7 +74,8 @@ class FleetSnapshot {
   uint64_t generation() const { return generation_; }
   const ToolIndex& tools(std::string_view tenant) const;
   // nullptr when the tool does not exist for this tenant (another tenant's tool included).
-  const FleetTool* find_tool(std::string_view tenant, const ToolName& name) const;
+  const FleetTool* find_tool(std::string_view tenant, const ToolNameView& name) const;
+  const FleetTool* find_tool(std::string_view tenant, const ToolName& name) const { return find_tool(tenant, name.view()); }
   const FleetNode* node(std::string_view tenant, std::string_view node_id) const;
   // The tenant's nodes ordered by node_id.
   std::vector<const FleetNode*> nodes(std::string_view tenant) const;

@@ -132,12 +132,12 @@ std::optional<HttpReply> FrontHandler::screen(const HttpRequest& head) {
 void FrontHandler::authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp) {
   auto who = caller(exchange->request(), mcp);
   if (auto* refusal = std::get_if<HttpReply>(&who)) return exchange->respond(std::move(*refusal));
-  const AgentToken& agent = std::get<AgentToken>(who);
+  const SharedAgentToken& agent = std::get<SharedAgentToken>(who);
   if (mcp) mcp_.handle(exchange, agent);
   else rfc0009_.handle(exchange, agent);
 }
 
-std::variant<AgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req, bool mcp) {
+std::variant<SharedAgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req, bool mcp) {
   const std::string_view via = mcp ? "mcp" : "rfc0009";
   // DNS rebinding: a browser page from elsewhere must not reach the fleet through localhost.
   if (const auto origin = req.header("Origin"); origin && !origins_.allows(*origin)) {
@@ -155,7 +155,7 @@ std::variant<AgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req,
                                                       : resource_.challenge());
     return r;
   }
-  return std::get<AgentToken>(std::move(who));
+  return std::get<SharedAgentToken>(std::move(who));
 }
 
 }  // namespace fleetmcp::http

@@ -61,7 +61,7 @@ class FrontHandler {
  private:
   void authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp);
   // The agent, or the reply refusing it (403 Origin, 401 token), audited.
-  std::variant<AgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
+  std::variant<SharedAgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
   void arm_sweep();
   void arm_stream_check();
   // What notifications/tools/list_changed compares, for the configured tools mode.

@@ -19,6 +19,7 @@ namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 
 constexpr uint64_t kScreenBodiesAbove = 16 * 1024;
+constexpr size_t kKeptResponseBytes = 16 * 1024;
 
 // The Exchange an endpoint sees. Its calls arrive on the connection's strand.
 class ConnectionExchange final : public Exchange {
@@ -65,10 +66,10 @@ class ConnectionExchange final : public Exchange {
 // tools/call answer: bench/profile.sh calls --callgrind); this writes the same bytes: status
 // line, Server, the reply's headers in order, Connection: close unless kept alive, and
 // Content-Length where a body is allowed (not 1xx, 204, 304).
-std::string response_text(const HttpReply& reply, bool keep_alive) {
+void write_response_text(const HttpReply& reply, bool keep_alive, std::string& out) {
   const beast::string_view reason = bhttp::obsolete_reason(bhttp::int_to_status(static_cast<unsigned>(reply.status)));
   const bool body_allowed = reply.status >= 200 && reply.status != 204 && reply.status != 304;
-  std::string out;
+  out.clear();
   out.reserve(128 + reply.body.size() + 64 * reply.headers.size());
   out.append("HTTP/1.1 ").append(std::to_string(reply.status)).append(" ").append(reason.data(), reason.size());
   out.append("\r\nServer: fleetmcp\r\n");
@@ -77,7 +78,6 @@ std::string response_text(const HttpReply& reply, bool keep_alive) {
   if (body_allowed) out.append("Content-Length: ").append(std::to_string(reply.body.size())).append("\r\n");
   out.append("\r\n");
   if (body_allowed) out.append(reply.body);
-  return out;
 }
 
 // The method, target and headers; the body is the caller's to take.
@@ -216,9 +216,11 @@ void HttpConnection::respond(HttpReply reply, bool keep_alive) {
   if (closed_ || streaming_ || std::exchange(answering_, true)) return;
   if (settings_->on_status) settings_->on_status(reply.status);
   const bool keep = keep_alive && !shutting_down_;
-  auto text = std::make_shared<std::string>(response_text(reply, keep));
+  write_response_text(reply, keep, response_);
   with_stream([&](auto& stream) {
-    asio::async_write(stream, asio::buffer(*text), [self = shared_from_this(), text, keep](beast::error_code ec, size_t) {
+    asio::async_write(stream, asio::buffer(response_), [self = shared_from_this(), keep](beast::error_code ec, size_t) {
+      // A large answer (a tools/list page) is not kept for the rest of the connection's life.
+      if (self->response_.capacity() > kKeptResponseBytes) std::string().swap(self->response_);
       self->busy_ = false;
       if (ec || !keep) return self->close();
       self->read_request();

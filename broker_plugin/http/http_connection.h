@@ -133,6 +133,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool shutting_down_ = false;
   bool busy_ = false;  // an exchange is being handled
   bool answering_ = false;  // its response is being written (at most one per request)
+  std::string response_;    // what respond() is writing; reused from one request to the next
 
   // Stream mode state.
   bool streaming_ = false, writing_ = false, finishing_ = false, stream_ended_ = false;

@@ -41,16 +41,20 @@ RpcMessage classify(const json::Value& m) {
 std::string id_key(const json::Value& id) { return json::to_string(id); }
 
 std::string rpc_result(const json::Value& id, const json::Value& result) {
+  return rpc_result_written(id, [&result](RpcWriter& w) { result.Accept(w); });
+}
+
+std::string rpc_result_written(const json::Value& id, const std::function<void(RpcWriter&)>& write_result) {
   // Written straight out: no document holding copies of the id and the (possibly large) result.
   rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  RpcWriter w(buf);
   w.StartObject();
   w.Key("jsonrpc");
   w.String("2.0");
   w.Key("id");
   id.Accept(w);
   w.Key("result");
-  result.Accept(w);
+  write_result(w);
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
 }

@@ -13,13 +13,13 @@ void refuse(Exchange& ex, int status, int code, std::string_view message) {
   ex.respond(HttpReply::json(status, rpc_error(nullptr, code, message)));
 }
 
-void reply(Exchange& ex, const std::optional<RpcAnswer>& answer) {
+void reply(Exchange& ex, std::optional<RpcAnswer> answer) {
   if (!answer) {
     ex.abandon();
     return;
   }
-  HttpReply r = HttpReply::json(answer->status, answer->body);
-  for (const auto& h : answer->headers) r.headers.push_back(h);
+  HttpReply r = HttpReply::json(answer->status, std::move(answer->body));
+  for (auto& h : answer->headers) r.headers.push_back(std::move(h));
   ex.respond(std::move(r));
 }
 
@@ -43,16 +43,16 @@ struct BatchReplies {
 
 }  // namespace
 
-void McpEndpoint::handle(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent) {
+void McpEndpoint::handle(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent) {
   const std::string& method = exchange->request().method;
   if (method == "POST") return post(exchange, agent);
-  if (method == "GET") return get(exchange, agent);
-  if (method == "DELETE") return remove(exchange, agent);
+  if (method == "GET") return get(exchange, *agent);
+  if (method == "DELETE") return remove(exchange, *agent);
   HttpReply r = HttpReply::json(405, rpc_error(nullptr, rpc::kServerError, "Method not allowed"));
   exchange->respond(std::move(r.with("Allow", "GET, POST, DELETE")));
 }
 
-void McpEndpoint::post(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {
+void McpEndpoint::post(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent) {
   const HttpRequest& req = ex->request();
   const auto accept = req.header("Accept");
   if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
@@ -74,9 +74,9 @@ void McpEndpoint::post(const std::shared_ptr<Exchange>& ex, const AgentToken& ag
   }
   if (body.IsObject()) {
     const RpcMessage m = classify(body);
-    if (m.kind == RpcKind::kRequest && m.method == "initialize") return initialize(ex, agent, m);
+    if (m.kind == RpcKind::kRequest && m.method == "initialize") return initialize(ex, *agent, m);
   }
-  const auto session = session_for(*ex, agent);
+  const auto session = session_for(*ex, *agent);
   if (!session) return;
   session->touch(s_.wall_ms());
   if (body.IsArray()) return batch(ex, agent, session, body);
@@ -121,7 +121,7 @@ std::shared_ptr<McpSession> McpEndpoint::session_for(Exchange& ex, const AgentTo
   return session;
 }
 
-void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const AgentToken& agent,
+void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
                          const std::shared_ptr<McpSession>& session, const json::Value& message) {
   const RpcMessage m = classify(message);
   switch (m.kind) {
@@ -135,12 +135,12 @@ void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const AgentToken& 
       return ex->respond(HttpReply::empty(202));
     case RpcKind::kRequest:
       methods_.request(m, agent, session, ex, ex->scheduler(),
-                       [ex](std::optional<RpcAnswer> answer) { reply(*ex, answer); });
+                       [ex](std::optional<RpcAnswer> answer) { reply(*ex, std::move(answer)); });
       return;
   }
 }
 
-void McpEndpoint::batch(const std::shared_ptr<Exchange>& ex, const AgentToken& agent,
+void McpEndpoint::batch(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
                         const std::shared_ptr<McpSession>& session, const json::Value& messages) {
   if (!allows_batches(session->revision()) || messages.Empty()) {
     return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kInvalidRequest,

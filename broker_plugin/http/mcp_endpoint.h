@@ -20,17 +20,17 @@ class McpEndpoint {
  public:
   explicit McpEndpoint(FrontServices& services) : s_(services), methods_(services) {}
 
-  void handle(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent);
+  void handle(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent);
 
  private:
-  void post(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent);
+  void post(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent);
   void get(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent);
   void remove(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent);
 
   void initialize(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const RpcMessage& m);
-  void single(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent,
+  void single(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent,
               const std::shared_ptr<McpSession>& session, const json::Value& message);
-  void batch(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent,
+  void batch(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent,
              const std::shared_ptr<McpSession>& session, const json::Value& messages);
   // The request's session, or nullptr after answering 400/404.
   std::shared_ptr<McpSession> session_for(Exchange& exchange, const AgentToken& agent);

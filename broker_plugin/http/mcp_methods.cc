@@ -54,18 +54,18 @@ json::Document McpMethods::initialize_result(McpRevision revision) const {
   return d;
 }
 
-void McpMethods::request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+void McpMethods::request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                          const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
                          Answer answer) {
   const json::Value& id = *m.id;
   if (m.method == "ping") {
     answer(result(id, json::Value(rapidjson::kObjectType)));
   } else if (m.method == "tools/list") {
-    tools_list(m, agent, *session, answer);
+    tools_list(m, *agent, *session, answer);
   } else if (m.method == "tools/call") {
     tools_call(m, agent, session, exchange, scheduler, std::move(answer));
   } else if (m.method.starts_with("resources/")) {
-    resources_request(m, agent, session, answer);
+    resources_request(m, *agent, session, answer);
   } else if (m.method == "logging/setLevel") {
     const auto level = m.params && m.params->IsObject() ? json::get_string(*m.params, "level") : std::nullopt;
     if (!level || log_level_rank(*level) < 0) {
@@ -148,9 +148,10 @@ void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSes
   answer(result(id, *page));
 }
 
-void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller, const std::shared_ptr<McpSession>& session,
                             const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
                             Answer answer) {
+  const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
   const auto name = m.params && m.params->IsObject() ? json::get_string(*m.params, "name") : std::nullopt;
   if (!name) {
@@ -185,21 +186,23 @@ void McpMethods::tools_call(const RpcMessage& m, const AgentToken& agent, const 
     arguments = std::get<CompactTools::Target>(target).arguments;
     arguments_at = std::get<CompactTools::Target>(target).arguments_at;
   }
-  dispatch(*fleet, tool_name, arguments, m, agent, session, exchange, scheduler, std::move(answer), arguments_at);
+  dispatch(fleet, tool_name, arguments, m, caller, session, exchange, scheduler, std::move(answer), arguments_at);
 }
 
-void McpMethods::dispatch(const FleetSnapshot& fleet, const std::string& tool_name, const json::Value* arguments,
-                          const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                          const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
-                          Answer answer, std::string_view arguments_at, std::string_view confirmed_by) {
+void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const std::string& tool_name,
+                          const json::Value* arguments, const RpcMessage& m, const SharedAgentToken& caller,
+                          const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
+                          const std::shared_ptr<Scheduler>& scheduler, Answer answer, std::string_view arguments_at,
+                          std::string_view confirmed_by) {
+  const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
   const McpRevision revision = session->revision();
-  GateDecision decision = s_.gate.admit(fleet, agent, tool_name, arguments, s_.wall_ms(), arguments_at);
+  GateDecision decision = s_.gate.admit(*fleet, agent, tool_name, arguments, s_.wall_ms(), arguments_at);
   if (auto* refusal = std::get_if<GateRefusal>(&decision);
       refusal != nullptr && !refusal->commit_token.empty() && confirmed_by.empty() && s_.elicitations.can_ask(*session)) {
     // The first phase of a two-phase call, from a client that can ask its human: ask, and on
     // accept repeat the call with the token the gate just issued.
-    return confirm_by_elicitation(*refusal->tool, refusal->commit_token, arguments, m, agent, session, exchange,
+    return confirm_by_elicitation(*refusal->tool, refusal->commit_token, arguments, m, caller, session, exchange,
                                   scheduler, std::move(answer));
   }
   if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
@@ -232,13 +235,15 @@ void McpMethods::dispatch(const FleetSnapshot& fleet, const std::string& tool_na
     open_stream(*pass.tool, pass.arguments_json, m, agent, session, exchange);
     return;
   }
-  run_unary(*pass.tool, std::move(pass.arguments_json), std::move(pass.slot), m, agent, session, scheduler,
-            std::move(answer));
+  // The call holds on to the snapshot its tool points into rather than copying the tool: a
+  // snapshot shares all but what changed with the next one (fleet_view.h), so this keeps little.
+  run_unary(std::shared_ptr<const FleetTool>(fleet, pass.tool), std::move(pass.arguments_json), std::move(pass.slot), m,
+            caller, session, scheduler, std::move(answer));
 }
 
 void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token,
-                                        const json::Value* arguments, const RpcMessage& m, const AgentToken& agent,
-                                        const std::shared_ptr<McpSession>& session,
+                                        const json::Value* arguments, const RpcMessage& m,
+                                        const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                                         const std::shared_ptr<Exchange>& exchange,
                                         const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
   // The repeat: the same arguments plus the token, marked so the audit says who confirmed.
@@ -266,7 +271,7 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
           m.kind = RpcKind::kRequest;
           m.id = request.get();
           if (reply != ElicitationAnswer::kAccept) {
-            s_.log.confirmation(kVia, agent, tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
+            s_.log.confirmation(kVia, *agent, tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
             const ErrorEnvelope denied(ErrorCode::kSafetyDenied,
                                        "the user did not confirm this physical actuation (" +
                                            std::string(elicitation_answer_name(reply)) + ")",
@@ -275,7 +280,7 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
                                                       session->revision())));
           }
           const auto fleet = s_.fleet.snapshot();
-          dispatch(*fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer, {},
+          dispatch(fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer, {},
                    "elicitation:accept");
         });
       },
@@ -341,31 +346,35 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
   one_done([](FleetReadResults&) {});
 }
 
-void McpMethods::run_unary(const FleetTool& tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
-                           const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                           const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
-  CallSpec spec{agent.sub, agent.tenant, tool.name.dotted(), std::move(arguments_json), gateway_deadline(tool.constraints)};
+void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string arguments_json,
+                           std::shared_ptr<ConcurrencySlot> slot, const RpcMessage& m, const SharedAgentToken& agent,
+                           const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler,
+                           Answer answer) {
+  CallSpec spec{agent->sub, agent->tenant, tool->name.dotted(), std::move(arguments_json),
+                gateway_deadline(tool->constraints)};
   const std::string key = id_key(*m.id);
   auto id = std::make_shared<json::Document>();
   id->CopyFrom(*m.id, id->GetAllocator());
   const McpRevision revision = session->revision();
-  // What the answer and the cancellation both need, copied once and shared (the callbacks are
-  // moved and copied on their way through the call path).
+  // What the answer and the cancellation both need, shared (the callbacks are moved and copied on
+  // their way through the call path).
   struct Unary {
-    FleetTool tool;
-    AgentToken agent;
+    std::shared_ptr<const FleetTool> tool;
+    SharedAgentToken agent;
     int64_t started;
     std::shared_ptr<ConcurrencySlot> slot;
     Answer answer;
   };
-  const auto u = std::make_shared<const Unary>(Unary{tool, agent, s_.steady_ms(), std::move(slot), std::move(answer)});
+  const auto u =
+      std::make_shared<const Unary>(Unary{std::move(tool), agent, s_.steady_ms(), std::move(slot), std::move(answer)});
   auto done = [this, u, session, key, id, revision](CallOutcome outcome) {
     if (u->slot) u->slot->release();
     session->untrack(key);
-    s_.log.finished(kVia, u->agent, u->tool, outcome, s_.steady_ms() - u->started);
-    const json::Document r = outcome.ok ? tool_success(outcome.result_json, revision)
-                                        : tool_error(outcome.error, has_output_schema(u->tool, revision), revision);
-    u->answer(RpcAnswer{200, rpc_result(*id, r), {}});
+    s_.log.finished(kVia, *u->agent, *u->tool, outcome, s_.steady_ms() - u->started);
+    u->answer(RpcAnswer{200,
+                        outcome.ok ? rpc_tool_success(*id, outcome.result_json, revision)
+                                   : rpc_result(*id, tool_error(outcome.error, has_output_schema(*u->tool, revision), revision)),
+                        {}});
   };
   auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), std::move(done));
   session->track(key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, u] {
@@ -373,7 +382,7 @@ void McpMethods::run_unary(const FleetTool& tool, std::string arguments_json, st
       const auto call = weak.lock();
       if (!call || !call->cancel()) return;  // already answered
       if (u->slot) u->slot->release();
-      s_.log.cancelled(kVia, u->agent, u->tool, s_.steady_ms() - u->started);
+      s_.log.cancelled(kVia, *u->agent, *u->tool, s_.steady_ms() - u->started);
       u->answer(std::nullopt);
     });
   });

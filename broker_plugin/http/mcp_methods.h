@@ -31,7 +31,7 @@ class McpMethods {
   json::Document initialize_result(McpRevision revision) const;
 
   // `exchange` is null inside a batch (no streaming there). Answers on `scheduler`.
-  void request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+  void request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   void notification(const RpcMessage& m, McpSession& session);
 
@@ -40,23 +40,24 @@ class McpMethods {
   void resources_request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                          Answer& answer);
   void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
-  void tools_call(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+  void tools_call(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                   const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // Admit (CallGate) and run one named tool call; the rest of tools_call once the name is known.
-  void dispatch(const FleetSnapshot& fleet, const std::string& tool_name, const json::Value* arguments,
-                const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+  void dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const std::string& tool_name,
+                const json::Value* arguments, const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                 const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer,
                 std::string_view arguments_at = {}, std::string_view confirmed_by = {});
   // elicitation.h: ask the human; on accept, dispatch again with the commit token.
   void confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
-                              const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                              const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
-                              Answer answer);
+                              const RpcMessage& m, const SharedAgentToken& agent,
+                              const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
+                              const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
   void fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments, McpRevision revision,
                   const std::shared_ptr<Scheduler>& scheduler, Answer answer);
-  void run_unary(const FleetTool& tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
-                 const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+  // `tool` keeps the snapshot it points into alive until the call has been audited.
+  void run_unary(std::shared_ptr<const FleetTool> tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
+                 const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   void open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
                    const AgentToken& agent, const std::shared_ptr<McpSession>& session,

@@ -26,7 +26,10 @@ std::shared_ptr<PendingCall> PendingCall::start(FleetView& fleet, std::shared_pt
   // The outcome arrives on the broker's thread: hop to the exchange's scheduler. The shared_ptr
   // keeps the call alive until the FleetView answers, even after a cancel.
   fleet.call(std::move(spec), [call](CallOutcome outcome) {
-    call->scheduler_->post([call, outcome = std::move(outcome)]() mutable { call->finish(std::move(outcome)); });
+    // Parked in the call rather than moved into the posted task: the task holds only the call,
+    // and the block it is allocated in (here, freed on the scheduler's thread) stays small.
+    call->delivered_ = std::move(outcome);
+    call->scheduler_->post([call] { call->finish(std::move(call->delivered_)); });
   });
   return call;
 }

@@ -33,6 +33,9 @@ class PendingCall : public std::enable_shared_from_this<PendingCall> {
   std::shared_ptr<Scheduler> scheduler_;
   Done done_;
   std::unique_ptr<Timer> deadline_;
+  // The FleetView's outcome, written once on the thread that delivers it, before the post that
+  // hands it to the scheduler (which orders the write before the read).
+  CallOutcome delivered_;
 };
 
 }  // namespace fleetmcp::http

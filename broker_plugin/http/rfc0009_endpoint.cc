@@ -17,7 +17,8 @@ ErrorEnvelope bad_request(std::string_view what, std::string_view fix) {
 
 }  // namespace
 
-void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {
+void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& caller) {
+  const AgentToken& agent = *caller;
   const HttpRequest& req = ex->request();
   if (req.method != "POST") {
     HttpReply r = envelope_reply(405, bad_request("use POST", "POST {\"tool\": ..., \"arguments\": {...}}"));
@@ -42,7 +43,7 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const AgentTok
   const auto fleet = s_.fleet.snapshot();
 
   // §3: a subscribe without Accept: text/event-stream is refused before it costs a rate token.
-  const auto name = parse_tool_name(tool_name);
+  const auto name = split_tool_name(tool_name);
   const FleetTool* resolved = name ? fleet->find_tool(agent.tenant, *name) : nullptr;
   if (resolved && is_metrics_stream(*resolved) && !names(req.header("Accept"), "text/event-stream")) {
     const ErrorEnvelope e = bad_request("subscribe streams need Accept: text/event-stream (RFC-0009 section 3)",
@@ -62,24 +63,23 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const AgentTok
     return ex->respond(std::move(r));
   }
   auto& pass = std::get<GatePass>(decision);
-  const FleetTool tool = *pass.tool;  // the snapshot is not kept past this request
-  if (is_metrics_stream(tool)) return open_stream(ex, agent, tool, pass.arguments_json);
-  run_unary(ex, agent, tool, std::move(pass));
+  if (is_metrics_stream(*pass.tool)) return open_stream(ex, agent, *pass.tool, pass.arguments_json);
+  // The call holds on to the snapshot its tool points into rather than copying the tool: a
+  // snapshot shares all but what changed with the next one (fleet_view.h), so this keeps little.
+  auto tool = std::shared_ptr<const FleetTool>(fleet, pass.tool);
+  run_unary(ex, caller, std::move(tool), std::move(pass));
 }
 
-void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const FleetTool& tool,
-                                GatePass pass) {
-  CallSpec spec{agent.sub, agent.tenant, tool.name.dotted(), std::move(pass.arguments_json),
-                gateway_deadline(tool.constraints)};
+void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
+                                std::shared_ptr<const FleetTool> tool, GatePass pass) {
+  CallSpec spec{agent->sub, agent->tenant, tool->name.dotted(), std::move(pass.arguments_json),
+                gateway_deadline(tool->constraints)};
   const int64_t started = s_.steady_ms();
-  auto slot = std::move(pass.slot);
-  // Init-captures: a plain [agent, tool] of these const references would make const members, which
-  // every move of the callback copies again.
   PendingCall::start(s_.fleet, ex->scheduler(), std::move(spec),
-                     [this, ex, agent = agent, tool = tool, started, slot](CallOutcome outcome) {
+                     [this, ex, agent, tool = std::move(tool), started, slot = std::move(pass.slot)](CallOutcome outcome) {
     if (slot) slot->release();
-    s_.log.finished(kVia, agent, tool, outcome, s_.steady_ms() - started);
-    ex->respond(outcome.ok ? HttpReply::json(200, outcome.result_json) : envelope_reply(outcome.error));
+    s_.log.finished(kVia, *agent, *tool, outcome, s_.steady_ms() - started);
+    ex->respond(outcome.ok ? HttpReply::json(200, std::move(outcome.result_json)) : envelope_reply(outcome.error));
   });
 }
 

@@ -16,11 +16,12 @@ namespace fleetmcp::http {
 class Rfc0009Endpoint {
  public:
   explicit Rfc0009Endpoint(FrontServices& services) : s_(services) {}
-  void handle(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent);
+  void handle(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent);
 
  private:
-  void run_unary(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const FleetTool& tool,
-                 GatePass pass);
+  // `tool` keeps the snapshot it points into alive until the call has been audited.
+  void run_unary(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent,
+                 std::shared_ptr<const FleetTool> tool, GatePass pass);
   void open_stream(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const FleetTool& tool,
                    const std::string& arguments_json);
 

@@ -1,5 +1,7 @@
 #include "broker_plugin/http/tool_result.h"
 
+#include "broker_plugin/http/jsonrpc.h"
+
 namespace fleetmcp::http {
 namespace {
 
@@ -49,6 +51,29 @@ json::Document tool_success(std::string_view result_json, McpRevision revision) 
   d.SetObject();
   fill_success(d, structured, result_json, revision);
   return d;
+}
+
+std::string rpc_tool_success(const json::Value& id, std::string_view result_json, McpRevision revision) {
+  if (result_json.find("\"preview\"") != std::string_view::npos) return rpc_result(id, tool_success(result_json, revision));
+  return rpc_result_written(id, [&](RpcWriter& w) {
+    w.StartObject();  // fill_success's members, in its order
+    w.Key("content");
+    w.StartArray();
+    w.StartObject();
+    w.Key("type");
+    w.String("text");
+    w.Key("text");
+    w.String(result_json.data(), static_cast<rapidjson::SizeType>(result_json.size()));
+    w.EndObject();
+    w.EndArray();
+    if (has_structured_output(revision)) {
+      w.Key("structuredContent");
+      w.RawValue(result_json.data(), result_json.size(), rapidjson::kObjectType);
+    }
+    w.Key("isError");
+    w.Bool(false);
+    w.EndObject();
+  });
 }
 
 json::Document tool_success(const json::Value& structured, std::string_view text, McpRevision revision) {

@@ -140,6 +140,12 @@ TEST(MediaType, AcceptAndContentType) {
   EXPECT_TRUE(names("Text/Event-Stream", "text/event-stream"));
   EXPECT_FALSE(names("*/*", "text/event-stream"));
   EXPECT_TRUE(is_json_content_type("application/json; charset=utf-8"));
+  // Compared case-insensitively as written, without lowercased copies.
+  EXPECT_TRUE(is_json_content_type(" Application/JSON "));
+  EXPECT_TRUE(accepts("TEXT/*", "text/event-stream"));
+  EXPECT_FALSE(accepts("Text/Event-Stream; Q=0.0", "text/event-stream"));
+  EXPECT_TRUE(ascii_iequals("Mcp-Session-Id", "mcp-session-id"));
+  EXPECT_FALSE(ascii_iequals("Mcp-Session-Id", "mcp-session-ix"));
   EXPECT_FALSE(is_json_content_type("application/jsonx"));
 }
 
@@ -189,6 +195,19 @@ TEST(ToolResult, AnImagePreviewIsAlsoImageContent) {
   EXPECT_STREQ(r["content"][1]["data"].GetString(), "/9j/4AAQ");
   EXPECT_STREQ(r["content"][1]["mimeType"].GetString(), "image/jpeg");
   EXPECT_EQ(tool_success(R"({"message":"x"})", kLatestRevision)["content"].Size(), 1u);
+}
+
+TEST(ToolResult, TheAnswerWrittenWithoutParsingIsTheSameBytes) {
+  const json::Document id = json::parse_strict(R"("req-\u00e9\"1")");
+  // As the core hands results over: json::to_string of what it parsed.
+  for (const char* written : {R"({"message":"a \"quoted\" \\ line\nnext \u0001 caf\u00e9 \ud83d\ude00"})",
+                              R"({"n":-0.0,"big":18446744073709551615,"x":1e300,"y":0.1,"z":[1,2.5,{"k":null}],"t":true})",
+                              R"({"preview":{"mime_type":"image/png","data_base64":"iVBO"},"file_path":"/x"})", "{}"}) {
+    const std::string result = json::to_string(json::parse_strict(written));
+    for (const McpRevision revision : {McpRevision::k2025_03_26, McpRevision::k2025_06_18, kLatestRevision}) {
+      EXPECT_EQ(rpc_tool_success(id, result, revision), rpc_result(id, tool_success(result, revision))) << result;
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "broker_plugin/http/plugin_view/plugin_fleet_view.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "broker_plugin/principal.h"
@@ -206,7 +207,11 @@ FleetStats PluginFleetView::stats() const {
 
 bool PluginFleetView::token_revoked(std::string_view jti) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return revoked_ && revoked_->contains(lowercase(jti));
+  if (!revoked_) return false;
+  // The list holds lowercase ids. A jti fleetctl issued already is one (a ULID): no copy for it.
+  const bool has_upper = std::any_of(jti.begin(), jti.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (has_upper) return revoked_->contains(lowercase(jti));
+  return revoked_->contains(jti);
 }
 
 }  // namespace fleetmcp::http
