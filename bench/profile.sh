@@ -327,7 +327,7 @@ profile_calls() {
     [ "$mode" != mqtt-tls ] || continue
     echo "== $mode: top $TOP functions by inclusive instructions per call (the ${PROFILE_SECONDS} s run; template arguments cut)"
     callgrind_annotate --inclusive=yes "$T/callgrind.$mode.${PROFILE_SECONDS}s" 2>/dev/null |
-      per_call_names "${calls_in_long_run[$mode]}" | head -n "$TOP"
+      per_call_names "${calls_in_long_run[$mode]}" | head -n "$TOP" || true  # head closes the pipe early
   done
   echo "(with --keep: callgrind_annotate [--inclusive=yes] [--tree=calling] $T/callgrind.<mode>.<seconds>s for each run)"
 }
