@@ -21,6 +21,7 @@
 
 #include "broker_plugin/recent_ids.h"
 #include "common/error.h"
+#include "common/string_map.h"
 
 namespace fleetmcp::plugin {
 
@@ -106,12 +107,7 @@ class CallTable {
   std::vector<CallRequest> inbox_;
   std::function<void()> wake_;
 
-  // Looked up by string_view (an ack's in_reply_to) without making a std::string of it.
-  struct IdHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
-  };
-  std::unordered_map<std::string, PendingCall, IdHash, std::equal_to<>> pending_;  // by msg_id
+  StringMap<PendingCall> pending_;  // by msg_id, looked up by an ack's in_reply_to as it is
   // (deadline, msg_id) of every pending call, the id a view of the PendingCall's own msg_id: a
   // map's value stays where it is until erased, and an entry here is erased first.
   std::set<std::pair<int64_t, std::string_view>> deadlines_;

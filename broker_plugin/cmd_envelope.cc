@@ -1,7 +1,5 @@
 #include "broker_plugin/cmd_envelope.h"
 
-#include <charconv>
-
 namespace fleetmcp::plugin {
 namespace {
 
@@ -16,12 +14,6 @@ ErrorEnvelope templated_device_error(const json::Value& error) {
   return envelope;
 }
 
-void append_integer(std::string& out, int64_t n) {
-  char digits[24];
-  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
-  out.append(digits, end);
-}
-
 }  // namespace
 
 std::string cmd_envelope(std::string_view msg_id, int64_t ts_ms, int64_t deadline_ms, std::string_view tool,
@@ -33,9 +25,9 @@ std::string cmd_envelope(std::string_view msg_id, int64_t ts_ms, int64_t deadlin
   cmd += R"({"type":"cmd","msg_id":)";
   json::append_string(cmd, msg_id);
   cmd += R"(,"ts_ms":)";
-  append_integer(cmd, ts_ms);
+  json::append_integer(cmd, ts_ms);
   cmd += R"(,"deadline_ms":)";
-  append_integer(cmd, deadline_ms);
+  json::append_integer(cmd, deadline_ms);
   cmd += R"(,"payload":{"tool":)";
   json::append_string(cmd, tool);
   cmd += R"(,"arguments":)";

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "broker_plugin/manifest_summary.h"
+#include "common/string_map.h"
 #include "common/x509.h"
 
 namespace fleetmcp::plugin {
@@ -74,13 +75,9 @@ class NodeRegistry {
   std::vector<NodeRecord*> take_expired(int64_t now_ms);
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, NodeRecord, Hash, std::equal_to<>> nodes_;
+  StringMap<NodeRecord> nodes_;
   std::set<std::pair<int64_t, std::string>> expiry_;  // (expires_at_ms, node_id)
-  std::unordered_map<std::string, int64_t, Hash, std::equal_to<>> scheduled_;
+  StringMap<int64_t> scheduled_;
 };
 
 }  // namespace fleetmcp::plugin

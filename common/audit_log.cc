@@ -1,48 +1,34 @@
 #include "common/audit_log.h"
 
-#include <array>
-#include <charconv>
+#include <algorithm>
 
 #include "common/error.h"
+#include "common/json.h"
 
 namespace fleetmcp {
 namespace {
 
 constexpr size_t kMaxField = 256;
 
-void append_int(std::string& out, int64_t value) {
-  char digits[24];
-  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-  out.append(digits, end);
+bool printable_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return c >= 0x20 && c <= 0x7E;
+  });
 }
 
-// Bytes written into a JSON string as they are: printable ASCII but '"' and '\\'.
-constexpr auto kPlain = [] {
-  std::array<bool, 256> plain{};
-  for (int c = 0x20; c <= 0x7E; ++c) plain[c] = c != '"' && c != '\\';
-  return plain;
-}();
-
-// `,"key":"value"` (`lead` is `,"key":"`), or nothing for an empty value. Every value is clamped
-// to its first kMaxField bytes of printable ASCII (anything else becomes '?', as ascii_clamp
-// does), whatever a client sent as its client id; of those only '"' and '\\' need escaping. The
-// same bytes RapidJSON's Writer produced, without its buffers (a line is written on every call).
+// `,"key":value` (`lead` is `,"key":`), or nothing for an empty value. Every value is clamped to
+// its first kMaxField bytes of printable ASCII, whatever a client sent as its client id. Most
+// already are (ids, names, codes): those are written as they are, without a copy.
 void field(std::string& out, std::string_view lead, std::string_view value) {
   if (value.empty()) return;
   out.append(lead);
-  value = value.substr(0, kMaxField);
-  size_t plain = 0;  // value[plain, i) is appended as it is, in one piece
-  for (size_t i = 0; i < value.size(); ++i) {
-    const auto c = static_cast<unsigned char>(value[i]);
-    if (kPlain[c]) continue;
-    out.append(value.data() + plain, i - plain);
-    const bool printable = c >= 0x20 && c <= 0x7E;
-    if (printable) out.push_back('\\');
-    out.push_back(printable ? value[i] : '?');
-    plain = i + 1;
+  const std::string_view head = value.substr(0, kMaxField);
+  if (printable_ascii(head)) {
+    json::append_string(out, head);
+  } else {
+    json::append_string(out, ascii_clamp(value, kMaxField));
   }
-  out.append(value.data() + plain, value.size() - plain);
-  out.push_back('"');
 }
 
 }  // namespace
@@ -81,19 +67,19 @@ std::string AuditLog::format(const AuditRecord& r, int64_t now_ms) {
   std::string out;
   out.reserve(256);  // a call's line is ~200 bytes: one allocation
   out.append("{\"ts_ms\":");
-  append_int(out, now_ms);
-  field(out, ",\"via\":\"", r.via);
-  field(out, ",\"caller\":\"", r.caller);
-  field(out, ",\"tenant\":\"", r.tenant);
-  field(out, ",\"topic\":\"", r.topic);
-  field(out, ",\"tool\":\"", r.tool);
-  field(out, ",\"node_id\":\"", r.node_id);
-  field(out, ",\"decision\":\"", r.decision);
-  field(out, ",\"code\":\"", r.code);
-  field(out, ",\"reason\":\"", r.reason);
+  json::append_integer(out, now_ms);
+  field(out, ",\"via\":", r.via);
+  field(out, ",\"caller\":", r.caller);
+  field(out, ",\"tenant\":", r.tenant);
+  field(out, ",\"topic\":", r.topic);
+  field(out, ",\"tool\":", r.tool);
+  field(out, ",\"node_id\":", r.node_id);
+  field(out, ",\"decision\":", r.decision);
+  field(out, ",\"code\":", r.code);
+  field(out, ",\"reason\":", r.reason);
   if (r.latency_ms) {
     out.append(",\"latency_ms\":");
-    append_int(out, *r.latency_ms);
+    json::append_integer(out, *r.latency_ms);
   }
   out.push_back('}');
   return out;

@@ -19,12 +19,6 @@ using Member = json::Value::Member;
 // beyond that the shortest round-trip digits may be fewer than the integer's own digits.
 constexpr int64_t kMaxExactInteger = int64_t{1} << 53;
 
-void append_integer(int64_t i, std::string& out) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, i);
-  out.append(buf, r.ptr);
-}
-
 // Byte -> what the RFC 8785 §3.2.2.2 string serialisation writes for it: 0 means verbatim,
 // a letter means "\<letter>", 'u' means "\u00XX".
 constexpr std::array<char, 256> make_escape_table() {
@@ -135,7 +129,7 @@ class Writer {
     } else if (v.IsInt64()) {
       const int64_t i = v.GetInt64();
       if (i >= -kMaxExactInteger && i <= kMaxExactInteger) {
-        append_integer(i, out_);
+        json::append_integer(out_, i);
       } else {
         format_number(static_cast<double>(i), out_);
       }
@@ -192,7 +186,7 @@ void format_number(double x, std::string& out) {
   if (std::fabs(x) <= static_cast<double>(kMaxExactInteger)) {
     const auto i = static_cast<int64_t>(x);
     if (static_cast<double>(i) == x) {
-      append_integer(i, out);
+      json::append_integer(out, i);
       return;
     }
   }

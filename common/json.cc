@@ -5,13 +5,13 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <clocale>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <limits>
 #include <locale.h>
 #include <new>
@@ -290,6 +290,12 @@ std::string to_string(const Value& value) {
     buf.ShrinkToFit();
   }
   return text;
+}
+
+void append_integer(std::string& out, int64_t n) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, n).ptr;
+  out.append(digits, end);
 }
 
 void append_string(std::string& out, std::string_view text) {

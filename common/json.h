@@ -62,6 +62,8 @@ std::string to_string(const Value& value);
 // writes it (\" \\ \b \f \n \r \t, \u00XX for other control characters, every other byte as it
 // is), for messages built by appending to one reserved std::string.
 void append_string(std::string& out, std::string_view text);
+// Appends `n` in decimal, as RapidJSON's Writer (and RFC 8785 for integers) write it.
+void append_integer(std::string& out, int64_t n);
 
 // Small typed accessors for code that reads validated documents. They return nullopt/nullptr
 // when the member is missing or of another type; they never throw.

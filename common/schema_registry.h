@@ -14,6 +14,7 @@
 #include "common/json.h"
 #include "common/kinds.h"
 #include "common/semver.h"
+#include "common/string_map.h"
 
 namespace fleetmcp {
 
@@ -61,11 +62,8 @@ class SchemaRegistry {
   SchemaRegistry();
   struct Compiled;  // valijson schemas, parsed once at load
   std::map<std::string, SchemaDocument, std::less<>> docs_;  // by full id
-  struct IdHash {  // looked up by string_view, hashed rather than compared along the shared prefix
-    using is_transparent = void;
-    size_t operator()(std::string_view id) const { return std::hash<std::string_view>{}(id); }
-  };
-  std::unordered_map<std::string, std::unique_ptr<Compiled>, IdHash, std::equal_to<>> compiled_;  // by full id
+  // By full id, hashed rather than compared along the ids' shared prefix.
+  StringMap<std::unique_ptr<Compiled>> compiled_;
   KindRegistry kinds_;
 };
 

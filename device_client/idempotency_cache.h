@@ -13,6 +13,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "common/string_map.h"
+
 namespace fleetmcp::device {
 
 class IdempotencyCache {
@@ -44,17 +46,12 @@ class IdempotencyCache {
     int64_t stored_at_ms = 0;
     std::string ack;
   };
-  // Looks a msg_id up without first copying it into a std::string (C++20 heterogeneous lookup).
-  struct KeyHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
-  };
   void evict(int64_t now_ms);
 
   const size_t max_entries_;
   const int64_t ttl_ms_;
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, Entry, KeyHash, std::equal_to<>> entries_;
+  StringMap<Entry> entries_;  // by msg_id, looked up without a copy
   std::deque<std::pair<int64_t, std::string>> order_;  // (stored_at_ms, msg_id), oldest first
 };
 

@@ -18,6 +18,7 @@
 
 #include "broker_plugin/http/fleet_view.h"
 #include "common/agent_token.h"
+#include "common/string_map.h"
 
 namespace fleetmcp::http {
 
@@ -44,11 +45,7 @@ class BearerAuth {
   const FleetView& fleet_;
   mutable std::mutex mutex_;  // io threads authenticate concurrently
   // Looked up by the header's bytes as they are (no copy of a ~400-byte token per request).
-  struct TokenHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view token) const { return std::hash<std::string_view>{}(token); }
-  };
-  mutable std::unordered_map<std::string, SharedAgentToken, TokenHash, std::equal_to<>> remembered_;
+  mutable StringMap<SharedAgentToken> remembered_;
 };
 
 }  // namespace fleetmcp::http

@@ -2,8 +2,9 @@
 // connection), one strand per connection. Each io thread runs an io_context of its own and a
 // connection lives on one of them (round robin): a request is read, handled and answered by one
 // thread, with no hand-off to another (with one io_context run by several threads, every socket
-// event woke a second thread: ~5 context switches and ~12 system calls more per tools/call). Listens on one address; every request becomes an
-// Exchange for the handler; TLS when plugin_opt_http_tls_cert/key are set (tls_context.h).
+// event woke a second thread: ~5 context switches and ~12 system calls more per tools/call).
+// Listens on one address; every request becomes an Exchange for the handler; TLS when
+// plugin_opt_http_tls_cert/key are set (tls_context.h).
 #pragma once
 
 #include <boost/asio/io_context.hpp>

@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <limits>
 #include <string>
 
 namespace fleetmcp {
@@ -156,6 +157,18 @@ TEST(JsonAppendString, WritesEveryByteAsRapidJsonsWriterDoes) {
     std::string out;
     json::append_string(out, text);
     EXPECT_EQ(out, writer_string(text));
+  }
+}
+
+TEST(JsonAppendInteger, WritesDecimalAsRapidJsonsWriterDoes) {
+  for (const int64_t n : {int64_t{0}, int64_t{-1}, int64_t{1763800000000}, std::numeric_limits<int64_t>::min(),
+                          std::numeric_limits<int64_t>::max()}) {
+    rapidjson::StringBuffer buf;
+    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+    w.Int64(n);
+    std::string out = "x";
+    json::append_integer(out, n);
+    EXPECT_EQ(out, "x" + std::string(buf.GetString(), buf.GetSize())) << n;
   }
 }
 
