@@ -28,14 +28,20 @@
 #                                                      [--streams M] [--stream-seconds S]
 #                                                      [--target-rate R] [--quick] [--hold]
 #                                                      [--broker-line LINE]... [--no-front-only]
+#                                                      [--fleet-procs K]
 #   --quick: 5 s per measurement, 200 streams for 10 s (a smoke run of the script)
 #   --hold:  set up, print the ports, pid and token, and wait (for profiling by hand)
 #   --broker-line LINE: an extra mosquitto.conf line, e.g. "plugin_opt_http_threads 1" (repeatable)
 #   --no-front-only: skip section 4
+#   --fleet-procs K: run the simulated fleet as K fleetmcp-device --simulate processes over disjoint
+#            node sets (default 1). A real node is a process of its own; one process simulating
+#            hundreds spends CPU per call that grows with its node count (Paho C's threads look at
+#            every node's socket on each wake-up), and that CPU shares the cores with the broker.
+#            "fleet us/call" is the sum over the K processes.
 #   HTTP_BENCH_JSON=FILE also writes every result as one JSON line to FILE.
 . "$(dirname "$0")/../tests/integration/lib.sh"
 
-FRONT_ONLY=1 EXTRA_LINES=() HOLD= NODES=100 RATE=500 SECONDS_EACH=20 STREAMS=1000 STREAM_SECONDS=30 TARGET_RATE=5000
+FRONT_ONLY=1 EXTRA_LINES=() HOLD= FLEET_PROCS=1 NODES=100 RATE=500 SECONDS_EACH=20 STREAMS=1000 STREAM_SECONDS=30 TARGET_RATE=5000
 while [ $# -gt 0 ]; do
   case $1 in
     --nodes) NODES=$2; shift 2 ;;
@@ -48,6 +54,7 @@ while [ $# -gt 0 ]; do
     --hold) HOLD=1; shift ;;
     --broker-line) EXTRA_LINES+=("$2"); shift 2 ;;
     --no-front-only) FRONT_ONLY=; shift ;;
+    --fleet-procs) FLEET_PROCS=$2; shift 2 ;;
     --help|-h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -89,7 +96,23 @@ for conf in "$T"/pki/nodes/*/device.conf; do
     -e 's/^capability.metrics = .*/capability.metrics = system.metrics rate_limit_rps=100 max_concurrency=2 deadline_ms_default=2000/' \
     "$conf"
 done
-device_start fleet-bench --simulate "$NODES" --bundle-dir "$T/pki" --log-level warn
+# fleet_start_procs K: the nodes of $T/pki/nodes split over K processes (bundle directories of
+# symbolic links), their pids in FLEET_PIDS.
+fleet_start_procs() {
+  local k=$1 i n dirs per
+  mapfile -t dirs < <(ls -d "$T"/pki/nodes/*/)
+  per=$(((${#dirs[@]} + k - 1) / k))
+  FLEET_PIDS=()
+  for ((i = 0; i < k; i++)); do
+    [ $((i * per)) -lt ${#dirs[@]} ] || break
+    mkdir -p "$T/fleet$i/nodes"
+    for d in "${dirs[@]:i*per:per}"; do ln -s "$d" "$T/fleet$i/nodes/$(basename "$d")"; done
+    n=$(find "$T/fleet$i/nodes" -mindepth 1 -maxdepth 1 | wc -l)
+    device_start "fleet-bench$i" --simulate "$n" --bundle-dir "$T/fleet$i" --log-level warn
+    FLEET_PIDS+=("$DEVICE_PID")
+  done
+}
+fleet_start_procs "$FLEET_PROCS"
 e2e_wait_online "$NODES" 60
 reverified() { [ "$(verified)" -ge $((before + NODES)) ]; }
 wait_until 60 reverified || fail "the re-announced manifests were not all verified"
@@ -99,15 +122,17 @@ printf "%s\n" "${E2E_NODES[@]}" >"$T/nodes.txt"
 # fleet's bundle directory.
 bench_node=$(device_enroll 1 "$PORT_TLS")
 mv "$T/pki/nodes/$bench_node" "$T/bench-responder"
-echo "broker pid $BROKER_PID, HTTP front $E2E_BASE, fleet pid $DEVICE_PID"
+echo "broker pid $BROKER_PID, HTTP front $E2E_BASE, fleet pid(s) ${FLEET_PIDS[*]} (${#FLEET_PIDS[@]} process(es))"
 
 if [ -n "$HOLD" ]; then
   echo "holding (Ctrl-C ends): $LOAD rate --port $HTTP_PORT --token $E2E_TOKEN --nodes $T/nodes.txt --rate $RATE"
-  echo "  MQTT plain port $PORT_PLAIN (agent-e2e, same token), broker pid $BROKER_PID, fleet pid $DEVICE_PID"
+  echo "  MQTT plain port $PORT_PLAIN (agent-e2e, same token), broker pid $BROKER_PID, fleet pid(s) ${FLEET_PIDS[*]}"
   while :; do sleep 60; done
 fi
 
-watch=(--watch "broker=$BROKER_PID,fleet=$DEVICE_PID")
+fleet_watch=
+for i in "${!FLEET_PIDS[@]}"; do fleet_watch+=",fleet$i=${FLEET_PIDS[$i]}"; done
+watch=(--watch "broker=$BROKER_PID$fleet_watch")
 common=(--port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json)
 mqtt=(--port "$PORT_PLAIN" --username agent-e2e --password "$E2E_TOKEN" --topics "$NODES" --json "${watch[@]}")
 mqtt_tls=("${mqtt[@]}" --tls-port "$PORT_TLS" --ca "$T/pki/ca.crt" --responder-bundle "$T/bench-responder")
@@ -188,7 +213,7 @@ echo "== figures (ratios against raw MQTT in the same run, on the plain listener
 echo "   responder on the mTLS device listener (tls): p50 latency HTTP / MQTT, rate HTTP / MQTT,"
 echo "   broker CPU per call HTTP / MQTT (tls only: the like-for-like one);"
 echo "   server us/call: CPU of the broker process (of fleetmcp-http-testhost for front-only rows) per call;"
-echo "   fleet us/call: CPU of fleetmcp-device --simulate per call)"
+echo "   fleet us/call: CPU of the fleetmcp-device --simulate process(es) per call, $FLEET_PROCS process(es))"
 jq -rs '
   def f: if . == null then "-" else (. * 1000 | round / 1000 | tostring) end;
   def r: if . == null then "-" else (. * 100 | round / 100 | tostring) + "x" end;
@@ -210,7 +235,8 @@ jq -rs '
         (if $t == null or .cpu_us_per_call.broker == null or ($t.cpu_us_per_call.broker // 0) <= 0 then "-"
          else (.cpu_us_per_call.broker / $t.cpu_us_per_call.broker | r) end),
         (.cpu_us_per_call.broker // .cpu_us_per_call.front // null | if . == null then "-" else round | tostring end),
-        (.cpu_us_per_call.fleet // null | if . == null then "-" else round | tostring end)])
+        ([.cpu_us_per_call // {} | to_entries[] | select(.key | startswith("fleet")) | .value]
+         | if length == 0 then "-" else add | round | tostring end)])
   | @tsv' "$RESULTS" | column -t -s $'\t'
 echo
 # Echo's manifest limit (rate_limit_rps <= 50 per node, the schema's maximum) caps the fleet at
