@@ -107,6 +107,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
          o.max_commit_tokens_per_caller = count(k, v, 1, 10'000);
        }},
       {"http_audit_refusal_interval_ms", [](auto& o, auto& k, auto& v) { o.audit_refusal_interval = millis(k, v, 0, 3'600'000); }},
+      {"http_read_timeout_ms", [](auto& o, auto& k, auto& v) { o.read_timeout = millis(k, v, 100, 3'600'000); }},
       {"http_session_idle_ms", [](auto& o, auto& k, auto& v) { o.session_idle = millis(k, v, 1000, 86'400'000); }},
       {"http_sse_ping_ms", [](auto& o, auto& k, auto& v) { o.sse_ping = millis(k, v, 100, 3'600'000); }},
       {"http_sse_idle_timeout_ms", [](auto& o, auto& k, auto& v) { o.sse_idle_timeout = millis(k, v, 100, 3'600'000); }},

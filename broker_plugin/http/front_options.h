@@ -50,6 +50,9 @@ struct FrontOptions {
   size_t max_batch = 32;                 // messages in a 2025-03-26 JSON-RPC batch
   size_t max_commit_tokens_per_caller = 16;  // outstanding two-phase tokens; then its oldest goes
   std::chrono::milliseconds audit_refusal_interval{1000};  // one refusal line per key and interval
+  // A connection that sends no whole request (or TLS handshake) within it is closed: idle
+  // keep-alive and slow clients. A request being handled or a stream is never cut by it.
+  std::chrono::milliseconds read_timeout{60000};
 
   // RFC-0009 stream timers (options so the §9 fixtures run in seconds in tests).
   std::chrono::milliseconds sse_ping{25000};

@@ -110,12 +110,15 @@ HttpConnection::Transport transport(HttpConnection::Socket socket, const Connect
 
 HttpConnection::HttpConnection(Socket socket, std::shared_ptr<asio::io_context> io,
                                std::shared_ptr<const ConnectionSettings> settings)
-    : stream_(transport(std::move(socket), *settings)), io_(std::move(io)), settings_(std::move(settings)) {
+    : stream_(transport(std::move(socket), *settings)),
+      deadline_timer_(tcp().get_executor()),
+      io_(std::move(io)),
+      settings_(std::move(settings)) {
   scheduler_ = std::make_shared<AsioScheduler>(io_, tcp().get_executor());
 }
 
-HttpConnection::TcpStream& HttpConnection::tcp() {
-  return std::visit([](auto& s) -> TcpStream& { return beast::get_lowest_layer(s); }, stream_);
+HttpConnection::Socket& HttpConnection::tcp() {
+  return std::visit([](auto& s) -> Socket& { return beast::get_lowest_layer(s); }, stream_);
 }
 
 HttpConnection::Strand HttpConnection::scheduler_executor() { return tcp().get_executor(); }
@@ -129,7 +132,7 @@ void HttpConnection::start() {
 
 // The TLS handshake, under the same timeout as a request: a client that never completes it is cut.
 void HttpConnection::handshake() {
-  tcp().expires_after(settings_->read_timeout);
+  expire_after(settings_->read_timeout);
   std::get<TlsStream>(stream_).async_handshake(asio::ssl::stream_base::server,
                                                [self = shared_from_this()](beast::error_code ec) {
                                                  if (ec) return self->close();  // not TLS, or no common ground
@@ -151,7 +154,7 @@ void HttpConnection::read_request() {
   if (closed_ || shutting_down_) return close();
   parser_.emplace();
   parser_->body_limit(settings_->max_body_bytes);
-  tcp().expires_after(settings_->read_timeout);
+  expire_after(settings_->read_timeout);  // the whole request, headers and body, within it
   read_pending_ = true;
   // The headers first: a request the front refuses on them (no token) never has its body read.
   with_stream([&](auto& stream) {
@@ -192,7 +195,7 @@ void HttpConnection::on_request(beast::error_code ec) {
     return respond(envelope_reply(413, e), false);
   }
   if (ec) return close();  // end of stream, timeout, reset or a request Beast could not parse
-  tcp().expires_never();
+  expire_never();  // a request being handled (a long tool call) is not cut
   dispatch_request();
 }
 
@@ -242,7 +245,7 @@ void HttpConnection::close() {
   if (!tls_ready_ || writing_) return close_socket();
   if (!read_pending_) return shutdown_tls();
   beast::error_code ignored;
-  tcp().socket().cancel(ignored);  // the read's handler (read_done) goes on with the close
+  tcp().cancel(ignored);  // the read's handler (read_done) goes on with the close
 }
 
 void HttpConnection::read_done() {
@@ -252,15 +255,18 @@ void HttpConnection::read_done() {
 
 void HttpConnection::shutdown_tls() {
   if (std::exchange(tls_closing_, true)) return;
-  tcp().expires_after(std::chrono::seconds(1));
+  expire_after(std::chrono::seconds(1));
   std::get<TlsStream>(stream_).async_shutdown([self = shared_from_this()](beast::error_code) { self->close_socket(); });
 }
 
 void HttpConnection::close_socket() {
   beast::error_code ignored;
-  tcp().socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  tcp().socket().close(ignored);
+  tcp().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  tcp().close(ignored);
   ticket_.reset();  // the descriptor is free again
+  expire_never();
+  timer_at_ = Clock::time_point::max();
+  deadline_timer_.cancel();  // a closed connection leaves no wait in the io_context's timer queue
 }
 
 }  // namespace fleetmcp::http

@@ -15,7 +15,6 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/asio/ssl/context.hpp>
-#include <boost/beast/core/basic_stream.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/string_body.hpp>
@@ -42,7 +41,9 @@ struct ConnectionSettings {
   std::function<void(int status)> on_status;  // every response status, for /metrics
   std::function<void(std::string_view)> log;  // errors caught at this boundary
   size_t max_body_bytes = 4 << 20;
-  std::chrono::seconds read_timeout{60};      // idle keep-alive and slow requests
+  // Idle keep-alive, a slow request and the TLS handshake (plugin_opt_http_read_timeout_ms); never
+  // a request being handled nor a stream.
+  std::chrono::milliseconds read_timeout{60000};
   std::chrono::milliseconds close_grace{2000};  // how long a last frame may take before the cut
   std::shared_ptr<boost::asio::ssl::context> tls;  // null: plain HTTP
   // Looks at the start line and headers of a request with a body over 16 KiB (or chunked)
@@ -58,11 +59,13 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // type-erased executor allocate on every prefer/require, ~25 times per request
   // (bench/profile.sh calls --callgrind).
   using Strand = AsioScheduler::Strand;
+  // A plain socket, not Beast's basic_stream: the timeouts are the connection's own (connection_deadline.cc).
   using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Strand>;
-  using TcpStream = boost::beast::basic_stream<boost::asio::ip::tcp, Strand>;
-  using PlainStream = TcpStream;
-  using TlsStream = boost::beast::ssl_stream<TcpStream>;
+  using PlainStream = Socket;
+  using TlsStream = boost::beast::ssl_stream<Socket>;
   using Transport = std::variant<PlainStream, TlsStream>;
+  using Clock = std::chrono::steady_clock;
+  using DeadlineTimer = boost::asio::basic_waitable_timer<Clock, boost::asio::wait_traits<Clock>, Strand>;
 
   HttpConnection(Socket socket, std::shared_ptr<boost::asio::io_context> io,
                  std::shared_ptr<const ConnectionSettings> settings);
@@ -106,8 +109,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void arm_monitor();
   uint64_t unacked_bytes();
 
-  // The TCP connection under either transport: timeouts, the socket, the strand.
-  TcpStream& tcp();
+  // The TCP socket under either transport (its executor is the strand).
+  Socket& tcp();
   // Runs f(stream) on whichever transport this connection has (Beast's operations are templates).
   template <typename F>
   void with_stream(F&& f) {
@@ -118,7 +121,16 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void shutdown_tls();    // close_notify, bounded, then close_socket()
   void close_socket();
 
+  // Timeouts (connection_deadline.cc): a stored deadline that one timer checks now and then.
+  void expire_after(std::chrono::milliseconds timeout);
+  void expire_never() { deadline_ = Clock::time_point::max(); }
+  void wait_for_deadline();
+  void on_deadline_timer();
+
   Transport stream_;
+  DeadlineTimer deadline_timer_;
+  Clock::time_point deadline_ = Clock::time_point::max();   // max: nothing is timed
+  Clock::time_point timer_at_ = Clock::time_point::max();   // when the timer's wait ends; max: none
   std::unique_ptr<ConnectionLimit::Ticket> ticket_;
   std::shared_ptr<boost::asio::io_context> io_;
   std::shared_ptr<AsioScheduler> scheduler_;

@@ -49,6 +49,7 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
     server_ios.push_back(ios_.back());
   }
   settings_->max_body_bytes = options.max_body_bytes;
+  settings_->read_timeout = options.read_timeout;
   settings_->connections =
       std::make_shared<ConnectionLimit>(options.max_connections, options.max_connections_per_address);
   warn_about_descriptor_limit(options, log_);

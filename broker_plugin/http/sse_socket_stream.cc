@@ -82,7 +82,7 @@ void HttpConnection::stream_on_end(std::function<void(StreamEnd)> handler) {
 
 uint64_t HttpConnection::unacked_bytes() {
   int pending = 0;
-  if (::ioctl(tcp().socket().native_handle(), SIOCOUTQ, &pending) != 0 || pending < 0) return 0;
+  if (::ioctl(tcp().native_handle(), SIOCOUTQ, &pending) != 0 || pending < 0) return 0;
   return static_cast<uint64_t>(pending);
 }
 

@@ -168,6 +168,10 @@ TEST(FrontOptions, ParsesHttpKeysAndNamesTheBadOne) {
   EXPECT_EQ(o.tool_names, ToolNameStyle::kDashed);
   EXPECT_EQ(o.sse_idle_timeout, milliseconds(1500));
   EXPECT_EQ(resource_url(o, 4321), "http://[::1]:4321/mcp");
+  EXPECT_EQ(o.read_timeout, milliseconds(60000));  // the default
+  EXPECT_EQ(parse_front_options({{"http_read_timeout_ms", "1500"}}).read_timeout, milliseconds(1500));
+  EXPECT_THROW(parse_front_options({{"http_read_timeout_ms", "99"}}), Error);  // below 100 ms
+  EXPECT_THROW(parse_front_options({{"http_read_timeout_ms", "1s"}}), Error);
   try {
     parse_front_options({{"http_page_size", "0"}});
     FAIL();
