@@ -10,22 +10,26 @@ namespace {
 
 constexpr size_t kMaxField = 256;
 
-bool printable_ascii(std::string_view s) {
+// Printable ASCII without '"' or '\\': written between quotes as it is, with nothing to escape.
+bool plain_ascii(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](char ch) {
     const auto c = static_cast<unsigned char>(ch);
-    return c >= 0x20 && c <= 0x7E;
+    return c >= 0x20 && c <= 0x7E && c != '"' && c != '\\';
   });
 }
 
 // `,"key":value` (`lead` is `,"key":`), or nothing for an empty value. Every value is clamped to
 // its first kMaxField bytes of printable ASCII, whatever a client sent as its client id. Most
-// already are (ids, names, codes): those are written as they are, without a copy.
+// are plain already (ids, names, codes): those are copied between quotes in one pass, without
+// the escaper and without a copy of the value.
 void field(std::string& out, std::string_view lead, std::string_view value) {
   if (value.empty()) return;
   out.append(lead);
   const std::string_view head = value.substr(0, kMaxField);
-  if (printable_ascii(head)) {
-    json::append_string(out, head);
+  if (plain_ascii(head)) {
+    out.push_back('"');
+    out.append(head);
+    out.push_back('"');
   } else {
     json::append_string(out, ascii_clamp(value, kMaxField));
   }

@@ -298,19 +298,43 @@ void append_integer(std::string& out, int64_t n) {
   out.append(digits, end);
 }
 
+namespace {
+
+// JSON escapes control characters, '"' and '\\'; every other byte is written as it is.
+constexpr auto kEscaped = [] {
+  std::array<bool, 256> escaped{};
+  for (unsigned c = 0; c < 0x20; ++c) escaped[c] = true;
+  escaped['"'] = escaped['\\'] = true;
+  return escaped;
+}();
+
+// The index of the first byte from `i` on that JSON escapes, or text.size(). Most text has none
+// (results, ids, names), so it is scanned eight bytes at a time: (w - n*ones) & ~w & highs is
+// non-zero exactly when some byte of w is below n (the bit trick of "Bit Twiddling Hacks",
+// haszero/hasless), and a byte equal to '"' or '\\' is a zero byte after the xor. A word with a
+// hit is then scanned byte by byte, which finds the first one whatever the byte order.
+size_t next_escaped(std::string_view text, size_t i) {
+  constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    const uint64_t below_space = w - kOnes * 0x20;
+    const uint64_t quote = (w ^ (kOnes * '"')) - kOnes;
+    const uint64_t backslash = (w ^ (kOnes * '\\')) - kOnes;
+    if (((below_space | quote | backslash) & ~w & kHighs) != 0) break;  // xor keeps each high bit
+  }
+  while (i < text.size() && !kEscaped[static_cast<unsigned char>(text[i])]) ++i;
+  return i;
+}
+
+}  // namespace
+
 void append_string(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  static constexpr auto kEscaped = [] {  // control characters, '"' and '\\'
-    std::array<bool, 256> escaped{};
-    for (unsigned c = 0; c < 0x20; ++c) escaped[c] = true;
-    escaped['"'] = escaped['\\'] = true;
-    return escaped;
-  }();
   out += '"';
   size_t plain = 0;  // start of the bytes not yet appended, which need no escape
-  for (size_t i = 0; i < text.size(); ++i) {
+  for (size_t i = next_escaped(text, 0); i < text.size(); i = next_escaped(text, plain)) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (!kEscaped[c]) continue;
     out.append(text, plain, i - plain);
     plain = i + 1;
     out += '\\';

@@ -40,21 +40,19 @@ RpcMessage classify(const json::Value& m) {
 
 std::string id_key(const json::Value& id) { return json::to_string(id); }
 
-std::string rpc_result(const json::Value& id, const json::Value& result) {
-  return rpc_result_written(id, [&result](RpcWriter& w) { result.Accept(w); });
-}
+std::string rpc_result(const json::Value& id, const json::Value& result) { return rpc_result(id_key(id), result); }
 
-std::string rpc_result_written(const json::Value& id, const std::function<void(RpcWriter&)>& write_result) {
+std::string rpc_result(std::string_view id_json, const json::Value& result) {
   // Written straight out: no document holding copies of the id and the (possibly large) result.
   rapidjson::StringBuffer buf;
-  RpcWriter w(buf);
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
   w.Key("jsonrpc");
   w.String("2.0");
   w.Key("id");
-  id.Accept(w);
+  w.RawValue(id_json.data(), id_json.size(), rapidjson::kStringType);  // the id as the Writer wrote it
   w.Key("result");
-  write_result(w);
+  result.Accept(w);
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
 }

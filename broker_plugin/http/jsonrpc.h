@@ -2,13 +2,9 @@
 // (with the RFC-0001 envelope in error.data, docs/protocol.md D12/§9) and notifications.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "common/error.h"
 #include "common/json.h"
@@ -43,9 +39,8 @@ RpcMessage classify(const json::Value& message);
 std::string id_key(const json::Value& id);
 
 std::string rpc_result(const json::Value& id, const json::Value& result);
-// The same response with its result written by `write_result` (one value) straight into the text.
-using RpcWriter = rapidjson::Writer<rapidjson::StringBuffer>;
-std::string rpc_result_written(const json::Value& id, const std::function<void(RpcWriter&)>& write_result);
+// The same response for the id given as id_key's text of it (what a pending call keeps).
+std::string rpc_result(std::string_view id_json, const json::Value& result);
 // id null -> "id":null (errors about a message whose id is unknown).
 std::string rpc_error(const json::Value* id, int code, std::string_view message,
                       const ErrorEnvelope* envelope = nullptr, const json::Value* extra_data = nullptr);

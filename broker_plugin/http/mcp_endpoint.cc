@@ -72,15 +72,13 @@ void McpEndpoint::post(const std::shared_ptr<Exchange>& ex, const SharedAgentTok
   } catch (const Error& e) {
     return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kParseError, "Parse error", &e.envelope())));
   }
-  if (body.IsObject()) {
-    const RpcMessage m = classify(body);
-    if (m.kind == RpcKind::kRequest && m.method == "initialize") return initialize(ex, *agent, m);
-  }
+  const RpcMessage m = classify(body);  // kInvalid for a batch (an array) too
+  if (m.kind == RpcKind::kRequest && m.method == "initialize") return initialize(ex, *agent, m);
   const auto session = session_for(*ex, *agent);
   if (!session) return;
   session->touch(s_.wall_ms());
   if (body.IsArray()) return batch(ex, agent, session, body);
-  single(ex, agent, session, body);
+  single(ex, agent, session, body, m);
 }
 
 void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const RpcMessage& m) {
@@ -122,8 +120,7 @@ std::shared_ptr<McpSession> McpEndpoint::session_for(Exchange& ex, const AgentTo
 }
 
 void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
-                         const std::shared_ptr<McpSession>& session, const json::Value& message) {
-  const RpcMessage m = classify(message);
+                         const std::shared_ptr<McpSession>& session, const json::Value& message, const RpcMessage& m) {
   switch (m.kind) {
     case RpcKind::kInvalid:
       return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kInvalidRequest, "Invalid Request")));

@@ -29,7 +29,7 @@ class McpEndpoint {
 
   void initialize(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const RpcMessage& m);
   void single(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent,
-              const std::shared_ptr<McpSession>& session, const json::Value& message);
+              const std::shared_ptr<McpSession>& session, const json::Value& message, const RpcMessage& m);
   void batch(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent,
              const std::shared_ptr<McpSession>& session, const json::Value& messages);
   // The request's session, or nullptr after answering 400/404.

@@ -352,9 +352,7 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
                            Answer answer) {
   CallSpec spec{agent->sub, agent->tenant, tool->name.dotted(), std::move(arguments_json),
                 gateway_deadline(tool->constraints)};
-  const std::string key = id_key(*m.id);
-  auto id = std::make_shared<json::Document>();
-  id->CopyFrom(*m.id, id->GetAllocator());
+  const std::string key = id_key(*m.id);  // also the id as the answer writes it
   const McpRevision revision = session->revision();
   // What the answer and the cancellation both need, shared (the callbacks are moved and copied on
   // their way through the call path).
@@ -367,13 +365,13 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
   };
   const auto u =
       std::make_shared<const Unary>(Unary{std::move(tool), agent, s_.steady_ms(), std::move(slot), std::move(answer)});
-  auto done = [this, u, session, key, id, revision](CallOutcome outcome) {
+  auto done = [this, u, session, key, revision](CallOutcome outcome) {
     if (u->slot) u->slot->release();
     session->untrack(key);
     s_.log.finished(kVia, *u->agent, *u->tool, outcome, s_.steady_ms() - u->started);
     u->answer(RpcAnswer{200,
-                        outcome.ok ? rpc_tool_success(*id, outcome.result_json, revision)
-                                   : rpc_result(*id, tool_error(outcome.error, has_output_schema(*u->tool, revision), revision)),
+                        outcome.ok ? rpc_tool_success(key, outcome.result_json, revision)
+                                   : rpc_result(key, tool_error(outcome.error, has_output_schema(*u->tool, revision), revision)),
                         {}});
   };
   auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), std::move(done));

@@ -53,27 +53,25 @@ json::Document tool_success(std::string_view result_json, McpRevision revision) 
   return d;
 }
 
-std::string rpc_tool_success(const json::Value& id, std::string_view result_json, McpRevision revision) {
-  if (result_json.find("\"preview\"") != std::string_view::npos) return rpc_result(id, tool_success(result_json, revision));
-  return rpc_result_written(id, [&](RpcWriter& w) {
-    w.StartObject();  // fill_success's members, in its order
-    w.Key("content");
-    w.StartArray();
-    w.StartObject();
-    w.Key("type");
-    w.String("text");
-    w.Key("text");
-    w.String(result_json.data(), static_cast<rapidjson::SizeType>(result_json.size()));
-    w.EndObject();
-    w.EndArray();
-    if (has_structured_output(revision)) {
-      w.Key("structuredContent");
-      w.RawValue(result_json.data(), result_json.size(), rapidjson::kObjectType);
-    }
-    w.Key("isError");
-    w.Bool(false);
-    w.EndObject();
-  });
+std::string rpc_tool_success(std::string_view id_json, std::string_view result_json, McpRevision revision) {
+  if (result_json.find("\"preview\"") != std::string_view::npos) {
+    return rpc_result(id_json, tool_success(result_json, revision));
+  }
+  // rpc_result's bytes, fill_success's members in its order: the text block is the one string
+  // to escape (json::append_string, as the Writer escapes), structuredContent the result as it is.
+  std::string out;
+  out.reserve(id_json.size() + 2 * result_json.size() + 128);
+  out += R"({"jsonrpc":"2.0","id":)";
+  out += id_json;
+  out += R"(,"result":{"content":[{"type":"text","text":)";
+  json::append_string(out, result_json);
+  out += "}]";
+  if (has_structured_output(revision)) {
+    out += R"(,"structuredContent":)";
+    out += result_json;
+  }
+  out += R"(,"isError":false}})";
+  return out;
 }
 
 json::Document tool_success(const json::Value& structured, std::string_view text, McpRevision revision) {
