@@ -203,7 +203,8 @@ TEST(ToolResult, AnImagePreviewIsAlsoImageContent) {
 }
 
 // A Writer's output that is not a StringBuffer, so the Writer escapes byte by byte with its table
-// (over a StringBuffer its RAPIDJSON_SSE2 scan leaves 0x1A..0x1F raw: json_test.cc).
+// whatever the build defines (with RAPIDJSON_SSE2 a StringBuffer's scan leaves 0x1A..0x1F raw:
+// cmake/Dependencies.cmake).
 struct StringOut {
   using Ch = char;
   std::string text;
