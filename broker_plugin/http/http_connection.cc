@@ -21,7 +21,7 @@ namespace bhttp = boost::beast::http;
 constexpr uint64_t kScreenBodiesAbove = 16 * 1024;
 constexpr size_t kKeptResponseBytes = 16 * 1024;
 
-// The Exchange an endpoint sees. Its calls arrive on the connection's strand.
+// The Exchange an endpoint sees. Its calls arrive on the connection's io thread.
 class ConnectionExchange final : public Exchange {
  public:
   ConnectionExchange(std::shared_ptr<HttpConnection> connection, HttpRequest request, bool keep_alive)
@@ -29,8 +29,11 @@ class ConnectionExchange final : public Exchange {
 
   ~ConnectionExchange() override {
     // An endpoint that drops an exchange without answering must not leave the client hanging.
+    // Posted, never run inline: the last reference may go anywhere on this io thread (another
+    // connection's handler, the background's sweep of a container, with locks held), and
+    // respond() must not run in the middle of that.
     if (!answered_) {
-      asio::dispatch(connection_->scheduler_executor(), [c = connection_] {
+      asio::post(connection_->executor(), [c = connection_] {
         c->respond(envelope_reply(ErrorEnvelope(ErrorCode::kInternal, "the request was dropped without an answer",
                                                 "retry; report this to the operator if it repeats")),
                    false);
@@ -114,15 +117,17 @@ HttpConnection::HttpConnection(Socket socket, std::shared_ptr<asio::io_context> 
       deadline_timer_(tcp().get_executor()),
       io_(std::move(io)),
       settings_(std::move(settings)) {
-  scheduler_ = std::make_shared<AsioScheduler>(io_, tcp().get_executor());
+  scheduler_ = std::make_shared<AsioScheduler>(io_);  // the socket's executor is io_'s (http_server.cc)
 }
 
 HttpConnection::Socket& HttpConnection::tcp() {
   return std::visit([](auto& s) -> Socket& { return beast::get_lowest_layer(s); }, stream_);
 }
 
-HttpConnection::Strand HttpConnection::scheduler_executor() { return tcp().get_executor(); }
+HttpConnection::Executor HttpConnection::executor() { return tcp().get_executor(); }
 
+// From the acceptor's handler (http_server.cc), on another io thread or this one: inline when it
+// is this one, which is safe as the acceptor calls it last, holding nothing.
 void HttpConnection::start() {
   asio::dispatch(tcp().get_executor(), [self = shared_from_this()] {
     if (std::holds_alternative<TlsStream>(self->stream_)) return self->handshake();
