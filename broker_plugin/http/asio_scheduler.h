@@ -1,10 +1,13 @@
-// Scheduler (exchange.h) over a Boost.Asio strand: posted work and timer callbacks of one strand
-// never run concurrently. It holds the io_context by shared_ptr, so work posted from the broker
-// thread after the front has stopped lands in a dead queue instead of freed memory.
+// Scheduler (exchange.h) over a Boost.Asio io_context that exactly ONE thread runs (the HTTP
+// front's io threads, http_front.cc; the test devices' thread). Everything of that io_context runs
+// on that thread, one handler at a time, so posted work and timer callbacks never run
+// concurrently without a strand: a strand there would serialise nothing and only cost a queue, a
+// lock and an extra scheduler round per handler (issue 15). It holds the io_context by
+// shared_ptr, so work posted from the broker thread after the front has stopped lands in a dead
+// queue instead of freed memory.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/strand.hpp>
 
 #include <memory>
 
@@ -14,21 +17,20 @@ namespace fleetmcp::http {
 
 class AsioScheduler : public Scheduler {
  public:
-  // A concrete strand type (not any_io_executor): no type-erased executor per post or timer.
-  using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
+  // The io_context's executor as a concrete type (not any_io_executor): no type-erased executor
+  // per post or timer.
+  using Executor = boost::asio::io_context::executor_type;
 
-  // `strand` must be a strand of `io`.
-  AsioScheduler(std::shared_ptr<boost::asio::io_context> io, Strand strand)
-      : io_(std::move(io)), strand_(std::move(strand)) {}
-  // A new strand of `io`.
-  static std::shared_ptr<AsioScheduler> with_new_strand(std::shared_ptr<boost::asio::io_context> io);
+  // `io` must be run by exactly one thread (see above); post() may be called from any thread.
+  explicit AsioScheduler(std::shared_ptr<boost::asio::io_context> io)
+      : io_(std::move(io)), executor_(io_->get_executor()) {}
 
   void post(std::function<void()> fn) override;
   std::unique_ptr<Timer> after(std::chrono::milliseconds delay, std::function<void()> fn) override;
 
  private:
   std::shared_ptr<boost::asio::io_context> io_;
-  Strand strand_;
+  Executor executor_;
 };
 
 }  // namespace fleetmcp::http

@@ -1,5 +1,5 @@
 // One HTTP request/response as the front's endpoints see it, free of any HTTP library: the Beast
-// server (http_server.cc) implements these over sockets and strands, the unit tests in memory.
+// server (http_server.cc) implements these over sockets on io threads, the unit tests in memory.
 // Endpoints answer with respond() or turn the response into a Server-Sent Events stream.
 #pragma once
 
@@ -49,8 +49,9 @@ class Timer {
   virtual ~Timer() = default;
 };
 
-// Where an exchange's work runs. Everything posted to one Scheduler runs one at a time (a strand
-// in production), so the endpoints' per-exchange state needs no locks.
+// Where an exchange's work runs. Everything posted to one Scheduler runs one at a time (in
+// production an io_context with one thread: asio_scheduler.h), so the endpoints' per-exchange
+// state needs no locks.
 class Scheduler {
  public:
   virtual ~Scheduler() = default;

@@ -6,13 +6,13 @@
 //
 // With TLS (plugin_opt_http_tls_*) the same happens inside a TLS session, after a handshake.
 //
-// Everything runs on the connection's strand. Internal to the HTTP front.
+// Everything runs on the one thread of the connection's io_context (no strand: that thread runs
+// every handler of the io_context one at a time, http_front.cc). Internal to the HTTP front.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/beast/ssl/ssl_stream.hpp>
@@ -55,17 +55,17 @@ struct ConnectionSettings {
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
-  // The connection's strand as a concrete type, not any_io_executor: Beast's operations on a
+  // The io_context's executor as a concrete type, not any_io_executor: Beast's operations on a
   // type-erased executor allocate on every prefer/require, ~25 times per request
-  // (bench/profile.sh calls --callgrind).
-  using Strand = AsioScheduler::Strand;
+  // (bench/profile.sh calls --callgrind). Not a strand: the io_context has one thread.
+  using Executor = AsioScheduler::Executor;
   // A plain socket, not Beast's basic_stream: the timeouts are the connection's own (connection_deadline.cc).
-  using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Strand>;
+  using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Executor>;
   using PlainStream = Socket;
   using TlsStream = boost::beast::ssl_stream<Socket>;
   using Transport = std::variant<PlainStream, TlsStream>;
   using Clock = std::chrono::steady_clock;
-  using DeadlineTimer = boost::asio::basic_waitable_timer<Clock, boost::asio::wait_traits<Clock>, Strand>;
+  using DeadlineTimer = boost::asio::basic_waitable_timer<Clock, boost::asio::wait_traits<Clock>, Executor>;
 
   HttpConnection(Socket socket, std::shared_ptr<boost::asio::io_context> io,
                  std::shared_ptr<const ConnectionSettings> settings);
@@ -79,14 +79,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Any thread.
   void shutdown();
 
-  // For the exchange (on the strand).
+  // For the exchange (on the io thread).
   void respond(HttpReply reply, bool keep_alive);
   void abandon();
   std::shared_ptr<EventStream> open_stream(std::vector<Header> headers, StreamLimits limits);
   const std::shared_ptr<AsioScheduler>& scheduler() const { return scheduler_; }
-  Strand scheduler_executor();
+  Executor executor();
 
-  // Stream mode (sse_socket_stream.cc), on the strand.
+  // Stream mode (sse_socket_stream.cc), on the io thread.
   void stream_send(std::string text, bool counted);
   void stream_finish(std::string last);
   void stream_on_end(std::function<void(StreamEnd)> handler);
@@ -109,7 +109,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void arm_monitor();
   uint64_t unacked_bytes();
 
-  // The TCP socket under either transport (its executor is the strand).
+  // The TCP socket under either transport (its executor is the io_context's).
   Socket& tcp();
   // Runs f(stream) on whichever transport this connection has (Beast's operations are templates).
   template <typename F>

@@ -44,7 +44,12 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
       log_(log ? std::move(log) : Log([](std::string_view line) { std::cerr << line << '\n'; })) {
   std::vector<std::shared_ptr<boost::asio::io_context>> server_ios;
   for (int i = 0; i < std::max(1, options.io_threads); ++i) {
-    ios_.push_back(std::make_shared<FrontIoContext>(1));  // one thread each: asio skips cross-thread wake-ups
+    // One thread each (start()), and only that thread ever runs it: asio skips cross-thread
+    // wake-ups, and every handler of the io_context runs serialised on that thread, which is why
+    // the connections, the acceptor and the background scheduler use its executor with no strand
+    // (asio_scheduler.h, http_connection.h). Keep it so: an io_context run by two threads would
+    // need strands back.
+    ios_.push_back(std::make_shared<FrontIoContext>(1));
     work_.push_back(boost::asio::make_work_guard(*ios_.back()));
     server_ios.push_back(ios_.back());
   }
@@ -63,7 +68,7 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
   config.schemas = std::move(schemas);
   config.issuer = issuer;
   config.resource_url = resource_url_;
-  config.background = AsioScheduler::with_new_strand(ios_.front());
+  config.background = std::make_shared<AsioScheduler>(ios_.front());
   config.wall_ms = wall_ms;
   config.steady_ms = steady_ms;
   handler_ = std::make_unique<FrontHandler>(std::move(config), fleet, std::move(audit));
@@ -80,7 +85,7 @@ void HttpFront::start() {
   running_ = true;
   server_->start();
   for (const auto& io : ios_) {
-    threads_.emplace_back([this, io] {
+    threads_.emplace_back([this, io] {  // the io_context's one thread (see the constructor)
       pthread_setname_np(pthread_self(), "fleetmcp-http");  // for top -H, perf, bench/profile.sh
       // The io threads' boundary: an exception escaping a handler is logged, and the thread
       // goes back to serving the other connections.

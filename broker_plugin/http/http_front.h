@@ -47,8 +47,8 @@ class HttpFront {
   FrontHandler& handler() { return *handler_; }
 
  private:
-  // One io_context per io thread (see http_server.h); the first also runs the acceptor and the
-  // background strand (fan-out, change notifier).
+  // One io_context per io thread, each run by that thread only (see http_server.h); the first also
+  // runs the acceptor and the background scheduler (fan-out, change notifier).
   std::vector<std::shared_ptr<FrontIoContext>> ios_;
   std::vector<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
   std::shared_ptr<ConnectionSettings> settings_;

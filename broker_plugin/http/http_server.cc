@@ -2,7 +2,6 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/strand.hpp>
 
 #include <algorithm>
 #include <array>
@@ -41,7 +40,7 @@ void refuse_busy(HttpConnection::Socket socket, bool tls) {
 HttpServer::HttpServer(std::vector<std::shared_ptr<asio::io_context>> ios, const std::string& host, uint16_t port,
                        std::shared_ptr<const ConnectionSettings> settings)
     : ios_(std::move(ios)),
-      acceptor_(asio::make_strand(*ios_.front())),
+      acceptor_(ios_.front()->get_executor()),  // no strand: that io_context has one thread
       retry_(acceptor_.get_executor()),
       settings_(std::move(settings)) {
   boost::system::error_code ec;
@@ -70,7 +69,9 @@ void HttpServer::start() {
 void HttpServer::accept() {
   auto io = ios_[next_io_];
   next_io_ = (next_io_ + 1) % ios_.size();
-  acceptor_.async_accept(asio::make_strand(*io), [this, io](boost::system::error_code ec, HttpConnection::Socket socket) {
+  // The socket gets its io_context's own executor (HttpConnection::Executor): one thread runs
+  // each io_context, so the connection needs no strand.
+  acceptor_.async_accept(io->get_executor(), [this, io](boost::system::error_code ec, HttpConnection::Socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (ec) return back_off(ec);
     retry_delay_ = std::chrono::milliseconds(0);

@@ -1,5 +1,5 @@
 // The front's HTTP server: Boost.Beast over Boost.Asio, a few io threads (no thread per
-// connection), one strand per connection. Each io thread runs an io_context of its own and a
+// connection), no strands. Each io thread runs an io_context of its own and a
 // connection lives on one of them (round robin): a request is read, handled and answered by one
 // thread, with no hand-off to another (with one io_context run by several threads, every socket
 // event woke a second thread: ~5 context switches and ~12 system calls more per tools/call).
@@ -45,9 +45,9 @@ class HttpServer {
 
 
   std::vector<std::shared_ptr<boost::asio::io_context>> ios_;
-  size_t next_io_ = 0;  // the acceptor's strand only
+  size_t next_io_ = 0;  // the acceptor's io thread only
   boost::asio::ip::tcp::acceptor acceptor_;
-  boost::asio::steady_timer retry_;  // on the acceptor's strand
+  boost::asio::steady_timer retry_;  // on the acceptor's io thread
   std::chrono::milliseconds retry_delay_{0};
   std::shared_ptr<const ConnectionSettings> settings_;
   uint16_t port_ = 0;

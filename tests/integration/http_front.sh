@@ -74,6 +74,27 @@ head_of_close=$(curl -s -D - -o "$T/close.body" -X POST "$BASE/mcp/tools/call" "
 assert_contains "$head_of_close" "Connection: close" "Connection: close asked, Connection: close answered"
 assert_contains "$head_of_close" "Content-Length: $(stat -c %s "$T/close.body")" "Content-Length is the body's length"
 assert_contains "$head_of_close" "HTTP/1.1 200 OK" "status line"
+# How a request arrives (http_connection.cc reads into a 4 KiB buffer and parses a body that came
+# with its header at once): two requests in one write, a body sent after its header, and a header
+# larger than the buffer, all on one connection, each answered in order. Unknown tools named in
+# the bodies (one, two…), so no rate limit interferes: each 404 names its request's tool.
+exec 3<>"/dev/tcp/127.0.0.1/$HTTP_PORT"
+raw_call() {  # raw_call CAP [EXTRA_HEADER_LINES]: the request's text
+  local body="{\"tool\":\"sysecho.$NODE2.$1.invoke\",\"arguments\":{}}"
+  printf 'POST /mcp/tools/call HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s' \
+    "$TOKEN" "${2:-}" "${#body}" "$body"
+}
+printf '%s%s' "$(raw_call one)" "$(raw_call two)" >&3
+late=$(raw_call three)
+printf '%s' "${late%%\{*}" >&3  # the header only; the body 300 ms later
+sleep 0.3
+printf '{%s' "${late#*\{}" >&3
+printf '%s' "$(raw_call four "X-Padding: $(head -c 6000 /dev/zero | tr '\0' x)"$'\r\n'"Connection: close"$'\r\n')" >&3
+raw_out=$(timeout 20 cat <&3 | tr -d '\r')
+exec 3>&-
+assert_eq "$(grep -o 'HTTP/1.1 404 Not Found' <<<"$raw_out" | wc -l)" 4 "four requests on one connection: four answers"
+assert_eq "$(grep -o "Unknown tool: sysecho.$NODE2.[a-z]*" <<<"$raw_out" | sed 's/.*\.//' | tr '\n' ' ')" "one two three four " \
+  "pipelined, late-bodied and oversized requests are answered in order"
 assert_eq "$(status POST "$BASE/mcp/tools/call" "${CALL[@]}" -d "{\"tool\":\"sysecho.$OTHER.echo.invoke\",\"arguments\":{\"message\":\"x\"}}")" 404 "another tenant's tool: 404"
 sub_body="{\"tool\":\"sys.$NODE.metrics.subscribe\",\"arguments\":{\"interval_ms\":1000}}"
 r=$(curl -s -w ' %{http_code}' -X POST "$BASE/mcp/tools/call" "${CALL[@]}" -H "Accept: application/json" -d "$sub_body")

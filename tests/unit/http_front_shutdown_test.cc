@@ -40,7 +40,7 @@ class DeviceThread {
     io_->stop();
     thread_.join();
   }
-  std::shared_ptr<Scheduler> scheduler() { return AsioScheduler::with_new_strand(io_); }
+  std::shared_ptr<Scheduler> scheduler() { return std::make_shared<AsioScheduler>(io_); }  // io_ has one thread
 
  private:
   std::shared_ptr<asio::io_context> io_ = std::make_shared<asio::io_context>(1);

@@ -88,7 +88,7 @@ int serve(const Args& args) {
   auto device_io = std::make_shared<boost::asio::io_context>(1);
   auto work = boost::asio::make_work_guard(*device_io);
   std::thread device_thread([device_io] { device_io->run(); });
-  auto device = AsioScheduler::with_new_strand(device_io);
+  auto device = std::make_shared<AsioScheduler>(device_io);  // device_io has one thread
 
   auto schemas = SchemaRegistry::load(args.schemas);
   testing::MemoryFleet fleet(schemas, device, [] { return now_ms(); });
