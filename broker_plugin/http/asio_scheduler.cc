@@ -1,22 +1,57 @@
 #include "broker_plugin/http/asio_scheduler.h"
 
+#include <boost/asio/execution_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
+#include <mutex>
 
 namespace fleetmcp::http {
-namespace {
 
 namespace asio = boost::asio;
-
 using Executor = AsioScheduler::Executor;
+
+// Posts to an io_context until it shuts down, then drops the work. One per io_context (an asio
+// service, so every scheduler of the io_context finds the same one). asio shuts its services down
+// newest first, so the gate closes before the scheduler service destroys the queued handlers: work
+// posted before the close is destroyed with the queue, work posted after it is destroyed here. The
+// lock makes the two exclusive (a strand did the same before the front dropped its strands).
+class AsioScheduler::PostGate : public asio::execution_context::service {
+ public:
+  static inline asio::execution_context::id id;
+  explicit PostGate(asio::execution_context& context) : service(context) {}
+
+  void post(const Executor& executor, std::function<void()> fn) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (open_) return asio::post(executor, std::move(fn));
+    }
+    fn = nullptr;  // destroyed after the unlock: what it held may post again
+  }
+  bool open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return open_;
+  }
+
+ private:
+  void shutdown() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = false;
+  }
+
+  std::mutex mutex_;
+  bool open_ = true;
+};
+
+namespace {
+
 using SteadyTimer = asio::basic_waitable_timer<std::chrono::steady_clock, asio::wait_traits<std::chrono::steady_clock>, Executor>;
 
 class AsioTimer final : public Timer {
  public:
-  AsioTimer(Executor executor, std::chrono::milliseconds delay, std::function<void()> fn)
-      : executor_(executor), timer_(std::make_shared<SteadyTimer>(executor_, delay)),
+  AsioTimer(Executor executor, AsioScheduler::PostGate& gate, std::chrono::milliseconds delay, std::function<void()> fn)
+      : executor_(executor), gate_(gate), timer_(std::make_shared<SteadyTimer>(executor_, delay)),
         cancelled_(std::make_shared<std::atomic<bool>>(false)) {
     timer_->async_wait([t = timer_, cancelled = cancelled_, fn = std::move(fn)](const boost::system::error_code& ec) {
       // The flag, not the error code, decides: a destroyed Timer may have lost the race with expiry.
@@ -32,21 +67,29 @@ class AsioTimer final : public Timer {
       timer_->cancel();
       return;
     }
-    asio::post(executor_, [t = timer_] { t->cancel(); });
+    gate_.post(executor_, [t = timer_] { t->cancel(); });
   }
 
  private:
   Executor executor_;
+  AsioScheduler::PostGate& gate_;
   std::shared_ptr<SteadyTimer> timer_;
   std::shared_ptr<std::atomic<bool>> cancelled_;
 };
 
+// A Timer whose io_context has shut down: it never fires, and its callback is gone already.
+class DroppedTimer final : public Timer {};
+
 }  // namespace
 
-void AsioScheduler::post(std::function<void()> fn) { asio::post(executor_, std::move(fn)); }
+AsioScheduler::AsioScheduler(std::shared_ptr<asio::io_context> io)
+    : io_(std::move(io)), executor_(io_->get_executor()), gate_(asio::use_service<PostGate>(*io_)) {}
+
+void AsioScheduler::post(std::function<void()> fn) { gate_.post(executor_, std::move(fn)); }
 
 std::unique_ptr<Timer> AsioScheduler::after(std::chrono::milliseconds delay, std::function<void()> fn) {
-  return std::make_unique<AsioTimer>(executor_, delay, std::move(fn));
+  if (!gate_.open()) return std::make_unique<DroppedTimer>();
+  return std::make_unique<AsioTimer>(executor_, gate_, delay, std::move(fn));
 }
 
 }  // namespace fleetmcp::http

@@ -38,9 +38,10 @@ class ConnectionExchange final : public Exchange {
     // An endpoint that drops an exchange without answering must not leave the client hanging.
     // Posted, never run inline: the last reference may go anywhere on this io thread (another
     // connection's handler, the background's sweep of a container, with locks held), and
-    // respond() must not run in the middle of that.
+    // respond() must not run in the middle of that. Through the scheduler, which drops it once
+    // the front has shut down (the exchange of a call still in the fleet dies after that).
     if (!answered_) {
-      asio::post(connection_->executor(), [c = connection_] {
+      connection_->scheduler()->post([c = connection_] {
         c->respond(envelope_reply(ErrorEnvelope(ErrorCode::kInternal, "the request was dropped without an answer",
                                                 "retry; report this to the operator if it repeats")),
                    false);
