@@ -22,15 +22,13 @@ class AsioScheduler::PostGate : public asio::execution_context::service {
   static inline asio::execution_context::id id;
   explicit PostGate(asio::execution_context& context) : service(context) {}
 
-  void post(const Executor& executor, std::function<void()> fn) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (open_) return asio::post(executor, std::move(fn));
-    }
-    fn = nullptr;  // destroyed after the unlock: what it held may post again
-  }
-  bool open() {
+  // Runs `start` (which hands work to the io_context: a post, a timer's wait) under the lock
+  // while the io_context is open; false once it has shut down. Work a caller did not hand over
+  // is the caller's to destroy, after this returns: what it holds may post again.
+  template <typename Start>
+  bool if_open(Start&& start) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (open_) start();
     return open_;
   }
 
@@ -67,7 +65,7 @@ class AsioTimer final : public Timer {
       timer_->cancel();
       return;
     }
-    gate_.post(executor_, [t = timer_] { t->cancel(); });
+    gate_.if_open([this] { asio::post(executor_, [t = timer_] { t->cancel(); }); });
   }
 
  private:
@@ -85,11 +83,14 @@ class DroppedTimer final : public Timer {};
 AsioScheduler::AsioScheduler(std::shared_ptr<asio::io_context> io)
     : io_(std::move(io)), executor_(io_->get_executor()), gate_(asio::use_service<PostGate>(*io_)) {}
 
-void AsioScheduler::post(std::function<void()> fn) { gate_.post(executor_, std::move(fn)); }
+void AsioScheduler::post(std::function<void()> fn) {
+  gate_.if_open([&] { asio::post(executor_, std::move(fn)); });
+}
 
 std::unique_ptr<Timer> AsioScheduler::after(std::chrono::milliseconds delay, std::function<void()> fn) {
-  if (!gate_.open()) return std::make_unique<DroppedTimer>();
-  return std::make_unique<AsioTimer>(executor_, gate_, delay, std::move(fn));
+  std::unique_ptr<Timer> timer;
+  gate_.if_open([&] { timer = std::make_unique<AsioTimer>(executor_, gate_, delay, std::move(fn)); });
+  return timer ? std::move(timer) : std::make_unique<DroppedTimer>();
 }
 
 }  // namespace fleetmcp::http
