@@ -16,6 +16,7 @@
 #include "broker_plugin/http/sse_event.h"
 #include "broker_plugin/http/testing/front_fixture.h"
 #include "broker_plugin/http/tool_result.h"
+#include "tests/unit/writer_reference.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -202,16 +203,6 @@ TEST(ToolResult, AnImagePreviewIsAlsoImageContent) {
   EXPECT_EQ(tool_success(R"({"message":"x"})", kLatestRevision)["content"].Size(), 1u);
 }
 
-// A Writer's output that is not a StringBuffer, so the Writer escapes byte by byte with its table
-// whatever the build defines (with RAPIDJSON_SSE2 a StringBuffer's scan leaves 0x1A..0x1F raw:
-// cmake/Dependencies.cmake).
-struct StringOut {
-  using Ch = char;
-  std::string text;
-  void Put(char c) { text.push_back(c); }
-  void Flush() {}
-};
-
 // The answer as a document RapidJSON's Writer serialises: what rpc_tool_success and rpc_result
 // must equal byte for byte.
 std::string written_answer(const json::Value& id, const json::Value& result) {
@@ -223,10 +214,7 @@ std::string written_answer(const json::Value& id, const json::Value& result) {
   result_copy.CopyFrom(result, a);
   d.AddMember("id", id_copy, a);
   d.AddMember("result", result_copy, a);
-  StringOut out;
-  rapidjson::Writer<StringOut> w(out);
-  d.Accept(w);
-  return out.text;
+  return fleetmcp::testing::written_by_rapidjson(d);  // escaping byte by byte: writer_reference.h
 }
 
 TEST(ToolResult, TheAnswerWrittenWithoutParsingIsTheSameBytes) {

@@ -8,6 +8,8 @@
 #include <limits>
 #include <string>
 
+#include "tests/unit/writer_reference.h"
+
 namespace fleetmcp {
 namespace {
 
@@ -161,21 +163,9 @@ TEST(JsonArena, EachParseEndsThePreviousDocumentAndReusesTheMemory) {
   EXPECT_THROW(json::parse_strict("{\"a\":\"\xC3\"}", arena), Error);
 }
 
-// An output stream of RapidJSON's Writer that is not a StringBuffer, so the Writer escapes byte by
-// byte with its table whatever the build defines: over a StringBuffer with RAPIDJSON_SSE2 it would
-// write 0x1A..0x1F raw (cmake/Dependencies.cmake says why the build leaves that flag off).
-struct StringOut {
-  using Ch = char;
-  std::string text;
-  void Put(char c) { text.push_back(c); }
-  void Flush() {}
-};
-
+// The string as RapidJSON's Writer writes it, escaping byte by byte (writer_reference.h).
 std::string writer_string(std::string_view text) {
-  StringOut out;
-  rapidjson::Writer<StringOut> w(out);
-  w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-  return out.text;
+  return testing::written_by_rapidjson(rapidjson::Value(rapidjson::StringRef(text.data(), text.size())));
 }
 
 TEST(JsonAppendString, WritesEveryByteAsRapidJsonsWriterDoes) {
