@@ -33,7 +33,8 @@
 #           and prints instructions per command and the top functions by inclusive and self
 #           instruction counts. Instruction counts do not depend on the machine's load, so two
 #           runs on a busy machine still compare (wall clock and CPU time do not).
-#   calls also prints the broker's context switches per call by thread (/proc/PID/task/*/status)
+#   calls also prints the broker's context switches and CPU time per call by thread
+#           (/proc/PID/task/*/status and schedstat)
 #           and, in a second run of each load under `perf trace -s`, its system calls per call by
 #           thread and the most frequent ones per thread. --modes "rfc0009 mqtt-tls" runs only those;
 #           --broker-line "plugin_opt_http_threads 1" adds a line to the broker's configuration.
@@ -218,26 +219,35 @@ calls_callgrind() {
   echo "$(jq -r '.ok + .failed' <<<"$line") $(callgrind_total "$T/callgrind.$mode.${seconds}s")"
 }
 
-# task_switches: "thread-name voluntary nonvoluntary" for every thread of the broker (the plugin's
-# threads are named: fleetmcp-http, fleetmcp-waker; mosquitto's own thread is "mosquitto").
+# task_switches: "thread-name voluntary nonvoluntary cpu-ns" for every thread of the broker (the
+# plugin's threads are named: fleetmcp-http, fleetmcp-waker; mosquitto's own thread is
+# "mosquitto"). cpu-ns is the first field of schedstat: time on a CPU, in nanoseconds (utime and
+# stime come in 10 ms ticks, too coarse for a few hundred milliseconds of load).
 task_switches() {
   local task
   for task in /proc/"$BROKER_PID"/task/*; do
-    awk -v name="$(cat "$task/comm" 2>/dev/null)" '/^voluntary_ctxt_switches/ { v = $2 }
-      /^nonvoluntary_ctxt_switches/ { n = $2 } END { print name, v, n }' "$task/status" 2>/dev/null
+    awk -v name="$(cat "$task/comm" 2>/dev/null)" -v ns="$(cut -d' ' -f1 "$task/schedstat" 2>/dev/null)" \
+      '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 }
+      END { print name, v, n, ns + 0 }' "$task/status" 2>/dev/null
   done
 }
 
-# switches_per_call BEFORE AFTER CALLS: the broker's context switches per call, by thread name.
+# switches_per_call BEFORE AFTER CALLS: the broker's context switches and CPU time per call, by
+# thread name: which thread a call's cost is in (a raw MQTT request/response has only mosquitto's).
 switches_per_call() {
   awk -v calls="$3" '
-    FNR == NR { v[$1] -= $2; n[$1] -= $3; next }
-    { v[$1] += $2; n[$1] += $3 }
+    FNR == NR { v[$1] -= $2; n[$1] -= $3; ns[$1] -= $4; next }
+    { v[$1] += $2; n[$1] += $3; ns[$1] += $4 }
     END {
-      line = ""
-      for (t in v) { tv += v[t]; tn += n[t]; line = line sprintf(", %s %.2f", t, (v[t] + n[t]) / calls) }
+      line = ""; cpu = ""
+      for (t in v) {
+        tv += v[t]; tn += n[t]
+        line = line sprintf(", %s %.2f", t, (v[t] + n[t]) / calls)
+        cpu = cpu sprintf(", %s %.0f", t, ns[t] / 1000 / calls)
+      }
       printf "    context switches per call: %.2f (voluntary %.2f, involuntary %.2f; by thread%s)\n",
         (tv + tn) / calls, tv / calls, tn / calls, substr(line, 2)
+      printf "    CPU per call by thread (schedstat, us):%s\n", substr(cpu, 2)
     }' "$1" "$2"
 }
 

@@ -139,6 +139,10 @@ HttpConnection::Executor HttpConnection::executor() { return tcp().get_executor(
 // is this one, which is safe as the acceptor calls it last, holding nothing.
 void HttpConnection::start() {
   asio::dispatch(tcp().get_executor(), [self = shared_from_this()] {
+    // respond()'s write_some must return would_block rather than wait for room (asio's own
+    // non-blocking mode only covers its asynchronous operations).
+    beast::error_code ignored;
+    self->tcp().non_blocking(true, ignored);
     if (std::holds_alternative<TlsStream>(self->stream_)) return self->handshake();
     self->read_request();
   });
@@ -242,15 +246,31 @@ void HttpConnection::respond(HttpReply reply, bool keep_alive) {
   if (settings_->on_status) settings_->on_status(reply.status);
   const bool keep = keep_alive && !shutting_down_;
   write_response_text(reply, keep, response_);
+  // Over plain TCP an answer usually fits in the socket's send buffer: write it here and go on at
+  // once. async_write would also write it at once, but post its completion: one more round of the
+  // io thread's scheduler, with a non-blocking epoll_wait, per request (issue 15). What does not
+  // fit is left to async_write. TLS always goes through async_write.
+  size_t written = 0;
+  if (auto* plain = std::get_if<PlainStream>(&stream_)) {
+    beast::error_code ec;
+    written = plain->write_some(asio::buffer(response_), ec);  // never blocks: start() made the socket non-blocking
+    if (ec == asio::error::would_block) ec = {};
+    if (ec || written == response_.size()) return responded(ec, keep);
+  }
   with_stream([&](auto& stream) {
-    asio::async_write(stream, asio::buffer(response_), [self = shared_from_this(), keep](beast::error_code ec, size_t) {
-      // A large answer (a tools/list page) is not kept for the rest of the connection's life.
-      if (self->response_.capacity() > kKeptResponseBytes) std::string().swap(self->response_);
-      self->busy_ = false;
-      if (ec || !keep) return self->close();
-      self->read_request();
-    });
+    asio::async_write(stream, asio::buffer(response_) + written,
+                      [self = shared_from_this(), keep](beast::error_code ec, size_t) { self->responded(ec, keep); });
   });
+}
+
+// The answer is written (or could not be): the connection waits for the next request or closes.
+// May run inside respond(), so inside the handler that answered; nothing of the exchange is used.
+void HttpConnection::responded(beast::error_code ec, bool keep) {
+  // A large answer (a tools/list page) is not kept for the rest of the connection's life.
+  if (response_.capacity() > kKeptResponseBytes) std::string().swap(response_);
+  busy_ = false;
+  if (ec || !keep) return close();
+  read_request();
 }
 
 void HttpConnection::abandon() { close(); }

@@ -96,6 +96,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void on_header(boost::beast::error_code ec);
   void on_request(boost::beast::error_code ec);
   void dispatch_request();
+  void responded(boost::beast::error_code ec, bool keep);
   void close();
 
   // Stream mode.
