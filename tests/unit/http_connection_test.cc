@@ -7,6 +7,7 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/read.hpp>
@@ -88,6 +89,26 @@ TEST(HttpConnection, SmallAnswersComeInOrderOnOneKeptAliveConnection) {
     ASSERT_EQ(res.result_int(), 200u);
     ASSERT_EQ(res.body(), "/call/" + std::to_string(i));
     ASSERT_TRUE(res.keep_alive());
+  }
+}
+
+// Pipelined requests (sent together, before any answer): the second is already in the read buffer
+// when the first is answered inside respond(), and is answered next.
+TEST(HttpConnection, PipelinedRequestsAreAnsweredInOrder) {
+  EchoServer server;
+  asio::io_context io;
+  beast::tcp_stream client(io);
+  client.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
+  std::string both;
+  for (const char* target : {"/first", "/second", "/third"}) {
+    both += "GET " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  }
+  asio::write(client.socket(), asio::buffer(both));
+  beast::flat_buffer buffer;
+  for (const char* target : {"/first", "/second", "/third"}) {
+    bhttp::response<bhttp::string_body> res;
+    bhttp::read(client, buffer, res);
+    EXPECT_EQ(res.body(), target);
   }
 }
 
