@@ -16,6 +16,7 @@
 
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "broker_plugin/http/http_front.h"
 #include "broker_plugin/http/http_server.h"
@@ -76,68 +77,69 @@ bhttp::request<bhttp::string_body> get(const std::string& target) {
   return req;
 }
 
+// One client connection; a receive buffer size, when given, is set before connecting (it bounds
+// the TCP window the server may fill).
+struct Client {
+  explicit Client(uint16_t port, int receive_buffer = 0) {
+    if (receive_buffer > 0) {
+      stream.socket().open(asio::ip::tcp::v4());
+      stream.socket().set_option(asio::socket_base::receive_buffer_size(receive_buffer));
+    }
+    stream.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  }
+  bhttp::response<bhttp::string_body> read() {
+    bhttp::response<bhttp::string_body> res;
+    bhttp::read(stream, buffer, res);
+    return res;
+  }
+
+  asio::io_context io;
+  beast::tcp_stream stream{io};
+  beast::flat_buffer buffer;
+};
+
 TEST(HttpConnection, SmallAnswersComeInOrderOnOneKeptAliveConnection) {
   EchoServer server;
-  asio::io_context io;
-  beast::tcp_stream client(io);
-  client.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
-  beast::flat_buffer buffer;
+  Client client(server.port());
   for (int i = 0; i < 200; ++i) {
-    bhttp::write(client, get("/call/" + std::to_string(i)));
-    bhttp::response<bhttp::string_body> res;
-    bhttp::read(client, buffer, res);
+    bhttp::write(client.stream, get("/call/" + std::to_string(i)));
+    const auto res = client.read();
     ASSERT_EQ(res.result_int(), 200u);
     ASSERT_EQ(res.body(), "/call/" + std::to_string(i));
     ASSERT_TRUE(res.keep_alive());
   }
 }
 
-// Pipelined requests (sent together, before any answer): the second is already in the read buffer
-// when the first is answered inside respond(), and is answered next.
+// Pipelined requests (sent together, before any answer): the next is already in the read buffer
+// when the one before is answered inside respond(), and is answered next.
 TEST(HttpConnection, PipelinedRequestsAreAnsweredInOrder) {
   EchoServer server;
-  asio::io_context io;
-  beast::tcp_stream client(io);
-  client.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
-  std::string both;
-  for (const char* target : {"/first", "/second", "/third"}) {
-    both += "GET " + std::string(target) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  }
-  asio::write(client.socket(), asio::buffer(both));
-  beast::flat_buffer buffer;
-  for (const char* target : {"/first", "/second", "/third"}) {
-    bhttp::response<bhttp::string_body> res;
-    bhttp::read(client, buffer, res);
-    EXPECT_EQ(res.body(), target);
-  }
+  Client client(server.port());
+  const std::vector<std::string> targets{"/first", "/second", "/third"};
+  std::string all;
+  for (const auto& target : targets) all += "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  asio::write(client.stream.socket(), asio::buffer(all));
+  for (const auto& target : targets) EXPECT_EQ(client.read().body(), target);
 }
 
 TEST(HttpConnection, AnAnswerLargerThanTheSocketTakesReachesASlowReaderWhole) {
   EchoServer server;
-  asio::io_context io;
-  beast::tcp_stream client(io);
-  auto& socket = client.socket();
-  socket.open(asio::ip::tcp::v4());
-  socket.set_option(asio::socket_base::receive_buffer_size(4096));  // a small window: the server's writes fill up
-  client.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
+  Client client(server.port(), 4096);  // a small window: the server's writes fill up
 
   constexpr size_t kBig = 16 << 20;  // more than loopback's send and receive buffers hold together
-  bhttp::write(client, get("/big/" + std::to_string(kBig)));
+  bhttp::write(client.stream, get("/big/" + std::to_string(kBig)));
   std::this_thread::sleep_for(300ms);  // the server has written what fits and waits for room
-  beast::flat_buffer buffer;
   bhttp::response_parser<bhttp::string_body> parser;
   parser.body_limit(kBig + 1);
-  bhttp::read(client, buffer, parser);
+  bhttp::read(client.stream, client.buffer, parser);
   const auto& res = parser.get();
   ASSERT_EQ(res.result_int(), 200u);
   ASSERT_EQ(res.body().size(), kBig);
   EXPECT_TRUE(res.body() == patterned(kBig)) << "the body arrived with bytes lost, repeated or out of order";
 
   // The connection goes on after the long write.
-  bhttp::write(client, get("/after"));
-  bhttp::response<bhttp::string_body> next;
-  bhttp::read(client, buffer, next);
-  EXPECT_EQ(next.body(), "/after");
+  bhttp::write(client.stream, get("/after"));
+  EXPECT_EQ(client.read().body(), "/after");
 }
 
 }  // namespace
