@@ -104,6 +104,34 @@ TEST_F(McpStreamTest, ALogLevelAboveInfoSilencesLogNotifications) {
   EXPECT_EQ(methods(*ex->stream), (std::vector<std::string>{"notifications/progress", "notifications/progress"}));
 }
 
+// Issue 24, item 4: a stream whose session ends gets a last response, as any call does.
+TEST_F(McpStreamTest, ItsSessionsEndEndsTheStreamWithAnIsErrorResult) {
+  const auto ex = f.rpc(sid, tok, "tools/call", subscribe_call(1000, "p1"), 7);
+  f.advance(milliseconds(1000));
+  f.send(HttpRequest{"DELETE", "/mcp", {{"Authorization", "Bearer " + tok}, {"Mcp-Session-Id", sid}}, ""});
+  ASSERT_TRUE(ex->stream->finished);
+  const auto data = sse_data(*ex->stream);
+  const auto& last = data.back();
+  EXPECT_EQ(*json::get_int64(last, "id"), 7);
+  EXPECT_TRUE(last["result"]["isError"].GetBool());
+  const json::Value& e = last["result"]["_meta"]["io.fleetmcp/error"];
+  EXPECT_EQ(*json::get_string(e, "code"), "E_NODE_OFFLINE");
+  EXPECT_NE(json::get_string(e, "message")->find("the MCP session ended"), std::string::npos);
+  f.scheduler->run();
+  EXPECT_EQ(f.front->fanout().feed_count(), 0u);
+}
+
+TEST_F(McpStreamTest, TheFrontStoppingEndsTheStreamWithAnIsErrorResult) {
+  const auto ex = f.rpc(sid, tok, "tools/call", subscribe_call(1000), 7);
+  ex->stream->end(StreamEnd::kShutdown);  // the server stops before the sessions end
+  f.scheduler->run();
+  ASSERT_TRUE(ex->stream->finished);
+  const auto data = sse_data(*ex->stream);
+  EXPECT_EQ(*json::get_int64(data.back(), "id"), 7);
+  EXPECT_NE(json::get_string(data.back()["result"]["_meta"]["io.fleetmcp/error"], "message")->find("shutting down"),
+            std::string::npos);
+}
+
 class Rfc0009Test : public ::testing::Test {
  protected:
   FrontFixture f{FrontOptionList{{"http_sse_ping_ms", "25000"}}};
