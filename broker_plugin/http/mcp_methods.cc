@@ -233,7 +233,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
       answer(error(id, rpc::kInvalidRequest, "Invalid Request: a streaming tool cannot be called inside a batch"));
       return;
     }
-    open_stream(*pass.tool, pass.arguments_json, m, agent, session, exchange);
+    open_stream(*pass.tool, pass.arguments_json, m, agent, session, exchange, answer);
     return;
   }
   // The call holds on to the snapshot its tool points into rather than copying the tool: a
@@ -414,7 +414,19 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
 
 void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
                              const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                             const std::shared_ptr<Exchange>& exchange) {
+                             const std::shared_ptr<Exchange>& exchange, Answer& answer) {
+  // The stream quota, and the token re-checks that end the stream with its token (open_streams.h),
+  // as for RFC-0009 and GET streams: a metrics stream holds a connection as long as they do.
+  auto stream = std::make_shared<std::weak_ptr<McpMetricsStream>>();
+  std::shared_ptr<OpenStreams::Ticket> ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop why) {
+    if (const auto s = stream->lock()) s->stop(stream_stop_error(why));
+  });
+  if (!ticket) {
+    // An execution error (docs/protocol.md §9, D14): a result the model reads, not an HTTP 429.
+    const ErrorEnvelope e = stream_quota_error();
+    s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
+  }
   const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal);
   McpMetricsRequest request;
   request.id.CopyFrom(*m.id, request.id.GetAllocator());
@@ -429,15 +441,16 @@ void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments
   const std::string key = id_key(*m.id);
   const int64_t started = s_.steady_ms();
   s_.metrics.stream_opened(StreamKind::kMcpCall);
-  auto stream = McpMetricsStream::open(
+  // The ticket lives as long as the ended callback: until the stream has finished.
+  *stream = McpMetricsStream::open(
       *exchange, s_.fanout, tool, agent.tenant, std::move(request), s_.options.mcp_max_stream,
       s_.options.mcp_stream_buffer, s_.wall_ms,
-      [this, session, key, tool, agent, started](std::string_view code) {
+      [this, session, key, tool, agent, started, ticket](std::string_view code) {
         session->untrack(key);
         s_.metrics.stream_closed(StreamKind::kMcpCall);
         s_.log.stream_ended(kVia, agent, tool, code, s_.steady_ms() - started);
       });
-  session->track(key, [weak = std::weak_ptr<McpMetricsStream>(stream)](std::optional<SessionEnd> ended) {
+  session->track(key, [weak = *stream](std::optional<SessionEnd> ended) {
     const auto s = weak.lock();
     if (!s) return;
     if (ended) s->stop(session_end_error(*ended, true));  // a subscription only reads

@@ -59,9 +59,10 @@ class McpMethods {
   void run_unary(std::shared_ptr<const FleetTool> tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
                  const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // Answers only when the stream quota refuses it; otherwise the stream carries the answer.
   void open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
                    const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                   const std::shared_ptr<Exchange>& exchange);
+                   const std::shared_ptr<Exchange>& exchange, Answer& answer);
 
   FrontServices& s_;
 };

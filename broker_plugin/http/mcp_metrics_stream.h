@@ -5,8 +5,8 @@
 // the session set a level above info). The call ends:
 //   - notifications/cancelled: the stream closes without a response (the spec says none is sent);
 //   - the node goes offline: a result with isError and E_NODE_OFFLINE;
-//   - its session ends or the front stops (stop()): a result
-//     with isError and the envelope saying so (issue 24, item 4);
+//   - its session ends, the front stops, or its token expires or is revoked (stop()): a result
+//     with isError and the envelope saying so (issue 24, items 4 and 5);
 //   - the maximum stream time passes: a result whose structuredContent is the lease (the tool's
 //     output schema: interval_ms, lease_expires_at_ms) and a text summary.
 #pragma once
