@@ -66,7 +66,7 @@ FrontHandler::~FrontHandler() {
   fleet_.set_change_listener(nullptr);
   sweep_.reset();
   stream_check_.reset();
-  sessions_.end_all();
+  sessions_.end_all(SessionEnd::kShutdown);
 }
 
 void FrontHandler::arm_sweep() {
@@ -89,7 +89,7 @@ void FrontHandler::arm_stream_check() {
 void FrontHandler::shutdown() {
   sweep_.reset();
   stream_check_.reset();
-  sessions_.end_all();
+  sessions_.end_all(SessionEnd::kShutdown);
 }
 
 void FrontHandler::handle(const std::shared_ptr<Exchange>& exchange) {

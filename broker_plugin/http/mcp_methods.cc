@@ -5,6 +5,7 @@
 #include "broker_plugin/http/fleet_read.h"
 #include "broker_plugin/http/mcp_metrics_stream.h"
 #include "broker_plugin/http/pending_call.h"
+#include "broker_plugin/http/tool_hints.h"
 #include "broker_plugin/http/tool_result.h"
 
 namespace fleetmcp::http {
@@ -167,7 +168,7 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
   if (tool_name == kDescribeNodeTool) {
     return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
   }
-  if (tool_name == kFleetReadTool) return fleet_read(m, agent, arguments, revision, scheduler, std::move(answer));
+  if (tool_name == kFleetReadTool) return fleet_read(m, agent, arguments, session, scheduler, std::move(answer));
   if (tool_name.find_first_of(".-") == std::string::npos && !CompactTools::is_fleet_tool(tool_name)) {
     // A by_kind tool (system_echo_invoke): callable in every mode, like the projected names.
     auto target = s_.kinds.call_target(*fleet, agent.tenant, tool_name, arguments);
@@ -232,7 +233,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
       answer(error(id, rpc::kInvalidRequest, "Invalid Request: a streaming tool cannot be called inside a batch"));
       return;
     }
-    open_stream(*pass.tool, pass.arguments_json, m, agent, session, exchange);
+    open_stream(*pass.tool, pass.arguments_json, m, agent, session, exchange, answer);
     return;
   }
   // The call holds on to the snapshot its tool points into rather than copying the tool: a
@@ -290,7 +291,9 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
 }
 
 void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,
-                            McpRevision revision, const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+                            const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler,
+                            Answer answer) {
+  const McpRevision revision = session->revision();
   const auto fleet = s_.fleet.snapshot();
   auto planned = plan_fleet_read(*fleet, agent.tenant, arguments);
   if (auto* bad = std::get_if<ErrorEnvelope>(&planned)) {
@@ -298,23 +301,36 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
     return answer(result(*m.id, tool_error(*bad, has_structured_output(revision), revision)));
   }
   const FleetReadPlan& plan = std::get<FleetReadPlan>(planned);
-  // Shared by the node calls; the last one to finish answers.
+  // Shared by the node calls; the last one to finish answers, unless the session's end (or a
+  // cancel) already did.
   struct Run {
     std::mutex mutex;
     FleetReadResults results;
     size_t remaining;
     json::Document id;
+    bool answered = false;
     Run(const FleetReadPlan& p, size_t n) : results(p), remaining(n) {}
   };
   auto run = std::make_shared<Run>(plan, plan.targets.size() + 1);  // +1: the loop below
   run->id.CopyFrom(*m.id, run->id.GetAllocator());
-  auto one_done = [run, revision, answer](auto record) {
+  const std::string key = id_key(*m.id);
+  auto one_done = [run, revision, answer, session, key](auto record) {
     std::lock_guard<std::mutex> lock(run->mutex);
     record(run->results);
-    if (--run->remaining > 0) return;
+    if (--run->remaining > 0 || std::exchange(run->answered, true)) return;
+    session->untrack(key);
     const json::Document doc = run->results.document();
     answer(RpcAnswer{200, rpc_result(run->id, tool_success(doc, json::to_string(doc), revision)), {}});
   };
+  session->track(key, [run, scheduler, answer, revision](std::optional<SessionEnd> ended) {
+    scheduler->post([run, answer, revision, ended] {
+      std::lock_guard<std::mutex> lock(run->mutex);
+      if (std::exchange(run->answered, true)) return;
+      if (!ended) return answer(std::nullopt);  // notifications/cancelled
+      const ErrorEnvelope e = session_end_error(*ended, true);  // fleet_read only reads
+      answer(RpcAnswer{200, rpc_result(run->id, tool_error(e, has_structured_output(revision), revision)), {}});
+    });
+  });
   const json::Document args = json::parse_strict(plan.arguments_json, ErrorCode::kInternal);
   for (size_t i = 0; i < plan.targets.size(); ++i) {
     const FleetReadTarget& target = plan.targets[i];
@@ -352,8 +368,6 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
                            Answer answer) {
   CallSpec spec{agent->sub, agent->tenant, tool->name.dotted(), std::move(arguments_json),
                 gateway_deadline(tool->constraints)};
-  const std::string key = id_key(*m.id);  // also the id as the answer writes it
-  const McpRevision revision = session->revision();
   // What the answer and the cancellation both need, shared (the callbacks are moved and copied on
   // their way through the call path).
   struct Unary {
@@ -362,23 +376,35 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
     int64_t started;
     std::shared_ptr<ConcurrencySlot> slot;
     Answer answer;
+    std::string key;  // the JSON-RPC id's text, also the id as the answer writes it
+    McpRevision revision;
   };
-  const auto u =
-      std::make_shared<const Unary>(Unary{std::move(tool), agent, s_.steady_ms(), std::move(slot), std::move(answer)});
-  auto done = [this, u, session, key, revision](CallOutcome outcome) {
-    if (u->slot) u->slot->release();
-    session->untrack(key);
-    s_.log.finished(kVia, *u->agent, *u->tool, outcome, s_.steady_ms() - u->started);
-    u->answer(RpcAnswer{200,
-                        outcome.ok ? rpc_tool_success(key, outcome.result_json, revision)
-                                   : rpc_result(key, tool_error(outcome.error, has_output_schema(*u->tool, revision), revision)),
-                        {}});
+  const auto u = std::make_shared<const Unary>(Unary{std::move(tool), agent, s_.steady_ms(), std::move(slot),
+                                                     std::move(answer), id_key(*m.id), session->revision()});
+  // The call's one answer: the device's outcome, the deadline's, or its session's end.
+  const auto finish = [this](const Unary& u, const CallOutcome& outcome) {
+    if (u.slot) u.slot->release();
+    s_.log.finished(kVia, *u.agent, *u.tool, outcome, s_.steady_ms() - u.started);
+    u.answer(RpcAnswer{200,
+                       outcome.ok ? rpc_tool_success(u.key, outcome.result_json, u.revision)
+                                  : rpc_result(u.key, tool_error(outcome.error, has_output_schema(*u.tool, u.revision), u.revision)),
+                       {}});
   };
-  auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), std::move(done));
-  session->track(key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, u] {
-    scheduler->post([this, weak, u] {
+  auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), [finish, u, session](CallOutcome outcome) {
+    session->untrack(u->key);
+    finish(*u, outcome);
+  });
+  session->track(u->key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, u, finish](std::optional<SessionEnd> ended) {
+    scheduler->post([this, weak, u, finish, ended] {
       const auto call = weak.lock();
       if (!call || !call->cancel()) return;  // already answered
+      if (ended) {
+        // The session is gone, the HTTP request is not: answer it (the device's late outcome is
+        // dropped, as after a deadline).
+        CallOutcome outcome;
+        outcome.error = session_end_error(*ended, tool_hints(u->tool->safety_class, u->tool->name.verb).read_only);
+        return finish(*u, outcome);
+      }
       if (u->slot) u->slot->release();
       s_.log.cancelled(kVia, *u->agent, *u->tool, s_.steady_ms() - u->started);
       u->answer(std::nullopt);
@@ -388,7 +414,19 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
 
 void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
                              const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                             const std::shared_ptr<Exchange>& exchange) {
+                             const std::shared_ptr<Exchange>& exchange, Answer& answer) {
+  // The stream quota, and the token re-checks that end the stream with its token (open_streams.h),
+  // as for RFC-0009 and GET streams: a metrics stream holds a connection as long as they do.
+  auto stream = std::make_shared<std::weak_ptr<McpMetricsStream>>();
+  std::shared_ptr<OpenStreams::Ticket> ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop why) {
+    if (const auto s = stream->lock()) s->stop(stream_stop_error(why));
+  });
+  if (!ticket) {
+    // An execution error (docs/protocol.md §9, D14): a result the model reads, not an HTTP 429.
+    const ErrorEnvelope e = stream_quota_error();
+    s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
+  }
   const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal);
   McpMetricsRequest request;
   request.id.CopyFrom(*m.id, request.id.GetAllocator());
@@ -403,16 +441,20 @@ void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments
   const std::string key = id_key(*m.id);
   const int64_t started = s_.steady_ms();
   s_.metrics.stream_opened(StreamKind::kMcpCall);
-  auto stream = McpMetricsStream::open(
+  // The ticket lives as long as the ended callback: until the stream has finished.
+  *stream = McpMetricsStream::open(
       *exchange, s_.fanout, tool, agent.tenant, std::move(request), s_.options.mcp_max_stream,
       s_.options.mcp_stream_buffer, s_.wall_ms,
-      [this, session, key, tool, agent, started](std::string_view code) {
+      [this, session, key, tool, agent, started, ticket](std::string_view code) {
         session->untrack(key);
         s_.metrics.stream_closed(StreamKind::kMcpCall);
         s_.log.stream_ended(kVia, agent, tool, code, s_.steady_ms() - started);
       });
-  session->track(key, [weak = std::weak_ptr<McpMetricsStream>(stream)] {
-    if (const auto s = weak.lock()) s->cancel();
+  session->track(key, [weak = *stream](std::optional<SessionEnd> ended) {
+    const auto s = weak.lock();
+    if (!s) return;
+    if (ended) s->stop(session_end_error(*ended, true));  // a subscription only reads
+    else s->cancel();
   });
 }
 

@@ -53,15 +53,16 @@ class McpMethods {
                               const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
                               const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
-  void fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments, McpRevision revision,
-                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  void fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,
+                  const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // `tool` keeps the snapshot it points into alive until the call has been audited.
   void run_unary(std::shared_ptr<const FleetTool> tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
                  const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // Answers only when the stream quota refuses it; otherwise the stream carries the answer.
   void open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
                    const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                   const std::shared_ptr<Exchange>& exchange);
+                   const std::shared_ptr<Exchange>& exchange, Answer& answer);
 
   FrontServices& s_;
 };

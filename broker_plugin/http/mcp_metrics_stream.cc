@@ -4,6 +4,7 @@
 #include <array>
 
 #include "broker_plugin/http/jsonrpc.h"
+#include "broker_plugin/http/mcp_session.h"
 #include "broker_plugin/http/sse_event.h"
 #include "broker_plugin/http/tool_result.h"
 
@@ -53,7 +54,10 @@ std::shared_ptr<McpMetricsStream> McpMetricsStream::open(Exchange& exchange, Tel
                                                  std::move(ended));
   self->node_id_ = tool.name.node_id;
   self->stream_ = exchange.open_stream({}, StreamLimits{buffer, {}});
-  self->stream_->on_end([s = self](StreamEnd) {
+  self->stream_->on_end([s = self](StreamEnd why) {
+    // The front is stopping: the connection is still there to take the call's answer (its
+    // session's end usually gave it already).
+    if (why == StreamEnd::kShutdown) return s->finish_with_error(session_end_error(SessionEnd::kShutdown, true));
     // The connection is gone: without resumability nothing more can reach the client.
     s->finish_with({}, "");
   });
@@ -112,13 +116,18 @@ void McpMetricsStream::send_sample(const json::Document& sample) {
   }
 }
 
-void McpMetricsStream::on_feed_end(const ErrorEnvelope& why) {
-  scheduler_->post([weak = weak_from_this(), why] {
-    const auto s = weak.lock();
-    if (!s || s->done_) return;
-    const json::Document result = tool_error(why, true, s->request_.revision);
-    s->finish_with(sse_event("message", rpc_result(s->request_.id, result)), error_code_name(why.code));
+void McpMetricsStream::on_feed_end(const ErrorEnvelope& why) { stop(why); }
+
+void McpMetricsStream::stop(ErrorEnvelope why) {
+  scheduler_->post([weak = weak_from_this(), why = std::move(why)] {
+    if (const auto s = weak.lock()) s->finish_with_error(why);
   });
+}
+
+void McpMetricsStream::finish_with_error(const ErrorEnvelope& why) {
+  if (done_) return;
+  const json::Document result = tool_error(why, true, request_.revision);
+  finish_with(sse_event("message", rpc_result(request_.id, result)), error_code_name(why.code));
 }
 
 void McpMetricsStream::cancel() {

@@ -5,6 +5,8 @@
 // the session set a level above info). The call ends:
 //   - notifications/cancelled: the stream closes without a response (the spec says none is sent);
 //   - the node goes offline: a result with isError and E_NODE_OFFLINE;
+//   - its session ends, the front stops, or its token expires or is revoked (stop()): a result
+//     with isError and the envelope saying so (issue 24, items 4 and 5);
 //   - the maximum stream time passes: a result whose structuredContent is the lease (the tool's
 //     output schema: interval_ms, lease_expires_at_ms) and a text summary.
 #pragma once
@@ -43,6 +45,8 @@ class McpMetricsStream : public TelemetrySubscriber, public std::enable_shared_f
   void on_feed_end(const ErrorEnvelope& why) override;
   // notifications/cancelled; any thread.
   void cancel();
+  // Ends the call with an isError result carrying `why`; any thread.
+  void stop(ErrorEnvelope why);
 
   McpMetricsStream(std::shared_ptr<Scheduler> scheduler, McpMetricsRequest request,
                    std::function<int64_t()> wall_ms, Ended ended)
@@ -51,6 +55,7 @@ class McpMetricsStream : public TelemetrySubscriber, public std::enable_shared_f
 
  private:
   void send_sample(const json::Document& sample);
+  void finish_with_error(const ErrorEnvelope& why);
   void finish_with(std::string response, std::string_view code);
 
   std::shared_ptr<Scheduler> scheduler_;

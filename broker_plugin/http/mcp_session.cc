@@ -33,6 +33,25 @@ int log_level_rank(std::string_view level) {
   return -1;
 }
 
+ErrorEnvelope session_end_error(SessionEnd why, bool only_reads) {
+  std::string message = "the MCP session ended before this call was answered: ";
+  switch (why) {
+    case SessionEnd::kDeleted: message += "the client ended it (DELETE)"; break;
+    case SessionEnd::kReplaced:
+      message += "its token started more sessions than plugin_opt_http_max_sessions_per_caller allows, and it was "
+                 "the oldest";
+      break;
+    case SessionEnd::kIdle: message += "it was idle for plugin_opt_http_session_idle_ms"; break;
+    case SessionEnd::kShutdown: message += "the broker is shutting down"; break;
+  }
+  if (!only_reads) message += "; the device may have run the call: its outcome is unknown";
+  std::string fix = only_reads ? "call it again in a new session (initialize)"
+                               : "read the device's state before repeating the call in a new session (initialize): it "
+                                 "may have run";
+  if (why == SessionEnd::kShutdown) fix += ", once the broker is back";
+  return ErrorEnvelope(ErrorCode::kNodeOffline, message, fix);
+}
+
 McpSession::McpSession(std::string id, const AgentToken& agent, McpRevision revision, int64_t now_ms)
     : id_(std::move(id)), caller_(agent.sub), tenant_(agent.tenant), revision_(revision), last_seen_ms_(now_ms) {}
 
@@ -41,9 +60,14 @@ bool McpSession::busy() const {
   return !in_flight_.empty() || listener_ != nullptr;
 }
 
-void McpSession::track(const std::string& id, std::function<void()> cancel) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  in_flight_[id] = std::move(cancel);
+void McpSession::track(const std::string& id, Stop stop) {
+  std::optional<SessionEnd> ended;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ended = ended_;
+    if (!ended) in_flight_[id] = std::move(stop);
+  }
+  if (ended && stop) stop(ended);
 }
 
 void McpSession::untrack(const std::string& id) {
@@ -52,15 +76,15 @@ void McpSession::untrack(const std::string& id) {
 }
 
 void McpSession::cancel(const std::string& id) {
-  std::function<void()> cancel;
+  Stop stop;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = in_flight_.find(id);
     if (it == in_flight_.end()) return;  // unknown or finished: ignored, as the spec says
-    cancel = std::move(it->second);
+    stop = std::move(it->second);
     in_flight_.erase(it);
   }
-  if (cancel) cancel();
+  if (stop) stop(std::nullopt);
 }
 
 bool McpSession::streaming() const {
@@ -89,16 +113,18 @@ void McpSession::notify(const std::string& message_json) {
   if (listener) listener->notify(message_json);
 }
 
-void McpSession::end() {
-  std::map<std::string, std::function<void()>> in_flight;
+void McpSession::end(SessionEnd why) {
+  std::map<std::string, Stop> in_flight;
   std::shared_ptr<SessionListener> listener;
   {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (ended_) return;
+    ended_ = why;
     in_flight.swap(in_flight_);
     listener = std::move(listener_);
   }
-  for (auto& [id, cancel] : in_flight) {
-    if (cancel) cancel();
+  for (auto& [id, stop] : in_flight) {
+    if (stop) stop(why);
   }
   if (listener) listener->close();
 }
@@ -126,7 +152,7 @@ std::variant<std::shared_ptr<McpSession>, SessionRefusal> McpSessions::create(co
     by_caller_[caller].push_back(session->id());
     ++per_tenant_[agent.tenant];
   }
-  if (evicted) evicted->end();
+  if (evicted) evicted->end(SessionEnd::kReplaced);
   return session;
 }
 
@@ -158,7 +184,7 @@ bool McpSessions::end(std::string_view id) {
     session = forget_locked(id);
   }
   if (!session) return false;
-  session->end();
+  session->end(SessionEnd::kDeleted);
   return true;
 }
 
@@ -188,11 +214,11 @@ size_t McpSessions::sweep(int64_t now_ms, int64_t idle_ms) {
     }
     for (const auto& id : idle) expired.push_back(forget_locked(id));
   }
-  for (auto& s : expired) s->end();
+  for (auto& s : expired) s->end(SessionEnd::kIdle);
   return expired.size();
 }
 
-void McpSessions::end_all() {
+void McpSessions::end_all(SessionEnd why) {
   std::map<std::string, std::shared_ptr<McpSession>, std::less<>> all;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -200,7 +226,7 @@ void McpSessions::end_all() {
     by_caller_.clear();
     per_tenant_.clear();
   }
-  for (auto& [id, s] : all) s->end();
+  for (auto& [id, s] : all) s->end(why);
 }
 
 size_t McpSessions::size() const {

@@ -1,8 +1,9 @@
 // MCP sessions (Streamable HTTP, 2025-03-26 … 2025-11-25): created by initialize and named by
 // the Mcp-Session-Id header from then on, bound to the agent that created it (another token's
-// requests see it as unknown: 404), ended by DELETE or after idling. A session knows its
-// negotiated revision, its requests in flight (so notifications/cancelled can stop them) and its
-// GET stream, the only place notifications/tools/list_changed can go. Thread-safe.
+// requests see it as unknown: 404), ended by DELETE, after idling, by a newer session of its
+// caller (quota) or when the front stops. A session knows its negotiated revision, its requests
+// in flight (so notifications/cancelled can stop them, and its end can answer them) and its GET
+// stream, the only place notifications/tools/list_changed can go. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,6 +22,7 @@
 
 #include "broker_plugin/http/mcp_revision.h"
 #include "common/agent_token.h"
+#include "common/error.h"
 
 namespace fleetmcp::http {
 
@@ -33,6 +36,22 @@ class SessionListener {
 
 // RFC 5424 severities as MCP logging/setLevel names them, most verbose first.
 int log_level_rank(std::string_view level);  // -1 when unknown
+
+// Why a session ended.
+enum class SessionEnd {
+  kDeleted,   // the client's DELETE
+  kReplaced,  // its caller started a session past its quota: the oldest goes (McpSessions::create)
+  kIdle,      // idle for plugin_opt_http_session_idle_ms with nothing open
+  kShutdown,  // the front is stopping (the broker is shutting down)
+};
+
+// What a request still in flight is answered when its session ends under it (issue 24, item 4):
+// the session is gone but the HTTP request is open, so it gets an answer rather than an empty
+// reply. E_NODE_OFFLINE, docs/protocol.md §9's code for "unavailable", as the REST answer to a call
+// in flight at shutdown. A call that may change the device (`only_reads` false, tool_hints.h) may
+// have run there: the message says its outcome is unknown and the fix to read the state before
+// repeating it.
+ErrorEnvelope session_end_error(SessionEnd why, bool only_reads);
 
 class McpSession {
  public:
@@ -48,8 +67,13 @@ class McpSession {
   int64_t last_seen_ms() const { return last_seen_ms_.load(); }
   bool busy() const;  // requests in flight or a GET stream open
 
-  // Requests in flight, by JSON-RPC id text. cancel runs outside the session's lock.
-  void track(const std::string& id, std::function<void()> cancel);
+  // How a request in flight is stopped: with nullopt when the client cancelled it
+  // (notifications/cancelled: no response is sent, as the spec says), or with why its session
+  // ended (it is answered: session_end_error).
+  using Stop = std::function<void(std::optional<SessionEnd>)>;
+  // Requests in flight, by JSON-RPC id text. `stop` runs outside the session's lock; at once when
+  // the session has already ended (a request that raced its session's end).
+  void track(const std::string& id, Stop stop);
   void untrack(const std::string& id);
   void cancel(const std::string& id);
 
@@ -62,8 +86,8 @@ class McpSession {
   void set_log_level(std::string_view level) { log_rank_.store(log_level_rank(level)); }
   bool logs(std::string_view level) const { return log_level_rank(level) >= log_rank_.load(); }
 
-  // DELETE or expiry: stops every request in flight and closes the GET stream.
-  void end();
+  // Stops every request in flight (answering it, see Stop) and closes the GET stream.
+  void end(SessionEnd why);
 
  private:
   const std::string id_, caller_, tenant_;
@@ -71,8 +95,9 @@ class McpSession {
   std::atomic<int64_t> last_seen_ms_;
   std::atomic<int> log_rank_{1};  // "info": metric samples go out as notifications/message
   mutable std::mutex mutex_;
-  std::map<std::string, std::function<void()>> in_flight_;
+  std::map<std::string, Stop> in_flight_;
   std::shared_ptr<SessionListener> listener_;
+  std::optional<SessionEnd> ended_;
 };
 
 // Why initialize got no session: the whole table is full (503), or the caller's tenant holds its
@@ -81,7 +106,7 @@ enum class SessionRefusal { kTableFull, kTenantQuota };
 
 // Sessions per caller (token subject within its tenant) and per tenant (issue 17, item 5), so one
 // token cannot fill the table: a caller at its own quota, or whose tenant or the table is full,
-// gets a new session in place of its own oldest one (ended as if idle).
+// gets a new session in place of its own oldest one (ended: SessionEnd::kReplaced).
 struct SessionQuota {
   size_t per_caller = 32;
   size_t per_tenant = 1000;
@@ -100,7 +125,7 @@ class McpSessions {
   std::vector<std::string> tenants() const;
   // Ends sessions idle for longer than idle_ms with nothing open.
   size_t sweep(int64_t now_ms, int64_t idle_ms);
-  void end_all();
+  void end_all(SessionEnd why);
   size_t size() const;
 
  private:

@@ -25,6 +25,22 @@ std::string_view stream_stop_reason(StreamStop why) {
   return "";
 }
 
+ErrorEnvelope stream_stop_error(StreamStop why) {
+  const std::string message = "the metrics stream ended: " + std::string(stream_stop_reason(why));
+  if (why == StreamStop::kLifetime) return ErrorEnvelope(ErrorCode::kDeadlineExceeded, message, "call again to continue");
+  return ErrorEnvelope(ErrorCode::kSafetyDenied, message, "call again with a valid token (fleetctl token issue)");
+}
+
+ErrorEnvelope stream_quota_error() {
+  ErrorEnvelope e(ErrorCode::kRateLimited, "this token or its tenant holds its quota of metrics streams",
+                  "close another metrics stream of this token or tenant first "
+                  "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
+  // A place frees when a stream ends, which no one can predict; a few seconds keeps a polling
+  // agent's refusals cheap.
+  e.retry_after_ms = 5000;
+  return e;
+}
+
 std::unique_ptr<OpenStreams::Ticket> OpenStreams::open(const AgentToken& agent, int64_t now_ms, Stop stop) {
   std::string caller = caller_key(agent);
   uint64_t id = 0;

@@ -1,8 +1,9 @@
-// The long-lived SSE streams of the front (RFC-0009 metrics streams and MCP GET streams), by the
-// agent that opened them (issue 17, items 5 and 6):
+// The long-lived SSE streams of the front (RFC-0009 metrics streams, MCP GET streams and MCP
+// metrics streams), by the agent that opened them (issue 17, items 5 and 6; issue 24, item 5):
 //   - quotas: at most per_caller streams per token subject and per_tenant per tenant, so one
 //     token cannot hold every connection the front may have; a stream past a quota is refused
-//     (RFC-0009: close code 4429; MCP GET: HTTP 429);
+//     (RFC-0009: close code 4429; MCP GET: HTTP 429; MCP tools/call: an isError result,
+//     E_RATE_LIMITED);
 //   - re-checks: a stream must not outlive the token that opened it. check() (run every second
 //     by the front) stops the streams whose token has passed its exp, whose token was revoked
 //     (the revocation list is re-read on SIGHUP), or that are older than max_lifetime.
@@ -20,11 +21,17 @@
 #include <unordered_map>
 
 #include "common/agent_token.h"
+#include "common/error.h"
 
 namespace fleetmcp::http {
 
 enum class StreamStop { kTokenExpired, kTokenRevoked, kLifetime };
 std::string_view stream_stop_reason(StreamStop why);
+// The last answer of an MCP metrics stream stopped for `why` (E_SAFETY_DENIED for its token,
+// E_DEADLINE_EXCEEDED for its lifetime).
+ErrorEnvelope stream_stop_error(StreamStop why);
+// The refusal of a metrics stream past a quota: E_RATE_LIMITED naming the options.
+ErrorEnvelope stream_quota_error();
 
 struct StreamQuota {
   size_t per_caller = 16;

@@ -95,9 +95,7 @@ void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const Age
     if (const auto s = stream->lock()) s->stop();
   });
   if (!ticket) {
-    const ErrorEnvelope e(ErrorCode::kRateLimited, "this token or its tenant holds its quota of metrics streams",
-                          "close another metrics stream of this token or tenant first "
-                          "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
+    const ErrorEnvelope e = stream_quota_error();
     s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
     return Rfc0009Stream::refuse(*ex, CloseCode::kRateLimited);
   }

@@ -396,6 +396,101 @@ TEST_F(McpTest, CancelledCallGetsNoResponse) {
   EXPECT_EQ(call->answers, 1);
 }
 
+// Issue 24, item 4: the session of a call in flight ends (its caller's newer session replaces
+// it, DELETE, the front stops). The HTTP request is still open: it is answered, not abandoned.
+const json::Value& error_of(const json::Document& body) { return body["result"]["_meta"]["io.fleetmcp/error"]; }
+
+TEST(McpSessionEnd, ACallInFlightIsAnsweredWhenANewerSessionOfItsCallerReplacesIt) {
+  FrontFixture f{FrontOptionList{{"http_max_sessions_per_caller", "1"}}};
+  const std::string tok = f.token();
+  f.fleet->set_silent(std::string(kNode), true);
+  const std::string sid = f.open_session(tok);
+  const auto call = f.rpc(sid, tok, "tools/call", echo_call(echo_tool()), 42);
+  EXPECT_FALSE(call->reply);
+  f.open_session(tok);  // its caller's second session: the first one ends
+  ASSERT_TRUE(call->reply) << "the call was abandoned: an empty reply";
+  EXPECT_FALSE(call->abandoned);
+  const auto body = body_of(*call);
+  EXPECT_EQ(*json::get_int64(body, "id"), 42);
+  EXPECT_TRUE(body["result"]["isError"].GetBool());
+  const json::Value& e = error_of(body);
+  EXPECT_EQ(*json::get_string(e, "code"), "E_NODE_OFFLINE");
+  EXPECT_NE(json::get_string(e, "message")->find("the MCP session ended"), std::string::npos);
+  EXPECT_NE(json::get_string(e, "message")->find("plugin_opt_http_max_sessions_per_caller"), std::string::npos);
+  // echo only reads: nothing to check before calling again.
+  EXPECT_EQ(json::get_string(e, "message")->find("unknown"), std::string::npos);
+  EXPECT_NE(json::get_string(e, "suggested_fix")->find("new session"), std::string::npos);
+  f.advance(std::chrono::milliseconds(10000));  // past the gateway deadline: nothing more
+  EXPECT_EQ(call->answers, 1);
+  EXPECT_NE(f.audit->back().find(R"("code":"E_NODE_OFFLINE")"), std::string::npos) << f.audit->back();
+}
+
+TEST_F(McpTest, ACallThatMayActOnTheDeviceIsAnsweredOutcomeUnknownWhenItsSessionIsDeleted) {
+  const std::string sid = f.open_session(tok);
+  const std::string name = "relay." + std::string(kNode) + ".relay0.set";
+  const std::string ct = commit_token_of(body_of(*f.rpc(sid, tok, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":true}})")));
+  f.fleet->set_silent(std::string(kNode), true);
+  const auto call = f.rpc(sid, tok, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":true,"commit_token":")" + ct + "\"}}", 7);
+  EXPECT_EQ(f.fleet->calls_received(), 1u);
+  f.send(HttpRequest{"DELETE", "/mcp", {{"Authorization", "Bearer " + tok}, {"Mcp-Session-Id", sid}}, ""});
+  ASSERT_TRUE(call->reply);
+  const json::Value& e = error_of(body_of(*call));
+  EXPECT_EQ(*json::get_string(e, "code"), "E_NODE_OFFLINE");
+  EXPECT_NE(json::get_string(e, "message")->find("(DELETE)"), std::string::npos);
+  EXPECT_NE(json::get_string(e, "message")->find("its outcome is unknown"), std::string::npos);
+  EXPECT_NE(json::get_string(e, "suggested_fix")->find("read the device's state before repeating"), std::string::npos);
+}
+
+TEST_F(McpTest, CallsInFlightAreAnsweredWhenTheFrontShutsDown) {
+  f.fleet->set_silent(std::string(kNode), true);
+  const std::string sid = f.open_session(tok, "2025-03-26");
+  const auto single = f.rpc(sid, tok, "tools/call", echo_call(echo_tool()), 1);
+  const auto batch = f.post_mcp(R"([{"jsonrpc":"2.0","id":2,"method":"tools/call","params":)" + echo_call(echo_tool()) +
+                                    R"(},{"jsonrpc":"2.0","id":3,"method":"ping"}])",
+                                sid, tok);
+  EXPECT_FALSE(single->reply);
+  EXPECT_FALSE(batch->reply);
+  f.front->shutdown();
+  f.scheduler->run();
+  ASSERT_TRUE(single->reply);
+  const json::Value& e = error_of(body_of(*single));
+  EXPECT_EQ(*json::get_string(e, "code"), "E_NODE_OFFLINE");
+  EXPECT_NE(json::get_string(e, "message")->find("the broker is shutting down"), std::string::npos);
+  EXPECT_NE(json::get_string(e, "suggested_fix")->find("once the broker is back"), std::string::npos);
+  ASSERT_TRUE(batch->reply);  // the batch's array, with the call's answer in it
+  const auto answers = body_of(*batch);
+  ASSERT_EQ(answers.Size(), 2u);
+  EXPECT_EQ(*json::get_int64(answers[1], "id"), 2);
+  EXPECT_TRUE(answers[1]["result"]["isError"].GetBool());
+}
+
+TEST_F(McpTest, AFleetReadInFlightIsAnsweredWhenItsSessionEnds) {
+  f.fleet->set_silent(std::string(kNode), true);
+  const std::string sid = f.open_session(tok);
+  const auto call = f.rpc(sid, tok, "tools/call",
+                          R"({"name":"fleet_read","arguments":{"kind":"system.metrics","verb":"snapshot"}})", 9);
+  EXPECT_FALSE(call->reply);
+  f.send(HttpRequest{"DELETE", "/mcp", {{"Authorization", "Bearer " + tok}, {"Mcp-Session-Id", sid}}, ""});
+  ASSERT_TRUE(call->reply);
+  const auto body = body_of(*call);
+  EXPECT_EQ(*json::get_int64(body, "id"), 9);
+  EXPECT_EQ(*json::get_string(error_of(body), "code"), "E_NODE_OFFLINE");
+  f.advance(std::chrono::milliseconds(10000));  // the node's own call ends at its deadline: nothing more
+  EXPECT_EQ(call->answers, 1);
+}
+
+TEST(McpSessionEnd, ARequestTrackedAfterItsSessionEndedIsStoppedAtOnce) {
+  AgentToken agent;
+  agent.sub = "alice";
+  agent.tenant = "acme";
+  McpSession session("s", agent, kLatestRevision, 0);
+  session.end(SessionEnd::kShutdown);
+  std::optional<SessionEnd> stopped;
+  session.track("1", [&stopped](std::optional<SessionEnd> why) { stopped = why; });
+  EXPECT_EQ(stopped, SessionEnd::kShutdown);
+  EXPECT_FALSE(session.busy());
+}
+
 TEST_F(McpTest, BatchesWorkIn20250326Only) {
   const std::string old_sid = f.open_session(tok, "2025-03-26");
   const auto batch = f.post_mcp(R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":)" +

@@ -104,6 +104,83 @@ TEST_F(McpStreamTest, ALogLevelAboveInfoSilencesLogNotifications) {
   EXPECT_EQ(methods(*ex->stream), (std::vector<std::string>{"notifications/progress", "notifications/progress"}));
 }
 
+// Issue 24, item 4: a stream whose session ends gets a last response, as any call does.
+TEST_F(McpStreamTest, ItsSessionsEndEndsTheStreamWithAnIsErrorResult) {
+  const auto ex = f.rpc(sid, tok, "tools/call", subscribe_call(1000, "p1"), 7);
+  f.advance(milliseconds(1000));
+  f.send(HttpRequest{"DELETE", "/mcp", {{"Authorization", "Bearer " + tok}, {"Mcp-Session-Id", sid}}, ""});
+  ASSERT_TRUE(ex->stream->finished);
+  const auto data = sse_data(*ex->stream);
+  const auto& last = data.back();
+  EXPECT_EQ(*json::get_int64(last, "id"), 7);
+  EXPECT_TRUE(last["result"]["isError"].GetBool());
+  const json::Value& e = last["result"]["_meta"]["io.fleetmcp/error"];
+  EXPECT_EQ(*json::get_string(e, "code"), "E_NODE_OFFLINE");
+  EXPECT_NE(json::get_string(e, "message")->find("the MCP session ended"), std::string::npos);
+  f.scheduler->run();
+  EXPECT_EQ(f.front->fanout().feed_count(), 0u);
+}
+
+TEST_F(McpStreamTest, TheFrontStoppingEndsTheStreamWithAnIsErrorResult) {
+  const auto ex = f.rpc(sid, tok, "tools/call", subscribe_call(1000), 7);
+  ex->stream->end(StreamEnd::kShutdown);  // the server stops before the sessions end
+  f.scheduler->run();
+  ASSERT_TRUE(ex->stream->finished);
+  const auto data = sse_data(*ex->stream);
+  EXPECT_EQ(*json::get_int64(data.back(), "id"), 7);
+  EXPECT_NE(json::get_string(data.back()["result"]["_meta"]["io.fleetmcp/error"], "message")->find("shutting down"),
+            std::string::npos);
+}
+
+// Issue 24, item 5: MCP metrics streams hold a connection as long as RFC-0009 and GET streams do,
+// and count with them in the per-caller and per-tenant stream quotas.
+TEST(McpStreamQuota, MetricsStreamsCountWithTheOtherStreamsPerCallerAndPerTenant) {
+  FrontFixture f{FrontOptionList{{"http_max_streams_per_caller", "2"}, {"http_max_streams_per_tenant", "3"}}};
+  const std::string alice = f.token(), bob = f.token("acme", kAllScopes, "bob"), carol = f.token("other");
+  const std::string sid = f.open_session(alice);
+  const auto first = f.rpc(sid, alice, "tools/call", subscribe_call(1000), 1);
+  const auto rfc0009 = f.post_tools_call(alice, R"({"tool":")" + kSubscribe + R"(","arguments":{"interval_ms":1000}})",
+                                         "text/event-stream");
+  ASSERT_TRUE(first->stream);
+  ASSERT_FALSE(rfc0009->stream->finished);
+  f.advance(milliseconds(1000));  // the capability's rate limit (5/s) is not what refuses below
+  const auto third = f.rpc(sid, alice, "tools/call", subscribe_call(1000), 3);
+  ASSERT_TRUE(third->reply) << "a third stream of the caller was opened";
+  const auto refused = body_of(*third);
+  EXPECT_TRUE(refused["result"]["isError"].GetBool());
+  const json::Value& e = refused["result"]["_meta"]["io.fleetmcp/error"];
+  EXPECT_EQ(*json::get_string(e, "code"), "E_RATE_LIMITED");
+  EXPECT_GT(*json::get_int64(e, "retry_after_ms"), 0);
+  EXPECT_NE(json::get_string(e, "suggested_fix")->find("plugin_opt_http_max_streams_per_caller"), std::string::npos);
+
+  const std::string bob_sid = f.open_session(bob);
+  EXPECT_TRUE(f.rpc(bob_sid, bob, "tools/call", subscribe_call(1000), 1)->stream);  // the tenant's third
+  EXPECT_TRUE(f.rpc(bob_sid, bob, "tools/call", subscribe_call(1000), 2)->reply);    // its fourth: refused
+  const std::string carol_sid = f.open_session(carol);  // another tenant is untouched
+  EXPECT_TRUE(f.send(HttpRequest{"GET", "/mcp", {{"Authorization", "Bearer " + carol}, {"Mcp-Session-Id", carol_sid},
+                                                 {"Accept", "text/event-stream"}}, ""})->stream);
+
+  // A cancelled stream gives its place back.
+  f.post_mcp(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}})", sid, alice);
+  f.advance(milliseconds(1000));
+  EXPECT_TRUE(f.rpc(sid, alice, "tools/call", subscribe_call(1000), 4)->stream);
+}
+
+TEST(McpStreamQuota, AMetricsStreamEndsWithItsToken) {
+  FrontFixture f;
+  const std::string tok = f.token("acme", kAllScopes, "alice", 5);
+  const std::string sid = f.open_session(tok);
+  const auto ex = f.rpc(sid, tok, "tools/call", subscribe_call(1000), 7);
+  f.advance(milliseconds(4000));
+  EXPECT_FALSE(ex->stream->finished);
+  f.advance(milliseconds(2000));  // past exp, and the once-a-second re-check
+  ASSERT_TRUE(ex->stream->finished);
+  const auto data = sse_data(*ex->stream);
+  const json::Value& e = data.back()["result"]["_meta"]["io.fleetmcp/error"];
+  EXPECT_EQ(*json::get_string(e, "code"), "E_SAFETY_DENIED");
+  EXPECT_NE(json::get_string(e, "message")->find("the token has expired"), std::string::npos);
+}
+
 class Rfc0009Test : public ::testing::Test {
  protected:
   FrontFixture f{FrontOptionList{{"http_sse_ping_ms", "25000"}}};
