@@ -38,6 +38,7 @@
 #include "broker_plugin/topic_acl.h"
 #include "common/audit_log.h"
 #include "common/kinds.h"
+#include "common/refusal_throttle.h"
 #include "common/schema_registry.h"
 
 namespace fleetmcp::plugin {
@@ -192,7 +193,12 @@ class FleetPlugin : private NodeFacts {
   void load_state();
   void apply_revocations();
 
-  void audit(const AuditRecord& record) { audit_->write(record, clock_()); }
+  // Every decision gets a line, but drop/deny/refuse lines go through refusal_lines_ (issue 24):
+  // per (decision, code, tenant, caller) one line per plugin_opt_audit_refusal_interval_ms, the
+  // next one saying how many it stands for; the counters stay exact. `caller_verified` false (a
+  // refused identity names whatever it claimed) leaves the caller out of the key, so made-up
+  // names cannot multiply the lines.
+  void audit(const AuditRecord& record, bool caller_verified = true);
 
   PluginOptions options_;
   BrokerPort& broker_;
@@ -208,6 +214,7 @@ class FleetPlugin : private NodeFacts {
   std::vector<CallRequest> submitted_;  // the batch dispatch_submitted works through
   json::ParseArena ack_arena_;  // each cmd_ack is parsed here (broker thread), done with before the next
   std::unique_ptr<AuditLog> audit_;
+  RefusalThrottle refusal_lines_;
   PluginCounters counters_;
   Waker* waker_ = nullptr;
   FleetObserver* observer_ = nullptr;

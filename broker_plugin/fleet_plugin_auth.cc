@@ -9,6 +9,7 @@ namespace fleetmcp::plugin {
 
 Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::string_view> password) {
   IdentityResult result = identity_.identify_password(client.username, password, client.address, clock_());
+  const bool identified = std::holds_alternative<Principal>(result);
   if (const auto* who = std::get_if<Principal>(&result)) {
     const std::optional<Certificate> cert =
         who->kind == PrincipalKind::kBridge ? broker_.client_certificate(client.handle) : std::nullopt;
@@ -27,7 +28,8 @@ Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::
     audit({.caller = client.username.empty() ? client.id : client.username,
            .decision = "refuse",
            .code = error_code_name(refusal->code),
-           .reason = refusal->reason});
+           .reason = refusal->reason},
+          /*caller_verified=*/identified);
     // On SIGHUP mosquitto re-runs BASIC_AUTH for connected clients and disconnects the refused;
     // until then the recorded refusal denies every check.
     sessions_.put(client.handle, std::move(session));
@@ -64,7 +66,9 @@ Session* FleetPlugin::identify_by_certificate(const ClientView& client) {
   if (cert) return identify_node(client, *cert);
   // Neither BASIC_AUTH nor a certificate vouched for this connection (a delayed Will of a gone
   // session, or a listener configured without either): nothing it asks for is allowed.
-  audit({.caller = client.id, .decision = "refuse", .code = "E_SAFETY_DENIED", .reason = "no identity"});
+  bump(counters_.auth_refused);
+  audit({.caller = client.id, .decision = "refuse", .code = "E_SAFETY_DENIED", .reason = "no identity"},
+        /*caller_verified=*/false);
   Session session;
   session.client_id = client.id;
   return &sessions_.put(client.handle, std::move(session));
@@ -79,7 +83,8 @@ Session* FleetPlugin::identify_node(const ClientView& client, const Certificate&
     audit({.caller = client.id,
            .decision = "refuse",
            .code = error_code_name(refusal->code),
-           .reason = refusal->reason});
+           .reason = refusal->reason},
+          /*caller_verified=*/false);
     session.refusal = *refusal;
     Session& refused = sessions_.put(client.handle, std::move(session));
     queue_kick(client.handle, refused, "identity refused");
