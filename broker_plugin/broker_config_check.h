@@ -6,6 +6,7 @@
 // include_dir, and refuses to start when a setting is wrong, naming it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,10 @@ struct BrokerConfigProblem {
 // Problems found in the concatenated text of the configuration (last occurrence wins, as in
 // mosquitto).
 std::vector<BrokerConfigProblem> check_broker_config_text(std::string_view text);
+
+// persistent_client_expiration ("<n>h", d, w, m or y, as mosquitto reads it) in seconds; nullopt
+// when absent or not readable (then mosquitto keeps persistent sessions forever).
+std::optional<int64_t> persistent_client_expiration_s(std::string_view text);
 
 // The -c/--config-file argument in a NUL-separated command line (/proc/self/cmdline).
 std::optional<std::string> config_path_from_cmdline(std::string_view cmdline);

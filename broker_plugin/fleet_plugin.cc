@@ -53,6 +53,7 @@ FleetPlugin::FleetPlugin(PluginOptions options, BrokerPort& broker, Clock clock)
       identity_(make_identity(options_, revoked_)),
       acl_(for_option("acl_file", [&] { return TopicAcl::load(options_.acl_file); })),
       announces_(schemas_, identity_.ca(), revoked_, options_.verdict_cache_entries),
+      claims_(options_.persistent_client_expiration_ms),
       audit_(for_option("audit_log", [&] { return std::make_unique<AuditLog>(options_.audit_log); })),
       refusal_lines_(options_.audit_refusal_interval_ms) {
   for_option("state_file", [&] {

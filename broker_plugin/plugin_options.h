@@ -31,6 +31,9 @@ struct PluginOptions {
   bool control_api = false;        // the $CONTROL/fleetmcp/v1 test driver (docs/plugin.md)
   size_t verdict_cache_entries = 65536;
   bool broker_config_check = true; // refuse to start when mosquitto.conf lacks a required setting
+  // Not a plugin_opt_ line: mosquitto.conf's persistent_client_expiration (plugin_entry.cc reads
+  // it), how long mosquitto may keep a session after its client left; 0 = unknown or unlimited.
+  int64_t persistent_client_expiration_ms = 0;
 };
 
 using OptionList = std::vector<std::pair<std::string, std::string>>;

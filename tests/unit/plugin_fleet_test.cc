@@ -272,7 +272,65 @@ TEST_F(FleetPluginTest, AKickMissesANewConnectionUnderTheSameClientId) {
   EXPECT_TRUE(f.broker.kicked.empty());
 }
 
-// --- issue 24: refusal lines are throttled -------------------------------------------------------
+// --- issue 24: client ids are (kind, tenant, sub)'s; refusal lines are throttled ------------------
+
+TEST_F(FleetPluginTest, TheSameSubOfAnotherTenantCannotTakeAClientIdOrTheSessionItLeft) {
+  const std::string acme = f.pki.token("agent", "acme", {"devices:read"}, f.now / 1000 + 600);
+  const std::string beta = f.pki.token("agent", "beta", {"devices:read"}, f.now / 1000 + 600);
+  bool ok = false;
+  FakeClient& holder = f.connect_client({.id = "agent", .username = "agent", .protocol = 4}, acme, &ok);
+  ASSERT_TRUE(ok);
+  f.connect_client({.id = "agent", .username = "agent", .protocol = 4}, beta, &ok);
+  EXPECT_FALSE(ok) << "another tenant's agent";
+  EXPECT_NE(f.audit_log().find("held by a connected client of another principal (agent agent of tenant acme)"),
+            std::string::npos);
+  f.plugin->on_disconnect(holder.view());  // MQTT 3.1.1 with clean session: nothing left behind
+  f.connect_client({.id = "agent", .username = "agent", .protocol = 4}, beta, &ok);
+  EXPECT_TRUE(ok);
+
+  FakeClient& durable = f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4, .clean_session = false},
+                                         acme, &ok);
+  ASSERT_TRUE(ok);
+  f.plugin->on_disconnect(durable.view());
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4}, beta, &ok);
+  EXPECT_FALSE(ok) << "the session acme's agent left";
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4, .clean_session = false}, acme, &ok);
+  EXPECT_TRUE(ok) << "its owner resumes it";
+}
+
+TEST_F(FleetPluginTest, AnExplicitAutoIdIsAcceptedOnlyInMosquittosFormAndWhenNobodyHoldsIt) {
+  const std::string acme = f.pki.token("agent", "acme", {"devices:read"}, f.now / 1000 + 600);
+  const std::string beta = f.pki.token("agent", "beta", {"devices:read"}, f.now / 1000 + 600);
+  const std::string assigned = "auto-5B0D6A51-0C3A-4E0C-9F55-2C1F8E0A7D11";
+  bool ok = false;
+  FakeClient& holder = f.connect_client({.id = assigned, .username = "agent"}, acme, &ok);  // MQTT 5
+  ASSERT_TRUE(ok);
+  f.plugin->on_disconnect(holder.view());  // an MQTT 5 session may outlive its client
+  f.connect_client({.id = assigned, .username = "agent"}, beta, &ok);
+  EXPECT_FALSE(ok);
+  f.connect_client({.id = "auto-00000000-0000-0000-0000-00000000000a", .username = "agent"}, beta, &ok);
+  EXPECT_FALSE(ok) << "mosquitto's ids are uppercase";
+  f.connect_client({.id = "auto-00000000-0000-0000-0000-00000000000A", .username = "agent", .protocol = 4,
+                    .clean_session = false},
+                   beta, &ok);
+  EXPECT_FALSE(ok) << "mosquitto never assigns an id to a 3.1.1 client without clean session";
+}
+
+TEST(ClientIdsAfterARestart, ARestoredSessionStaysItsOwners) {
+  const std::string state = (std::filesystem::temp_directory_path() / ("fleetmcp-state-" + new_node_id())).string();
+  PluginFixture f(plugin::OptionList{{"state_file", state}});
+  const std::string acme = f.pki.token("agent", "acme", {"devices:read"}, f.now / 1000 + 600);
+  const std::string beta = f.pki.token("agent", "beta", {"devices:read"}, f.now / 1000 + 600);
+  bool ok = false;
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4, .clean_session = false}, acme, &ok);
+  ASSERT_TRUE(ok);
+  f.restart();  // the client is gone; mosquitto restores its session
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4}, beta, &ok);
+  EXPECT_FALSE(ok);
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4}, acme, &ok);
+  EXPECT_TRUE(ok);
+  std::remove(state.c_str());
+}
 
 TEST_F(FleetPluginTest, RefusalLinesAreThrottledPerKindAndCountedExactly) {
   FakeClient& c = f.connect_node(*node);

@@ -90,6 +90,16 @@ TEST(BrokerConfigCheck, NamesEachMissingOrWrongSetting) {
             1u);
 }
 
+TEST(BrokerConfigCheck, ReadsPersistentClientExpirationAsMosquittoDoes) {
+  EXPECT_EQ(persistent_client_expiration_s("persistent_client_expiration 7d\n"), 7 * 86400);
+  EXPECT_EQ(persistent_client_expiration_s("persistent_client_expiration 2h\n"), 2 * 3600);
+  EXPECT_EQ(persistent_client_expiration_s("persistent_client_expiration 1w\n"), 7 * 86400);
+  EXPECT_EQ(persistent_client_expiration_s("persistent_client_expiration 1y\n"), 365 * 86400);
+  EXPECT_FALSE(persistent_client_expiration_s("persistence true\n"));
+  EXPECT_FALSE(persistent_client_expiration_s("persistent_client_expiration 7s\n"));  // mosquitto refuses it
+  EXPECT_FALSE(persistent_client_expiration_s("#persistent_client_expiration 7d\n"));
+}
+
 TEST(BrokerConfigCheck, FindsTheConfigFileOnTheCommandLine) {
   using namespace std::string_literals;
   EXPECT_EQ(config_path_from_cmdline("mosquitto\0-v\0-c\0/etc/m.conf\0"s), "/etc/m.conf");
