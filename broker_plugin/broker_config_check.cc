@@ -57,6 +57,20 @@ std::vector<BrokerConfigProblem> check_broker_config_text(std::string_view text)
   return problems;
 }
 
+std::vector<BrokerConfigProblem> broker_config_warnings(std::string_view text) {
+  const auto values = last_values(text);
+  const auto limit = values.find("max_packet_size");
+  std::vector<BrokerConfigProblem> warnings;
+  if (limit == values.end() || limit->second == "0") {
+    warnings.push_back({"max_packet_size",
+                        "max_packet_size is not set: a client can make mosquitto allocate up to 256 MiB per packet "
+                        "before it authenticates. Set max_packet_size " +
+                            std::to_string(kRecommendedMaxPacketSize) +
+                            " (the largest fleet message, a 256 KiB cmd_ack, and its headers)"});
+  }
+  return warnings;
+}
+
 std::optional<int64_t> persistent_client_expiration_s(std::string_view text) {
   const auto values = last_values(text);
   const auto it = values.find("persistent_client_expiration");

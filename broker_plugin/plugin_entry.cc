@@ -4,6 +4,7 @@
 //   per_listener_settings false
 //   check_retain_source true
 //   set_tcp_nodelay true
+//   max_packet_size 266240                       (advised: a warning without it)
 //   plugin /usr/lib/fleetmcp/fleetmcp_plugin.so
 //   plugin_opt_ca_file /etc/fleetmcp/pki/ca.crt
 //   plugin_opt_issuer_public_key /etc/fleetmcp/pki/issuer.pub
@@ -55,13 +56,17 @@ std::optional<BrokerConfig> read_own_broker_config() {
   return BrokerConfig{*path, std::move(*text)};
 }
 
-// docs/protocol.md §6's required broker settings.
+// docs/protocol.md §6's required broker settings (refused when wrong) and the advised ones (warned
+// about).
 void check_broker_settings(const std::optional<BrokerConfig>& config) {
   if (!config) {
     mosquitto_log_printf(MOSQ_LOG_WARNING,
                          "fleetmcp: cannot read the broker configuration to check per_listener_settings false, "
                          "check_retain_source true and set_tcp_nodelay true; make sure they are set");
     return;
+  }
+  for (const auto& w : broker_config_warnings(config->text)) {
+    mosquitto_log_printf(MOSQ_LOG_WARNING, "fleetmcp: mosquitto.conf (%s): %s", config->path.c_str(), w.message.c_str());
   }
   const auto problems = check_broker_config_text(config->text);
   if (problems.empty()) return;
