@@ -59,6 +59,7 @@ int on_basic_auth(int, void* event_data, void* userdata) {
   return guarded("BASIC_AUTH", MOSQ_ERR_AUTH, [&] {
     ClientView view = view_of(ed->client);
     view.username = text(ed->username);
+    view.clean_session = mosquitto_client_clean_session(ed->client);
     std::optional<std::string_view> password;
     if (ed->password != nullptr) password = ed->password;
     return code_of(instance_of(userdata).core->on_basic_auth(view, password), MOSQ_ERR_AUTH);

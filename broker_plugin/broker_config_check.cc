@@ -57,6 +57,37 @@ std::vector<BrokerConfigProblem> check_broker_config_text(std::string_view text)
   return problems;
 }
 
+std::vector<BrokerConfigProblem> broker_config_warnings(std::string_view text) {
+  const auto values = last_values(text);
+  const auto limit = values.find("max_packet_size");
+  std::vector<BrokerConfigProblem> warnings;
+  if (limit == values.end() || limit->second == "0") {
+    warnings.push_back({"max_packet_size",
+                        "max_packet_size is not set: a client can make mosquitto allocate up to 256 MiB per packet "
+                        "before it authenticates. Set max_packet_size " +
+                            std::to_string(kRecommendedMaxPacketSize) +
+                            " (the largest fleet message, a 256 KiB cmd_ack, and its headers)"});
+  }
+  return warnings;
+}
+
+std::optional<int64_t> persistent_client_expiration_s(std::string_view text) {
+  const auto values = last_values(text);
+  const auto it = values.find("persistent_client_expiration");
+  if (it == values.end() || it->second.size() < 2) return std::nullopt;
+  static const std::map<char, int64_t> kUnits{{'h', 3600}, {'d', 86400}, {'w', 7 * 86400}, {'m', 30 * 86400},
+                                              {'y', 365 * 86400}};
+  const std::string& value = it->second;
+  const auto unit = kUnits.find(value.back());
+  const std::string_view digits = std::string_view(value).substr(0, value.size() - 1);
+  if (unit == kUnits.end() || digits.size() > 6 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  const int64_t n = std::stoll(std::string(digits));
+  return n > 0 ? std::optional<int64_t>(n * unit->second) : std::nullopt;
+}
+
 std::optional<std::string> config_path_from_cmdline(std::string_view cmdline) {
   std::vector<std::string_view> args;
   while (!cmdline.empty()) {

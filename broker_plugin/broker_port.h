@@ -34,6 +34,7 @@ struct ClientView {
   // 0 for the zeroed stand-in client mosquitto builds for check_retain_source (retain.c): it
   // carries only the id and username of the retained message's original publisher.
   int protocol_version = 0;
+  bool clean_session = true;  // read for BASIC_AUTH only (ClientIdClaims)
 };
 
 }  // namespace fleetmcp::plugin

@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include "broker_plugin/client_id_claims.h"
 #include "common/agent_token.h"
 #include "common/bytes.h"
 #include "common/ulid.h"
@@ -119,22 +120,29 @@ IdentityResult ClientIdentity::identify_agent(std::string_view username, std::st
 
 namespace {
 
-// What mosquitto makes for an MQTT 5 client with an empty id: "auto-" and a UUID (36 characters
-// of hex and dashes). Random per connection, so nobody can aim one at a session it does not hold.
-bool is_broker_assigned_id(std::string_view id) {
+// The form of the id mosquitto 2.0.11 makes for a client with an empty one (client_id_gen in
+// handle_connect.c): "auto-" and 16 random bytes as uppercase hex in UUID groups, 8-4-4-4-12.
+bool has_broker_assigned_form(std::string_view id) {
   constexpr std::string_view kPrefix = "auto-";
   if (!id.starts_with(kPrefix) || id.size() != kPrefix.size() + 36) return false;
-  for (char c : id.substr(kPrefix.size())) {
-    const bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-    if (!hex && c != '-') return false;
+  const std::string_view uuid = id.substr(kPrefix.size());
+  for (size_t i = 0; i < uuid.size(); ++i) {
+    const char c = uuid[i];
+    const bool dash_here = i == 8 || i == 13 || i == 18 || i == 23;
+    const bool upper_hex = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F');
+    if (dash_here ? c != '-' : !upper_hex) return false;
   }
   return true;
 }
 
 }  // namespace
 
-std::optional<IdentityRefusal> ClientIdentity::check_client_id(const Principal& who, std::string_view client_id) const {
+std::optional<IdentityRefusal> ClientIdentity::check_client_id(const Principal& who, std::string_view client_id,
+                                                               bool could_be_assigned) const {
   if (who.kind != PrincipalKind::kAgent && who.kind != PrincipalKind::kBridge) return std::nullopt;
+  if (client_id.size() > ClientIdClaims::kMaxIdBytes) {  // the plugin may have to remember it
+    return refuse(ErrorCode::kSafetyDenied, "client id is longer than 256 bytes");
+  }
   if (is_node_id(lowercase(client_id))) {
     return refuse(ErrorCode::kSafetyDenied, "client id is a node id: only that node may connect with it");
   }
@@ -142,9 +150,10 @@ std::optional<IdentityRefusal> ClientIdentity::check_client_id(const Principal& 
   const bool derived = client_id == who.name ||
                        (client_id.size() > who.name.size() + 1 && client_id.starts_with(who.name) &&
                         client_id[who.name.size()] == '-');
-  if (derived || is_broker_assigned_id(client_id)) return std::nullopt;
+  if (derived || (could_be_assigned && has_broker_assigned_form(client_id))) return std::nullopt;
   return refuse(ErrorCode::kSafetyDenied,
-                "client id must be the token's sub, start with \"<sub>-\", or be left empty (MQTT 5)");
+                "client id must be the token's sub, start with \"<sub>-\", or be left empty (MQTT 5, or MQTT 3.1.1 "
+                "with clean session)");
 }
 
 std::optional<IdentityRefusal> ClientIdentity::check_bridge_certificate(const Principal& bridge, const Certificate* cert,

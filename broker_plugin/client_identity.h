@@ -52,11 +52,15 @@ class ClientIdentity {
 
   // The MQTT client id an agent or bridge may connect with (issue 17): mosquitto disconnects
   // whoever holds a client id when another client connects with it, so an id is a claim on a
-  // session. Accepted: the token's sub itself, "<sub>-<anything>", or the id mosquitto assigns to
-  // an MQTT 5 client that sent none ("auto-" + a UUID). Refused whatever the sub: a node id
-  // (a ULID) and the plugin's waker id. nullopt = acceptable. (The plugin also refuses an id a
-  // connected client of another principal holds: FleetPlugin::on_basic_auth.)
-  std::optional<IdentityRefusal> check_client_id(const Principal& who, std::string_view client_id) const;
+  // session. Accepted: the token's sub itself, "<sub>-<anything>", or, when mosquitto could have
+  // assigned it (`could_be_assigned`: an MQTT 5 client, or MQTT 3.1.1 with clean session, that
+  // sent no id), the form mosquitto gives such a client: "auto-" and an uppercase UUID. Refused
+  // whatever the sub: a node id (a ULID), the plugin's waker id, and ids over 256 bytes.
+  // nullopt = acceptable. The plugin cannot tell an id mosquitto assigned from one a client sent
+  // in that form (2.0.11 shows plugins neither), so an id is also refused while another principal
+  // holds it or its session (ClientIdClaims, FleetPlugin::on_basic_auth).
+  std::optional<IdentityRefusal> check_client_id(const Principal& who, std::string_view client_id,
+                                                 bool could_be_assigned) const;
 
   // A bridge (fleet:bridge token) must also present its own client certificate over mutual TLS
   // (docs/sharding.md): chaining to the fleet CA, valid now, CN = the token's sub,

@@ -39,7 +39,7 @@ std::string cmd_envelope(std::string_view msg_id, int64_t ts_ms, int64_t deadlin
 std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas, json::ParseArena& arena) {
   CmdAck ack;
   try {
-    ack.doc = json::parse_strict(payload, arena, ErrorCode::kBadRequest, {.max_bytes = 256 * 1024, .max_depth = 32});
+    ack.doc = json::parse_strict(payload, arena, ErrorCode::kBadRequest, {.max_bytes = kMaxCmdAckBytes, .max_depth = 32});
   } catch (const Error&) {
     return std::nullopt;
   }

@@ -2,6 +2,7 @@
 // writes and reads them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,7 +27,11 @@ struct CmdAck {
   ErrorEnvelope error;                // when !ok: the device's code, server-templated text
 };
 
-// Strict parse and validation against cmd_ack@1.0.0. nullopt for anything else. The device's
+// The largest cmd_ack the plugin reads, and so the largest message of the fleet (a manifest and a
+// cmd are at most 64 KiB): mosquitto.conf's max_packet_size is sized from it (broker_config_check.h).
+inline constexpr size_t kMaxCmdAckBytes = 256 * 1024;
+
+// Strict parse and validation against cmd_ack@1.0.0. nullopt for anything else (also past kMaxCmdAckBytes). The device's
 // message and suggested_fix are dropped: error text that reaches agents is server-templated
 // (docs/protocol.md §9); its code and retry_after_ms are kept. The ack is parsed into `arena`: it is
 // valid until the arena's next parse.

@@ -53,7 +53,9 @@ FleetPlugin::FleetPlugin(PluginOptions options, BrokerPort& broker, Clock clock)
       identity_(make_identity(options_, revoked_)),
       acl_(for_option("acl_file", [&] { return TopicAcl::load(options_.acl_file); })),
       announces_(schemas_, identity_.ca(), revoked_, options_.verdict_cache_entries),
-      audit_(for_option("audit_log", [&] { return std::make_unique<AuditLog>(options_.audit_log); })) {
+      claims_(options_.persistent_client_expiration_ms),
+      audit_(for_option("audit_log", [&] { return std::make_unique<AuditLog>(options_.audit_log); })),
+      refusal_lines_(options_.audit_refusal_interval_ms) {
   for_option("state_file", [&] {
     load_state();
     return 0;
@@ -88,6 +90,33 @@ void FleetPlugin::submit_call(CallRequest request) {
 void FleetPlugin::accept_scanned(std::string topic, std::string payload) {
   std::lock_guard<std::mutex> lock(scanned_mutex_);
   scanned_.emplace_back(std::move(topic), std::move(payload));
+}
+
+void FleetPlugin::audit(const AuditRecord& record, bool caller_verified) {
+  const int64_t now = clock_();
+  const bool refusal = record.decision == "drop" || record.decision == "deny" || record.decision == "refuse";
+  if (!refusal) {
+    audit_->write(record, now);
+    return;
+  }
+  std::string key;
+  key.reserve(96);
+  for (std::string_view part : {record.decision, record.code, record.tenant}) key.append(part).push_back('\n');
+  if (caller_verified) key.append(record.caller);
+  const auto unwritten = refusal_lines_.admit(key, now);
+  if (!unwritten) {
+    bump(counters_.audit_lines_throttled);
+    return;
+  }
+  if (*unwritten == 0) {
+    audit_->write(record, now);
+    return;
+  }
+  const std::string reason = std::string(record.reason) + (record.reason.empty() ? "" : "; ") +
+                             std::to_string(*unwritten) + " more like this since the previous line";
+  AuditRecord counted = record;
+  counted.reason = reason;
+  audit_->write(counted, now);
 }
 
 void FleetPlugin::shutdown() { save_state_if_due(clock_(), true); }

@@ -28,6 +28,7 @@
 #include "broker_plugin/announce_verifier.h"
 #include "broker_plugin/broker_port.h"
 #include "broker_plugin/call_table.h"
+#include "broker_plugin/client_id_claims.h"
 #include "broker_plugin/client_identity.h"
 #include "broker_plugin/devices_topic.h"
 #include "broker_plugin/fleet_observer.h"
@@ -38,6 +39,7 @@
 #include "broker_plugin/topic_acl.h"
 #include "common/audit_log.h"
 #include "common/kinds.h"
+#include "common/refusal_throttle.h"
 #include "common/schema_registry.h"
 
 namespace fleetmcp::plugin {
@@ -111,6 +113,7 @@ class FleetPlugin : private NodeFacts {
   // fleet_plugin_auth.cc
   Session* session_for(const ClientView& client);
   std::optional<IdentityRefusal> client_id_held_by_another(const ClientView& client, const Principal& who);
+  void claim_client_id(const ClientView& client, const Principal& who);
   Verdict check_bridged_cmd(const Principal& bridge, std::string_view node_id, const AclEvent& event);
   Session* identify_by_certificate(const ClientView& client);
   Session* identify_node(const ClientView& client, const Certificate& cert);
@@ -188,11 +191,17 @@ class FleetPlugin : private NodeFacts {
   void sweep_expired(int64_t now_ms);
   void run_kicks();
   void sweep_tokens(int64_t now_ms);
+  void sweep_claims(int64_t now_ms);
   void save_state_if_due(int64_t now_ms, bool force);
   void load_state();
   void apply_revocations();
 
-  void audit(const AuditRecord& record) { audit_->write(record, clock_()); }
+  // Every decision gets a line, but drop/deny/refuse lines go through refusal_lines_ (issue 24):
+  // per (decision, code, tenant, caller) one line per plugin_opt_audit_refusal_interval_ms, the
+  // next one saying how many it stands for; the counters stay exact. `caller_verified` false (a
+  // refused identity names whatever it claimed) leaves the caller out of the key, so made-up
+  // names cannot multiply the lines.
+  void audit(const AuditRecord& record, bool caller_verified = true);
 
   PluginOptions options_;
   BrokerPort& broker_;
@@ -204,10 +213,12 @@ class FleetPlugin : private NodeFacts {
   AnnounceVerifier announces_;
   NodeRegistry registry_;
   SessionTable sessions_;
+  ClientIdClaims claims_;  // whose each agent's and bridge's client id is (issue 24)
   CallTable calls_;
   std::vector<CallRequest> submitted_;  // the batch dispatch_submitted works through
   json::ParseArena ack_arena_;  // each cmd_ack is parsed here (broker thread), done with before the next
   std::unique_ptr<AuditLog> audit_;
+  RefusalThrottle refusal_lines_;
   PluginCounters counters_;
   Waker* waker_ = nullptr;
   FleetObserver* observer_ = nullptr;
@@ -227,6 +238,8 @@ class FleetPlugin : private NodeFacts {
   bool state_dirty_ = false;
   int64_t last_state_save_ms_ = 0;
   int64_t last_token_sweep_ms_ = 0;
+  int64_t last_claim_sweep_ms_ = 0;
+  uint64_t saved_claim_changes_ = 0;  // claims_.durable_changes() when the state file was written
 };
 
 }  // namespace fleetmcp::plugin

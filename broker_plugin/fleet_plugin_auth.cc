@@ -9,10 +9,14 @@ namespace fleetmcp::plugin {
 
 Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::string_view> password) {
   IdentityResult result = identity_.identify_password(client.username, password, client.address, clock_());
+  const bool identified = std::holds_alternative<Principal>(result);
   if (const auto* who = std::get_if<Principal>(&result)) {
     const std::optional<Certificate> cert =
         who->kind == PrincipalKind::kBridge ? broker_.client_certificate(client.handle) : std::nullopt;
-    if (auto refusal = identity_.check_client_id(*who, client.id)) {
+    // mosquitto assigns an id to an MQTT 5 client that sent none, or an MQTT 3.1.1 one with clean session.
+    const bool could_be_assigned =
+        client.protocol_version == 5 || (client.protocol_version == 4 && client.clean_session);
+    if (auto refusal = identity_.check_client_id(*who, client.id, could_be_assigned)) {
       result = std::move(*refusal);
     } else if (auto no_mtls = identity_.check_bridge_certificate(*who, cert ? &*cert : nullptr, clock_())) {
       result = std::move(*no_mtls);
@@ -27,7 +31,8 @@ Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::
     audit({.caller = client.username.empty() ? client.id : client.username,
            .decision = "refuse",
            .code = error_code_name(refusal->code),
-           .reason = refusal->reason});
+           .reason = refusal->reason},
+          /*caller_verified=*/identified);
     // On SIGHUP mosquitto re-runs BASIC_AUTH for connected clients and disconnects the refused;
     // until then the recorded refusal denies every check.
     sessions_.put(client.handle, std::move(session));
@@ -36,22 +41,32 @@ Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::
   const Principal& who = std::get<Principal>(result);
   bump(counters_.auth_accepted);
   audit({.caller = who.name, .tenant = who.tenant, .decision = "accept", .reason = principal_kind_name(who.kind)});
+  claim_client_id(client, who);
   session.principal = who;
   sessions_.put(client.handle, std::move(session));
   return Verdict::kAllow;
 }
 
-// mosquitto would disconnect the client holding this id once the new one is authorised: a
-// client of another principal (another sub, or a bridge's id for an agent) may not take it over.
+// mosquitto would disconnect the client holding this id once the new one is authorised, or hand
+// the new one the session it left behind: a principal (kind, tenant, sub) may take neither from
+// another, e.g. an agent "ops" of one tenant from the agent "ops" of another (issue 24).
 std::optional<IdentityRefusal> FleetPlugin::client_id_held_by_another(const ClientView& client, const Principal& who) {
-  std::optional<IdentityRefusal> refusal;
-  sessions_.for_each([&](const void* handle, Session& held) {
-    if (refusal || handle == client.handle || held.ended || held.client_id != client.id || !held.principal) return;
-    if (held.principal->kind != who.kind || held.principal->name != who.name) {
-      refusal = IdentityRefusal{ErrorCode::kSafetyDenied, "client id is held by a connected client of another principal"};
-    }
-  });
-  return refusal;
+  const auto holder = claims_.held_by_another(client.id, who, clock_());
+  if (!holder) return std::nullopt;
+  const std::string owner = std::string(principal_kind_name(holder->owner.kind)) + " " + holder->owner.name +
+                            " of tenant " + holder->owner.tenant;
+  return IdentityRefusal{ErrorCode::kSafetyDenied,
+                         holder->connected ? "client id is held by a connected client of another principal (" + owner + ")"
+                                           : "client id belongs to a session another principal (" + owner +
+                                                 ") left, which mosquitto may still keep"};
+}
+
+void FleetPlugin::claim_client_id(const ClientView& client, const Principal& who) {
+  if (who.kind != PrincipalKind::kAgent && who.kind != PrincipalKind::kBridge) return;
+  // MQTT 3.1.1 with clean session ends its session with its connection; anything else may leave
+  // one behind, and only clean session false writes it to mosquitto's persistence file.
+  const bool may_persist = client.protocol_version == 5 || !client.clean_session;
+  claims_.connected(client.id, who, client.handle, may_persist, /*durable=*/!client.clean_session);
 }
 
 Session* FleetPlugin::session_for(const ClientView& client) {
@@ -64,7 +79,9 @@ Session* FleetPlugin::identify_by_certificate(const ClientView& client) {
   if (cert) return identify_node(client, *cert);
   // Neither BASIC_AUTH nor a certificate vouched for this connection (a delayed Will of a gone
   // session, or a listener configured without either): nothing it asks for is allowed.
-  audit({.caller = client.id, .decision = "refuse", .code = "E_SAFETY_DENIED", .reason = "no identity"});
+  bump(counters_.auth_refused);
+  audit({.caller = client.id, .decision = "refuse", .code = "E_SAFETY_DENIED", .reason = "no identity"},
+        /*caller_verified=*/false);
   Session session;
   session.client_id = client.id;
   return &sessions_.put(client.handle, std::move(session));
@@ -79,7 +96,8 @@ Session* FleetPlugin::identify_node(const ClientView& client, const Certificate&
     audit({.caller = client.id,
            .decision = "refuse",
            .code = error_code_name(refusal->code),
-           .reason = refusal->reason});
+           .reason = refusal->reason},
+          /*caller_verified=*/false);
     session.refusal = *refusal;
     Session& refused = sessions_.put(client.handle, std::move(session));
     queue_kick(client.handle, refused, "identity refused");

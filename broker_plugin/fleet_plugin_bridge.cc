@@ -190,6 +190,7 @@ Verdict FleetPlugin::accept_bridged_status(const ClientView& bridge, std::string
     // Not a status this plugin could have written: dropped below.
   }
   if (!state) {
+    bump(counters_.bridged_dropped);
     audit({.caller = bridge_name(bridge), .topic = devices_topic(node_id, DeviceLeaf::kStatus), .node_id = node_id,
            .decision = "drop", .code = "E_BAD_REQUEST", .reason = "status over a bridge is not a status message"});
     return Verdict::kDeny;

@@ -132,6 +132,7 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
 void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge) {
   const auto ack = parse_cmd_ack(payload, *schemas_, ack_arena_);
   if (!ack) {
+    bump(counters_.acks_malformed);
     audit({.caller = node_id, .node_id = node_id, .decision = "drop", .code = "E_BAD_REQUEST",
            .reason = "cmd_ack does not match cmd_ack@1.0.0"});
     return;
@@ -143,6 +144,8 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
       bump(counters_.late_acks);
     } else if (over_bridge || calls_.relayed(ack->in_reply_to)) {
       return;  // another broker's call: its bridge carries the ack there
+    } else {
+      bump(counters_.acks_unmatched);
     }
     audit({.caller = node_id, .node_id = node_id, .decision = "drop",
            .reason = late ? "late cmd_ack for a call that already finished" : "cmd_ack answers no call to this node"});

@@ -14,8 +14,9 @@ namespace {
 
 constexpr int64_t kStateSaveIntervalMs = 5000;   // the state is small, but the broker thread writes it
 constexpr int64_t kTokenSweepIntervalMs = 1000;
+constexpr int64_t kClaimSweepIntervalMs = 60'000;  // claims are kept for days; a lookup ignores expired ones
 
-std::vector<PersistedNode> persisted(NodeRegistry& registry) {
+std::vector<PersistedNode> persisted_nodes(NodeRegistry& registry) {
   std::vector<PersistedNode> nodes;
   registry.for_each([&](NodeRecord& n) {
     if (!n.certificate && !n.last_issued_at_ms) return;  // nothing worth remembering yet
@@ -45,6 +46,7 @@ void FleetPlugin::on_tick() {
   expire_calls(now);
   sweep_expired(now);
   sweep_tokens(now);
+  sweep_claims(now);
   run_kicks();
   sessions_.drop_ended();
   save_state_if_due(now, false);
@@ -106,6 +108,12 @@ void FleetPlugin::sweep_tokens(int64_t now_ms) {
   });
 }
 
+void FleetPlugin::sweep_claims(int64_t now_ms) {
+  if (now_ms - last_claim_sweep_ms_ < kClaimSweepIntervalMs) return;
+  last_claim_sweep_ms_ = now_ms;
+  claims_.forget_expired(now_ms);
+}
+
 void FleetPlugin::run_kicks() {
   const uint64_t tick = ticks();
   const auto due = std::partition(kicks_.begin(), kicks_.end(), [&](const auto& k) { return k.due_tick > tick; });
@@ -121,6 +129,7 @@ void FleetPlugin::run_kicks() {
 }
 
 void FleetPlugin::on_disconnect(const ClientView& client) {
+  claims_.disconnected(client.id, client.handle, clock_());
   if (bridges_.count(client.handle) != 0) {
     bridge_went_down(client.handle);
     sessions_.end(client.handle);
@@ -198,12 +207,15 @@ void FleetPlugin::apply_revocations() {
 }
 
 void FleetPlugin::save_state_if_due(int64_t now_ms, bool force) {
-  if (options_.state_file.empty() || !state_dirty_) return;
+  if (options_.state_file.empty()) return;
+  if (!state_dirty_ && claims_.durable_changes() == saved_claim_changes_) return;
   if (!force && now_ms - last_state_save_ms_ < kStateSaveIntervalMs) return;
   last_state_save_ms_ = now_ms;
   try {
-    save_state_file(options_.state_file, persisted(registry_));
+    const uint64_t claim_changes = claims_.durable_changes();
+    save_state_file(options_.state_file, {persisted_nodes(registry_), claims_.durable()});
     state_dirty_ = false;
+    saved_claim_changes_ = claim_changes;
   } catch (const Error& e) {
     broker_.log(LogLevel::kError, std::string("fleetmcp: ") + e.what());
   }
@@ -211,7 +223,10 @@ void FleetPlugin::save_state_if_due(int64_t now_ms, bool force) {
 
 void FleetPlugin::load_state() {
   if (options_.state_file.empty()) return;
-  for (const PersistedNode& p : load_state_file(options_.state_file)) {
+  const PersistedState state = load_state_file(options_.state_file);
+  claims_.restore(state.client_ids);
+  saved_claim_changes_ = claims_.durable_changes();
+  for (const PersistedNode& p : state.nodes) {
     NodeRecord& node = registry_.get_or_create(p.node_id, p.tenant);
     if (!p.certificate_pem.empty()) {
       node.certificate = std::make_shared<const Certificate>(Certificate::from_pem(p.certificate_pem, options_.state_file));

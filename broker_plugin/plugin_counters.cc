@@ -38,9 +38,13 @@ std::string PluginCounters::to_json() const {
   put("calls_failed", calls_failed);
   put("calls_timed_out", calls_timed_out);
   put("late_acks", late_acks);
+  put("acks_malformed", acks_malformed);
+  put("acks_unmatched", acks_unmatched);
   put("bridged_announces", bridged_announces);
   put("bridged_refused", bridged_refused);
+  put("bridged_dropped", bridged_dropped);
   put("relayed_cmds", relayed_cmds);
+  put("audit_lines_throttled", audit_lines_throttled);
   w.Key("announces_refused_by_code");
   w.StartObject();
   for (size_t i = 0; i < announces_refused_by_code.size(); ++i) {
@@ -53,6 +57,19 @@ std::string PluginCounters::to_json() const {
   w.EndObject();
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::vector<std::pair<std::string_view, uint64_t>> PluginCounters::mqtt_refusals() const {
+  const auto n = [](const Counter& c) { return c.load(std::memory_order_relaxed); };
+  return {{"connect", n(auth_refused)},
+          {"publish", n(acl_denied_write)},
+          {"subscribe", n(acl_denied_subscribe)},
+          {"read", n(acl_denied_read)},
+          {"announce", n(announces_refused)},
+          {"cmd_ack_malformed", n(acks_malformed)},
+          {"cmd_ack_unmatched", n(acks_unmatched)},
+          {"cmd_ack_late", n(late_acks)},
+          {"bridged_status", n(bridged_dropped)}};
 }
 
 }  // namespace fleetmcp::plugin

@@ -4,6 +4,7 @@
 //   per_listener_settings false
 //   check_retain_source true
 //   set_tcp_nodelay true
+//   max_packet_size 266240                       (advised: a warning without it)
 //   plugin /usr/lib/fleetmcp/fleetmcp_plugin.so
 //   plugin_opt_ca_file /etc/fleetmcp/pki/ca.crt
 //   plugin_opt_issuer_public_key /etc/fleetmcp/pki/issuer.pub
@@ -20,6 +21,8 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "broker_plugin/broker_callbacks.h"
 #include "broker_plugin/broker_config_check.h"
@@ -41,19 +44,33 @@ OptionList option_list(const struct mosquitto_opt* opts, int count) {
   return list;
 }
 
-// docs/protocol.md §6's required broker settings, read from the configuration file on our command line.
-void check_broker_settings() {
+struct BrokerConfig {
+  std::string path, text;
+};
+
+// The configuration file on our command line, with its include_dir; nullopt when unreadable.
+std::optional<BrokerConfig> read_own_broker_config() {
   const auto path = config_path_from_cmdline(try_read_file("/proc/self/cmdline").value_or(""));
-  const auto text = path ? read_broker_config(*path) : std::nullopt;
-  if (!text) {
+  auto text = path ? read_broker_config(*path) : std::nullopt;
+  if (!text) return std::nullopt;
+  return BrokerConfig{*path, std::move(*text)};
+}
+
+// docs/protocol.md §6's required broker settings (refused when wrong) and the advised ones (warned
+// about).
+void check_broker_settings(const std::optional<BrokerConfig>& config) {
+  if (!config) {
     mosquitto_log_printf(MOSQ_LOG_WARNING,
                          "fleetmcp: cannot read the broker configuration to check per_listener_settings false, "
                          "check_retain_source true and set_tcp_nodelay true; make sure they are set");
     return;
   }
-  const auto problems = check_broker_config_text(*text);
+  for (const auto& w : broker_config_warnings(config->text)) {
+    mosquitto_log_printf(MOSQ_LOG_WARNING, "fleetmcp: mosquitto.conf (%s): %s", config->path.c_str(), w.message.c_str());
+  }
+  const auto problems = check_broker_config_text(config->text);
   if (problems.empty()) return;
-  std::string message = "mosquitto.conf (" + *path + "): ";
+  std::string message = "mosquitto.conf (" + config->path + "): ";
   for (const auto& p : problems) message += p.message + ". ";
   throw Error(ErrorCode::kBadRequest, message, "set it, or plugin_opt_broker_config_check false to skip this check");
 }
@@ -94,7 +111,10 @@ int start(mosquitto_plugin_id_t* id, void** userdata, const struct mosquitto_opt
   const OptionList list = option_list(opts, count);
   PluginOptions options = parse_plugin_options(list);
   http::FrontOptions front_options = http::parse_front_options(list);  // refuse bad options before anything runs
-  if (options.broker_config_check) check_broker_settings();
+  const std::optional<BrokerConfig> config = read_own_broker_config();
+  if (options.broker_config_check) check_broker_settings(config);
+  // How long mosquitto may keep a session after its client left (ClientIdClaims).
+  if (config) options.persistent_client_expiration_ms = persistent_client_expiration_s(config->text).value_or(0) * 1000;
   const int port = options.loopback_port;
   instance->core = std::make_unique<FleetPlugin>(std::move(options), instance->port, [] { return now_ms(); });
   instance->waker = std::make_unique<LoopbackWaker>(*instance->core, port);

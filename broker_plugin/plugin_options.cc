@@ -69,6 +69,9 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"state_file", [](auto& o, auto&, auto& v) { o.state_file = v; }},
       {"enrolled_certs_dir", [](auto& o, auto& k, auto& v) { o.enrolled_certs_dir = readable_directory(k, v); }},
       {"audit_log", [](auto& o, auto&, auto& v) { o.audit_log = v; }},
+      {"audit_refusal_interval_ms", [](auto& o, auto& k, auto& v) {
+         o.audit_refusal_interval_ms = integer(k, v, 0, 3'600'000);
+       }},
       {"waker_username", [](auto& o, auto& k, auto& v) {
          if (v.empty() || v.size() > 64) fail(k, "must be 1 to 64 characters", "pick a name no agent uses");
          o.waker_username = v;

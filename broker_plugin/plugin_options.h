@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,10 +25,15 @@ struct PluginOptions {
   // connected to other brokers, whose announces arrive over a bridge (docs/sharding.md).
   std::string enrolled_certs_dir;
   std::string audit_log = "-";     // "-" = stderr
+  // One drop/deny/refuse line per kind and interval (issue 24); 0 writes every one.
+  int64_t audit_refusal_interval_ms = 1000;
   std::string waker_username = "fleetmcp-plugin";
   bool control_api = false;        // the $CONTROL/fleetmcp/v1 test driver (docs/plugin.md)
   size_t verdict_cache_entries = 65536;
   bool broker_config_check = true; // refuse to start when mosquitto.conf lacks a required setting
+  // Not a plugin_opt_ line: mosquitto.conf's persistent_client_expiration (plugin_entry.cc reads
+  // it), how long mosquitto may keep a session after its client left; 0 = unknown or unlimited.
+  int64_t persistent_client_expiration_ms = 0;
 };
 
 using OptionList = std::vector<std::pair<std::string, std::string>>;

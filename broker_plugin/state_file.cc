@@ -35,6 +35,32 @@ PersistedNode node_from(const json::Value& v, const std::string& path) {
   return n;
 }
 
+DurableClaim claim_from(const json::Value& v, const std::string& path) {
+  DurableClaim c;
+  c.client_id = json::get_string(v, "client_id").value_or("");
+  const auto kind = principal_kind_from_name(json::get_string(v, "kind").value_or(""));
+  if (c.client_id.empty() || !kind || (*kind != PrincipalKind::kAgent && *kind != PrincipalKind::kBridge)) {
+    throw damaged(path, "a client_ids entry has no client_id or no agent or bridge kind");
+  }
+  c.owner = {*kind, std::string(json::get_string(v, "tenant").value_or("")),
+             std::string(json::get_string(v, "sub").value_or(""))};
+  return c;
+}
+
+// The array `key` of the document, each object entry read by `read`; absent = empty.
+template <typename Read>
+auto entries(const json::Value& doc, const char* key, const std::string& path, Read&& read) {
+  std::vector<decltype(read(doc, path))> out;
+  const json::Value* list = json::find(doc, key);
+  if (list == nullptr) return out;
+  if (!list->IsArray()) throw damaged(path, std::string(key) + " is not an array");
+  for (const auto& v : list->GetArray()) {
+    if (!v.IsObject()) throw damaged(path, std::string("an entry of ") + key + " is not an object");
+    out.push_back(read(v, path));
+  }
+  return out;
+}
+
 void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, const std::string& value) {
   if (value.empty()) return;
   w.Key(key);
@@ -43,7 +69,7 @@ void write_string(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key
 
 }  // namespace
 
-std::vector<PersistedNode> load_state_file(const std::string& path) {
+PersistedState load_state_file(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return {};
   const auto text = try_read_file(path);
@@ -55,17 +81,11 @@ std::vector<PersistedNode> load_state_file(const std::string& path) {
     throw damaged(path, e.envelope().message);
   }
   if (!doc.IsObject() || json::get_int64(doc, "version") != kVersion) throw damaged(path, "not a version 1 state");
-  const json::Value* nodes = json::find(doc, "nodes");
-  if (nodes == nullptr || !nodes->IsArray()) throw damaged(path, "no nodes array");
-  std::vector<PersistedNode> out;
-  for (const auto& v : nodes->GetArray()) {
-    if (!v.IsObject()) throw damaged(path, "a node entry is not an object");
-    out.push_back(node_from(v, path));
-  }
-  return out;
+  if (json::find(doc, "nodes") == nullptr) throw damaged(path, "no nodes array");
+  return {entries(doc, "nodes", path, node_from), entries(doc, "client_ids", path, claim_from)};
 }
 
-void save_state_file(const std::string& path, const std::vector<PersistedNode>& nodes) {
+void save_state_file(const std::string& path, const PersistedState& state) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
   w.StartObject();
@@ -73,7 +93,7 @@ void save_state_file(const std::string& path, const std::vector<PersistedNode>& 
   w.Int(kVersion);
   w.Key("nodes");
   w.StartArray();
-  for (const auto& n : nodes) {
+  for (const auto& n : state.nodes) {
     w.StartObject();
     write_string(w, "node_id", n.node_id);
     write_string(w, "tenant", n.tenant);
@@ -88,6 +108,17 @@ void save_state_file(const std::string& path, const std::vector<PersistedNode>& 
       w.Key("remote");
       w.Bool(true);
     }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("client_ids");
+  w.StartArray();
+  for (const auto& c : state.client_ids) {
+    w.StartObject();
+    write_string(w, "client_id", c.client_id);
+    write_string(w, "kind", std::string(principal_kind_name(c.owner.kind)));
+    write_string(w, "tenant", c.owner.tenant);
+    write_string(w, "sub", c.owner.name);
     w.EndObject();
   }
   w.EndArray();

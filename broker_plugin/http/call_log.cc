@@ -11,7 +11,10 @@ void CallLog::refused(std::string_view via, const AgentToken* agent, std::string
   std::string key = std::string(via) + '\n' + std::string(tenant) + '\n' + std::string(caller) + '\n' +
                     std::string(error_code_name(why.code));
   const auto unwritten = refusals_.admit(key, now_ms);
-  if (!unwritten) return;  // counted; the next line of this key says so
+  if (!unwritten) {  // counted; the next line of this key says so
+    metrics_.count_throttled_line();
+    return;
+  }
   const std::string dotted = tool ? tool->name.dotted() : std::string(asked);
   const std::string reason =
       *unwritten == 0 ? std::string() : std::to_string(*unwritten) + " more refusals like this since the previous line";

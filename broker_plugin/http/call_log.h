@@ -9,7 +9,7 @@
 #include "broker_plugin/http/call_audit.h"
 #include "broker_plugin/http/front_metrics.h"
 #include "broker_plugin/http/fleet_view.h"
-#include "broker_plugin/http/refusal_throttle.h"
+#include "common/refusal_throttle.h"
 #include "common/agent_token.h"
 
 namespace fleetmcp::http {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "broker_plugin/http/persistent_map.h"
@@ -165,6 +166,10 @@ struct FleetStats {
   uint64_t announces_verified = 0, announces_refused = 0;
   uint64_t calls_queued = 0;   // submitted, not yet dispatched by the broker thread
   uint64_t calls_pending = 0;  // dispatched, waiting for cmd_ack
+  // What the core refused, denied or dropped on MQTT, by what ("connect", "publish", "cmd_ack_late" …):
+  // every one, also when its audit line was throttled.
+  std::vector<std::pair<std::string_view, uint64_t>> mqtt_refusals;
+  uint64_t audit_lines_throttled = 0;  // the core's refusal lines not written
 };
 
 class FleetView {

@@ -82,6 +82,15 @@ std::string FrontMetrics::render(const FleetSnapshot& fleet, const FleetStats& s
   header(out, "fleetmcp_announces_total", "counter", "Announces verified and refused by the plugin.");
   out += "fleetmcp_announces_total{result=\"verified\"} " + std::to_string(stats.announces_verified) + "\n";
   out += "fleetmcp_announces_total{result=\"refused\"} " + std::to_string(stats.announces_refused) + "\n";
+  header(out, "fleetmcp_mqtt_refusals_total", "counter",
+         "What the broker plugin refused, denied or dropped on MQTT, by what (every one; audit lines are throttled).");
+  for (const auto& [what, n] : stats.mqtt_refusals) {
+    out += "fleetmcp_mqtt_refusals_total{what=\"" + label(what) + "\"} " + std::to_string(n) + "\n";
+  }
+  header(out, "fleetmcp_audit_lines_throttled_total", "counter",
+         "Refusal audit lines not written (the next line of their kind counts them), plugin and front.");
+  out += "fleetmcp_audit_lines_throttled_total " +
+         std::to_string(stats.audit_lines_throttled + throttled_lines_.load(std::memory_order_relaxed)) + "\n";
   header(out, "fleetmcp_call_queue_depth", "gauge", "Calls submitted and not yet dispatched by the broker thread.");
   out += "fleetmcp_call_queue_depth " + std::to_string(stats.calls_queued) + "\n";
   header(out, "fleetmcp_calls_pending", "gauge", "Calls dispatched to devices and waiting for cmd_ack.");

@@ -1,6 +1,7 @@
 // GET /metrics in the Prometheus text exposition format (0.0.4): the front's own counters (calls
 // by kind and outcome, a latency histogram, SSE streams, sessions, HTTP answers) and the fleet's
-// state (nodes by state from the snapshot; announces and queue depth from the core).
+// state (nodes by state from the snapshot; announces, queue depth and MQTT refusals from the
+// core), and the audit lines either throttled.
 #pragma once
 
 #include <array>
@@ -23,6 +24,8 @@ class FrontMetrics {
   // outcome: "ok" or an E_… code; seconds < 0 for calls that never made a round trip.
   void count_call(std::string_view kind, std::string_view outcome, double seconds);
   void count_http(int status);
+  // A refusal line the front did not write (refusal_throttle.h).
+  void count_throttled_line() { throttled_lines_.fetch_add(1, std::memory_order_relaxed); }
   void stream_opened(StreamKind kind) { streams_[static_cast<size_t>(kind)].fetch_add(1); }
   void stream_closed(StreamKind kind) { streams_[static_cast<size_t>(kind)].fetch_sub(1); }
   int64_t streams(StreamKind kind) const { return streams_[static_cast<size_t>(kind)].load(); }
@@ -40,6 +43,7 @@ class FrontMetrics {
   uint64_t latency_count_ = 0;
   std::map<int, uint64_t> http_;
   std::array<std::atomic<int64_t>, static_cast<size_t>(StreamKind::kCount)> streams_{};
+  std::atomic<uint64_t> throttled_lines_{0};
 };
 
 }  // namespace fleetmcp::http

@@ -126,6 +126,7 @@ expect_rc 1 "token verify refuses garbage" "$FLEETCTL" token verify --pub "$P/is
 [[ "$(cat "$T/err")" != *claude* ]] || fail "refusal echoes the token"
 json=$("$FLEETCTL" token issue --dir "$P" --tenant acme --scope tools:call:physical_actuation --aud gw --json)
 jtoken=$(node -e 'console.log(JSON.parse(process.argv[1]).token)' "$json")
+assert_eq "$(echo "$json" | jq -r .sub)" acme.agent "the default sub names the tenant (issue 24: no two tenants share it)"
 expect_rc 0 "token issue --json token verifies with --aud" "$FLEETCTL" token verify --pub "$P/issuer.pub" --aud gw <<<"$jtoken"
 expect_rc 2 "token issue refuses an unknown scope" "$FLEETCTL" token issue --dir "$P" --tenant acme --scope "devices:read admin"
 expect_rc 2 "token issue refuses a bad ttl" "$FLEETCTL" token issue --dir "$P" --tenant acme --scope devices:read --ttl 1y

@@ -10,7 +10,9 @@ OWNER=${NODES[0]}; OTHER=${NODES[1]}
 AGENT=$(agent_token claude acme "devices:read tools:call:read_only")
 STRANGER=$(agent_token eve other "devices:read tools:call:read_only")
 PORT_TLS=$(free_port); PORT_PLAIN=$(free_port)
-start_mosquitto "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")" broker
+# Every refusal line, not one per kind and second (tests/integration/audit_throttle.sh tests that):
+# each denied Will is asserted by its own audit line.
+start_mosquitto "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN" "plugin_opt_audit_refusal_interval_ms 0")" broker
 wait_for_line "$T/broker.log" "fleetmcp: first tick" 5 || fail "plugin not ready"
 
 "$PLUGIN_TOOLS/plugin_acl_matrix" $(broker_args) --owner "$OWNER" --other "$OTHER" \

@@ -60,9 +60,10 @@ class FakeBroker : public plugin::BrokerPort {
 struct FakeClient {
   std::string id, username, address = "127.0.0.1";
   int protocol = 5;
+  bool clean_session = true;
   int tag = 0;  // its address is the handle
 
-  plugin::ClientView view() const { return {this, id, username, address, protocol}; }
+  plugin::ClientView view() const { return {this, id, username, address, protocol, clean_session}; }
 };
 
 class PluginFixture {
@@ -109,7 +110,12 @@ class PluginFixture {
   // `certificate`: the TLS client certificate it presents (a bridge's, over mutual TLS).
   FakeClient& connect_agent(const std::string& sub, const std::string& token, bool* accepted = nullptr,
                             const Certificate* certificate = nullptr) {
-    clients_.push_back(std::make_unique<FakeClient>(FakeClient{sub + "-client", sub}));
+    return connect_client(FakeClient{sub + "-client", sub}, token, accepted, certificate);
+  }
+  // A client with its id, username, protocol and clean session as given, authenticated with `token`.
+  FakeClient& connect_client(FakeClient client, const std::string& token, bool* accepted = nullptr,
+                             const Certificate* certificate = nullptr) {
+    clients_.push_back(std::make_unique<FakeClient>(std::move(client)));
     if (certificate != nullptr) broker.certificates[clients_.back().get()] = *certificate;
     const auto verdict = plugin->on_basic_auth(clients_.back()->view(), token);
     if (accepted != nullptr) *accepted = verdict == plugin::Verdict::kAllow;

@@ -11,7 +11,7 @@
 #include "broker_plugin/http/front_options.h"
 #include "broker_plugin/http/mcp_session.h"
 #include "broker_plugin/http/open_streams.h"
-#include "broker_plugin/http/refusal_throttle.h"
+#include "common/refusal_throttle.h"
 #include "common/error.h"
 
 namespace fleetmcp::http {

@@ -2,6 +2,9 @@
 // rejected messages, status, expiry, revocation, restored announces and the command path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "broker_plugin/control_api.h"
@@ -128,6 +131,7 @@ TEST_F(FleetPluginTest, NonRetainedAnnouncesAndWillsOnTheAnnounceTopicAreRefused
   EXPECT_EQ(rejected_code(c.id), "E_MANIFEST_INVALID");
   ASSERT_EQ(f.check(c, kAclSubscribe, topic(node->node_id, "cmd")), Verdict::kAllow);
   f.plugin->on_disconnect(c.view());
+  f.now += 1000;  // a refusal of the same kind within the second is counted in the next line only
   EXPECT_EQ(f.check(c, kAclWrite, topic(node->node_id, "announce"), manifest(f.now), true), Verdict::kDeny);
   EXPECT_EQ(rejected_code(c.id), "E_MANIFEST_INVALID");
   EXPECT_NE(f.audit_log().find("a Will on the announce topic is refused"), std::string::npos);
@@ -266,6 +270,107 @@ TEST_F(FleetPluginTest, AKickMissesANewConnectionUnderTheSameClientId) {
   f.plugin->on_disconnect(agent.view());  // the client left on its own
   for (int i = 0; i < 3; ++i) f.plugin->on_tick();
   EXPECT_TRUE(f.broker.kicked.empty());
+}
+
+// --- issue 24: client ids are (kind, tenant, sub)'s; refusal lines are throttled ------------------
+
+TEST_F(FleetPluginTest, TheSameSubOfAnotherTenantCannotTakeAClientIdOrTheSessionItLeft) {
+  const std::string acme = f.pki.token("agent", "acme", {"devices:read"}, f.now / 1000 + 600);
+  const std::string beta = f.pki.token("agent", "beta", {"devices:read"}, f.now / 1000 + 600);
+  bool ok = false;
+  FakeClient& holder = f.connect_client({.id = "agent", .username = "agent", .protocol = 4}, acme, &ok);
+  ASSERT_TRUE(ok);
+  f.connect_client({.id = "agent", .username = "agent", .protocol = 4}, beta, &ok);
+  EXPECT_FALSE(ok) << "another tenant's agent";
+  EXPECT_NE(f.audit_log().find("held by a connected client of another principal (agent agent of tenant acme)"),
+            std::string::npos);
+  f.plugin->on_disconnect(holder.view());  // MQTT 3.1.1 with clean session: nothing left behind
+  f.connect_client({.id = "agent", .username = "agent", .protocol = 4}, beta, &ok);
+  EXPECT_TRUE(ok);
+
+  FakeClient& durable = f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4, .clean_session = false},
+                                         acme, &ok);
+  ASSERT_TRUE(ok);
+  f.plugin->on_disconnect(durable.view());
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4}, beta, &ok);
+  EXPECT_FALSE(ok) << "the session acme's agent left";
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4, .clean_session = false}, acme, &ok);
+  EXPECT_TRUE(ok) << "its owner resumes it";
+}
+
+TEST_F(FleetPluginTest, AnExplicitAutoIdIsAcceptedOnlyInMosquittosFormAndWhenNobodyHoldsIt) {
+  const std::string acme = f.pki.token("agent", "acme", {"devices:read"}, f.now / 1000 + 600);
+  const std::string beta = f.pki.token("agent", "beta", {"devices:read"}, f.now / 1000 + 600);
+  const std::string assigned = "auto-5B0D6A51-0C3A-4E0C-9F55-2C1F8E0A7D11";
+  bool ok = false;
+  FakeClient& holder = f.connect_client({.id = assigned, .username = "agent"}, acme, &ok);  // MQTT 5
+  ASSERT_TRUE(ok);
+  f.plugin->on_disconnect(holder.view());  // an MQTT 5 session may outlive its client
+  f.connect_client({.id = assigned, .username = "agent"}, beta, &ok);
+  EXPECT_FALSE(ok);
+  f.connect_client({.id = "auto-00000000-0000-0000-0000-00000000000a", .username = "agent"}, beta, &ok);
+  EXPECT_FALSE(ok) << "mosquitto's ids are uppercase";
+  f.connect_client({.id = "auto-00000000-0000-0000-0000-00000000000A", .username = "agent", .protocol = 4,
+                    .clean_session = false},
+                   beta, &ok);
+  EXPECT_FALSE(ok) << "mosquitto never assigns an id to a 3.1.1 client without clean session";
+}
+
+TEST(ClientIdsAfterARestart, ARestoredSessionStaysItsOwners) {
+  const std::string state = (std::filesystem::temp_directory_path() / ("fleetmcp-state-" + new_node_id())).string();
+  PluginFixture f(plugin::OptionList{{"state_file", state}});
+  const std::string acme = f.pki.token("agent", "acme", {"devices:read"}, f.now / 1000 + 600);
+  const std::string beta = f.pki.token("agent", "beta", {"devices:read"}, f.now / 1000 + 600);
+  bool ok = false;
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4, .clean_session = false}, acme, &ok);
+  ASSERT_TRUE(ok);
+  f.restart();  // the client is gone; mosquitto restores its session
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4}, beta, &ok);
+  EXPECT_FALSE(ok);
+  f.connect_client({.id = "agent-q", .username = "agent", .protocol = 4}, acme, &ok);
+  EXPECT_TRUE(ok);
+  std::remove(state.c_str());
+}
+
+TEST_F(FleetPluginTest, RefusalLinesAreThrottledPerKindAndCountedExactly) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string stale = R"({"type":"cmd_ack","msg_id":"01JD0000000000000000000DEV",)"
+                            R"("in_reply_to":"01JD0000000000000000000SRV","payload":{"ok":true,"result":{}}})";
+  for (int i = 0; i < 5; ++i) f.publish(c, topic(node->node_id, "cmd_ack"), stale, false);
+  f.publish(c, topic(node->node_id, "cmd_ack"), "{}", false);  // another kind: its own line
+  const auto lines = [&](std::string_view needle) {
+    size_t n = 0;
+    for (size_t at = f.audit_log().find(needle); at != std::string::npos; at = f.audit_log().find(needle, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(lines("answers no call"), 1u);
+  EXPECT_EQ(lines("does not match cmd_ack"), 1u);
+  f.now += 999;
+  f.publish(c, topic(node->node_id, "cmd_ack"), stale, false);
+  EXPECT_EQ(lines("answers no call"), 1u);
+  f.now += 1;
+  f.publish(c, topic(node->node_id, "cmd_ack"), stale, false);
+  EXPECT_EQ(lines("answers no call"), 2u);
+  EXPECT_NE(f.audit_log().find("answers no call to this node; 5 more like this since the previous line"),
+            std::string::npos);
+  EXPECT_EQ(f.plugin->counters().acks_unmatched.load(), 7u);
+  EXPECT_EQ(f.plugin->counters().acks_malformed.load(), 1u);
+  EXPECT_EQ(f.plugin->counters().audit_lines_throttled.load(), 5u);
+
+  // Refused CONNECTs: made-up usernames are one kind. Accepts are never held back.
+  for (int i = 0; i < 4; ++i) f.connect_agent("made-up-" + std::to_string(i), "not-a-token");
+  EXPECT_EQ(lines("\"decision\":\"refuse\""), 1u);
+  EXPECT_EQ(f.plugin->counters().auth_refused.load(), 4u);
+  for (int i = 0; i < 3; ++i) f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read"}, f.now / 1000 + 600));
+  EXPECT_EQ(lines("\"caller\":\"claude\",\"tenant\":\"acme\",\"decision\":\"accept\""), 3u);
+}
+
+TEST(RefusalLines, AnIntervalOfZeroWritesEveryOne) {
+  PluginFixture f(plugin::OptionList{{"audit_refusal_interval_ms", "0"}});
+  for (int i = 0; i < 3; ++i) f.connect_agent("made-up", "not-a-token");
+  const std::string log = f.audit_log();
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 3);
+  EXPECT_EQ(f.plugin->counters().audit_lines_throttled.load(), 0u);
 }
 
 // --- restored announces --------------------------------------------------------------------------

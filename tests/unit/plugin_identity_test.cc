@@ -118,8 +118,8 @@ TEST_F(Identity, WakerOnlyWithItsSecretFromLoopback) {
 TEST_F(Identity, AgentClientIdsDeriveFromTheSub) {
   const std::string token = pki.token("claude", "acme", {"devices:read"}, now / 1000 + 600);
   const auto agent = std::get<Principal>(identity.identify_password("claude", token, "10.0.0.5", now));
-  const auto refused = [&](std::string_view id) {
-    const auto r = identity.check_client_id(agent, id);
+  const auto refused = [&](std::string_view id, bool could_be_assigned = true) {
+    const auto r = identity.check_client_id(agent, id, could_be_assigned);
     return r ? r->reason : "accepted";
   };
   EXPECT_EQ(refused("claude"), "accepted");
@@ -131,15 +131,23 @@ TEST_F(Identity, AgentClientIdsDeriveFromTheSub) {
   EXPECT_EQ(refused(upper), "client id is a node id: only that node may connect with it");
   EXPECT_EQ(refused("fleetmcp-plugin"), "client id is the plugin's own");
   const std::string not_derived =
-      "client id must be the token's sub, start with \"<sub>-\", or be left empty (MQTT 5)";
+      "client id must be the token's sub, start with \"<sub>-\", or be left empty (MQTT 5, or MQTT 3.1.1 with "
+      "clean session)";
   EXPECT_EQ(refused("bridge-site-a"), not_derived);
   EXPECT_EQ(refused("claudette"), not_derived);
   EXPECT_EQ(refused("claude-"), not_derived);
   EXPECT_EQ(refused("mosq-abcdef"), not_derived);
   EXPECT_EQ(refused("auto-not-a-uuid"), not_derived);
+  // Issue 24: only the exact form mosquitto makes (uppercase hex, dashes at 8-4-4-4-12), and only
+  // from a client it could have made it for (MQTT 3.1.1 with clean session false never gets one).
+  EXPECT_EQ(refused("auto-5b0d6a51-0c3a-4e0c-9f55-2c1f8e0a7d11"), not_derived);
+  EXPECT_EQ(refused("auto-5B0D6A510-C3A-4E0C-9F55-2C1F8E0A7D11"), not_derived);
+  EXPECT_EQ(refused("auto-5B0D6A51-0C3A-4E0C-9F55-2C1F8E0A7D11", /*could_be_assigned=*/false), not_derived);
+  EXPECT_EQ(refused("claude-" + std::string(249, 'x')), "accepted");  // 256 bytes
+  EXPECT_EQ(refused("claude-" + std::string(250, 'x')), "client id is longer than 256 bytes");
   Principal node;
   node.kind = PrincipalKind::kNode;
-  EXPECT_FALSE(identity.check_client_id(node, "anything").has_value());  // nodes: use_username_as_clientid
+  EXPECT_FALSE(identity.check_client_id(node, "anything", false).has_value());  // nodes: use_username_as_clientid
 }
 
 TEST(TenantName, FollowsFleetctlsPattern) {

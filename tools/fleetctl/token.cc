@@ -31,7 +31,7 @@ constexpr const char* kIssueHelp =
     "                tools:call:physical_actuation, or fleet:bridge alone for a broker bridge's\n"
     "                remote_password (docs/sharding.md)\n"
     "  --ttl D       lifetime: <n>s, <n>m, <n>h or <n>d, at most 365d (default 1h)\n"
-    "  --sub NAME    the agent's name, also its MQTT username (default agent)\n"
+    "  --sub NAME    the agent's name, also its MQTT username and client id (default <tenant>.agent)\n"
     "  --aud AUD     audience (default fleetmcp)\n"
     "  --json        print {token, sub, tenant, scope, aud, iat, exp, jti} instead\n";
 
@@ -147,7 +147,10 @@ int token_issue(const Argv& argv) {
     throw Error(ErrorCode::kBadRequest, "--tenant must match ^[a-z0-9][a-z0-9_-]{0,62}$", "for example --tenant acme");
   }
   t.scopes = parse_scopes(args.require("scope"));
-  t.sub = args.get("sub").value_or("agent");
+  // The sub is the MQTT username and client id: one tenant's default must never be another's
+  // (issue 24). Tenant names have no '.', so "<tenant>.agent" and the ids derived from it
+  // ("<tenant>.agent-…") cannot be another tenant's default.
+  t.sub = args.get("sub").value_or(t.tenant + ".agent");
   t.aud = args.get("aud").value_or(std::string(kDefaultAud));
   if (!is_name(t.sub) || !is_name(t.aud)) {
     throw Error(ErrorCode::kBadRequest, "--sub and --aud take 1..128 of [A-Za-z0-9._@:-]", "for example --sub claude");

@@ -202,6 +202,8 @@ FleetStats PluginFleetView::stats() const {
                             c.calls_timed_out.load(std::memory_order_relaxed);
   // In flight = submitted − finished; the core's pending count is broker-thread state.
   s.calls_pending = submitted > finished ? submitted - finished : 0;
+  s.mqtt_refusals = c.mqtt_refusals();
+  s.audit_lines_throttled = c.audit_lines_throttled.load(std::memory_order_relaxed);
   return s;
 }
 

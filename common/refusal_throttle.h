@@ -1,8 +1,9 @@
-// How often a refused request is written to the audit log (issue 17, item 8): refusals cost the
-// refused party nothing, so without a bound a client sending bad tokens in a loop fills the disk.
-// Per key (endpoint, caller, tenant, code) at most one line per interval; the refusals between
-// two lines are not lost but counted, and the next line says how many it stands for. /metrics
-// counts every refusal. An interval of 0 writes every refusal. Thread-safe; a hash lookup.
+// How often a refusal is written to the audit log (issue 17 item 8 for the HTTP front, issue 24
+// item 6 for the broker plugin): refusals cost the refused party nothing, so without a bound a
+// client sending bad tokens, or a node sending stale cmd_acks, in a loop fills the disk. Per key
+// (what was refused, of whom, why) at most one line per interval; the refusals between two lines
+// are not lost but counted, and the next line says how many it stands for. /metrics counts every
+// refusal. An interval of 0 writes every refusal. Thread-safe; a hash lookup.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace fleetmcp::http {
+namespace fleetmcp {
 
 class RefusalThrottle {
  public:
@@ -34,4 +35,4 @@ class RefusalThrottle {
   std::unordered_map<std::string, Slot> slots_;
 };
 
-}  // namespace fleetmcp::http
+}  // namespace fleetmcp

@@ -1,6 +1,6 @@
-#include "broker_plugin/http/refusal_throttle.h"
+#include "common/refusal_throttle.h"
 
-namespace fleetmcp::http {
+namespace fleetmcp {
 
 std::optional<uint64_t> RefusalThrottle::admit(const std::string& key, int64_t now_ms) {
   if (interval_ms_ <= 0) return 0;
@@ -15,4 +15,4 @@ std::optional<uint64_t> RefusalThrottle::admit(const std::string& key, int64_t n
   return std::exchange(slot.unwritten, 0);
 }
 
-}  // namespace fleetmcp::http
+}  // namespace fleetmcp
