@@ -192,6 +192,16 @@ TEST(JsonRpc, ClassifiesMessages) {
   EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":3})")).kind, RpcKind::kInvalid);
 }
 
+TEST(JsonRpc, FindsARequestIdABatchUsesTwice) {
+  EXPECT_EQ(duplicate_request_id(json::parse_strict(
+                R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"1","method":"ping"}])")),
+            std::nullopt);  // 1 and "1" are different ids
+  EXPECT_EQ(duplicate_request_id(json::parse_strict(
+                R"([{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},)"
+                R"({"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","id":"a","method":"tools/list"}])")),
+            std::optional<std::string>("\"a\""));  // the response with id "a" is not a request
+}
+
 TEST(ToolResult, AnImagePreviewIsAlsoImageContent) {
   const auto r = tool_success(R"({"file_path":"/var/lib/fleetmcp/cam-1.jpg","preview":{"mime_type":"image/jpeg","width":2,"height":2,"data_base64":"/9j/4AAQ"}})",
                               kLatestRevision);
