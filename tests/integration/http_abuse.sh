@@ -110,8 +110,7 @@ start_http_testhost loris "$T/schemas" "$T/pki/issuer.pub" "$T/fleet.json" \
   --set http_max_connections=64 --set http_header_timeout_ms=2000 --set http_audit_log=
 BASE=http://127.0.0.1:$HTTP_PORT
 open_connection
-{ printf 'GET /healthz HTTP/1.1\r\n'; for i in $(seq 1 40); do printf 'X-Slow-%d: x\r\n' "$i"; sleep 0.3; done; } >&3 2>/dev/null &
-track $!
+trickle_head 40
 closed_after_ms "$OPENED_MS"
 in_range "$CLOSED_MS" 1900 $LATE_MS "a head trickled a line every 300 ms is cut after the header timeout (2 s), not the read timeout (60 s)"
 [ ! -s "$T/conn.out" ] || fail "the trickled request was answered: $(head -1 "$T/conn.out")"
@@ -122,8 +121,7 @@ open_connection
 printf 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n' >&3
 sleep 3
 FIRST_BYTE_MS=$(now_ms)
-{ printf 'GET /healthz HTTP/1.1\r\n'; for i in $(seq 1 40); do printf 'X-Slow-%d: x\r\n' "$i"; sleep 0.3; done; } >&3 2>/dev/null &
-track $!
+trickle_head 40
 closed_after_ms "$FIRST_BYTE_MS"
 assert_eq "$(grep -c 'HTTP/1.1 200' "$T/conn.out")" 1 "a kept-alive connection idle for 3 s (over the header timeout) is still open for its next request"
 in_range "$CLOSED_MS" 1900 $LATE_MS "... whose trickled head is cut after the header timeout from its first byte"

@@ -38,8 +38,7 @@ in_range "$CLOSED_MS" 900 $LATE_MS "a connection that sends half a request is cl
 
 # Header lines keep coming, one every 300 ms: the timeout is for the whole request, not per read.
 open_connection
-{ printf 'GET /healthz HTTP/1.1\r\n'; for i in $(seq 1 20); do printf 'X-Slow-%d: x\r\n' "$i"; sleep 0.3; done; } >&3 2>/dev/null &
-track $!
+trickle_head 20
 closed_after_ms "$OPENED_MS"
 in_range "$CLOSED_MS" 900 $LATE_MS "a request trickled a header line at a time is closed after the timeout"
 [ ! -s "$T/conn.out" ] || fail "the trickled request was answered: $(head -1 "$T/conn.out")"

@@ -353,6 +353,12 @@ open_connection() {
   { cat <&3 >"$T/conn.out" 2>/dev/null || true; now_ms >"$T/conn.closed"; } &
   track $!
 }
+# trickle_head LINES: in the background, sends a request line and then LINES header lines, one
+# every 300 ms, on the connection of open_connection (a slowloris client: the head never ends).
+trickle_head() {
+  { printf 'GET /healthz HTTP/1.1\r\n'; for i in $(seq 1 "$1"); do printf 'X-Slow-%d: x\r\n' "$i"; sleep 0.3; done; } >&3 2>/dev/null &
+  track $!
+}
 # closed_after_ms SINCE_MS: waits (at most 10 s) for the server to close the connection of
 # open_connection; sets CLOSED_MS to the time from SINCE_MS.
 closed_after_ms() {
