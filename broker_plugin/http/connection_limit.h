@@ -60,7 +60,9 @@ class ConnectionLimit : public std::enable_shared_from_this<ConnectionLimit> {
     Ticket(const Ticket&) = delete;
     Ticket& operator=(const Ticket&) = delete;
 
-    // What closes the connection when the limit needs its place (called once, from any thread).
+    // What closes the connection when the limit needs its place (called once, from the thread
+    // of a later admit()). Set it right after admit(), before the next admit() (the server's one
+    // acceptor does both): a ticket evicted without it would leave its connection open.
     void on_evict(std::function<void()> close);
     // A request head arrived: `tenant` is the tenant of its valid bearer token, or empty when it
     // has none. The first valid token counts the connection to its tenant and takes it off the

@@ -177,7 +177,7 @@ wait "$HOLD_PID" 2>/dev/null || true
 
 echo "# the per-prefix cap (item 7)"
 start_http_testhost prefix "$T/schemas" "$T/pki/issuer.pub" "$T/fleet.json" \
-  --set http_max_connections_per_prefix=16 --set http_audit_log=
+  --set http_max_connections_per_prefix=16 --set http_header_timeout_ms=30000 --set http_audit_log=
 BASE=http://127.0.0.1:$HTTP_PORT
 coproc HOLD { exec node "$SRC/tests/node/http_limits_client.mjs" hold "$BASE" 30 $(for h in $(seq 1 30); do echo "127.0.9.$h"; done); }
 track "$HOLD_PID"
