@@ -76,7 +76,8 @@ echo "== setup: $NODES simulated nodes (machine: $(nproc) CPUs, load average $(c
 printf 'pattern readwrite bench/#\n' >"$T/bench.acl"
 # One load generator, one address and one token hold all the connections and streams measured
 # here: lift the front's per-client limits (docs/http-front.md "Limits and quotas") above them.
-BENCH_LIMITS=(max_connections max_connections_per_address max_streams_per_caller max_streams_per_tenant)
+BENCH_LIMITS=(max_connections max_connections_per_address max_connections_per_prefix max_connections_per_tenant
+  max_streams_per_caller max_streams_per_tenant)
 E2E_BROKER_LINES=("acl_file $T/bench.acl")
 FRONT_LIMITS=()
 for limit in "${BENCH_LIMITS[@]}"; do

@@ -1,5 +1,7 @@
-// HttpConnection's timeouts: the read timeout (waiting for a request, idle keep-alive or a slow
-// one, and the TLS handshake) and the 1 s bound on the TLS close, without a timer per request.
+// HttpConnection's timeouts: the header timeout (a request head within it of its first byte, a new
+// connection's handshake and first head within it of its start), the read timeout (waiting for a
+// request, idle keep-alive or a slow one), and the 1 s bounds on the TLS close and on a lingering
+// close, without a timer per request.
 //
 // Beast's basic_stream armed an asio timer before every read and cancelled it when the request
 // was in: per request a timer-queue insert and removal and two timerfd_settime system calls on a
@@ -11,7 +13,9 @@
 //   - nothing timed (a request is being handled, a stream is open): it stops until the next
 //     phase that is timed arms it again.
 // A busy keep-alive connection so wakes its timer about once per read timeout instead of twice
-// per request. A deadline earlier than the timer's wake-up (the TLS close's 1 s) moves the timer.
+// per request. A deadline earlier than the timer's wake-up (the TLS close's 1 s, the header
+// timeout of a head that did not come in one read) moves the timer; a head that arrives whole in
+// its first read, as nearly every request does, moves nothing.
 // The timer never cuts early: it acts only on the deadline stored now, whatever it was armed for.
 #include <boost/asio/error.hpp>
 
@@ -19,8 +23,8 @@
 
 namespace fleetmcp::http {
 
-void HttpConnection::expire_after(std::chrono::milliseconds timeout) {
-  deadline_ = Clock::now() + timeout;
+void HttpConnection::expire_at(Clock::time_point deadline) {
+  deadline_ = deadline;
   if (deadline_ < timer_at_) wait_for_deadline();
 }
 
@@ -39,7 +43,7 @@ void HttpConnection::on_deadline_timer() {
   if (Clock::now() < deadline_) return wait_for_deadline();
   expire_never();
   if (!closed_) return close();  // no request (or handshake) in time
-  close_socket();                // the TLS close took too long
+  close_socket();                // the TLS close or the lingering close took too long
 }
 
 }  // namespace fleetmcp::http

@@ -129,6 +129,12 @@ std::optional<HttpReply> FrontHandler::screen(const HttpRequest& head) {
   return std::nullopt;
 }
 
+std::string FrontHandler::tenant_of(std::optional<std::string_view> authorization) {
+  auto who = auth_.authenticate(authorization, config_.wall_ms() / 1000);
+  const auto* agent = std::get_if<SharedAgentToken>(&who);
+  return agent ? (*agent)->tenant : std::string();
+}
+
 void FrontHandler::authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp) {
   auto who = caller(exchange->request(), mcp);
   if (auto* refusal = std::get_if<HttpReply>(&who)) return exchange->respond(std::move(*refusal));

@@ -50,6 +50,10 @@ class FrontHandler {
   // The same Origin and token checks as handle(), on a request's headers before its body is read
   // (ConnectionSettings::screen): the refusal, or nothing when the request may go on.
   std::optional<HttpReply> screen(const HttpRequest& head);
+  // The tenant of a valid token in an Authorization header, or "" (ConnectionSettings::tenant_of:
+  // the connection's share and the reserve, connection_limit.h). Audits nothing: the request
+  // itself is authenticated, and a refusal audited, by handle().
+  std::string tenant_of(std::optional<std::string_view> authorization);
   // Ends every MCP session (their streams close); the server closes the rest.
   void shutdown();
 

@@ -1,5 +1,6 @@
 #include "broker_plugin/http/front_options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <functional>
@@ -89,12 +90,20 @@ const std::map<std::string, Setter, std::less<>>& setters() {
        }},
       {"http_issuer_public_key", [](auto& o, auto& k, auto& v) { o.issuer_public_key = readable(k, v); }},
       {"http_allowed_origins", [](auto& o, auto&, auto& v) { o.allowed_origins = words(v); }},
+      {"http_allowed_hosts", [](auto& o, auto&, auto& v) { o.allowed_hosts = words(v); }},
       {"http_max_body_bytes", [](auto& o, auto& k, auto& v) {
          o.max_body_bytes = static_cast<size_t>(integer(k, v, 1024, 64 << 20));
        }},
       {"http_max_connections", [](auto& o, auto& k, auto& v) { o.max_connections = count(k, v, 1, 1'000'000); }},
       {"http_max_connections_per_address", [](auto& o, auto& k, auto& v) {
          o.max_connections_per_address = count(k, v, 1, 1'000'000);
+       }},
+      {"http_max_connections_per_prefix", [](auto& o, auto& k, auto& v) {
+         o.max_connections_per_prefix = count(k, v, 1, 1'000'000);
+       }},
+      {"http_reserved_connections", [](auto& o, auto& k, auto& v) { o.reserved_connections = count(k, v, 0, 1'000'000); }},
+      {"http_max_connections_per_tenant", [](auto& o, auto& k, auto& v) {
+         o.max_connections_per_tenant = count(k, v, 1, 1'000'000);
        }},
       {"http_max_sessions", [](auto& o, auto& k, auto& v) { o.max_sessions = static_cast<size_t>(integer(k, v, 1, 10'000'000)); }},
       {"http_max_sessions_per_caller", [](auto& o, auto& k, auto& v) { o.max_sessions_per_caller = count(k, v, 1, 10'000'000); }},
@@ -108,6 +117,8 @@ const std::map<std::string, Setter, std::less<>>& setters() {
        }},
       {"http_audit_refusal_interval_ms", [](auto& o, auto& k, auto& v) { o.audit_refusal_interval = millis(k, v, 0, 3'600'000); }},
       {"http_read_timeout_ms", [](auto& o, auto& k, auto& v) { o.read_timeout = millis(k, v, 100, 3'600'000); }},
+      {"http_header_timeout_ms", [](auto& o, auto& k, auto& v) { o.header_timeout = millis(k, v, 100, 3'600'000); }},
+      {"http_max_header_bytes", [](auto& o, auto& k, auto& v) { o.max_header_bytes = count(k, v, 1024, 64 * 1024); }},
       {"http_session_idle_ms", [](auto& o, auto& k, auto& v) { o.session_idle = millis(k, v, 1000, 86'400'000); }},
       {"http_sse_ping_ms", [](auto& o, auto& k, auto& v) { o.sse_ping = millis(k, v, 100, 3'600'000); }},
       {"http_sse_idle_timeout_ms", [](auto& o, auto& k, auto& v) { o.sse_idle_timeout = millis(k, v, 100, 3'600'000); }},
@@ -132,6 +143,15 @@ FrontOptions parse_front_options(const FrontOptionList& options) {
     if (setter == setters().end()) fail(key, "unknown option", "see docs/http-front.md for the http_ options");
     if (!seen.insert(key).second) fail(key, "given twice", "keep one plugin_opt_" + key + " line");
     setter->second(parsed, key, value);
+  }
+  // Shares of the connection cap, a quarter each unless given (docs/http-front.md "Limits and quotas").
+  if (!seen.contains("http_reserved_connections")) parsed.reserved_connections = parsed.max_connections / 4;
+  if (!seen.contains("http_max_connections_per_tenant")) {
+    parsed.max_connections_per_tenant = std::max<size_t>(1, parsed.max_connections / 4);
+  }
+  if (parsed.reserved_connections >= parsed.max_connections) {
+    fail("http_reserved_connections", "must be less than plugin_opt_http_max_connections",
+         "keep some connections for requests without a token (/healthz, /metrics, the first request of a client)");
   }
   if (parsed.tls_cert.empty() != parsed.tls_key.empty()) {
     fail(parsed.tls_cert.empty() ? "http_tls_cert" : "http_tls_key", "is missing",

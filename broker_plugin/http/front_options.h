@@ -35,11 +35,19 @@ struct FrontOptions {
   std::string issuer_public_key;  // PEM file; the plugin passes its own when this is empty
   // Origins allowed besides loopback ones (http(s)://localhost|127.0.0.1|[::1][:port]).
   std::vector<std::string> allowed_origins;
+  // Host header names accepted besides localhost, 127.0.0.1, [::1], the listen address and the
+  // resource URL's host (host_policy.h): the names clients reach the front by.
+  std::vector<std::string> allowed_hosts;
 
   // Limits and quotas (issue 17; docs/http-front.md "Limits and quotas").
   size_t max_body_bytes = 1024 * 1024;  // the JSON parser's own limit (common/json.h)
   size_t max_connections = 512;         // the front shares the broker's descriptor limit
   size_t max_connections_per_address = 64;
+  size_t max_connections_per_prefix = 128;  // IPv4 /24, IPv6 /64 (connection_limit.h)
+  // Connections only requests with a valid token may use, and connections one tenant's tokens may
+  // hold; both max_connections / 4 unless given.
+  size_t reserved_connections = 128;
+  size_t max_connections_per_tenant = 128;
   size_t max_sessions = 10000;
   size_t max_sessions_per_caller = 32;   // per token sub within its tenant; then its oldest goes
   size_t max_sessions_per_tenant = 1000;
@@ -53,6 +61,11 @@ struct FrontOptions {
   // A connection that sends no whole request (or TLS handshake) within it is closed: idle
   // keep-alive and slow clients. A request being handled or a stream is never cut by it.
   std::chrono::milliseconds read_timeout{60000};
+  // A request head must be whole within it of its first byte, and a new connection's first head
+  // (with its TLS handshake) within it of the connection's start: a client trickling its head
+  // (slowloris) holds a connection this long, not the read timeout.
+  std::chrono::milliseconds header_timeout{5000};
+  size_t max_header_bytes = 8192;  // a larger request head is answered 431
 
   // RFC-0009 stream timers (options so the §9 fixtures run in seconds in tests).
   std::chrono::milliseconds sse_ping{25000};

@@ -33,6 +33,7 @@
 #include "broker_plugin/http/connection_limit.h"
 #include "broker_plugin/http/exchange.h"
 #include "broker_plugin/http/frame_backlog.h"
+#include "broker_plugin/http/host_policy.h"
 
 namespace fleetmcp::http {
 
@@ -41,9 +42,13 @@ struct ConnectionSettings {
   std::function<void(int status)> on_status;  // every response status, for /metrics
   std::function<void(std::string_view)> log;  // errors caught at this boundary
   size_t max_body_bytes = 4 << 20;
-  // Idle keep-alive, a slow request and the TLS handshake (plugin_opt_http_read_timeout_ms); never
-  // a request being handled nor a stream.
+  size_t max_header_bytes = 8192;  // a larger request head: 431
+  // Idle keep-alive and a slow request (plugin_opt_http_read_timeout_ms); never a request being
+  // handled nor a stream.
   std::chrono::milliseconds read_timeout{60000};
+  // A request head within it of its first byte; a new connection's TLS handshake and first head
+  // within it of the connection's start (plugin_opt_http_header_timeout_ms).
+  std::chrono::milliseconds header_timeout{5000};
   std::chrono::milliseconds close_grace{2000};  // how long a last frame may take before the cut
   std::shared_ptr<boost::asio::ssl::context> tls;  // null: plain HTTP
   // Looks at the start line and headers of a request with a body over 16 KiB (or chunked)
@@ -51,6 +56,10 @@ struct ConnectionSettings {
   // never read. Null: every body is read.
   std::function<std::optional<HttpReply>(const HttpRequest& head)> screen;
   std::shared_ptr<ConnectionLimit> connections;  // null: no cap (unit tests)
+  std::shared_ptr<const HostPolicy> hosts;       // null: any Host (unit tests)
+  // The tenant of a valid bearer token in an Authorization header, or "" (none, or not valid).
+  // Asked on a connection's requests until one has a valid token (ConnectionLimit::Ticket).
+  std::function<std::string(std::optional<std::string_view> authorization)> tenant_of;
 };
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
@@ -71,8 +80,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
                  std::shared_ptr<const ConnectionSettings> settings);
 
   void start();
-  // Keeps the connection's place under ConnectionLimit until the socket is closed.
-  void hold(std::unique_ptr<ConnectionLimit::Ticket> ticket) { ticket_ = std::move(ticket); }
+  // Keeps the connection's place under ConnectionLimit until the socket is closed, or until the
+  // limit takes it back for a newer connection (then the connection closes).
+  void hold(std::unique_ptr<ConnectionLimit::Ticket> ticket);
   bool is_open() const { return open_.load(); }  // until close(); any thread
   // The server is stopping: streams end with StreamEnd::kShutdown, idle connections close, and a
   // request still waiting for its answer gets 503 E_NODE_OFFLINE "the broker is shutting down".
@@ -93,11 +103,20 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
  private:
   void read_request();
-  void on_header(boost::beast::error_code ec);
+  void read_head();
+  void on_head_bytes(boost::beast::error_code ec, size_t bytes);
+  void parse_head();
+  // The checks on a whole request head (Host, the connection's admission): a refusal, or nothing.
+  std::optional<HttpReply> check_head();
+  void on_header();
   void on_request(boost::beast::error_code ec);
   void dispatch_request();
   void responded(boost::beast::error_code ec, bool keep);
+  // Answers a request that was not read to its end and closes the connection gently (linger_).
+  void refuse(HttpReply reply);
+  void evicted();
   void close();
+  void drain();
 
   // Stream mode.
   struct Frame {
@@ -123,7 +142,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void close_socket();
 
   // Timeouts (connection_deadline.cc): a stored deadline that one timer checks now and then.
-  void expire_after(std::chrono::milliseconds timeout);
+  void expire_after(std::chrono::milliseconds timeout) { expire_at(Clock::now() + timeout); }
+  void expire_at(Clock::time_point deadline);
   void expire_never() { deadline_ = Clock::time_point::max(); }
   void wait_for_deadline();
   void on_deadline_timer();
@@ -132,6 +152,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   DeadlineTimer deadline_timer_;
   Clock::time_point deadline_ = Clock::time_point::max();   // max: nothing is timed
   Clock::time_point timer_at_ = Clock::time_point::max();   // when the timer's wait ends; max: none
+  Clock::time_point request_started_;  // when the connection began to wait for this request
   std::unique_ptr<ConnectionLimit::Ticket> ticket_;
   std::shared_ptr<boost::asio::io_context> io_;
   std::shared_ptr<AsioScheduler> scheduler_;
@@ -146,7 +167,12 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool shutting_down_ = false;
   bool busy_ = false;  // an exchange is being handled
   bool answering_ = false;  // its response is being written (at most one per request)
+  bool first_request_ = true;
+  bool head_started_ = false;  // part of the current request's head has arrived
+  bool linger_ = false;        // close() reads what the client still sends before closing
+  bool evicted_ = false;       // ConnectionLimit gave this connection's place to a newer one
   std::string response_;    // what respond() is writing; reused from one request to the next
+  std::string accepted_host_;  // the Host of the last request HostPolicy allowed
 
   // Stream mode state.
   bool streaming_ = false, writing_ = false, finishing_ = false, stream_ended_ = false;

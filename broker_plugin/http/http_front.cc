@@ -36,6 +36,20 @@ void warn_about_descriptor_limit(const FrontOptions& options, const HttpFront::L
       "): HTTP clients could leave too few for devices; lower it or raise the limit (ulimit -n, LimitNOFILE)");
 }
 
+// The Host names the front answers to besides loopback ones (host_policy.h): the listen address
+// unless it is a wildcard (0.0.0.0, ::), the resource URL's host, and the operator's list.
+std::vector<std::string> served_host_names(const FrontOptions& options, std::string_view resource_url) {
+  std::vector<std::string> names = options.allowed_hosts;
+  if (options.listen_host != "0.0.0.0" && options.listen_host != "::") names.push_back(options.listen_host);
+  if (const size_t scheme = resource_url.find("://"); scheme != std::string_view::npos) {
+    std::string_view authority = resource_url.substr(scheme + 3);
+    authority = authority.substr(0, authority.find_first_of("/?#"));
+    const size_t port = authority.starts_with('[') ? authority.find("]:") + 1 : authority.rfind(':');
+    names.emplace_back(authority.substr(0, port == 0 ? std::string_view::npos : port));
+  }
+  return names;
+}
+
 }  // namespace
 
 HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<const SchemaRegistry> schemas,
@@ -54,14 +68,22 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
     server_ios.push_back(ios_.back());
   }
   settings_->max_body_bytes = options.max_body_bytes;
+  settings_->max_header_bytes = options.max_header_bytes;
   settings_->read_timeout = options.read_timeout;
-  settings_->connections =
-      std::make_shared<ConnectionLimit>(options.max_connections, options.max_connections_per_address);
+  settings_->header_timeout = options.header_timeout;
+  settings_->connections = std::make_shared<ConnectionLimit>(ConnectionCaps{
+      .total = options.max_connections,
+      .per_address = options.max_connections_per_address,
+      .per_prefix = options.max_connections_per_prefix,
+      .unauthenticated = options.max_connections - options.reserved_connections,
+      .per_tenant = options.max_connections_per_tenant,
+  });
   warn_about_descriptor_limit(options, log_);
   settings_->log = log_;
   if (!options.tls_cert.empty()) settings_->tls = make_tls_context(options.tls_cert, options.tls_key);
   server_ = std::make_unique<HttpServer>(std::move(server_ios), options.listen_host, options.listen_port, settings_);
   resource_url_ = http::resource_url(options, server_->port());
+  settings_->hosts = std::make_shared<HostPolicy>(served_host_names(options, resource_url_));
 
   FrontConfig config;
   config.options = std::move(options);
@@ -76,6 +98,7 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
   settings_->handler = [handler](std::shared_ptr<Exchange> exchange) { handler->handle(exchange); };
   settings_->on_status = [handler](int status) { handler->metrics().count_http(status); };
   settings_->screen = [handler](const HttpRequest& head) { return handler->screen(head); };
+  settings_->tenant_of = [handler](std::optional<std::string_view> authorization) { return handler->tenant_of(authorization); };
 }
 
 HttpFront::~HttpFront() { stop(); }

@@ -3,6 +3,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <set>
+
 namespace fleetmcp::http {
 namespace {
 
@@ -39,6 +41,15 @@ RpcMessage classify(const json::Value& m) {
 }
 
 std::string id_key(const json::Value& id) { return json::to_string(id); }
+
+std::optional<std::string> duplicate_request_id(const json::Value& batch) {
+  std::set<std::string> seen;
+  for (const auto& message : batch.GetArray()) {
+    const RpcMessage m = classify(message);
+    if (m.kind == RpcKind::kRequest && !seen.insert(id_key(*m.id)).second) return id_key(*m.id);
+  }
+  return std::nullopt;
+}
 
 std::string rpc_result(const json::Value& id, const json::Value& result) { return rpc_result(id_key(id), result); }
 

@@ -37,6 +37,8 @@ RpcMessage classify(const json::Value& message);
 
 // The id as compact JSON text ("1", "\"abc\""): a key for in-flight requests.
 std::string id_key(const json::Value& id);
+// The first request id (as id_key writes it) that two requests of a batch (an array) share.
+std::optional<std::string> duplicate_request_id(const json::Value& batch);
 
 std::string rpc_result(const json::Value& id, const json::Value& result);
 // The same response for the id given as id_key's text of it (what a pending call keeps).

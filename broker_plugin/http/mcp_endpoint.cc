@@ -149,6 +149,14 @@ void McpEndpoint::batch(const std::shared_ptr<Exchange>& ex, const SharedAgentTo
                        "Invalid Request: a batch may hold at most " + std::to_string(s_.options.max_batch) +
                            " messages (plugin_opt_http_max_batch); send the rest in further requests")));
   }
+  // Two requests with one id would get answers the client cannot tell apart, and a cancellation
+  // naming that id would reach both: the whole batch is refused before any of it runs.
+  if (const auto id = duplicate_request_id(messages)) {
+    return ex->respond(HttpReply::json(
+        400, rpc_error(nullptr, rpc::kInvalidRequest,
+                       "Invalid Request: the id " + *id + " is used by more than one request of the batch; "
+                       "give each request its own id (nothing in the batch was run)")));
+  }
   // Every answer arrives on the exchange's scheduler (now, or when a call completes).
   auto replies = std::make_shared<BatchReplies>();
   replies->exchange = ex;

@@ -55,8 +55,8 @@ args=$(sed -n '/broker-conf.sh --source/,/>"\$conf"/p' docker/broker-entrypoint.
 eval "set -- $args"
 "$SRC/scripts/broker-conf.sh" --source "$SRC/mosquitto.conf" "$@" >"$T/compose-broker.conf" || fail "broker-entrypoint's derivation"
 changed=$( (diff "$SRC/mosquitto.conf" "$T/compose-broker.conf" || true) | grep "^>" | grep -v "^> # Derived" | sort | tr "\n" ";")
-assert_eq "$changed" "> listener 1883 0.0.0.0;> plugin_opt_http_listen 0.0.0.0:8080;> plugin_opt_http_resource_url http://localhost:8080/mcp;" \
-  "compose broker = mosquitto.conf with agent listener and HTTP front opened to the compose network"
+assert_eq "$changed" "> listener 1883 0.0.0.0;> plugin_opt_http_allowed_hosts broker;> plugin_opt_http_listen 0.0.0.0:8080;> plugin_opt_http_resource_url http://localhost:8080/mcp;" \
+  "compose broker = mosquitto.conf with agent listener and HTTP front opened to the compose network (and its service name)"
 
 # pki-init: run natively with the built fleetctl, into temp dirs instead of the volumes.
 mkdir -p "$T/path" && ln -s "$FLEETCTL" "$T/path/fleetctl"

@@ -81,7 +81,7 @@ assert_contains "$head_of_close" "HTTP/1.1 200 OK" "status line"
 exec 3<>"/dev/tcp/127.0.0.1/$HTTP_PORT"
 raw_call() {  # raw_call CAP [EXTRA_HEADER_LINES]: the request's text
   local body="{\"tool\":\"sysecho.$NODE2.$1.invoke\",\"arguments\":{}}"
-  printf 'POST /mcp/tools/call HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s' \
+  printf 'POST /mcp/tools/call HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s' \
     "$TOKEN" "${2:-}" "${#body}" "$body"
 }
 printf '%s%s' "$(raw_call one)" "$(raw_call two)" >&3

@@ -22,27 +22,6 @@ cat >"$T/fleet.json" <<JSON
   {"cap_id":"metrics","kind":"system.metrics","verbs":["subscribe"]}]}]}
 JSON
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# in_range VALUE LO HI WHAT
-in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: $1 ms, expected $2..$3 ms"; pass "$4 ($1 ms)"; }
-
-# open_connection: a TCP connection to the front on descriptor 3, read into $T/conn.out by a
-# background cat that writes the time the server closed the connection to $T/conn.closed.
-open_connection() {
-  rm -f "$T/conn.out" "$T/conn.closed"
-  exec 3<>"/dev/tcp/127.0.0.1/$HTTP_PORT"
-  OPENED_MS=$(now_ms)
-  { cat <&3 >"$T/conn.out" 2>/dev/null || true; now_ms >"$T/conn.closed"; } &
-  track $!
-}
-# closed_after_ms SINCE_MS: waits (at most 10 s) for the server to close the connection; sets
-# CLOSED_MS to the time from SINCE_MS.
-closed_after_ms() {
-  wait_until 10 test -s "$T/conn.closed" || fail "the server kept the connection open for 10 s"
-  CLOSED_MS=$(($(cat "$T/conn.closed") - $1))
-  exec 3>&-
-}
-
 start_http_testhost front "$T/schemas" "$T/pki/issuer.pub" "$T/fleet.json" \
   --set http_read_timeout_ms=$TIMEOUT_MS --set http_audit_log=
 BASE=http://127.0.0.1:$HTTP_PORT
@@ -53,14 +32,13 @@ closed_after_ms "$OPENED_MS"
 in_range "$CLOSED_MS" 900 $LATE_MS "a connection that sends nothing is closed after the timeout"
 
 open_connection
-printf 'POST /mcp/tools/call HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tool":' >&3
+printf 'POST /mcp/tools/call HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"tool":' >&3
 closed_after_ms "$OPENED_MS"
 in_range "$CLOSED_MS" 900 $LATE_MS "a connection that sends half a request is closed after the timeout"
 
 # Header lines keep coming, one every 300 ms: the timeout is for the whole request, not per read.
 open_connection
-{ printf 'GET /healthz HTTP/1.1\r\n'; for i in $(seq 1 20); do printf 'X-Slow-%d: x\r\n' "$i"; sleep 0.3; done; } >&3 2>/dev/null &
-track $!
+trickle_head 20
 closed_after_ms "$OPENED_MS"
 in_range "$CLOSED_MS" 900 $LATE_MS "a request trickled a header line at a time is closed after the timeout"
 [ ! -s "$T/conn.out" ] || fail "the trickled request was answered: $(head -1 "$T/conn.out")"
@@ -72,7 +50,7 @@ open_connection
 for i in 1 2 3; do
   [ "$i" = 1 ] || sleep 0.6
   LAST_MS=$(now_ms)
-  printf 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n' >&3 2>/dev/null || break  # closed early: counted below
+  printf 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n' >&3 2>/dev/null || break  # closed early: counted below
 done
 closed_after_ms "$LAST_MS"
 assert_eq "$(grep -o 'HTTP/1.1 200' "$T/conn.out" | wc -l)" 3 "three requests over 1.2 s on one connection are all answered"

@@ -339,6 +339,34 @@ start_http_testhost() {
   HTTP_PORT=$(awk '/^port /{print $2; exit}' "$T/$name.out")
 }
 
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# in_range VALUE LO HI WHAT: passes when LO <= VALUE <= HI (a time in ms).
+in_range() { [ "$1" -ge "$2" ] && [ "$1" -le "$3" ] || fail "$4: $1 ms, expected $2..$3 ms"; pass "$4 ($1 ms)"; }
+
+# open_connection: a TCP connection to the front (127.0.0.1:$HTTP_PORT) on descriptor 3, read into
+# $T/conn.out by a background cat that writes the time the server closed the connection to
+# $T/conn.closed. Sets OPENED_MS.
+open_connection() {
+  rm -f "$T/conn.out" "$T/conn.closed"
+  exec 3<>"/dev/tcp/127.0.0.1/$HTTP_PORT"
+  OPENED_MS=$(now_ms)
+  { cat <&3 >"$T/conn.out" 2>/dev/null || true; now_ms >"$T/conn.closed"; } &
+  track $!
+}
+# trickle_head LINES: in the background, sends a request line and then LINES header lines, one
+# every 300 ms, on the connection of open_connection (a slowloris client: the head never ends).
+trickle_head() {
+  { printf 'GET /healthz HTTP/1.1\r\n'; for i in $(seq 1 "$1"); do printf 'X-Slow-%d: x\r\n' "$i"; sleep 0.3; done; } >&3 2>/dev/null &
+  track $!
+}
+# closed_after_ms SINCE_MS: waits (at most 10 s) for the server to close the connection of
+# open_connection; sets CLOSED_MS to the time from SINCE_MS.
+closed_after_ms() {
+  wait_until 10 test -s "$T/conn.closed" || fail "the server kept the connection open for 10 s"
+  CLOSED_MS=$(($(cat "$T/conn.closed") - $1))
+  exec 3>&-
+}
+
 # ---- end to end: mosquitto + plugin + HTTP front + simulated devices ---------------------------
 
 E2E_SCOPES="devices:read tools:call:read_only tools:call:reversible tools:call:physical_actuation"

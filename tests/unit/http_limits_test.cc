@@ -1,5 +1,6 @@
 // The HTTP front's limits and quotas (issue 17 items 4, 5, 6, 8; docs/http-front.md "Limits and
-// quotas"), each object on its own: connections per address and in total, MCP sessions per
+// quotas"), each object on its own: connections per address, prefix, tenant and in total, the
+// reserve for authenticated callers and who makes room at the cap, MCP sessions per
 // caller and tenant with eviction of the caller's own oldest, SSE stream quotas and the re-checks
 // that end a stream with its token, commit tokens per caller, and the audit-line throttle.
 #include <gtest/gtest.h>
@@ -26,20 +27,102 @@ AgentToken agent(std::string sub, std::string tenant = "acme", int64_t exp_s = 2
   return a;
 }
 
+ConnectionCaps caps(size_t total, size_t per_address, size_t per_prefix = 1000, size_t unauthenticated = 1000,
+                    size_t per_tenant = 1000) {
+  return ConnectionCaps{total, per_address, per_prefix, unauthenticated, per_tenant};
+}
+
+using Verdict = ConnectionLimit::Ticket::Verdict;
+
 TEST(ConnectionLimit, CapsEachAddressAndTheTotalAndGivesPlacesBack) {
-  auto limit = std::make_shared<ConnectionLimit>(3, 2);
+  auto limit = std::make_shared<ConnectionLimit>(caps(3, 2));
   auto a1 = limit->admit("10.0.0.1");
   auto a2 = limit->admit("10.0.0.1");
   EXPECT_TRUE(a1 && a2);
   EXPECT_FALSE(limit->admit("10.0.0.1"));  // per address
   auto b1 = limit->admit("10.0.0.2");
   EXPECT_TRUE(b1);
-  EXPECT_FALSE(limit->admit("10.0.0.3"));  // in total
+  for (auto* t : {a1.get(), a2.get(), b1.get()}) EXPECT_EQ(t->request("acme"), Verdict::kAdmitted);
+  EXPECT_FALSE(limit->admit("10.0.0.3"));  // in total, and every connection has shown a token
   EXPECT_EQ(limit->open(), 3u);
   EXPECT_EQ(limit->refused(), 2u);
   a1.reset();
   EXPECT_TRUE(limit->admit("10.0.0.3"));
   EXPECT_EQ(limit->open(), 2u);  // the ticket just admitted was dropped at once
+}
+
+TEST(ConnectionLimit, CapsEachPrefix) {
+  EXPECT_EQ(address_prefix("203.0.113.77"), "203.0.113.0/24");
+  EXPECT_EQ(address_prefix("::ffff:203.0.113.77"), "203.0.113.0/24");
+  EXPECT_EQ(address_prefix("2001:db8:0:1:aaaa::5"), "2001:db8:0:1::/64");
+  EXPECT_EQ(address_prefix("not an address"), "not an address");
+  auto limit = std::make_shared<ConnectionLimit>(caps(100, 100, 2));
+  auto a = limit->admit("203.0.113.1");
+  auto b = limit->admit("203.0.113.2");
+  EXPECT_TRUE(a && b);
+  EXPECT_FALSE(limit->admit("203.0.113.3"));  // another address of the same /24
+  EXPECT_TRUE(limit->admit("203.0.114.1"));
+  EXPECT_TRUE(limit->admit("2001:db8:0:1::1") && limit->admit("2001:db8:0:1::2"));
+  auto v6a = limit->admit("2001:db8:0:1::1"), v6b = limit->admit("2001:db8:0:1::2");
+  EXPECT_FALSE(limit->admit("2001:db8:0:1:ffff::3"));  // the same /64
+  EXPECT_TRUE(limit->admit("2001:db8:0:2::1"));
+}
+
+// At the total cap, the unauthenticated connection that has waited longest for a request makes
+// room; one being answered or one that has shown a valid token is never taken.
+TEST(ConnectionLimit, AtTheCapTheLongestWaitingUnauthenticatedConnectionMakesRoom) {
+  auto limit = std::make_shared<ConnectionLimit>(caps(3, 10));
+  std::vector<int> closed;
+  auto admit = [&](int id) {
+    auto t = limit->admit("10.0.0.1");
+    if (t) t->on_evict([&closed, id] { closed.push_back(id); });
+    return t;
+  };
+  auto first = admit(1), second = admit(2), third = admit(3);
+  EXPECT_EQ(first->request("acme"), Verdict::kAdmitted);  // shows a token: never evicted
+  second->waiting(false);                                // being answered
+  auto fourth = admit(4);
+  ASSERT_TRUE(fourth);
+  EXPECT_EQ(closed, std::vector<int>{3});
+  EXPECT_EQ(limit->open(), 3u);
+  EXPECT_EQ(limit->evicted(), 1u);
+  third.reset();  // the evicted connection closes: its place was given already
+  EXPECT_EQ(limit->open(), 3u);
+  second->waiting(true);  // answered, waits again: behind the fourth
+  auto fifth = admit(5);
+  EXPECT_EQ(closed, (std::vector<int>{3, 4}));
+  fifth->waiting(false);
+  second->waiting(false);
+  EXPECT_FALSE(admit(6));  // nothing left to take
+  EXPECT_EQ(closed, (std::vector<int>{3, 4}));
+}
+
+// Past the unauthenticated share, a connection's first request must show a valid token.
+TEST(ConnectionLimit, PastTheUnauthenticatedShareAConnectionIsOnProbation) {
+  auto limit = std::make_shared<ConnectionLimit>(caps(4, 10, 10, 2));
+  auto a = limit->admit("10.0.0.1"), b = limit->admit("10.0.0.1");
+  auto c = limit->admit("10.0.0.1"), d = limit->admit("10.0.0.1");
+  EXPECT_EQ(a->request(""), Verdict::kAdmitted);
+  EXPECT_EQ(b->request(""), Verdict::kAdmitted);
+  EXPECT_EQ(c->request(""), Verdict::kOnProbationWithoutToken);
+  EXPECT_EQ(d->request("acme"), Verdict::kAdmitted);
+  EXPECT_TRUE(d->authenticated());
+  EXPECT_FALSE(c->authenticated());
+  a.reset();
+  auto e = limit->admit("10.0.0.1");  // two unauthenticated open again (b and c): on probation too
+  EXPECT_EQ(e->request(""), Verdict::kOnProbationWithoutToken);
+}
+
+TEST(ConnectionLimit, ATenantHoldsAtMostItsShare) {
+  auto limit = std::make_shared<ConnectionLimit>(caps(10, 10, 10, 10, 2));
+  auto a = limit->admit("10.0.0.1"), b = limit->admit("10.0.0.1"), c = limit->admit("10.0.0.1");
+  auto d = limit->admit("10.0.0.1");
+  EXPECT_EQ(a->request("acme"), Verdict::kAdmitted);
+  EXPECT_EQ(b->request("acme"), Verdict::kAdmitted);
+  EXPECT_EQ(c->request("acme"), Verdict::kTenantFull);
+  EXPECT_EQ(d->request("beta"), Verdict::kAdmitted);
+  a.reset();
+  EXPECT_EQ(c->request("acme"), Verdict::kAdmitted);
 }
 
 TEST(McpSessionQuota, ACallerAtItsQuotaReplacesItsOwnOldestSession) {
@@ -150,6 +233,11 @@ TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
   EXPECT_EQ(defaults.max_body_bytes, 1u << 20);  // the JSON parser's limit
   EXPECT_EQ(defaults.max_connections, 512u);
   EXPECT_EQ(defaults.max_connections_per_address, 64u);
+  EXPECT_EQ(defaults.max_connections_per_prefix, 128u);
+  EXPECT_EQ(defaults.reserved_connections, 128u);  // a quarter of the connections
+  EXPECT_EQ(defaults.max_connections_per_tenant, 128u);
+  EXPECT_EQ(defaults.header_timeout, std::chrono::milliseconds(5000));
+  EXPECT_EQ(defaults.max_header_bytes, 8192u);
   EXPECT_EQ(defaults.max_sessions_per_caller, 32u);
   EXPECT_EQ(defaults.max_streams_per_caller, 16u);
   EXPECT_EQ(defaults.max_batch, 32u);
@@ -164,6 +252,8 @@ TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
                                               {"http_max_commit_tokens_per_caller", "9"},
                                               {"http_audit_refusal_interval_ms", "0"}});
   EXPECT_EQ(o.max_connections, 10u);
+  EXPECT_EQ(o.reserved_connections, 2u);  // a quarter of 10 unless given
+  EXPECT_EQ(o.max_connections_per_tenant, 2u);
   EXPECT_EQ(o.max_connections_per_address, 2u);
   EXPECT_EQ(o.max_sessions_per_caller, 3u);
   EXPECT_EQ(o.max_sessions_per_tenant, 4u);
@@ -174,6 +264,19 @@ TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
   EXPECT_EQ(o.max_commit_tokens_per_caller, 9u);
   EXPECT_EQ(o.audit_refusal_interval, std::chrono::milliseconds(0));
   EXPECT_THROW(parse_front_options({{"http_max_connections", "0"}}), Error);
+  const FrontOptions shares = parse_front_options({{"http_max_connections", "10"},
+                                                   {"http_max_connections_per_prefix", "3"},
+                                                   {"http_reserved_connections", "0"},
+                                                   {"http_max_connections_per_tenant", "9"},
+                                                   {"http_header_timeout_ms", "1500"},
+                                                   {"http_max_header_bytes", "16384"}});
+  EXPECT_EQ(shares.max_connections_per_prefix, 3u);
+  EXPECT_EQ(shares.reserved_connections, 0u);
+  EXPECT_EQ(shares.max_connections_per_tenant, 9u);
+  EXPECT_EQ(shares.header_timeout, std::chrono::milliseconds(1500));
+  EXPECT_EQ(shares.max_header_bytes, 16384u);
+  EXPECT_THROW(parse_front_options({{"http_max_connections", "10"}, {"http_reserved_connections", "10"}}), Error);
+  EXPECT_THROW(parse_front_options({{"http_max_header_bytes", "100"}}), Error);
   EXPECT_THROW(parse_front_options({{"http_max_batch", "many"}}), Error);
 }
 

@@ -8,6 +8,7 @@
 #include "broker_plugin/http/commit_tokens.h"
 #include "broker_plugin/http/frame_backlog.h"
 #include "broker_plugin/http/front_options.h"
+#include "broker_plugin/http/host_policy.h"
 #include "broker_plugin/http/jsonrpc.h"
 #include "broker_plugin/http/list_cursor.h"
 #include "broker_plugin/http/media_type.h"
@@ -162,6 +163,21 @@ TEST(OriginPolicy, LoopbackAndListedOriginsOnly) {
   EXPECT_FALSE(p.allows("null"));
 }
 
+TEST(HostPolicy, LoopbackAndListedNamesWithAnyPort) {
+  const HostPolicy p({"Fleet.Example", "10.0.0.5", "fd00::5"});
+  using V = HostPolicy::Verdict;
+  for (const char* ok : {"localhost", "LOCALHOST:8080", "127.0.0.1:1", "[::1]:8080", "[::1]", "fleet.example",
+                         "fleet.EXAMPLE:443", "10.0.0.5:8080", "[fd00::5]:8080"}) {
+    EXPECT_EQ(p.check(ok), V::kAllowed) << ok;
+  }
+  for (const char* other : {"evil.example", "evil.example:8080", "localhost.evil.example", "127.0.0.2", "[::2]:8080"}) {
+    EXPECT_EQ(p.check(other), V::kNotOurs) << other;
+  }
+  for (const char* bad : {"", ":8080", "localhost:80x", "[::1", "evil@localhost", "local host", "localhost/x"}) {
+    EXPECT_EQ(p.check(bad), V::kMalformed) << bad;
+  }
+}
+
 TEST(FrontOptions, ParsesHttpKeysAndNamesTheBadOne) {
   const auto o = parse_front_options({{"http_listen", "[::1]:0"}, {"http_tool_names", "dashed"}, {"ca_file", "x"},
                                       {"http_sse_idle_timeout_ms", "1500"}});
@@ -190,6 +206,16 @@ TEST(JsonRpc, ClassifiesMessages) {
   EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":null,"method":"ping"})")).kind, RpcKind::kInvalid);
   EXPECT_EQ(classify(json::parse_strict(R"({"id":1,"method":"ping"})")).kind, RpcKind::kInvalid);
   EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":3})")).kind, RpcKind::kInvalid);
+}
+
+TEST(JsonRpc, FindsARequestIdABatchUsesTwice) {
+  EXPECT_EQ(duplicate_request_id(json::parse_strict(
+                R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"1","method":"ping"}])")),
+            std::nullopt);  // 1 and "1" are different ids
+  EXPECT_EQ(duplicate_request_id(json::parse_strict(
+                R"([{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},)"
+                R"({"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","id":"a","method":"tools/list"}])")),
+            std::optional<std::string>("\"a\""));  // the response with id "a" is not a request
 }
 
 TEST(ToolResult, AnImagePreviewIsAlsoImageContent) {
