@@ -447,6 +447,19 @@ class CommandPath : public FleetPluginTest {
   }
 
   std::string echo_tool() const { return "sysecho." + node->node_id + ".echo.invoke"; }
+  // Announces the node again with a physical_actuation GPIO capability `led` (get, set) besides echo.
+  void announce_with_led(int max_concurrency) {
+    auto content = testing::example_content(*node, f.now + 1);
+    Capability led;
+    led.cap_id = "led";
+    led.kind = "gpio.pin";
+    led.schema_ref = "mcp://schemas/gpio.pin@1.0.0";
+    led.verbs = {"get", "set"};
+    led.safety_class = SafetyClass::kPhysicalActuation;
+    led.constraints = {10, max_concurrency, 2000};
+    content.capabilities.push_back(led);
+    ASSERT_EQ(announce(*device, testing::signed_manifest(*node, content)), Verdict::kAllow);
+  }
 
   // Sends a call through the $CONTROL driver and runs the tick that dispatches it; returns the
   // cmd the node got (empty when none).
@@ -510,16 +523,7 @@ TEST_F(CommandPath, ACallReachesTheNodeAndItsResultTheCaller) {
 // Issue 17 item 8: the $CONTROL driver skips the HTTP front's two-phase confirmation and rate
 // limits, so it refuses a verb that actuates, even for a token holding that scope.
 TEST_F(CommandPath, TheControlDriverRefusesPhysicalActuation) {
-  auto content = testing::example_content(*node, f.now + 1);
-  Capability led;
-  led.cap_id = "led";
-  led.kind = "gpio.pin";
-  led.schema_ref = "mcp://schemas/gpio.pin@1.0.0";
-  led.verbs = {"get", "set"};
-  led.safety_class = SafetyClass::kPhysicalActuation;
-  led.constraints = {10, 1, 2000};
-  content.capabilities.push_back(led);
-  ASSERT_EQ(announce(*device, testing::signed_manifest(*node, content)), Verdict::kAllow);
+  announce_with_led(1);
   FakeClient& operator_agent = f.connect_agent(
       "ops", f.pki.token("ops", "acme", {"tools:call:read_only", "tools:call:physical_actuation"}, f.now / 1000 + 3600));
   EXPECT_TRUE(call("gpio." + node->node_id + ".led.set", R"({"value":"high"})", &operator_agent).empty())
@@ -563,16 +567,7 @@ class DeadlineOfACallThatActs : public CommandPath {
  protected:
   void SetUp() override {
     CommandPath::SetUp();
-    auto content = testing::example_content(*node, f.now + 1);
-    Capability led;
-    led.cap_id = "led";
-    led.kind = "gpio.pin";
-    led.schema_ref = "mcp://schemas/gpio.pin@1.0.0";
-    led.verbs = {"get", "set"};
-    led.safety_class = SafetyClass::kPhysicalActuation;
-    led.constraints = {10, 4, 2000};
-    content.capabilities.push_back(led);
-    ASSERT_EQ(announce(*device, testing::signed_manifest(*node, content)), Verdict::kAllow);
+    announce_with_led(4);
   }
   // Submits the call as the HTTP front does after its two-phase confirmation; returns its cmd.
   std::string submit(const std::string& verb, const std::string& arguments, CallResult* out) {
