@@ -54,7 +54,7 @@ void CommandDispatcher::on_cmd(std::string_view payload) {
     log_warn(node_id_, "cmd.dropped", why + "; no msg_id to reply to");
     return;
   }
-  const auto seen = cache_.begin(cmd->msg_id, now_ms());
+  const auto seen = cache_.begin(cmd->msg_id, received_wall_ms);
   if (seen.seen == IdempotencyCache::Seen::kDone) {
     log_info(node_id_, "cmd.duplicate", "msg_id=" + cmd->msg_id + " answered from the cache, not run again");
     send(seen.ack, 1);
