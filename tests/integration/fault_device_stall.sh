@@ -75,7 +75,7 @@ assert_eq "$(body "$answer" | jq -r .message)" awake "the device answers again o
 # ---- a stalled actuation (issue 24): the pin must not change --------------------------------
 assert_eq "$(body "$(confirmed "$GPIO.invoke" '{"mode":"output"}')" | jq -r .mode)" output "gpio17 configured as an output (two-phase)"
 assert_eq "$(body "$(call "$GPIO.get" '{}')" | jq -r .value)" low "gpio17 reads low"
-late_before=$(count "$NOT_RUN" "$T/audit.log")
+late_before=$(count 'late cmd_ack' "$T/audit.log")
 kill -STOP "$DEVICE_PID"
 stopped=$SECONDS
 answer=$(confirmed "$GPIO.set" '{"value":"high"}')
@@ -84,9 +84,10 @@ assert_contains "$(body "$answer" | jq -r .message)" "the outcome is unknown" "â
 assert_contains "$(body "$answer" | jq -r .suggested_fix)" "read the current state first" "â€¦ and to read the state before retrying"
 sleep_until "$stopped" 10  # the device stays stopped 10 s, as in the issue
 kill -CONT "$DEVICE_PID"
-wait_count "$NOT_RUN" "$T/audit.log" $((late_before + 1))
-pass "the woken device refused the late gpio set and said so: $(grep "$NOT_RUN" "$T/audit.log" | tail -n 1 | jq -c '{decision, code}')"
+wait_count 'late cmd_ack' "$T/audit.log" $((late_before + 1))  # the woken device answered it
 assert_eq "$(body "$(call "$GPIO.get" '{}')" | jq -r .value)" low "gpio17 is still low after SIGCONT: no late actuation"
+line=$(grep 'late cmd_ack' "$T/audit.log" | tail -n 1)
+assert_contains "$(jq -r .reason <<<"$line")" "$NOT_RUN" "the device's late ack says it did not run the gpio set"
 assert_eq "$(body "$(confirmed "$GPIO.set" '{"value":"high"}')" | jq -r .value)" high "a new confirmed set on the awake device drives it high"
 
 # ---- cmds queued in the broker expire there ---------------------------------------------------
