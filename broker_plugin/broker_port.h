@@ -4,6 +4,7 @@
 // (docs/platform-notes.md §M3).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -21,6 +22,10 @@ class BrokerPort {
   // Otherwise straight to that client (no subscription, no READ check; dropped when offline).
   virtual void publish(std::string_view client_id, std::string_view topic, std::string_view payload, int qos,
                        bool retain) = 0;
+  // The same, not retained, with the MQTT 5 message expiry interval: the broker drops the message
+  // once `expiry_s` seconds have passed, also while it waits in a client's queue.
+  virtual void publish_expiring(std::string_view client_id, std::string_view topic, std::string_view payload,
+                                int qos, uint32_t expiry_s) = 0;
   virtual void kick(std::string_view client_id) = 0;
   virtual void log(LogLevel level, std::string_view line) = 0;
   // The certificate the TLS client behind `handle` presented; nullopt without one.

@@ -58,6 +58,8 @@ struct PendingCall {
   // The verb's output schema id, in the plugin's schema registry (which outlives every call).
   std::string_view output_schema;
   int64_t deadline_at_ms = 0;
+  // Not a read (required_scope above tools:call:read_only): a call that timed out may have acted.
+  bool changes_state = false;
   CallRequest request;
 };
 

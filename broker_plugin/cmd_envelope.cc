@@ -5,8 +5,16 @@ namespace {
 
 constexpr std::string_view kCmdAckSchema = "mcp://schemas/cmd_ack@1.0.0";
 
-ErrorEnvelope templated_device_error(const json::Value& error) {
-  const auto code = error_code_from_name(json::get_string(error, "code").value_or("")).value_or(ErrorCode::kInternal);
+bool says_not_run(ErrorCode code, const json::Value& error) {
+  return code == ErrorCode::kDeadlineExceeded &&
+         json::get_string(error, "message").value_or("").starts_with(kNotRunPrefix);
+}
+
+ErrorEnvelope templated_device_error(ErrorCode code, bool not_run, const json::Value& error) {
+  if (not_run) {
+    return ErrorEnvelope(code, "the device received the command after its deadline and did not run it",
+                         "nothing was changed; retry the call if it is still wanted");
+  }
   ErrorEnvelope envelope(code, "the device refused the call with " + std::string(error_code_name(code)),
                          code == ErrorCode::kRateLimited ? "retry after retry_after_ms"
                                                          : "check the arguments and the node's state, then retry");
@@ -51,7 +59,10 @@ std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegist
   if (ack.ok) {
     ack.result = &body["result"];
   } else {
-    ack.error = templated_device_error(body["error"]);
+    const json::Value& error = body["error"];
+    const auto code = error_code_from_name(json::get_string(error, "code").value_or("")).value_or(ErrorCode::kInternal);
+    ack.not_run = says_not_run(code, error);
+    ack.error = templated_device_error(code, ack.not_run, error);
   }
   return ack;
 }

@@ -25,6 +25,9 @@ struct CmdAck {
   json::Document doc;                 // holds the result (in the arena parse_cmd_ack was given)
   const json::Value* result = nullptr;  // payload.result when ok
   ErrorEnvelope error;                // when !ok: the device's code, server-templated text
+  // E_DEADLINE_EXCEEDED with the kNotRunPrefix message: the cmd arrived after its deadline and the
+  // device did not run it (docs/protocol.md §4.3 step 5).
+  bool not_run = false;
 };
 
 // The largest cmd_ack the plugin reads, and so the largest message of the fleet (a manifest and a
@@ -33,7 +36,8 @@ inline constexpr size_t kMaxCmdAckBytes = 256 * 1024;
 
 // Strict parse and validation against cmd_ack@1.0.0. nullopt for anything else (also past kMaxCmdAckBytes). The device's
 // message and suggested_fix are dropped: error text that reaches agents is server-templated
-// (docs/protocol.md §9); its code and retry_after_ms are kept. The ack is parsed into `arena`: it is
+// (docs/protocol.md §9); its code and retry_after_ms are kept, and whether it says it did not run the
+// command (not_run), which picks the template. The ack is parsed into `arena`: it is
 // valid until the arena's next parse.
 std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas, json::ParseArena& arena);
 

@@ -41,6 +41,18 @@ std::optional<ErrorEnvelope> check_arguments(const SchemaRegistry& schemas, cons
   return std::nullopt;
 }
 
+// docs/protocol.md §4.4: after a deadline a read may simply be retried. A call that changes state
+// may have acted on the device (a node that does not check ts_ms may even act later), so
+// repeating it could act twice: its caller must look first.
+ErrorEnvelope deadline_exceeded(const PendingCall& call, const std::string& what) {
+  if (!call.changes_state) {
+    return ErrorEnvelope(ErrorCode::kDeadlineExceeded, what, "retry later; the node may be overloaded");
+  }
+  return ErrorEnvelope(ErrorCode::kDeadlineExceeded, what + "; the outcome is unknown: the command may have run",
+                       "read the current state first (the capability's get or snapshot) and retry only if it did "
+                       "not change");
+}
+
 }  // namespace
 
 void FleetPlugin::dispatch_submitted(int64_t now_ms) {
@@ -117,13 +129,18 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
   call.node_id = target.node->node_id;
   call.tool = std::move(target.tool);
   call.output_schema = target.verb->output_schema;
+  call.changes_state = required_scope(target.capability->safety_class, target.verb->verb) != kScopeCallReadOnly;
   const int deadline_ms = target.capability->constraints.deadline_ms_default;
-  call.deadline_at_ms = now_ms + gateway_deadline_ms(deadline_ms);
+  const int64_t gateway_ms = gateway_deadline_ms(deadline_ms);
+  call.deadline_at_ms = now_ms + gateway_ms;
   const std::string cmd = cmd_envelope(call.msg_id, now_ms, deadline_ms, call.tool, request.arguments_json);
   // Straight to the node's client (client id = node_id): no subscription or READ check involved.
-  // A node on another broker is reached through the subscriptions, i.e. the bridge's.
-  broker_.publish(target.node->remote ? std::string_view{} : std::string_view(call.node_id),
-                  devices_topic(call.node_id, DeviceLeaf::kCmd), cmd, 1, false);
+  // A node on another broker is reached through the subscriptions, i.e. the bridge's. Once its
+  // caller has the deadline's answer the broker drops the cmd rather than deliver it late
+  // (message expiry, whole seconds rounded up; the node checks ts_ms too, §4.3 step 5).
+  broker_.publish_expiring(target.node->remote ? std::string_view{} : std::string_view(call.node_id),
+                           devices_topic(call.node_id, DeviceLeaf::kCmd), cmd, 1,
+                           static_cast<uint32_t>((gateway_ms + 999) / 1000));
   call.request = std::move(request);
   calls_.add(std::move(call));
   return std::nullopt;
@@ -147,13 +164,20 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
     } else {
       bump(counters_.acks_unmatched);
     }
+    const std::string_view why = !late          ? "cmd_ack answers no call to this node"
+                                 : ack->not_run ? "late cmd_ack for a call that already finished; the device did not "
+                                                  "run it: the cmd arrived after its deadline"
+                                                : "late cmd_ack for a call that already finished";
     audit({.caller = node_id, .node_id = node_id, .decision = "drop",
-           .reason = late ? "late cmd_ack for a call that already finished" : "cmd_ack answers no call to this node"});
+           .code = ack->ok ? std::string_view{} : error_code_name(ack->error.code), .reason = why});
     return;
   }
   CallResult result;
   if (!ack->ok) {
-    result.error = ack->error;
+    const bool timed_out = ack->error.code == ErrorCode::kDeadlineExceeded && !ack->not_run;
+    result.error = timed_out && call->changes_state
+                       ? deadline_exceeded(*call, "the tool did not finish within its deadline on the device")
+                       : ack->error;
   } else if (const auto failure = schemas_->validate(call->output_schema, *ack->result)) {
     result.error = ErrorEnvelope(ErrorCode::kInternal,
                                  "the device's result does not match " + std::string(call->output_schema) + " at " +
@@ -212,8 +236,7 @@ void FleetPlugin::fail_calls_of(std::string_view node_id, ErrorCode code) {
 void FleetPlugin::expire_calls(int64_t now_ms) {
   for (PendingCall& call : calls_.take_overdue(now_ms)) {
     CallResult result;
-    result.error = ErrorEnvelope(ErrorCode::kDeadlineExceeded, "node " + call.node_id + " did not answer in time",
-                                 "retry later; the node may be overloaded");
+    result.error = deadline_exceeded(call, "node " + call.node_id + " did not answer in time");
     finish_call(call, std::move(result));
   }
 }

@@ -3,6 +3,7 @@
 #include <mosquitto_broker.h>
 #include <mosquitto_plugin.h>
 #include <mosquitto.h>
+#include <mqtt_protocol.h>
 #include <openssl/x509.h>
 
 #include "broker_plugin/mosquitto_broker_port.h"
@@ -46,14 +47,34 @@ class CString {
   const char* chars_;
 };
 
+// `properties` (may be null) belong to the broker once it accepts the message; freed here otherwise.
+void publish_copy(std::string_view client_id, std::string_view topic, std::string_view payload, int qos, bool retain,
+                  mosquitto_property* properties) {
+  const CString id(client_id), t(topic);
+  // _copy: the non-copying variant frees the buffer with free() (GitHub #2524, #3146).
+  const int rc = mosquitto_broker_publish_copy(client_id.empty() ? nullptr : id.c_str(), t.c_str(),
+                                               static_cast<int>(payload.size()),
+                                               payload.empty() ? nullptr : payload.data(), qos, retain, properties);
+  if (rc != MOSQ_ERR_SUCCESS) mosquitto_property_free_all(&properties);
+}
+
 }  // namespace
 
 void MosquittoBrokerPort::publish(std::string_view client_id, std::string_view topic, std::string_view payload,
                                   int qos, bool retain) {
-  const CString id(client_id), t(topic);
-  // _copy: the non-copying variant frees the buffer with free() (GitHub #2524, #3146).
-  mosquitto_broker_publish_copy(client_id.empty() ? nullptr : id.c_str(), t.c_str(), static_cast<int>(payload.size()),
-                                payload.empty() ? nullptr : payload.data(), qos, retain, nullptr);
+  publish_copy(client_id, topic, payload, qos, retain, nullptr);
+}
+
+// A property passed to mosquitto_broker_publish is enforced (docs/platform-notes.md §M4): the broker
+// stores the expiry time with the message and drops it instead of sending it once it has passed,
+// including from the queue of a client whose in-flight window is full.
+void MosquittoBrokerPort::publish_expiring(std::string_view client_id, std::string_view topic,
+                                           std::string_view payload, int qos, uint32_t expiry_s) {
+  mosquitto_property* properties = nullptr;
+  if (mosquitto_property_add_int32(&properties, MQTT_PROP_MESSAGE_EXPIRY_INTERVAL, expiry_s) != MOSQ_ERR_SUCCESS) {
+    mosquitto_property_free_all(&properties);  // out of memory: send it without, as before
+  }
+  publish_copy(client_id, topic, payload, qos, false, properties);
 }
 
 void MosquittoBrokerPort::kick(std::string_view client_id) {

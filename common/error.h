@@ -50,6 +50,10 @@ struct ErrorEnvelope {
   std::string to_json() const;
 };
 
+// docs/protocol.md §4.3 step 5: a node's E_DEADLINE_EXCEEDED whose message starts with this says it
+// did not run the command (it arrived after its deadline), so the caller can be told nothing ran.
+inline constexpr std::string_view kNotRunPrefix = "not run:";
+
 class Error : public std::runtime_error {
  public:
   Error(ErrorCode code, std::string_view message, std::string_view suggested_fix);

@@ -1,5 +1,7 @@
 #include "device_client/command_dispatcher.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -14,6 +16,14 @@ int64_t mono_ms() {
              std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+// The clock PluginClock learns on: monotonic (NTP never steps it) and, unlike steady_clock, still
+// running while the machine is suspended, so a cmd delivered after a suspend is seen to be late.
+int64_t boot_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
 std::string tool_fix() {
   return "read the node's current manifest on $devices/<node_id>/announce and call a tool it lists";
 }
@@ -21,6 +31,7 @@ std::string tool_fix() {
 }  // namespace
 
 struct CommandDispatcher::Call {
+  int64_t received_boot_ms = 0, received_wall_ms = 0;  // when the node read it
   ReceivedCmd cmd;
   CmdEnvelope env;
   const ToolEntry* tool = nullptr;
@@ -36,13 +47,14 @@ CommandDispatcher::CommandDispatcher(std::string node_id, const ToolTable& tools
       timers_(timers), send_ack_(std::move(send_ack)) {}
 
 void CommandDispatcher::on_cmd(std::string_view payload) {
+  const int64_t received_boot_ms = boot_ms(), received_wall_ms = now_ms();
   std::string why;
   auto cmd = read_cmd(payload, why);
   if (!cmd) {
     log_warn(node_id_, "cmd.dropped", why + "; no msg_id to reply to");
     return;
   }
-  const auto seen = cache_.begin(cmd->msg_id, now_ms());
+  const auto seen = cache_.begin(cmd->msg_id, received_wall_ms);
   if (seen.seen == IdempotencyCache::Seen::kDone) {
     log_info(node_id_, "cmd.duplicate", "msg_id=" + cmd->msg_id + " answered from the cache, not run again");
     send(seen.ack, 1);
@@ -53,6 +65,8 @@ void CommandDispatcher::on_cmd(std::string_view payload) {
     return;
   }
   auto call = std::make_shared<Call>();
+  call->received_boot_ms = received_boot_ms;
+  call->received_wall_ms = received_wall_ms;
   call->cmd = std::move(*cmd);
   // The dispatcher is a boundary (CONTRIBUTING): every refusal becomes this cmd's ack.
   try {
@@ -66,8 +80,17 @@ void CommandDispatcher::admit(std::shared_ptr<Call> call) {
   call->env = check_cmd_envelope(call->cmd);
   call->tool = &resolve_tool(call->env.tool);
   check_arguments(*call->tool, *call->env.arguments);
+  const int64_t left_ms = time_left_ms(*call);
+  if (left_ms <= 0) {
+    log_warn(node_id_, "cmd.late", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool + " arrived at least " +
+                                       std::to_string(-left_ms) + " ms after its deadline; not run");
+    throw Error(ErrorCode::kDeadlineExceeded,
+                std::string(kNotRunPrefix) + " the cmd arrived at least " + std::to_string(-left_ms) +
+                    " ms after its deadline (ts_ms + deadline_ms on the plugin's clock)",
+                "nothing was run; send a new call if it is still wanted");
+  }
   // The handler gets its own deadline, or less when the caller has less patience left.
-  call->deadline_ms = std::min<int64_t>(call->tool->constraints.deadline_ms_default, call->env.deadline_ms);
+  call->deadline_ms = std::min({int64_t{call->tool->constraints.deadline_ms_default}, call->env.deadline_ms, left_ms});
   call->deadline_at_mono_ms = mono_ms() + call->deadline_ms;
   const auto admission = call->tool->limit->try_acquire(call->deadline_at_mono_ms, mono_ms());
   if (!admission.admitted) {
@@ -120,6 +143,26 @@ void CommandDispatcher::check_arguments(const ToolEntry& tool, const json::Value
   throw Error(ErrorCode::kManifestInvalid,
               "arguments do not match " + tool.input_schema + " at '" + failure->path + "': " + failure->message,
               "correct the arguments to match the tool's inputSchema");
+}
+
+// docs/protocol.md §4.3 step 5: at most this much of the cmd's deadline is left on the plugin's clock.
+// The cmd's own ts_ms is a sample too; alone it only says the plugin's clock is past ts_ms, so it
+// never makes this cmd late (deadline_ms >= 1), but it may show a later one to be.
+int64_t CommandDispatcher::time_left_ms(const Call& call) {
+  std::lock_guard lock(clock_mutex_);
+  plugin_clock_.observe(call.env.ts_ms, call.received_boot_ms);
+  return call.env.ts_ms + call.env.deadline_ms - plugin_clock_.earliest_now(call.received_boot_ms, call.received_wall_ms);
+}
+
+void CommandDispatcher::on_plugin_time(int64_t plugin_ms) {
+  const int64_t received = boot_ms();
+  std::lock_guard lock(clock_mutex_);
+  plugin_clock_.observe(plugin_ms, received);
+}
+
+void CommandDispatcher::forget_plugin_time() {
+  std::lock_guard lock(clock_mutex_);
+  plugin_clock_.reset();
 }
 
 void CommandDispatcher::run(const std::shared_ptr<Call>& call) {

@@ -1,7 +1,8 @@
 // Turns each `cmd` a node receives into exactly one `cmd_ack` (docs/protocol.md §4). In order: strict parse
 // (no usable msg_id: log and drop, there is no one to answer), the idempotency cache, the
 // envelope, the tool (one of this node's own), the arguments (the tool's input schema), the
-// capability's max_concurrency; then a handler that may block runs on the shared worker pool while
+// deadline (a cmd that arrives after it is refused, not run: its caller has been told it failed;
+// PluginClock), the capability's max_concurrency; then a handler that may block runs on the shared worker pool while
 // the TimerQueue holds its deadline, and the first of "result" or "deadline" becomes the ack. A
 // call that cannot block (ToolHandler::may_block) runs at once on the receiving thread instead.
 #pragma once
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 #include "common/ulid.h"
 #include "device_client/cmd_envelope.h"
 #include "device_client/idempotency_cache.h"
+#include "device_client/plugin_clock.h"
 #include "device_client/timer_queue.h"
 #include "device_client/tool_table.h"
 #include "device_client/worker_pool.h"
@@ -37,6 +40,11 @@ class CommandDispatcher {
   // Called on an MQTT callback thread with the raw payload; never throws, never waits for a handler
   // that may block (only calls that cannot block run on this thread).
   void on_cmd(std::string_view payload);
+  // A plugin timestamp that was current when sent (its own status's since_ms), received just now:
+  // what tells late cmds apart before the first cmd arrives. Any thread.
+  void on_plugin_time(int64_t plugin_ms);
+  // The session ended: what was learnt about the plugin's clock may not hold for the next one.
+  void forget_plugin_time();
 
  private:
   struct Call;
@@ -44,6 +52,7 @@ class CommandDispatcher {
   void admit(std::shared_ptr<Call> call);
   const ToolEntry& resolve_tool(const std::string& tool) const;
   void check_arguments(const ToolEntry& tool, const json::Value& arguments) const;
+  int64_t time_left_ms(const Call& call);
   void run(const std::shared_ptr<Call>& call);
   void run_inline(Call& call);
   std::string deadline_ack(const Call& call);
@@ -60,6 +69,8 @@ class CommandDispatcher {
   TimerQueue& timers_;
   const AckSink send_ack_;
   IdempotencyCache cache_;
+  std::mutex clock_mutex_;  // guards plugin_clock_ (cmds and status arrive on Paho's threads)
+  PluginClock plugin_clock_;
   UlidGenerator ack_ids_;
 };
 

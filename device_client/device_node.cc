@@ -32,7 +32,8 @@ NodeTopics::NodeTopics(const std::string& id)
       telemetry("$devices/" + id + "/telemetry"),
       cmd("$devices/" + id + "/cmd"),
       cmd_ack("$devices/" + id + "/cmd_ack"),
-      rejected("$devices/" + id + "/rejected") {}
+      rejected("$devices/" + id + "/rejected"),
+      status("$devices/" + id + "/status") {}
 
 DeviceNode::DeviceNode(DeviceConfig config, const SharedRuntime& runtime, bool simulated)
     : config_(std::move(config)),
@@ -53,7 +54,8 @@ DeviceNode::DeviceNode(DeviceConfig config, const SharedRuntime& runtime, bool s
                   *runtime_.workers, *runtime_.timers, [this](const std::string& ack) { send_ack(ack); }),
       session_(session_settings(), *runtime_.timers,
                {[this] { on_connected(); },
-                [this](const std::string& topic, const std::string& payload) { on_message(topic, payload); }}) {
+                [this](const std::string& topic, const std::string& payload) { on_message(topic, payload); },
+                [this] { dispatcher_.forget_plugin_time(); }}) {
   signer_.check(*runtime_.schemas, config_.file);
 }
 
@@ -81,7 +83,7 @@ SessionSettings DeviceNode::session_settings() const {
   s.keepalive_s = static_cast<int>(config_.keepalive_s);
   s.reconnect_min_ms = config_.reconnect_min_ms;
   s.reconnect_max_ms = config_.reconnect_max_ms;
-  s.subscriptions = {topics_.cmd, topics_.rejected};
+  s.subscriptions = {topics_.cmd, topics_.rejected, topics_.status};
   return s;
 }
 
@@ -152,6 +154,8 @@ void DeviceNode::on_message(const std::string& topic, const std::string& payload
     dispatcher_.on_cmd(payload);
   } else if (topic == topics_.rejected) {
     on_rejected(payload);
+  } else if (topic == topics_.status) {
+    on_status(payload);
   } else {
     log_debug(node_id(), "mqtt.unexpected_message", topic);
   }
@@ -179,6 +183,22 @@ void DeviceNode::on_rejected(const std::string& payload) {
     last_rejection_ = what;
   }
   log_error(node_id(), "announce.rejected", "the broker refused this node's manifest: " + line);
+}
+
+// The plugin publishes this node's status `online` as its session starts, with since_ms on the
+// plugin's clock: a plugin timestamp from before the first cmd, so a cmd that arrives late is
+// recognised even when it is the first (docs/protocol.md §4.3 step 5). Other states say nothing
+// about this session.
+void DeviceNode::on_status(const std::string& payload) {
+  try {
+    const json::Document doc = json::parse_strict(payload, ErrorCode::kBadRequest, {4 * 1024, 4});
+    const auto since_ms = json::get_int64(doc, "since_ms");
+    if (since_ms && json::get_string(doc, "state") == std::optional<std::string_view>("online")) {
+      dispatcher_.on_plugin_time(*since_ms);
+    }
+  } catch (const Error& e) {  // a cleared (empty) retained status, or not the plugin's JSON
+    log_debug(node_id(), "status.ignored", e.envelope().message);
+  }
 }
 
 void DeviceNode::send_ack(const std::string& ack) {

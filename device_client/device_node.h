@@ -39,7 +39,7 @@ struct SharedRuntime {
 // $devices/<id>/… (docs/protocol.md §3).
 struct NodeTopics {
   explicit NodeTopics(const std::string& node_id);
-  std::string announce, telemetry, cmd, cmd_ack, rejected;
+  std::string announce, telemetry, cmd, cmd_ack, rejected, status;
 };
 
 class DeviceNode {
@@ -73,6 +73,7 @@ class DeviceNode {
   void restart_telemetry(std::chrono::milliseconds first_delay);
   void telemetry_tick(uint64_t generation);
   void on_rejected(const std::string& payload);
+  void on_status(const std::string& payload);
   void send_ack(const std::string& ack);
 
   const DeviceConfig config_;

@@ -146,6 +146,7 @@ void MqttSession::on_connected() {
 void MqttSession::on_connection_lost(const std::string& cause) {
   connected_ = false;
   reset_window();
+  if (handlers_.connection_lost) handlers_.connection_lost();
   if (stopping_) return;
   {
     std::lock_guard lock(mutex_);

@@ -34,6 +34,7 @@ class MqttSession {
   struct Handlers {
     std::function<void()> connected;  // runs on the TimerQueue thread after subscribing
     std::function<void(const std::string& topic, const std::string& payload)> message;  // Paho thread
+    std::function<void()> connection_lost;  // Paho thread, after the last message of the session
   };
 
   MqttSession(SessionSettings settings, TimerQueue& timers, Handlers handlers);

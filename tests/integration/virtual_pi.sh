@@ -5,6 +5,7 @@
 # guest has no network device). The node's Doc 05 tools are driven through MCP (the official
 # SDK) and their effects checked on the real kernel objects from inside the guest: gpio-sim
 # lines, i2c-stub registers, a systemd unit, the journal, /proc; the unit runs as user fleetmcp;
+# a gpio set sent to the node while it is stopped (SIGSTOP) leaves the real line unchanged;
 # power reboot is confirmed in two phases and the guest reboots and the node announces again.
 # Installs QEMU, Debian's kernel and headers, mmdebstrap and socat (install-deps.sh --vm); the
 # image is cached under the build directory (virtual-pi/) keyed by its inputs.
@@ -111,6 +112,21 @@ pass "gpio set duration_ms: gpio-sim's line 2 back to low"
 # must leave it an output, not turn it into an input.
 assert_eq "$(mcp call "$(tool gpio relay get)" | jq -r .value)" low "gpio get of the output line reads its driven value"
 assert_eq "$(guest 'gpioinfo gpiochip0 | grep -w relay | grep -o output')" output "gpio get leaves the relay line an output"
+
+# A paused Pi must not act on a command its caller was told had failed (issue 24): the node is
+# stopped past the gateway deadline, a confirmed set is answered E_DEADLINE_EXCEEDED, and after
+# SIGCONT the node refuses the late cmd (docs/protocol.md §4.3 step 5): the real line stays low.
+guest 'kill -STOP $(pidof fleetmcp-device)' || fail "SIGSTOP the node in the guest"
+stopped=$SECONDS
+late=$(mcp confirm "$(tool gpio relay set)" '{"value":"high"}')
+assert_eq "$(jq -r .code <<<"$late")" E_DEADLINE_EXCEEDED "gpio set to the stopped node: E_DEADLINE_EXCEEDED at the gateway deadline"
+assert_contains "$(jq -r .message <<<"$late")" "the outcome is unknown" "… the outcome is unknown, read the state before retrying"
+left=$((10 - (SECONDS - stopped))); [ "$left" -le 0 ] || sleep "$left"
+guest 'kill -CONT $(pidof fleetmcp-device)' || fail "SIGCONT the node in the guest"
+wait_until 30 grep -q 'late cmd_ack' "$T/audit.log" || fail "the woken node never answered the late cmd (see $T/audit.log)"
+assert_eq "$(guest "cat $sim/sim_gpio2/value")" 0 "gpio-sim's line 2 is still low after SIGCONT: no late actuation"
+assert_contains "$(grep 'late cmd_ack' "$T/audit.log" | tail -n 1)" 'the device did not run it' "the node's late ack says it did not run the cmd"
+assert_contains "$(guest 'journalctl -u fleetmcp-device --no-pager -o cat | grep cmd.late')" "not run" "the node's journal has cmd.late … not run"
 
 # ---- I2C on i2c-stub -----------------------------------------------------------------------
 read_out=$(mcp call "$(tool i2c sensor get)" '{"address":72,"register":0,"length":2}')

@@ -31,10 +31,11 @@ enum Leaf { kAnnounce, kStatus, kTelemetry, kCmd, kCmdAck, kRejected };
 // subscribe but receives nothing.
 constexpr bool kPublish[6][kWhoCount] = {
     {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};
+// A node reads its own status (since_ms is the plugin clock it times its cmds by, §4.3 step 5).
 constexpr bool kSubscribe[6][kWhoCount] = {
-    {0, 0, 1, 1, 0}, {0, 0, 1, 1, 0}, {0, 0, 1, 1, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}};
+    {0, 0, 1, 1, 0}, {1, 0, 1, 1, 0}, {0, 0, 1, 1, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}};
 constexpr bool kReceive[6][kWhoCount] = {
-    {0, 0, 1, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 1, 0, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}};
+    {0, 0, 1, 0, 0}, {1, 0, 1, 0, 0}, {0, 0, 1, 0, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}};
 // A Will follows the publish rules, except that no Will is accepted on the announce topic (D6).
 constexpr bool kWill[6][kWhoCount] = {
     {0, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}, {1, 0, 0, 0, 0}, {0, 0, 0, 0, 0}};

@@ -27,6 +27,7 @@ struct Published {
   std::string client_id, topic, payload;
   int qos = 0;
   bool retain = false;
+  uint32_t expiry_s = 0;  // MQTT 5 message expiry interval; 0: none
 };
 
 class FakeBroker : public plugin::BrokerPort {
@@ -34,6 +35,10 @@ class FakeBroker : public plugin::BrokerPort {
   void publish(std::string_view client_id, std::string_view topic, std::string_view payload, int qos,
                bool retain) override {
     published.push_back({std::string(client_id), std::string(topic), std::string(payload), qos, retain});
+  }
+  void publish_expiring(std::string_view client_id, std::string_view topic, std::string_view payload, int qos,
+                        uint32_t expiry_s) override {
+    published.push_back({std::string(client_id), std::string(topic), std::string(payload), qos, false, expiry_s});
   }
   void kick(std::string_view client_id) override { kicked.emplace_back(client_id); }
   void log(plugin::LogLevel, std::string_view line) override { logs.emplace_back(line); }

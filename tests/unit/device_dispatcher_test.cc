@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "common/json.h"
+#include "common/ulid.h"
 #include "device_client/command_dispatcher.h"
 #include "device_client/handler_catalogue.h"
 #include "device_client/tool_table.h"
@@ -148,10 +149,16 @@ class Dispatcher : public ::testing::Test {
     timers_.stop();  // no deadline task may outlive the dispatcher it points to
   }
 
+  // Sent now on the plugin's clock (which the tests take to be this machine's), unless `ts_ms`.
   static std::string cmd(const std::string& msg_id, const std::string& arguments = "{}",
-                         const std::string& tool = kTool, int deadline_ms = 30000) {
-    return R"({"type":"cmd","msg_id":")" + msg_id + R"(","ts_ms":1763800000000,"deadline_ms":)" +
-           std::to_string(deadline_ms) + R"(,"payload":{"tool":")" + tool + R"(","arguments":)" + arguments + "}}";
+                         const std::string& tool = kTool, int deadline_ms = 30000, int64_t ts_ms = 0) {
+    return R"({"type":"cmd","msg_id":")" + msg_id + R"(","ts_ms":)" + std::to_string(ts_ms ? ts_ms : now_ms()) +
+           R"(,"deadline_ms":)" + std::to_string(deadline_ms) + R"(,"payload":{"tool":")" + tool +
+           R"(","arguments":)" + arguments + "}}";
+  }
+  static std::string sent_at(const std::string& msg_id, int64_t ts_ms, int deadline_ms = 2000,
+                             const std::string& arguments = "{}") {
+    return cmd(msg_id, arguments, kTool, deadline_ms, ts_ms);
   }
 
   // The ack's payload, after checking it answers `msg_id`.
@@ -393,6 +400,73 @@ TEST_F(Dispatcher, InlineCallPastItsDeadlineIsDeadlineExceeded) {
   ASSERT_EQ(acks_.snapshot().size(), 2u);
   EXPECT_EQ(acks_.snapshot()[1], acks_.snapshot()[0]);
   EXPECT_EQ(control_.runs.load(), 1);
+}
+
+// Issue 24 (docs/protocol.md §4.3 step 5): a cmd read after its deadline (ts_ms + deadline_ms on the
+// plugin's clock) has a caller that was told it failed: it is refused and nothing runs; the ack
+// says so, and a repeat gets the same ack. Before any plugin timestamp, the node's wall clock
+// decides, with the protocol's 60 s allowance.
+TEST_F(Dispatcher, ACmdReadAfterItsDeadlineIsRefusedAndNotRun) {
+  make(1, 2000);
+  dispatcher_->on_cmd(sent_at(kId1, now_ms() - 10 * 60'000));
+  ASSERT_TRUE(acks_.wait_for_count(1));
+  const json::Document p = payload_of(acks_.snapshot()[0], kId1);
+  EXPECT_EQ(json::get_string(p["error"], "code"), "E_DEADLINE_EXCEEDED");
+  const std::string message(json::get_string(p["error"], "message").value_or(""));
+  EXPECT_TRUE(message.starts_with(kNotRunPrefix)) << message;
+  EXPECT_NE(message.find("after its deadline"), std::string::npos) << message;
+  dispatcher_->on_cmd(sent_at(kId1, now_ms() - 10 * 60'000));
+  ASSERT_TRUE(acks_.wait_for_count(2));
+  EXPECT_EQ(acks_.snapshot()[1], acks_.snapshot()[0]);
+  workers_.wait_idle();
+  EXPECT_EQ(control_.runs.load(), 0);
+  EXPECT_EQ(tools_->find(kTool)->limit->in_use(), 0);
+}
+
+// Within the wall clock's allowance only a plugin timestamp can tell: a 30 s old cmd runs on a node
+// that has none yet, and is refused once its status (or any earlier cmd) has given one.
+TEST_F(Dispatcher, APluginTimestampRevealsACmdHeldUpForSeconds) {
+  make(1, 2000);
+  dispatcher_->on_cmd(sent_at(kId1, now_ms() - 30'000));
+  ASSERT_TRUE(acks_.wait_for_count(1));
+  EXPECT_EQ(code_of(acks_.snapshot()[0], kId1), "ok") << "nothing to compare it with yet";
+
+  dispatcher_->on_plugin_time(now_ms());  // the status since_ms, as a session starts
+  dispatcher_->on_cmd(sent_at(kId2, now_ms() - 30'000));
+  ASSERT_TRUE(acks_.wait_for_count(2));
+  EXPECT_EQ(code_of(acks_.snapshot()[1], kId2), "E_DEADLINE_EXCEEDED");
+  EXPECT_EQ(control_.runs.load(), 1);
+
+  dispatcher_->forget_plugin_time();  // the session ended: what was learnt no longer counts
+  dispatcher_->on_cmd(sent_at(kId3, now_ms() - 30'000));
+  ASSERT_TRUE(acks_.wait_for_count(3));
+  EXPECT_EQ(code_of(acks_.snapshot()[2], kId3), "ok");
+}
+
+TEST_F(Dispatcher, AnEarlierCmdIsAPluginTimestampToo) {
+  make(1, 2000);
+  dispatcher_->on_cmd(sent_at(kId1, now_ms()));
+  dispatcher_->on_cmd(sent_at(kId2, now_ms() - 5'000));  // sent before kId1, read after its deadline
+  ASSERT_TRUE(acks_.wait_for_count(2));
+  EXPECT_EQ(code_of(acks_.snapshot()[0], kId1), "ok");
+  EXPECT_EQ(code_of(acks_.snapshot()[1], kId2), "E_DEADLINE_EXCEEDED");
+  EXPECT_EQ(control_.runs.load(), 1);
+}
+
+// A cmd read part-way into its deadline gets only what is left of it: here about 1 s of 30.
+TEST_F(Dispatcher, TheHandlerGetsOnlyWhatIsLeftOfTheDeadline) {
+  make(1, 30000);
+  dispatcher_->on_plugin_time(now_ms());
+  dispatcher_->on_cmd(cmd(kId1, R"({"mode":"hold"})", kTool, 30000, now_ms() - 29'000));
+  ASSERT_TRUE(acks_.wait_for_count(1));  // the handler is held: only its deadline answers
+  const json::Document p = payload_of(acks_.snapshot()[0], kId1);
+  EXPECT_EQ(json::get_string(p["error"], "code"), "E_DEADLINE_EXCEEDED");
+  const std::string message(json::get_string(p["error"], "message").value_or(""));
+  const std::string prefix = "the tool did not finish within its deadline of ";
+  ASSERT_TRUE(message.starts_with(prefix)) << message;
+  const int deadline = std::stoi(message.substr(prefix.size()));
+  EXPECT_GT(deadline, 0);
+  EXPECT_LE(deadline, 1000) << message;
 }
 
 }  // namespace

@@ -447,6 +447,19 @@ class CommandPath : public FleetPluginTest {
   }
 
   std::string echo_tool() const { return "sysecho." + node->node_id + ".echo.invoke"; }
+  // Announces the node again with a physical_actuation GPIO capability `led` (get, set) besides echo.
+  void announce_with_led(int max_concurrency) {
+    auto content = testing::example_content(*node, f.now + 1);
+    Capability led;
+    led.cap_id = "led";
+    led.kind = "gpio.pin";
+    led.schema_ref = "mcp://schemas/gpio.pin@1.0.0";
+    led.verbs = {"get", "set"};
+    led.safety_class = SafetyClass::kPhysicalActuation;
+    led.constraints = {10, max_concurrency, 2000};
+    content.capabilities.push_back(led);
+    ASSERT_EQ(announce(*device, testing::signed_manifest(*node, content)), Verdict::kAllow);
+  }
 
   // Sends a call through the $CONTROL driver and runs the tick that dispatches it; returns the
   // cmd the node got (empty when none).
@@ -510,16 +523,7 @@ TEST_F(CommandPath, ACallReachesTheNodeAndItsResultTheCaller) {
 // Issue 17 item 8: the $CONTROL driver skips the HTTP front's two-phase confirmation and rate
 // limits, so it refuses a verb that actuates, even for a token holding that scope.
 TEST_F(CommandPath, TheControlDriverRefusesPhysicalActuation) {
-  auto content = testing::example_content(*node, f.now + 1);
-  Capability led;
-  led.cap_id = "led";
-  led.kind = "gpio.pin";
-  led.schema_ref = "mcp://schemas/gpio.pin@1.0.0";
-  led.verbs = {"get", "set"};
-  led.safety_class = SafetyClass::kPhysicalActuation;
-  led.constraints = {10, 1, 2000};
-  content.capabilities.push_back(led);
-  ASSERT_EQ(announce(*device, testing::signed_manifest(*node, content)), Verdict::kAllow);
+  announce_with_led(1);
   FakeClient& operator_agent = f.connect_agent(
       "ops", f.pki.token("ops", "acme", {"tools:call:read_only", "tools:call:physical_actuation"}, f.now / 1000 + 3600));
   EXPECT_TRUE(call("gpio." + node->node_id + ".led.set", R"({"value":"high"})", &operator_agent).empty())
@@ -542,6 +546,94 @@ TEST_F(CommandPath, TheGatewayDeadlineFailsTheCallAndALateAckIsDroppedAndAudited
   EXPECT_TRUE(f.broker.take(std::string(kControlResponseTopic)).empty());
   EXPECT_EQ(f.plugin->counters().late_acks.load(), 1u);
   EXPECT_NE(f.audit_log().find("late cmd_ack"), std::string::npos);
+}
+
+// Issue 24: the cmd carries an MQTT 5 message expiry of the gateway deadline (whole seconds,
+// rounded up), so the broker drops it once its caller has been answered.
+TEST_F(CommandPath, TheCmdExpiresWithItsGatewayDeadline) {
+  f.plugin->on_control(agent->view(), R"({"id":"c1","tool":")" + echo_tool() + R"(","arguments":{"message":"x"}})");
+  f.plugin->on_tick();
+  const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
+  ASSERT_EQ(cmds.size(), 1u);
+  EXPECT_EQ(cmds[0].expiry_s, 5u) << "deadline_ms_default 2000: gateway deadline max(5000, 3000) ms";
+  EXPECT_FALSE(cmds[0].retain);
+  EXPECT_EQ(cmds[0].qos, 1);
+}
+
+// Issue 24: after a deadline a read may be retried as it is; a call that acts may have acted, so
+// its caller is told the outcome is unknown and to read the state before retrying; a device that
+// says it did not run the command (docs/protocol.md §4.3 step 5) lets the caller simply retry.
+class DeadlineOfACallThatActs : public CommandPath {
+ protected:
+  void SetUp() override {
+    CommandPath::SetUp();
+    announce_with_led(4);
+  }
+  // Submits the call as the HTTP front does after its two-phase confirmation; returns its cmd.
+  std::string submit(const std::string& verb, const std::string& arguments, CallResult* out) {
+    CallRequest request;
+    request.tool = "gpio." + node->node_id + ".led." + verb;
+    request.arguments_json = arguments;
+    request.caller = "ops";
+    request.tenant = "acme";
+    request.scopes = kScopeBitCallReadOnly | kScopeBitCallPhysical;
+    request.on_done = [out](const CallResult& result) { *out = result; };
+    f.plugin->submit_call(std::move(request));
+    f.plugin->on_tick();
+    const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
+    return cmds.empty() ? "" : cmds[0].payload;
+  }
+  void expire() {
+    f.now += 5000;
+    f.plugin->on_tick();
+  }
+};
+
+TEST_F(DeadlineOfACallThatActs, TheGatewaySaysTheOutcomeIsUnknownAndToReadTheStateFirst) {
+  CallResult set;
+  ASSERT_FALSE(submit("set", R"({"value":"high"})", &set).empty());
+  CallResult get;
+  ASSERT_FALSE(submit("get", "{}", &get).empty());
+  expire();
+  EXPECT_EQ(set.error.code, ErrorCode::kDeadlineExceeded);
+  EXPECT_NE(set.error.message.find("the outcome is unknown"), std::string::npos) << set.error.message;
+  EXPECT_NE(set.error.suggested_fix.find("read the current state first"), std::string::npos) << set.error.suggested_fix;
+  EXPECT_EQ(get.error.code, ErrorCode::kDeadlineExceeded);
+  EXPECT_EQ(get.error.message.find("unknown"), std::string::npos) << "a read did nothing: " << get.error.message;
+  EXPECT_NE(get.error.suggested_fix.find("retry later"), std::string::npos);
+}
+
+TEST_F(DeadlineOfACallThatActs, ADeviceDeadlineIsUnknownTooUnlessTheDeviceDidNotRunIt) {
+  CallResult timed_out;
+  const std::string cmd = submit("set", R"({"value":"high"})", &timed_out);
+  f.publish(*device, topic(node->node_id, "cmd_ack"),
+            ack(cmd, R"({"ok":false,"error":{"code":"E_DEADLINE_EXCEEDED","message":"the tool did not finish","suggested_fix":"x"}})"),
+            false);
+  EXPECT_EQ(timed_out.error.code, ErrorCode::kDeadlineExceeded);
+  EXPECT_NE(timed_out.error.message.find("the outcome is unknown"), std::string::npos) << timed_out.error.message;
+
+  CallResult refused;
+  const std::string late = submit("set", R"({"value":"high"})", &refused);
+  f.publish(*device, topic(node->node_id, "cmd_ack"),
+            ack(late, R"({"ok":false,"error":{"code":"E_DEADLINE_EXCEEDED","message":"not run: the cmd arrived at least 3000 ms after its deadline","suggested_fix":"x"}})"),
+            false);
+  EXPECT_EQ(refused.error.code, ErrorCode::kDeadlineExceeded);
+  EXPECT_EQ(refused.error.message, "the device received the command after its deadline and did not run it");
+  EXPECT_EQ(refused.error.suggested_fix, "nothing was changed; retry the call if it is still wanted");
+}
+
+TEST_F(DeadlineOfACallThatActs, ALateAckSayingNotRunIsAuditedSo) {
+  CallResult result;
+  const std::string cmd = submit("set", R"({"value":"high"})", &result);
+  expire();
+  ASSERT_EQ(result.error.code, ErrorCode::kDeadlineExceeded);
+  f.publish(*device, topic(node->node_id, "cmd_ack"),
+            ack(cmd, R"({"ok":false,"error":{"code":"E_DEADLINE_EXCEEDED","message":"not run: late","suggested_fix":"x"}})"),
+            false);
+  const std::string audit = f.audit_log();
+  EXPECT_NE(audit.find(R"("decision":"drop","code":"E_DEADLINE_EXCEEDED","reason":"late cmd_ack for a call that already finished; the device did not run it)"),
+            std::string::npos)
+      << audit;
 }
 
 TEST_F(CommandPath, ANodeThatDropsFailsItsCallsAtOnce) {

@@ -73,16 +73,18 @@ TEST_F(ShippedPolicy, WillsFollowThePublishRulesAndNeverAnnounce) {
   EXPECT_FALSE(allowed(agent("acme"), kAclWrite, t(kA, "telemetry"), false, true));
 }
 
-TEST_F(ShippedPolicy, NodesReadOnlyTheirOwnCmdAndRejected) {
+TEST_F(ShippedPolicy, NodesReadOnlyTheirOwnCmdRejectedAndStatus) {
   for (AclAccess access : {kAclSubscribe, kAclRead}) {
     EXPECT_TRUE(allowed(node(kA), access, t(kA, "cmd")));
     EXPECT_TRUE(allowed(node(kA), access, t(kA, "rejected")));
+    EXPECT_TRUE(allowed(node(kA), access, t(kA, "status")));  // docs/protocol.md §4.3 step 5
     EXPECT_FALSE(allowed(node(kA), access, t(kB, "cmd")));
+    EXPECT_FALSE(allowed(node(kA), access, t(kB, "status")));
     EXPECT_FALSE(allowed(node(kA), access, t(kA, "announce")));
-    EXPECT_FALSE(allowed(node(kA), access, t(kA, "status")));
     EXPECT_FALSE(allowed(node(kA), access, t(kA, "cmd_ack")));
   }
   EXPECT_FALSE(allowed(node(kA), kAclSubscribe, "$devices/+/cmd"));
+  EXPECT_FALSE(allowed(node(kA), kAclSubscribe, "$devices/+/status"));
 }
 
 TEST_F(ShippedPolicy, AgentsReadTheirTenantsAnnounceStatusTelemetryOnly) {
