@@ -5,7 +5,8 @@
 #   - one token asks for more MCP metrics streams than its quota: the rest are refused (isError,
 #     E_RATE_LIMITED), a second subject gets what is left of the tenant's quota, and another
 #     tenant's initialize and /healthz work meanwhile (a small connection cap shows what the
-#     streams would otherwise take);
+#     streams would otherwise take; the tenant's connection share, item 5's other half, is
+#     lifted to that cap so that what is hit is the stream quota);
 #   - a call in flight and a metrics stream in a session that the token's 33rd initialize ends
 #     are answered (isError, E_NODE_OFFLINE, "the MCP session ended"), not cut off;
 #   - at SIGTERM of the broker: the same over MCP ("shutting down"), REST still 503, and an
@@ -25,6 +26,7 @@ mapfile -t E2E_NODES < <(device_enroll "$N" "$PORT_TLS")
 sed -i 's/deadline_ms_default=[0-9]*/deadline_ms_default=5000/' "$T"/pki/nodes/*/device.conf
 run_broker "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN" \
   "plugin_opt_http_max_connections 20" \
+  "plugin_opt_http_max_connections_per_tenant 20" \
   "plugin_opt_http_max_streams_per_caller $PER_CALLER" \
   "plugin_opt_http_max_streams_per_tenant $PER_TENANT")" broker
 HTTP_PORT=$(broker_http_port broker)
