@@ -12,7 +12,7 @@
 #      - RFC-0009 POST /mcp/tools/call and MCP tools/call on /mcp (one session): HTTP -> front ->
 #        broker thread -> device (mTLS) -> broker -> front -> HTTP;
 #      - one call in flight: the same, raw MQTT, and the plugin's $CONTROL command path
-#        (tests/tools/plugin_call.cc: MQTT -> plugin -> device -> plugin -> MQTT), no HTTP;
+#        (tests/programs/plugin_call.cc: MQTT -> plugin -> device -> plugin -> MQTT), no HTTP;
 #   3. the highest sustained rate: closed loop with K keep-alive connections (and raw MQTT with
 #      K requests in flight), then open loop at the docs/protocol.md §10 target rate;
 #   4. the front alone: the same HTTP front in fleetmcp-http-testhost over its in-memory fleet

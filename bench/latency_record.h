@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/json.h"
+#include "common/base/json.h"
 
 namespace fleetmcp::bench {
 

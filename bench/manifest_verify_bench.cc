@@ -14,15 +14,15 @@
 #include <unordered_map>
 
 #include "bench/harness.h"
-#include "common/bytes.h"
-#include "common/digest.h"
-#include "common/ed25519.h"
-#include "common/jcs.h"
-#include "common/json.h"
-#include "common/manifest.h"
-#include "common/schema_registry.h"
-#include "common/ulid.h"
-#include "common/x509.h"
+#include "common/base/bytes.h"
+#include "common/crypto/digest.h"
+#include "common/crypto/ed25519.h"
+#include "common/crypto/jcs.h"
+#include "common/base/json.h"
+#include "common/protocol/manifest.h"
+#include "common/registry/schema_registry.h"
+#include "common/ids/ulid.h"
+#include "common/crypto/x509.h"
 
 namespace {
 

@@ -43,7 +43,7 @@
 #include "bench/latency_record.h"
 #include "bench/load_clock.h"
 #include "bench/process_usage.h"
-#include "common/json.h"
+#include "common/base/json.h"
 
 using namespace fleetmcp;
 using namespace fleetmcp::bench;

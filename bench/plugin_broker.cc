@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "tests/tools/fleet_test_env.h"
+#include "tests/support/fleet_test_env.h"
 
 using namespace fleetmcp;
 using namespace fleetmcp::testing;

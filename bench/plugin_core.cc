@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/tools/plugin_fake_broker.h"
+#include "tests/support/plugin_fake_broker.h"
 
 using namespace fleetmcp;
 using namespace fleetmcp::plugin;

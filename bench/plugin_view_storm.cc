@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "broker_plugin/http/kind_tools.h"
-#include "broker_plugin/http/plugin_view/plugin_fleet_view.h"
-#include "tests/tools/plugin_fake_broker.h"
+#include "broker_plugin/http/surface/kind_tools.h"
+#include "broker_plugin/adapter/plugin_fleet_view.h"
+#include "tests/support/plugin_fake_broker.h"
 
 using namespace fleetmcp;
 using namespace fleetmcp::plugin;

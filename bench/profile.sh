@@ -29,7 +29,7 @@
 #           connections, TLS handshakes and MCP session a load opens once do not count.
 #   device: the same broker and one node run under `valgrind --tool=callgrind` with instrumentation
 #           off; it is switched on (callgrind_control -i) for exactly N echo commands
-#           (default 2000, one in flight, over the plugin's $CONTROL path: tests/tools/plugin_call)
+#           (default 2000, one in flight, over the plugin's $CONTROL path: tests/programs/plugin_call)
 #           and prints instructions per command and the top functions by inclusive and self
 #           instruction counts. Instruction counts do not depend on the machine's load, so two
 #           runs on a busy machine still compare (wall clock and CPU time do not).

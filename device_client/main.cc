@@ -8,11 +8,11 @@
 
 #include <mqtt/async_client.h>
 
-#include "common/error.h"
-#include "device_client/bundle_dir.h"
-#include "device_client/cli_options.h"
-#include "device_client/device_fleet.h"
-#include "device_client/event_log.h"
+#include "common/base/error.h"
+#include "device_client/node/bundle_dir.h"
+#include "device_client/node/cli_options.h"
+#include "device_client/node/device_fleet.h"
+#include "device_client/session/event_log.h"
 
 namespace fd = fleetmcp::device;
 

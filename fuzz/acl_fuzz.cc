@@ -1,9 +1,9 @@
-// fuzz_acl: the topic policy file (broker_plugin/acl_rule.h, topic_acl.h) and topic matching.
+// fuzz_acl: the topic policy file (broker_plugin/access/acl_rule.h, topic_acl.h) and topic matching.
 // The first line of an input is a topic (or subscription filter); the rest is the policy. Every
 // principal kind asks for every access to that topic, as the broker's ACL callback would.
 #include <string>
 
-#include "broker_plugin/topic_acl.h"
+#include "broker_plugin/access/topic_acl.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;

@@ -4,8 +4,8 @@
 // (types, exp, iat, aud, scope parsing) see fuzzer-chosen content too.
 #include <string>
 
-#include "common/agent_token.h"
-#include "common/bytes.h"
+#include "common/crypto/agent_token.h"
+#include "common/base/bytes.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;

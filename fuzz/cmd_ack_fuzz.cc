@@ -1,7 +1,7 @@
 // fuzz_cmd_ack: what the broker plugin reads from a device on $devices/<id>/cmd_ack
-// (broker_plugin/cmd_envelope.h), validated against the real schemas/. An accepted ack must obey
+// (broker_plugin/calls/cmd_envelope.h), validated against the real schemas/. An accepted ack must obey
 // the server-templating rule of docs/protocol.md §9: no device text survives in the error envelope.
-#include "broker_plugin/cmd_envelope.h"
+#include "broker_plugin/calls/cmd_envelope.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;

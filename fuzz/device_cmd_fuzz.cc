@@ -1,8 +1,8 @@
 // fuzz_device_cmd: the `cmd` envelope as fleetmcp-device receives it on $devices/<id>/cmd
-// (device_client/cmd_envelope.h): step 1 (strict JSON, msg_id) then step 2 (every other field).
+// (device_client/commands/cmd_envelope.h): step 1 (strict JSON, msg_id) then step 2 (every other field).
 #include <string>
 
-#include "device_client/cmd_envelope.h"
+#include "device_client/commands/cmd_envelope.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;

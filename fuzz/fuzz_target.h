@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "common/error.h"
+#include "common/base/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 

@@ -1,6 +1,6 @@
 // fuzz_jcs: RFC 8785 canonicalisation of arbitrary bytes. The canonical form is a fixed point:
 // canonicalising it again yields the same bytes (signatures over JCS depend on that).
-#include "common/jcs.h"
+#include "common/crypto/jcs.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;

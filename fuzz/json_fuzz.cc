@@ -1,6 +1,6 @@
 // fuzz_json: json::parse_strict on arbitrary bytes. What it accepts must survive a round trip:
 // to_string() of the document parses again and serialises to the same text.
-#include "common/json.h"
+#include "common/base/json.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;

@@ -6,10 +6,10 @@
 //      identity, signature and history checks with fuzzer-chosen content.
 #include <string>
 
-#include "common/manifest.h"
-#include "common/schema_registry.h"
+#include "common/protocol/manifest.h"
+#include "common/registry/schema_registry.h"
 #include "fuzz/fuzz_target.h"
-#include "tests/tools/plugin_test_pki.h"
+#include "tests/support/plugin_test_pki.h"
 
 using namespace fleetmcp;
 

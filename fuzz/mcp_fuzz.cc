@@ -1,6 +1,6 @@
 // fuzz_mcp: MCP JSON-RPC requests as an authenticated agent POSTs them to /mcp, handled by the
-// real FrontHandler over the in-memory fleet of broker_plugin/http/testing (the same harness as
-// tests/unit/http_mcp_test.cc). The first byte picks the protocol revision of the session and
+// real FrontHandler over the in-memory fleet of tests/support (the same harness as
+// tests/unit/http/http_mcp_test.cc). The first byte picks the protocol revision of the session and
 // whether the session header is sent; the rest is the body. After each request the fake clock
 // runs past every deadline, so calls the request started finish too.
 //
@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "broker_plugin/http/testing/front_fixture.h"
+#include "tests/support/front_fixture.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "broker_plugin/http/testing/front_fixture.h"
+#include "tests/support/front_fixture.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;

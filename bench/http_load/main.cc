@@ -26,8 +26,8 @@
 #include "bench/http_load/call_load.h"
 #include "bench/http_load/stream_hold.h"
 #include "bench/process_usage.h"
-#include "common/error.h"
-#include "common/json.h"
+#include "common/base/error.h"
+#include "common/base/json.h"
 
 using namespace fleetmcp;
 using namespace fleetmcp::bench;

@@ -4,7 +4,7 @@
 #include <boost/beast/http/write.hpp>
 
 #include "bench/load_clock.h"
-#include "common/json.h"
+#include "common/base/json.h"
 
 namespace fleetmcp::bench {
 namespace {

@@ -6,8 +6,8 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/write.hpp>
 
-#include "common/error.h"
-#include "common/json.h"
+#include "common/base/error.h"
+#include "common/base/json.h"
 
 namespace fleetmcp::bench {
 namespace {

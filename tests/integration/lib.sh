@@ -222,7 +222,7 @@ device_validate() {
 }
 
 # ---- broker plugin (fleetmcp_plugin.so) --------------------------------------------------------
-PLUGIN_TOOLS=$BIN/tests/tools
+PLUGIN_TOOLS=$BIN/tests/programs
 
 # plugin_broker_conf TLS_PORT PLAIN_PORT [LINE…]: a broker as docs/protocol.md §2/§6 want it: the mTLS
 # device listener, a plain 127.0.0.1 listener for agents and the plugin's loopback waker, and
@@ -312,11 +312,11 @@ run_broker() {
 stop_broker() { kill "$BROKER_PID" 2>/dev/null || true; wait "$BROKER_PID" 2>/dev/null || true; }
 
 # ---- HTTP front (broker_plugin/http) ----------------------------------------------------------
-HTTP_TESTHOST=$BIN/broker_plugin/http/testing/fleetmcp-http-testhost
-HTTP_STALLED_CLIENT=$BIN/broker_plugin/http/testing/fleetmcp-http-stalled-client
+HTTP_TESTHOST=$BIN/tests/programs/fleetmcp-http-testhost
+HTTP_STALLED_CLIENT=$BIN/tests/programs/fleetmcp-http-stalled-client
 
 # start_http_testhost NAME SCHEMAS ISSUER_PUB FLEET_JSON [--set http_KEY=VALUE]... : runs the real
-# HTTP front over the in-memory FleetView (broker_plugin/http/testing/front_testhost.cc) on a free
+# HTTP front over the in-memory FleetView (tests/programs/front_testhost.cc) on a free
 # loopback port. Sets HTTP_PORT and HTTP_CTL (a fifo: write "offline <id>" etc. to it).
 start_http_testhost() {
   local name=$1 schemas=$2 issuer=$3 fleet=$4; shift 4

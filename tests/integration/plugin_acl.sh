@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # docs/protocol.md §3's ACL matrix on a real broker: every topic of a node × {owner node, other node, agent
 # of the same tenant, agent of another tenant, anonymous} × {publish, subscribe, receive, Will}
-# (tests/tools/plugin_acl_matrix.cc asserts each cell).
+# (tests/programs/plugin_acl_matrix.cc asserts each cell).
 . "$(dirname "$0")/lib.sh"
 
 pki_init

@@ -2,7 +2,7 @@
 # docs/protocol.md §5 on a real broker: a node's announce is accepted; over thirty broken or hostile ones
 # are refused, each explained on $devices/<id>/rejected with its code and etag, counted and
 # audit-logged, while the retained announce agents see stays the last accepted one
-# (tests/tools/plugin_announce_cases.cc).
+# (tests/programs/plugin_announce_cases.cc).
 . "$(dirname "$0")/lib.sh"
 
 pki_init

@@ -4,8 +4,8 @@
 #include <iostream>
 #include <string>
 
-#include "common/error.h"
-#include "common/json.h"
+#include "common/base/error.h"
+#include "common/base/json.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
 #include "tools/fleetctl/fleet_access.h"

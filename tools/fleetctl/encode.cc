@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "common/bytes.h"
-#include "common/digest.h"
-#include "common/error.h"
+#include "common/base/bytes.h"
+#include "common/crypto/digest.h"
+#include "common/base/error.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
 

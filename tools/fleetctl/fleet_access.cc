@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
-#include "common/agent_token.h"
-#include "common/error.h"
-#include "common/file_text.h"
+#include "common/crypto/agent_token.h"
+#include "common/base/error.h"
+#include "common/base/file_text.h"
 
 namespace fleetctl {
 

@@ -8,7 +8,7 @@
 #include <boost/beast/ssl.hpp>
 #include <optional>
 
-#include "common/error.h"
+#include "common/base/error.h"
 
 namespace fleetctl {
 namespace {

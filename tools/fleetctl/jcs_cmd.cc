@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/error.h"
-#include "common/jcs.h"
+#include "common/base/error.h"
+#include "common/crypto/jcs.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
 

@@ -4,7 +4,7 @@
 #include <iostream>
 #include <string_view>
 
-#include "common/error.h"
+#include "common/base/error.h"
 #include "tools/fleetctl/commands.h"
 
 namespace {

@@ -8,14 +8,14 @@
 #include <optional>
 #include <string>
 
-#include "common/ed25519.h"
-#include "common/error.h"
-#include "common/jcs.h"
-#include "common/json.h"
-#include "common/manifest.h"
-#include "common/schema_registry.h"
-#include "common/ulid.h"
-#include "common/x509.h"
+#include "common/crypto/ed25519.h"
+#include "common/base/error.h"
+#include "common/crypto/jcs.h"
+#include "common/base/json.h"
+#include "common/protocol/manifest.h"
+#include "common/registry/schema_registry.h"
+#include "common/ids/ulid.h"
+#include "common/crypto/x509.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
 

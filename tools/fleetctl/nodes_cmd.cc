@@ -13,8 +13,8 @@
 
 #include <unistd.h>
 
-#include "common/error.h"
-#include "common/json.h"
+#include "common/base/error.h"
+#include "common/base/json.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
 #include "tools/fleetctl/fleet_access.h"

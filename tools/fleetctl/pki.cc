@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
-#include "common/agent_token.h"
-#include "common/ed25519.h"
-#include "common/error.h"
-#include "common/json.h"
-#include "common/ulid.h"
-#include "common/x509.h"
+#include "common/crypto/agent_token.h"
+#include "common/crypto/ed25519.h"
+#include "common/base/error.h"
+#include "common/base/json.h"
+#include "common/ids/ulid.h"
+#include "common/crypto/x509.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
 

@@ -1,4 +1,4 @@
-// fleetctl token issue | verify: agent bearer tokens (docs/protocol.md §2, common/agent_token.h).
+// fleetctl token issue | verify: agent bearer tokens (docs/protocol.md §2, common/crypto/agent_token.h).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -7,11 +7,11 @@
 #include <set>
 #include <string>
 
-#include "common/agent_token.h"
-#include "common/ed25519.h"
-#include "common/error.h"
-#include "common/json.h"
-#include "common/ulid.h"
+#include "common/crypto/agent_token.h"
+#include "common/crypto/ed25519.h"
+#include "common/base/error.h"
+#include "common/base/json.h"
+#include "common/ids/ulid.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
 

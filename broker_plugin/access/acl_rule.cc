@@ -1,0 +1,190 @@
+#include "broker_plugin/access/acl_rule.h"
+
+#include "broker_plugin/access/devices_topic.h"
+
+namespace fleetmcp::plugin {
+namespace {
+
+// Walks the '/'-separated levels of a topic without allocating.
+class LevelCursor {
+ public:
+  explicit LevelCursor(std::string_view text) : rest_(text) {}
+  bool done() const { return done_; }
+  std::string_view next() {
+    const size_t slash = rest_.find('/');
+    const std::string_view level = rest_.substr(0, slash);
+    if (slash == std::string_view::npos) {
+      done_ = true;
+    } else {
+      rest_ = rest_.substr(slash + 1);
+    }
+    return level;
+  }
+
+ private:
+  std::string_view rest_;
+  bool done_ = false;
+};
+
+std::vector<std::string_view> split_words(std::string_view text) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    const size_t start = i;
+    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
+    if (i > start) words.push_back(text.substr(start, i - start));
+  }
+  return words;
+}
+
+uint8_t parse_access(const ConfigEntry& entry, std::string_view list) {
+  uint8_t access = 0;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    const std::string_view name = list.substr(0, comma);
+    if (name == "publish") {
+      access |= kAclWrite;
+    } else if (name == "subscribe") {
+      access |= kAclSubscribe;
+    } else if (name == "read") {
+      access |= kAclRead;
+    } else {
+      entry.fail("unknown access '" + std::string(name) + "' (publish, subscribe, read)");
+    }
+    list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+  }
+  if (access == 0) entry.fail("no access given (publish, subscribe, read)");
+  return access;
+}
+
+std::vector<PatternLevel> parse_pattern(const ConfigEntry& entry, std::string_view pattern) {
+  std::vector<PatternLevel> levels;
+  LevelCursor cursor(pattern);
+  while (!cursor.done()) {
+    const std::string_view text = cursor.next();
+    if (!levels.empty() && levels.back().kind == PatternLevel::Kind::kHash) entry.fail("'#' must be the last level");
+    PatternLevel level;
+    if (text == "+") {
+      level.kind = PatternLevel::Kind::kPlus;
+    } else if (text == "#") {
+      level.kind = PatternLevel::Kind::kHash;
+    } else if (text == "{node_id}") {
+      level.kind = PatternLevel::Kind::kNodeIdVariable;
+    } else if (text.find_first_of("+#{}") != std::string_view::npos) {
+      entry.fail("level '" + std::string(text) + "' mixes a wildcard or variable with text");
+    } else {
+      level.text = text;
+    }
+    levels.push_back(std::move(level));
+  }
+  return levels;
+}
+
+// The node named by a $devices/ pattern sits at level 1; node conditions need it to be a wildcard
+// or the {node_id} variable.
+bool names_a_node(const std::vector<PatternLevel>& levels) {
+  return levels.size() >= 2 && levels[0].kind == PatternLevel::Kind::kLiteral && levels[0].text == "$devices" &&
+         (levels[1].kind == PatternLevel::Kind::kPlus || levels[1].kind == PatternLevel::Kind::kNodeIdVariable);
+}
+
+bool parse_yes_no(const ConfigEntry& entry, std::string_view key, std::string_view value) {
+  if (value == "yes") return true;
+  if (value == "no") return false;
+  entry.fail(std::string(key) + " takes yes or no");
+}
+
+void parse_condition(const ConfigEntry& entry, std::string_view word, AclRule& rule) {
+  const size_t eq = word.find('=');
+  if (eq == std::string_view::npos) entry.fail("condition '" + std::string(word) + "' is not key=value");
+  const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+  if (key == "retain") {
+    rule.retain = parse_yes_no(entry, key, value);
+  } else if (key == "will") {
+    rule.will_allowed = parse_yes_no(entry, key, value);
+  } else if (key == "attest" && value == "manifest") {
+    rule.attest_manifest = true;
+  } else if (key == "fresh" && value == "manifest") {
+    rule.fresh_manifest = true;
+  } else if (key == "scope") {
+    const auto bit = scope_bit(value);
+    if (!bit) entry.fail("unknown scope '" + std::string(value) + "'");
+    rule.scopes |= *bit;
+  } else if (key == "node_tenant") {
+    if (value.empty()) entry.fail("node_tenant needs {tenant} or a tenant name");
+    rule.tenant_rule = value == "{tenant}" ? AclRule::TenantRule::kClientTenant : AclRule::TenantRule::kLiteral;
+    if (value != "{tenant}") rule.tenant_literal = value;
+  } else {
+    entry.fail("unknown condition '" + std::string(word) + "'");
+  }
+}
+
+void check_consistency(const ConfigEntry& entry, const AclRule& rule) {
+  const bool publishes = (rule.access & kAclWrite) != 0;
+  if ((rule.retain || !rule.will_allowed || rule.attest_manifest) && !publishes) {
+    entry.fail("retain=, will= and attest= apply to publish only");
+  }
+  if (rule.needs_node_facts() && !names_a_node(rule.levels)) {
+    entry.fail("node_tenant= and fresh= need a pattern $devices/+/... or $devices/{node_id}/...");
+  }
+  if (rule.scopes != 0 && rule.who != PrincipalKind::kAgent) entry.fail("scope= applies to agents only");
+  if (rule.tenant_rule == AclRule::TenantRule::kClientTenant &&
+      (rule.who == PrincipalKind::kPlugin || rule.who == PrincipalKind::kBridge)) {
+    entry.fail("the plugin and bridges have no tenant (a bridge carries every tenant)");
+  }
+}
+
+bool literal_matches(const PatternLevel& p, std::string_view level, const Principal& who) {
+  switch (p.kind) {
+    case PatternLevel::Kind::kLiteral: return p.text == level;
+    case PatternLevel::Kind::kPlus: return true;
+    case PatternLevel::Kind::kHash: return true;
+    case PatternLevel::Kind::kNodeIdVariable: return who.kind == PrincipalKind::kNode && who.name == level;
+  }
+  return false;
+}
+
+}  // namespace
+
+AclRule parse_acl_rule(const ConfigEntry& entry) {
+  const auto words = split_words(entry.value);
+  if (words.size() < 3) entry.fail("expected '<principal> <access> <topic pattern> [conditions]'");
+  AclRule rule;
+  rule.origin = entry.file + ":" + std::to_string(entry.line);
+  const auto who = principal_kind_from_name(words[0]);
+  if (!who) entry.fail("unknown principal '" + std::string(words[0]) + "' (node, agent, plugin, bridge)");
+  rule.who = *who;
+  rule.access = parse_access(entry, words[1]);
+  rule.levels = parse_pattern(entry, words[2]);
+  for (size_t i = 3; i < words.size(); ++i) parse_condition(entry, words[i], rule);
+  check_consistency(entry, rule);
+  return rule;
+}
+
+bool AclRule::matches_topic(std::string_view topic, const Principal& who) const {
+  LevelCursor cursor(topic);
+  for (const PatternLevel& p : levels) {
+    if (p.kind == PatternLevel::Kind::kHash) return true;
+    if (cursor.done()) return false;
+    if (!literal_matches(p, cursor.next(), who)) return false;
+  }
+  return cursor.done();
+}
+
+bool AclRule::covers_filter(std::string_view filter, const Principal& who) const {
+  LevelCursor cursor(filter);
+  for (const PatternLevel& p : levels) {
+    if (p.kind == PatternLevel::Kind::kHash) return true;
+    if (cursor.done()) return false;
+    const std::string_view level = cursor.next();
+    if (level == "#") return false;  // only a pattern '#' covers a filter '#'
+    if (level == "+") {
+      if (p.kind != PatternLevel::Kind::kPlus) return false;
+      continue;
+    }
+    if (!literal_matches(p, level, who)) return false;
+  }
+  return cursor.done();
+}
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,219 @@
+#include "broker_plugin/adapter/plugin_fleet_view.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "broker_plugin/access/principal.h"
+
+namespace fleetmcp::http {
+namespace {
+
+NodeState state_of(plugin::NodeState s) {
+  switch (s) {
+    case plugin::NodeState::kOnline: return NodeState::kOnline;
+    case plugin::NodeState::kOffline: return NodeState::kOffline;
+    case plugin::NodeState::kExpired: return NodeState::kExpired;
+    case plugin::NodeState::kRevoked: return NodeState::kRevoked;
+  }
+  return NodeState::kOffline;
+}
+
+class PluginWatch final : public TelemetryWatch {
+ public:
+  explicit PluginWatch(std::function<void()> remove) : remove_(std::move(remove)) {}
+  ~PluginWatch() override { remove_(); }
+
+ private:
+  std::function<void()> remove_;
+};
+
+// The tools are a function of the etag and of whether the manifest is fresh, which the tool
+// count tells apart (a fresh manifest shows its tools, a stale one none).
+bool shows_the_same(const FleetNode& a, const FleetNode& b) {
+  return a.node_id == b.node_id && a.tenant == b.tenant && a.state == b.state && a.manifest_etag == b.manifest_etag &&
+         a.manifest_expires_at_ms == b.manifest_expires_at_ms && a.tools.size() == b.tools.size();
+}
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+}  // namespace
+
+PluginFleetView::PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas)
+    : core_(core), schemas_(std::move(schemas)), snapshot_(std::make_shared<FleetSnapshot>(0, std::vector<FleetNode>{})) {
+  if (!core_.options().revocation_file.empty()) {
+    revoked_ = std::make_shared<const RevocationList>(
+        RevocationList::load(core_.options().revocation_file, /*missing_is_empty=*/false));
+  }
+}
+
+std::optional<FleetNode> PluginFleetView::node_of(const plugin::NodeRecord& record, int64_t now_ms) const {
+  if (record.tenant.empty()) return std::nullopt;
+  FleetNode n;
+  n.node_id = record.node_id;
+  n.tenant = record.tenant;
+  n.state = state_of(record.state());
+  if (record.manifest) {
+    n.manifest_etag = record.manifest->etag;
+    n.manifest_expires_at_ms = record.manifest->expires_at_ms;
+  }
+  if (record.manifest_fresh(now_ms) && !record.revoked) {
+    for (const Capability& cap : record.manifest->capabilities) {
+      const KindSpec* kind = schemas_->kinds().by_kind(cap.kind);
+      if (kind == nullptr) continue;
+      for (const std::string& verb : cap.verbs) {
+        const VerbSpec* spec = kind->verb(verb);
+        const auto name = make_tool_name(kind->kind_short, record.node_id, cap.cap_id, verb);
+        if (spec != nullptr && name) n.tools.push_back(FleetTool{*name, cap.kind, *spec, cap.safety_class, cap.constraints});
+      }
+    }
+  }
+  return n;
+}
+
+std::shared_ptr<const FleetSnapshot> PluginFleetView::full_build(int64_t now_ms) const {
+  std::vector<FleetNode> nodes;
+  core_.registry().for_each([&](const plugin::NodeRecord& record) {
+    if (auto n = node_of(record, now_ms)) nodes.push_back(std::move(*n));
+  });
+  return std::make_shared<const FleetSnapshot>(generation_ + 1, std::move(nodes));
+}
+
+std::shared_ptr<const FleetSnapshot> PluginFleetView::changed_build(int64_t now_ms) {
+  std::vector<FleetNode> changed;
+  std::vector<std::string> removed;
+  for (const std::string& node_id : changed_) {
+    const plugin::NodeRecord* record = core_.registry().find(node_id);
+    auto n = record != nullptr ? node_of(*record, now_ms) : std::nullopt;
+    const FleetNode* shown = snapshot_->node(n ? n->tenant : std::string(), node_id);
+    if (n && shown != nullptr && shows_the_same(*n, *shown)) continue;  // e.g. the same manifest again
+    if (n) changed.push_back(std::move(*n));
+    else removed.push_back(node_id);
+  }
+  changed_.clear();
+  if (changed.empty() && removed.empty()) return nullptr;
+  return snapshot_->next(generation_ + 1, std::move(changed), removed);
+}
+
+void PluginFleetView::on_tick(int64_t now_ms, bool force) {
+  if (force) {
+    changed_.clear();
+    last_publish_ms_ = now_ms;
+    publish(full_build(now_ms));
+    return;
+  }
+  if (changed_.empty() || now_ms - last_publish_ms_ < kPublishIntervalMs) return;
+  last_publish_ms_ = now_ms;
+  if (auto next = changed_build(now_ms)) publish(std::move(next));
+}
+
+void PluginFleetView::publish(std::shared_ptr<const FleetSnapshot> snapshot) {
+  std::function<void()> listener;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++generation_;
+    snapshot_ = std::move(snapshot);
+    listener = listener_;
+  }
+  if (listener) listener();
+}
+
+std::vector<std::shared_ptr<TelemetryHandler>> PluginFleetView::handlers_of(std::string_view node_id) const {
+  std::vector<std::shared_ptr<TelemetryHandler>> out;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (const auto it = watchers_.find(node_id); it != watchers_.end()) {
+    for (const auto& w : it->second) out.push_back(w.handler);
+  }
+  return out;
+}
+
+void PluginFleetView::on_telemetry(std::string_view node_id, std::string_view payload) {
+  for (const auto& h : handlers_of(node_id)) {
+    if (h->on_sample) h->on_sample(payload);
+  }
+}
+
+void PluginFleetView::on_node_offline(std::string_view node_id) {
+  for (const auto& h : handlers_of(node_id)) {
+    if (h->on_offline) h->on_offline();
+  }
+}
+
+void PluginFleetView::set_revocations(std::shared_ptr<const RevocationList> revoked) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  revoked_ = std::move(revoked);
+}
+
+std::shared_ptr<const FleetSnapshot> PluginFleetView::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return snapshot_;
+}
+
+void PluginFleetView::set_change_listener(std::function<void()> on_change) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  listener_ = std::move(on_change);
+}
+
+void PluginFleetView::call(CallSpec spec, CallDone done) {
+  plugin::CallRequest request;
+  request.tool = std::move(spec.tool);
+  request.arguments_json = std::move(spec.arguments_json);
+  request.caller = std::move(spec.caller);
+  request.tenant = std::move(spec.tenant);
+  // The front has checked the caller's scopes against the tool (docs/protocol.md §7); the core's own check
+  // must not refuse what the front allowed. The deadline is the core's (the same rule, §4).
+  request.scopes = plugin::kScopeBitCallReadOnly | plugin::kScopeBitCallReversible | plugin::kScopeBitCallPhysical;
+  request.audited_by_caller = true;  // the front's CallAudit writes the line, naming the endpoint
+  request.arguments_validated = true;  // by the front's gate (CallSpec): not again on the broker thread
+  request.on_done = [done = std::move(done)](const plugin::CallResult& result) {
+    CallOutcome outcome;
+    outcome.ok = result.ok;
+    outcome.result_json = result.result_json;
+    outcome.error = result.error;
+    done(std::move(outcome));
+  };
+  core_.submit_call(std::move(request));
+}
+
+std::unique_ptr<TelemetryWatch> PluginFleetView::watch_telemetry(std::string_view node_id, TelemetryHandler handler) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const uint64_t id = next_watch_++;
+  const std::string node(node_id);
+  watchers_[node].push_back(Watcher{id, std::make_shared<TelemetryHandler>(std::move(handler))});
+  return std::make_unique<PluginWatch>([this, alive = std::weak_ptr<bool>(alive_), node, id] {
+    if (!alive.lock()) return;
+    std::lock_guard<std::mutex> guard(mutex_);
+    auto& list = watchers_[node];
+    std::erase_if(list, [id](const Watcher& w) { return w.id == id; });
+    if (list.empty()) watchers_.erase(node);
+  });
+}
+
+FleetStats PluginFleetView::stats() const {
+  const plugin::PluginCounters& c = core_.counters();
+  FleetStats s;
+  s.announces_verified = c.announces_accepted.load(std::memory_order_relaxed);
+  s.announces_refused = c.announces_refused.load(std::memory_order_relaxed);
+  const uint64_t submitted = c.calls_submitted.load(std::memory_order_relaxed);
+  const uint64_t finished = c.calls_ok.load(std::memory_order_relaxed) + c.calls_failed.load(std::memory_order_relaxed) +
+                            c.calls_timed_out.load(std::memory_order_relaxed);
+  // In flight = submitted − finished; the core's pending count is broker-thread state.
+  s.calls_pending = submitted > finished ? submitted - finished : 0;
+  s.mqtt_refusals = c.mqtt_refusals();
+  s.audit_lines_throttled = c.audit_lines_throttled.load(std::memory_order_relaxed);
+  return s;
+}
+
+bool PluginFleetView::token_revoked(std::string_view jti) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!revoked_) return false;
+  // The list holds lowercase ids. A jti fleetctl issued already is one (a ULID): no copy for it.
+  const bool has_upper = std::any_of(jti.begin(), jti.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  if (has_upper) return revoked_->contains(lowercase(jti));
+  return revoked_->contains(jti);
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,26 @@
+// The part of an accepted manifest the plugin keeps: enough for status, expiry, replay and
+// hardware pinning, and to route calls. The JSON document itself is not kept (docs/protocol.md §10: at
+// most 10 KiB per node).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/crypto/digest.h"
+#include "common/protocol/manifest.h"
+
+namespace fleetmcp::plugin {
+
+struct ManifestSummary {
+  std::string node_id, kid, hw_fingerprint;
+  std::string etag;          // hex BLAKE3-256 of the JCS manifest (docs/protocol.md §5)
+  Digest32 payload_digest{};  // BLAKE3-256 of the bytes as published: the verdict cache key
+  int64_t issued_at_ms = 0, expires_at_ms = 0;
+  std::vector<Capability> capabilities;
+
+  static ManifestSummary from(const ParsedManifest& m, const Digest32& payload_digest);
+  const Capability* capability(std::string_view cap_id) const;
+};
+
+}  // namespace fleetmcp::plugin

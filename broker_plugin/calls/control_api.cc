@@ -1,0 +1,93 @@
+#include "broker_plugin/calls/control_api.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "common/base/json.h"
+
+namespace fleetmcp::plugin {
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+Error bad_request(const std::string& what) {
+  return Error(ErrorCode::kBadRequest, "control request: " + what,
+               "publish {\"id\",\"tool\",\"arguments\"} or {\"id\",\"command\":\"counters\"|\"nodes\"} "
+               "on $CONTROL/fleetmcp/v1");
+}
+
+void put_string(Writer& w, const char* key, std::string_view value) {
+  w.Key(key);
+  w.String(value.data(), static_cast<rapidjson::SizeType>(value.size()));
+}
+
+void start_answer(Writer& w, std::string_view id, bool ok) {
+  w.StartObject();
+  put_string(w, "id", id);
+  w.Key("ok");
+  w.Bool(ok);
+}
+
+std::string finish(rapidjson::StringBuffer& buf) { return std::string(buf.GetString(), buf.GetSize()); }
+
+}  // namespace
+
+ControlRequest parse_control_request(std::string_view payload, std::string* id_out) {
+  json::Document doc;
+  try {
+    doc = json::parse_strict(payload, ErrorCode::kBadRequest, {.max_bytes = 64 * 1024, .max_depth = 32});
+  } catch (const Error& e) {
+    throw bad_request(e.envelope().message);
+  }
+  if (!doc.IsObject()) throw bad_request("not a JSON object");
+  const std::string id(json::get_string(doc, "id").value_or(""));
+  if (id.size() > 64) throw bad_request("id is longer than 64 characters");
+  *id_out = ascii_clamp(id, 64);
+  if (const auto command = json::get_string(doc, "command")) {
+    if (*command != "counters" && *command != "nodes") throw bad_request("unknown command");
+    return ControlCommand{*id_out, std::string(*command)};
+  }
+  const auto tool = json::get_string(doc, "tool");
+  if (!tool) throw bad_request("no tool and no command");
+  const json::Value* arguments = json::find(doc, "arguments");
+  if (arguments != nullptr && !arguments->IsObject()) throw bad_request("arguments is not an object");
+  return ControlCall{*id_out, std::string(*tool), arguments ? json::to_string(*arguments) : "{}"};
+}
+
+std::string control_error(std::string_view id, const ErrorEnvelope& error) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  start_answer(w, id, false);
+  w.Key("error");
+  const std::string envelope = error.to_json();
+  w.RawValue(envelope.data(), envelope.size(), rapidjson::kObjectType);
+  w.EndObject();
+  return finish(buf);
+}
+
+std::string control_call_answer(std::string_view id, std::string_view tool, std::string_view node_id,
+                                std::string_view result_json, int64_t latency_ms) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  start_answer(w, id, true);
+  put_string(w, "tool", tool);
+  put_string(w, "node_id", node_id);
+  w.Key("result");
+  w.RawValue(result_json.data(), result_json.size(), rapidjson::kObjectType);
+  w.Key("latency_ms");
+  w.Int64(latency_ms);
+  w.EndObject();
+  return finish(buf);
+}
+
+std::string control_command_answer(std::string_view id, std::string_view key, std::string_view body_json) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  start_answer(w, id, true);
+  w.Key(key.data(), static_cast<rapidjson::SizeType>(key.size()));
+  w.RawValue(body_json.data(), body_json.size(), rapidjson::kObjectType);
+  w.EndObject();
+  return finish(buf);
+}
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,141 @@
+// Who a client is: BASIC_AUTH for agents and the waker, the TLS certificate for nodes (whose
+// listener sets use_identity_as_username, so mosquitto never calls BASIC_AUTH for them and the
+// plugin identifies them at their first ACL check).
+#include "broker_plugin/core/fleet_plugin.h"
+
+#include <variant>
+
+namespace fleetmcp::plugin {
+
+Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::string_view> password) {
+  IdentityResult result = identity_.identify_password(client.username, password, client.address, clock_());
+  const bool identified = std::holds_alternative<Principal>(result);
+  if (const auto* who = std::get_if<Principal>(&result)) {
+    const std::optional<Certificate> cert =
+        who->kind == PrincipalKind::kBridge ? broker_.client_certificate(client.handle) : std::nullopt;
+    // mosquitto assigns an id to an MQTT 5 client that sent none, or an MQTT 3.1.1 one with clean session.
+    const bool could_be_assigned =
+        client.protocol_version == 5 || (client.protocol_version == 4 && client.clean_session);
+    if (auto refusal = identity_.check_client_id(*who, client.id, could_be_assigned)) {
+      result = std::move(*refusal);
+    } else if (auto no_mtls = identity_.check_bridge_certificate(*who, cert ? &*cert : nullptr, clock_())) {
+      result = std::move(*no_mtls);
+    } else if (auto taken = client_id_held_by_another(client, *who)) {
+      result = std::move(*taken);
+    }
+  }
+  Session session;
+  session.client_id = client.id;
+  if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
+    bump(counters_.auth_refused);
+    audit({.caller = client.username.empty() ? client.id : client.username,
+           .decision = "refuse",
+           .code = error_code_name(refusal->code),
+           .reason = refusal->reason},
+          /*caller_verified=*/identified);
+    // On SIGHUP mosquitto re-runs BASIC_AUTH for connected clients and disconnects the refused;
+    // until then the recorded refusal denies every check.
+    sessions_.put(client.handle, std::move(session));
+    return Verdict::kDeny;
+  }
+  const Principal& who = std::get<Principal>(result);
+  bump(counters_.auth_accepted);
+  audit({.caller = who.name, .tenant = who.tenant, .decision = "accept", .reason = principal_kind_name(who.kind)});
+  claim_client_id(client, who);
+  session.principal = who;
+  sessions_.put(client.handle, std::move(session));
+  return Verdict::kAllow;
+}
+
+// mosquitto would disconnect the client holding this id once the new one is authorised, or hand
+// the new one the session it left behind: a principal (kind, tenant, sub) may take neither from
+// another, e.g. an agent "ops" of one tenant from the agent "ops" of another (issue 24).
+std::optional<IdentityRefusal> FleetPlugin::client_id_held_by_another(const ClientView& client, const Principal& who) {
+  const auto holder = claims_.held_by_another(client.id, who, clock_());
+  if (!holder) return std::nullopt;
+  const std::string owner = std::string(principal_kind_name(holder->owner.kind)) + " " + holder->owner.name +
+                            " of tenant " + holder->owner.tenant;
+  return IdentityRefusal{ErrorCode::kSafetyDenied,
+                         holder->connected ? "client id is held by a connected client of another principal (" + owner + ")"
+                                           : "client id belongs to a session another principal (" + owner +
+                                                 ") left, which mosquitto may still keep"};
+}
+
+void FleetPlugin::claim_client_id(const ClientView& client, const Principal& who) {
+  if (who.kind != PrincipalKind::kAgent && who.kind != PrincipalKind::kBridge) return;
+  // MQTT 3.1.1 with clean session ends its session with its connection; anything else may leave
+  // one behind, and only clean session false writes it to mosquitto's persistence file.
+  const bool may_persist = client.protocol_version == 5 || !client.clean_session;
+  claims_.connected(client.id, who, client.handle, may_persist, /*durable=*/!client.clean_session);
+}
+
+Session* FleetPlugin::session_for(const ClientView& client) {
+  if (Session* known = sessions_.find(client.handle, client.id)) return known;
+  return identify_by_certificate(client);
+}
+
+Session* FleetPlugin::identify_by_certificate(const ClientView& client) {
+  const std::optional<Certificate> cert = broker_.client_certificate(client.handle);
+  if (cert) return identify_node(client, *cert);
+  // Neither BASIC_AUTH nor a certificate vouched for this connection (a delayed Will of a gone
+  // session, or a listener configured without either): nothing it asks for is allowed.
+  bump(counters_.auth_refused);
+  audit({.caller = client.id, .decision = "refuse", .code = "E_SAFETY_DENIED", .reason = "no identity"},
+        /*caller_verified=*/false);
+  Session session;
+  session.client_id = client.id;
+  return &sessions_.put(client.handle, std::move(session));
+}
+
+Session* FleetPlugin::identify_node(const ClientView& client, const Certificate& cert) {
+  Session session;
+  session.client_id = client.id;
+  IdentityResult result = identity_.identify_node(cert, client.id, client.username, clock_());
+  if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
+    bump(counters_.auth_refused);
+    audit({.caller = client.id,
+           .decision = "refuse",
+           .code = error_code_name(refusal->code),
+           .reason = refusal->reason},
+          /*caller_verified=*/false);
+    session.refusal = *refusal;
+    Session& refused = sessions_.put(client.handle, std::move(session));
+    queue_kick(client.handle, refused, "identity refused");
+    return &refused;
+  }
+  session.principal = std::get<Principal>(std::move(result));
+  bump(counters_.auth_accepted);
+  audit({.caller = session.principal->name, .tenant = session.principal->tenant, .decision = "accept", .reason = "node"});
+  Session& accepted = sessions_.put(client.handle, std::move(session));
+  start_node_session(client.handle, *accepted.principal);
+  return &accepted;
+}
+
+void FleetPlugin::start_node_session(const void* handle, const Principal& node) {
+  NodeRecord& record = registry_.get_or_create(node.name, node.tenant);
+  record.session = handle;
+  record.remote = false;  // connected here now, whatever another broker said of it
+  record.remote_online = false;
+  record.remote_via = nullptr;
+  refresh_status(record);
+}
+
+void FleetPlugin::queue_kick(const void* handle, Session& session, std::string_view reason) {
+  if (session.kick_queued || session.ended) return;
+  session.kick_queued = true;
+  // Not this tick but the next: a refused node's first publish may have queued an explanation
+  // on its rejected topic, which mosquitto sends at the start of the next loop turn.
+  kicks_.push_back({ticks() + 2, handle, session.client_id});
+  const Principal* who = session.principal ? &*session.principal : nullptr;
+  audit({.caller = who ? std::string_view(who->name) : std::string_view(session.client_id),
+         .tenant = who ? std::string_view(who->tenant) : std::string_view{},
+         .decision = "kick",
+         .reason = reason});
+}
+
+bool FleetPlugin::token_expired(const Principal& who) const {
+  return (who.kind == PrincipalKind::kAgent || who.kind == PrincipalKind::kBridge) && who.expires_at_s != 0 &&
+         clock_() / 1000 >= who.expires_at_s;
+}
+
+}  // namespace fleetmcp::plugin

@@ -1,0 +1,51 @@
+// Who is calling: the agent token of an "Authorization: Bearer …" header (docs/protocol.md §2), checked
+// with common/crypto/agent_token.h (signature, alg, expiry, audience) and the revocation list.
+//
+// An agent sends the same token on every request, and its Ed25519 verification was the largest
+// single CPU cost of a tools/call in the front (~15 % of the broker process at 2,000 calls/s,
+// docs/http-front.md "Benchmarks"). Tokens that verified are therefore remembered, by their exact
+// bytes, and reused only while the clock is before their exp; revocation is checked on every
+// request as before. Refused tokens are never remembered, so garbage cannot fill the table.
+#pragma once
+
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "common/crypto/agent_token.h"
+#include "common/base/string_map.h"
+
+namespace fleetmcp::http {
+
+struct AuthProblem {
+  bool token_present = false;  // false: no credentials at all (RFC 6750 §3.1: no error code)
+  std::string description;     // ASCII, says what is wrong without echoing the token
+};
+
+class BearerAuth {
+ public:
+  static constexpr size_t kMaxRemembered = 1024;  // distinct live tokens; then the table starts over
+
+  BearerAuth(Ed25519PublicKey issuer, std::string audience, const FleetView& fleet)
+      : issuer_(issuer), audience_(std::move(audience)), fleet_(fleet) {}
+
+  std::variant<SharedAgentToken, AuthProblem> authenticate(std::optional<std::string_view> authorization,
+                                                     int64_t now_s) const;
+
+ private:
+  SharedAgentToken verified(std::string_view token, int64_t now_s) const;
+
+  Ed25519PublicKey issuer_;
+  std::string audience_;
+  const FleetView& fleet_;
+  mutable std::mutex mutex_;  // io threads authenticate concurrently
+  // Looked up by the header's bytes as they are (no copy of a ~400-byte token per request).
+  mutable StringMap<SharedAgentToken> remembered_;
+};
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,87 @@
+#include "broker_plugin/http/auth/protected_resource.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "common/crypto/agent_token.h"
+#include "common/base/error.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::string_view kWellKnown = "/.well-known/oauth-protected-resource";
+
+// "http://h:1/mcp" -> ("http://h:1", "/mcp").
+std::pair<std::string, std::string> split_url(const std::string& url) {
+  const size_t scheme = url.find("://");
+  const size_t path = scheme == std::string::npos ? std::string::npos : url.find('/', scheme + 3);
+  if (path == std::string::npos) return {url, ""};
+  return {url.substr(0, path), url.substr(path)};
+}
+
+// RFC 7235 quoted-string content: the values here are server text, but keep quotes out anyway.
+std::string quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : ascii_clamp(text, 200)) out += (c == '"' || c == '\\') ? '\'' : c;
+  return out + "\"";
+}
+
+constexpr std::string_view kAllScopes[] = {kScopeDevicesRead, kScopeCallReadOnly, kScopeCallReversible,
+                                           kScopeCallPhysical};
+
+}  // namespace
+
+ProtectedResource::ProtectedResource(std::string resource_url, std::vector<std::string> authorization_servers)
+    : resource_url_(std::move(resource_url)), authorization_servers_(std::move(authorization_servers)) {
+  const auto [origin, path] = split_url(resource_url_);
+  metadata_path_ = std::string(kWellKnown) + path;
+  metadata_url_ = origin + metadata_path_;
+}
+
+std::string ProtectedResource::metadata_json() const {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("resource");
+  w.String(resource_url_.c_str());
+  if (!authorization_servers_.empty()) {
+    w.Key("authorization_servers");
+    w.StartArray();
+    for (const auto& as : authorization_servers_) w.String(as.c_str());
+    w.EndArray();
+  }
+  w.Key("scopes_supported");
+  w.StartArray();
+  for (std::string_view s : kAllScopes) w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  w.EndArray();
+  w.Key("bearer_methods_supported");
+  w.StartArray();
+  w.String("header");
+  w.EndArray();
+  w.Key("resource_signing_alg_values_supported");
+  w.StartArray();
+  w.String("EdDSA");
+  w.EndArray();
+  w.Key("resource_name");
+  w.String("fleetmcp");
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+bool ProtectedResource::is_metadata_path(std::string_view path) const {
+  return path == kWellKnown || path == metadata_path_;
+}
+
+std::string ProtectedResource::challenge() const {
+  return "Bearer resource_metadata=" + quoted(metadata_url_) + ", scope=" + quoted(kScopeCallReadOnly);
+}
+
+std::string ProtectedResource::challenge(std::string_view error, std::string_view description,
+                                         std::string_view scope) const {
+  std::string out = "Bearer error=" + quoted(error);
+  if (!description.empty()) out += ", error_description=" + quoted(description);
+  if (!scope.empty()) out += ", scope=" + quoted(scope);
+  return out + ", resource_metadata=" + quoted(metadata_url_);
+}
+
+}  // namespace fleetmcp::http

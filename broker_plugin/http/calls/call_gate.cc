@@ -1,0 +1,115 @@
+#include "broker_plugin/http/calls/call_gate.h"
+
+#include "broker_plugin/http/surface/tool_hints.h"
+
+namespace fleetmcp::http {
+namespace {
+
+GateRefusal execution(const FleetTool* tool, ErrorEnvelope error) {
+  return GateRefusal{RefusalKind::kExecution, std::move(error), {}, tool};
+}
+
+std::string capability_key(const FleetTool& tool) { return tool.name.node_id + "/" + tool.name.cap_id; }
+
+// Splits the commit token off a two-phase call's arguments; the rest is what gets validated,
+// hashed and sent.
+std::optional<std::string> take_commit_token(json::Document& arguments) {
+  if (!arguments.IsObject()) return std::nullopt;
+  const auto it = arguments.FindMember(json::Value(kCommitTokenArgument.data(),
+                                                   static_cast<rapidjson::SizeType>(kCommitTokenArgument.size())));
+  if (it == arguments.MemberEnd()) return std::nullopt;
+  std::optional<std::string> token;
+  if (it->value.IsString()) token = std::string(it->value.GetString(), it->value.GetStringLength());
+  arguments.EraseMember(it);
+  return token ? token : std::string{};
+}
+
+}  // namespace
+
+bool is_metrics_stream(const FleetTool& tool) { return tool.kind == "system.metrics" && tool.name.verb == "subscribe"; }
+
+ErrorEnvelope unknown_tool_error(std::string_view tool_name) {
+  return ErrorEnvelope(ErrorCode::kManifestNotFound,
+                       "Unknown tool: " + ascii_clamp(tool_name, 128),
+                       "call tools/list for the tools your token can see; a node may have gone, expired or been revoked");
+}
+
+GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, std::string_view tool_name,
+                             const json::Value* arguments_in, int64_t now_ms, std::string_view arguments_at) {
+  const auto name = split_tool_name(tool_name);
+  const FleetTool* tool = name ? fleet.find_tool(agent.tenant, *name) : nullptr;
+  if (tool == nullptr) return GateRefusal{RefusalKind::kUnknownTool, unknown_tool_error(tool_name), {}, nullptr};
+
+  const std::string scope(required_scope(tool->safety_class, tool->name.verb));
+  if (!agent.has_scope(scope)) {
+    return GateRefusal{RefusalKind::kScope,
+                       ErrorEnvelope(ErrorCode::kSafetyDenied, "this tool needs scope " + scope,
+                                     "ask the operator for a token that carries " + scope),
+                       scope, tool};
+  }
+
+  static const json::Value kNoArguments(rapidjson::kObjectType);
+  if (arguments_in == nullptr) arguments_in = &kNoArguments;
+  if (!arguments_in->IsObject()) {
+    return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid, "arguments must be a JSON object",
+                                         "pass the arguments as an object matching the tool's inputSchema"));
+  }
+  // Only a two-phase call's arguments are copied (to take the commit token off); the others are
+  // validated and serialised where they are.
+  const bool two_phase = needs_commit_token(tool->safety_class, tool->name.verb);
+  json::Document without_token;
+  std::optional<std::string> commit_token;
+  if (two_phase) {
+    without_token.CopyFrom(*arguments_in, without_token.GetAllocator());
+    commit_token = take_commit_token(without_token);
+  }
+  const json::Value& arguments = two_phase ? without_token : *arguments_in;
+  if (const auto failure = schemas_.validate(tool->verb.input_schema, arguments)) {
+    const std::string pointer = std::string(arguments_at) + ascii_clamp(failure->path, 120);
+    const std::string where = pointer.empty() ? "the top level" : pointer;
+    return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid,
+                                         "invalid arguments at " + where + ": " + ascii_clamp(failure->message, 200),
+                                         "fix the argument at " + where + " to match the tool's inputSchema (" +
+                                             tool->verb.input_schema + ")"));
+  }
+
+  const FleetNode* node = fleet.node(agent.tenant, tool->name.node_id);
+  if (node == nullptr || node->state != NodeState::kOnline) {
+    return execution(tool, ErrorEnvelope(ErrorCode::kNodeOffline, "node " + tool->name.node_id + " is not connected",
+                                         "retry when the node is online again ($devices/<node_id>/status)"));
+  }
+  // The first phase spends no rate; the second is rate-limited before its token is redeemed, so
+  // a confirmed call that meets the limit keeps its token for the retry.
+  if (two_phase && !commit_token) return *check_commit(*tool, agent, arguments, std::nullopt, now_ms);
+
+  Admission admission = limiter_.admit(capability_key(*tool), tool->constraints, now_ms, !is_metrics_stream(*tool));
+  if (!admission.admitted) {
+    ErrorEnvelope limited(ErrorCode::kRateLimited,
+                          "capability " + tool->name.cap_id + " of node " + tool->name.node_id + " is at its rate or concurrency limit",
+                          "retry after retry_after_ms milliseconds");
+    limited.retry_after_ms = admission.retry_after_ms;
+    return execution(tool, std::move(limited));
+  }
+  if (two_phase) {
+    if (auto refusal = check_commit(*tool, agent, arguments, std::move(commit_token), now_ms)) return *refusal;
+  }
+  return GatePass{tool, json::to_string(arguments), std::move(admission.slot), two_phase};
+}
+
+std::optional<GateRefusal> CallGate::check_commit(const FleetTool& tool, const AgentToken& agent,
+                                                  const json::Value& arguments, std::optional<std::string> token,
+                                                  int64_t now_ms) {
+  CommitBinding binding{agent.tenant + "/" + agent.sub, tool.name.dotted(), arguments_hash(arguments)};
+  if (token && commits_.redeem(*token, binding, now_ms)) return std::nullopt;
+  const std::string fresh = commits_.issue(binding, now_ms);
+  const std::string why = token ? "the commit token is unknown, used, expired or for another call"
+                                : "this call moves physical hardware and needs confirmation";
+  GateRefusal refusal = execution(&tool, ErrorEnvelope(ErrorCode::kSafetyDenied, why,
+                                                       "to confirm, repeat the same call with the same arguments plus " +
+                                                           std::string(kCommitTokenArgument) + "=\"" + fresh +
+                                                           "\" within 30 seconds"));
+  refusal.commit_token = fresh;
+  return refusal;
+}
+
+}  // namespace fleetmcp::http

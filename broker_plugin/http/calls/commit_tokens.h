@@ -1,0 +1,56 @@
+// Two-phase calls for physical actuation (docs/protocol.md §7): the first call is refused with a commit
+// token that only the same caller can spend, on the same tool, with arguments that hash the same,
+// once, within the TTL (30 s). Any presentation spends the token, matching or not, so a token
+// cannot be probed. A caller holds at most max_per_caller outstanding tokens: a new one replaces
+// its oldest (issue 17, item 8), so the table is bounded by callers × that cap whatever the
+// request rate. issue() and redeem() cost a hash lookup, not a scan. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "common/base/json.h"
+
+namespace fleetmcp::http {
+
+struct CommitBinding {
+  std::string caller;          // tenant + "/" + token sub
+  std::string tool;            // dotted
+  std::string arguments_hash;  // arguments_hash() of the arguments without the token
+  bool operator==(const CommitBinding&) const = default;
+};
+
+// Lowercase hex SHA-256 of the JCS form (RFC 8785), so key order and spacing do not matter.
+std::string arguments_hash(const json::Value& arguments);
+
+class CommitTokens {
+ public:
+  explicit CommitTokens(int64_t ttl_ms, size_t max_per_caller = 16) : ttl_ms_(ttl_ms), max_per_caller_(max_per_caller) {}
+
+  std::string issue(CommitBinding binding, int64_t now_ms);
+  bool redeem(std::string_view token, const CommitBinding& binding, int64_t now_ms);
+  size_t outstanding() const;
+
+ private:
+  void prune(int64_t now_ms);
+  void forget_of_caller(const std::string& caller, const std::string& token);
+
+  struct Entry {
+    CommitBinding binding;
+    int64_t expires_at_ms = 0;
+  };
+  int64_t ttl_ms_;
+  size_t max_per_caller_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, Entry> tokens_;
+  // Issue order, which is expiry order (one TTL): prune() pops from the front. Entries of tokens
+  // already spent stay until then and are skipped.
+  std::deque<std::pair<int64_t, std::string>> by_expiry_;
+  std::unordered_map<std::string, std::deque<std::string>> by_caller_;  // live tokens, oldest first
+};
+
+}  // namespace fleetmcp::http

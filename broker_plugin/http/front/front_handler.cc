@@ -1,0 +1,167 @@
+#include "broker_plugin/http/front/front_handler.h"
+
+#include <algorithm>
+
+#include "broker_plugin/http/front/error_status.h"
+#include "broker_plugin/http/mcp/jsonrpc.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::string_view kMcpPath = "/mcp";
+constexpr std::string_view kToolsCallPath = "/mcp/tools/call";
+
+}  // namespace
+
+FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit)
+    : config_(std::move(config)),
+      fleet_(fleet),
+      log_(std::move(audit), metrics_, config_.wall_ms, config_.options.audit_refusal_interval.count()),
+      catalog_(config_.schemas, config_.options.tool_names, config_.options.page_size),
+      compact_(catalog_),
+      kinds_(catalog_),
+      resources_(catalog_.cursors(), config_.options.page_size),
+      commits_(config_.options.commit_token_ttl.count(), config_.options.max_commit_tokens_per_caller),
+      gate_(*config_.schemas, limiter_, commits_),
+      fanout_(fleet, *config_.schemas, config_.background, config_.options.lease_renew, config_.steady_ms),
+      sessions_(config_.options.max_sessions,
+                SessionQuota{config_.options.max_sessions_per_caller, config_.options.max_sessions_per_tenant}),
+      streams_(std::make_shared<OpenStreams>(StreamQuota{config_.options.max_streams_per_caller,
+                                                         config_.options.max_streams_per_tenant,
+                                                         config_.options.max_stream})),
+      resource_(config_.resource_url, config_.options.authorization_servers),
+      auth_(config_.issuer, config_.options.token_audience, fleet),
+      origins_(config_.options.allowed_origins),
+      schema_routes_(*config_.schemas, catalog_.cursors()),
+      services_{config_.options, fleet, catalog_, compact_, kinds_, gate_, elicitations_, resources_, fanout_, sessions_, *streams_, metrics_, log_, resource_,
+                config_.wall_ms, config_.steady_ms},
+      mcp_(services_),
+      rfc0009_(services_),
+      list_changed_(fleet, sessions_, list_digest()) {
+  fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {
+    // The broker thread must not wait for digests and notifications: hand the work over.
+    background->post([weak, this] {
+      if (!weak.lock()) return;
+      list_changed_.on_fleet_change();
+      resources_.on_fleet_change(*fleet_.snapshot());
+    });
+  });
+  arm_sweep();
+  arm_stream_check();
+}
+
+ListChangedNotifier::Digest FrontHandler::list_digest() const {
+  switch (config_.options.tools_mode) {
+    case ToolsMode::kPerNode:
+      return [](const FleetSnapshot& fleet, std::string_view tenant) { return fleet.tools_digest(tenant); };
+    case ToolsMode::kByKind:
+      return [this](const FleetSnapshot& fleet, std::string_view tenant) { return kinds_.digest(fleet, tenant); };
+    case ToolsMode::kCompact:
+      break;
+  }
+  return [](const FleetSnapshot&, std::string_view) { return std::string(); };  // three fixed tools
+}
+
+FrontHandler::~FrontHandler() {
+  fleet_.set_change_listener(nullptr);
+  sweep_.reset();
+  stream_check_.reset();
+  sessions_.end_all(SessionEnd::kShutdown);
+}
+
+void FrontHandler::arm_sweep() {
+  const auto every = std::min(config_.options.session_idle, std::chrono::milliseconds(60000));
+  sweep_ = config_.background->after(every, [this] {
+    sessions_.sweep(config_.wall_ms(), config_.options.session_idle.count());
+    arm_sweep();
+  });
+}
+
+// Every second: streams whose token expired or was revoked (SIGHUP re-reads the list), or that
+// reached plugin_opt_http_max_stream_ms, are closed (issue 17, item 6).
+void FrontHandler::arm_stream_check() {
+  stream_check_ = config_.background->after(std::chrono::milliseconds(1000), [this] {
+    streams_->check(config_.wall_ms(), [this](std::string_view jti) { return fleet_.token_revoked(jti); });
+    arm_stream_check();
+  });
+}
+
+void FrontHandler::shutdown() {
+  sweep_.reset();
+  stream_check_.reset();
+  sessions_.end_all(SessionEnd::kShutdown);
+}
+
+void FrontHandler::handle(const std::shared_ptr<Exchange>& exchange) {
+  const HttpRequest& req = exchange->request();
+  const std::string_view path = req.path();
+  if (path == kMcpPath || path == kToolsCallPath) return authenticated(exchange, path == kMcpPath);
+  if (schema_routes_.matches(path)) return exchange->respond(schema_routes_.handle(req));
+  if (resource_.is_metadata_path(path)) {
+    return exchange->respond(HttpReply::json(200, resource_.metadata_json()));
+  }
+  if (path == "/healthz") {
+    // Counts only, no node ids: it is unauthenticated, like /metrics.
+    const auto snapshot = fleet_.snapshot();
+    std::string nodes;
+    for (const auto& [state, n] : snapshot->count_by_state()) {
+      nodes += (nodes.empty() ? "\"" : ",\"") + std::string(state) + "\":" + std::to_string(n);
+    }
+    return exchange->respond(HttpReply::json(200, "{\"status\":\"ok\",\"fleet_generation\":" +
+                                                      std::to_string(snapshot->generation()) + ",\"nodes\":{" + nodes +
+                                                      "},\"serving\":" + std::to_string(snapshot->count_serving()) + "}"));
+  }
+  if (path == "/metrics") {
+    HttpReply r;
+    r.body = metrics_.render(*fleet_.snapshot(), fleet_.stats(), sessions_.size());
+    r.with("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    return exchange->respond(std::move(r));
+  }
+  exchange->respond(envelope_reply(404, ErrorEnvelope(ErrorCode::kBadRequest, "no such resource",
+                                                      "the front serves /mcp, /mcp/tools/call, /schemas, /healthz, /metrics")));
+}
+
+std::optional<HttpReply> FrontHandler::screen(const HttpRequest& head) {
+  const std::string_view path = head.path();
+  if (path != kMcpPath && path != kToolsCallPath) return std::nullopt;
+  auto who = caller(head, path == kMcpPath);
+  if (auto* refusal = std::get_if<HttpReply>(&who)) return std::move(*refusal);
+  return std::nullopt;
+}
+
+std::string FrontHandler::tenant_of(std::optional<std::string_view> authorization) {
+  auto who = auth_.authenticate(authorization, config_.wall_ms() / 1000);
+  const auto* agent = std::get_if<SharedAgentToken>(&who);
+  return agent ? (*agent)->tenant : std::string();
+}
+
+void FrontHandler::authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp) {
+  auto who = caller(exchange->request(), mcp);
+  if (auto* refusal = std::get_if<HttpReply>(&who)) return exchange->respond(std::move(*refusal));
+  const SharedAgentToken& agent = std::get<SharedAgentToken>(who);
+  if (mcp) mcp_.handle(exchange, agent);
+  else rfc0009_.handle(exchange, agent);
+}
+
+std::variant<SharedAgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req, bool mcp) {
+  const std::string_view via = mcp ? "mcp" : "rfc0009";
+  // DNS rebinding: a browser page from elsewhere must not reach the fleet through localhost.
+  if (const auto origin = req.header("Origin"); origin && !origins_.allows(*origin)) {
+    const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Origin not allowed", "call from an allowed origin (plugin_opt_http_allowed_origins)");
+    return mcp ? HttpReply::json(403, rpc_error(nullptr, rpc::kServerError, "Forbidden: Origin not allowed", &e))
+               : envelope_reply(403, e);
+  }
+  auto who = auth_.authenticate(req.header("Authorization"), config_.wall_ms() / 1000);
+  if (auto* problem = std::get_if<AuthProblem>(&who)) {
+    const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Unauthorized: " + problem->description,
+                          "send Authorization: Bearer <agent token from fleetctl token issue>");
+    log_.refused(via, nullptr, "", nullptr, e);
+    HttpReply r = mcp ? HttpReply::json(401, rpc_error(nullptr, rpc::kServerError, e.message, &e)) : envelope_reply(401, e);
+    r.with("WWW-Authenticate", problem->token_present ? resource_.challenge("invalid_token", problem->description, "")
+                                                      : resource_.challenge());
+    return r;
+  }
+  return std::get<SharedAgentToken>(std::move(who));
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,101 @@
+// The HTTP front as an application, free of sockets: it owns the shared services (catalog, gate,
+// limiter, commit tokens, sessions, fan-out, metrics, audit) and routes each exchange:
+//   GET  /healthz                               liveness and the fleet snapshot's generation
+//   GET  /metrics                               Prometheus text
+//   GET  /.well-known/oauth-protected-resource[/mcp]   RFC 9728 metadata
+//   GET  /schemas…                              schema_routes.h
+//   *    /mcp                                   Origin (403), bearer token (401), mcp_endpoint.h
+//   POST /mcp/tools/call                        Origin (403), bearer token (401), rfc0009_endpoint.h
+// HttpFront (http_front.h) runs it behind the Beast server; unit tests call handle() directly.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "broker_plugin/http/auth/bearer_auth.h"
+#include "broker_plugin/http/calls/call_audit.h"
+#include "broker_plugin/http/transport/exchange.h"
+#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/front/front_services.h"
+#include "broker_plugin/http/mcp/list_changed.h"
+#include "broker_plugin/http/mcp/mcp_endpoint.h"
+#include "broker_plugin/http/rfc0009/open_streams.h"
+#include "broker_plugin/http/front/origin_policy.h"
+#include "broker_plugin/http/rfc0009/rfc0009_endpoint.h"
+#include "broker_plugin/http/front/schema_routes.h"
+
+namespace fleetmcp::http {
+
+struct FrontConfig {
+  FrontOptions options;
+  std::shared_ptr<const SchemaRegistry> schemas;
+  Ed25519PublicKey issuer{};
+  std::string resource_url;                // canonical URI of /mcp
+  std::shared_ptr<Scheduler> background;   // lease renewals, session sweeps, change notices
+  std::function<int64_t()> wall_ms;        // Unix ms
+  std::function<int64_t()> steady_ms;      // monotonic ms
+};
+
+class FrontHandler {
+ public:
+  FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit);
+  ~FrontHandler();
+  FrontHandler(const FrontHandler&) = delete;
+  FrontHandler& operator=(const FrontHandler&) = delete;
+
+  void handle(const std::shared_ptr<Exchange>& exchange);
+  // The same Origin and token checks as handle(), on a request's headers before its body is read
+  // (ConnectionSettings::screen): the refusal, or nothing when the request may go on.
+  std::optional<HttpReply> screen(const HttpRequest& head);
+  // The tenant of a valid token in an Authorization header, or "" (ConnectionSettings::tenant_of:
+  // the connection's share and the reserve, connection_limit.h). Audits nothing: the request
+  // itself is authenticated, and a refusal audited, by handle().
+  std::string tenant_of(std::optional<std::string_view> authorization);
+  // Ends every MCP session (their streams close); the server closes the rest.
+  void shutdown();
+
+  FrontMetrics& metrics() { return metrics_; }
+  McpSessions& sessions() { return sessions_; }
+  TelemetryFanout& fanout() { return fanout_; }
+  const FrontOptions& options() const { return config_.options; }
+
+ private:
+  void authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp);
+  // The agent, or the reply refusing it (403 Origin, 401 token), audited.
+  std::variant<SharedAgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
+  void arm_sweep();
+  void arm_stream_check();
+  // What notifications/tools/list_changed compares, for the configured tools mode.
+  ListChangedNotifier::Digest list_digest() const;
+
+  FrontConfig config_;
+  FleetView& fleet_;
+  FrontMetrics metrics_;
+  CallLog log_;
+  ToolCatalog catalog_;
+  CompactTools compact_;
+  KindTools kinds_;
+  Elicitations elicitations_;
+  NodeResources resources_;
+  CallLimiter limiter_;
+  CommitTokens commits_;
+  CallGate gate_;
+  TelemetryFanout fanout_;
+  McpSessions sessions_;
+  std::shared_ptr<OpenStreams> streams_;
+  ProtectedResource resource_;
+  BearerAuth auth_;
+  OriginPolicy origins_;
+  SchemaRoutes schema_routes_;
+  FrontServices services_;
+  McpEndpoint mcp_;
+  Rfc0009Endpoint rfc0009_;
+  ListChangedNotifier list_changed_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::unique_ptr<Timer> sweep_, stream_check_;
+};
+
+}  // namespace fleetmcp::http

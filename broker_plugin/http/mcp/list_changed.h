@@ -1,0 +1,35 @@
+// notifications/tools/list_changed (docs/protocol.md §7): whenever the FleetView reports a change, the
+// tools each tenant would list are compared with what they were; the sessions of tenants whose
+// list changed (a manifest appeared, changed, expired or was revoked) get the notification on
+// their GET stream. Other tenants hear nothing, not even that something changed. What counts as a
+// change is the mode's digest: per_node the snapshot's tools_digest; by_kind the (kind, verb) set
+// and what its tools describe (KindTools::digest); compact three fixed tools that never change.
+#pragma once
+
+#include <map>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/mcp/mcp_session.h"
+
+namespace fleetmcp::http {
+
+class ListChangedNotifier {
+ public:
+  using Digest = std::function<std::string(const FleetSnapshot&, std::string_view tenant)>;
+  ListChangedNotifier(FleetView& fleet, McpSessions& sessions, Digest digest);
+  // Any thread. Returns how many sessions were told.
+  size_t on_fleet_change();
+
+ private:
+  FleetView& fleet_;
+  McpSessions& sessions_;
+  Digest digest_;
+  std::mutex mutex_;
+  std::map<std::string, std::string> digests_;  // tenant -> digest last seen
+};
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,210 @@
+#include "broker_plugin/http/mcp/mcp_endpoint.h"
+
+#include "broker_plugin/http/mcp/mcp_get_stream.h"
+#include "broker_plugin/http/front/media_type.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::string_view kSessionHeader = "Mcp-Session-Id";
+constexpr std::string_view kVersionHeader = "MCP-Protocol-Version";
+
+void refuse(Exchange& ex, int status, int code, std::string_view message) {
+  ex.respond(HttpReply::json(status, rpc_error(nullptr, code, message)));
+}
+
+void reply(Exchange& ex, std::optional<RpcAnswer> answer) {
+  if (!answer) {
+    ex.abandon();
+    return;
+  }
+  HttpReply r = HttpReply::json(answer->status, std::move(answer->body));
+  for (auto& h : answer->headers) r.headers.push_back(std::move(h));
+  ex.respond(std::move(r));
+}
+
+// Collects the responses of a 2025-03-26 batch; answers once the last one is in.
+struct BatchReplies {
+  std::shared_ptr<Exchange> exchange;
+  std::vector<std::string> bodies;
+  size_t outstanding = 1;  // the dispatch loop itself, released when it is done
+
+  void settle() {
+    if (--outstanding > 0) return;
+    if (bodies.empty()) {
+      exchange->respond(HttpReply::empty(202));
+      return;
+    }
+    std::string array = "[";
+    for (size_t i = 0; i < bodies.size(); ++i) array += (i ? "," : "") + bodies[i];
+    exchange->respond(HttpReply::json(200, array + "]"));
+  }
+};
+
+}  // namespace
+
+void McpEndpoint::handle(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent) {
+  const std::string& method = exchange->request().method;
+  if (method == "POST") return post(exchange, agent);
+  if (method == "GET") return get(exchange, *agent);
+  if (method == "DELETE") return remove(exchange, *agent);
+  HttpReply r = HttpReply::json(405, rpc_error(nullptr, rpc::kServerError, "Method not allowed"));
+  exchange->respond(std::move(r.with("Allow", "GET, POST, DELETE")));
+}
+
+void McpEndpoint::post(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent) {
+  const HttpRequest& req = ex->request();
+  const auto accept = req.header("Accept");
+  if (!accepts(accept, "application/json") || !accepts(accept, "text/event-stream")) {
+    return refuse(*ex, 406, rpc::kServerError,
+                  "Not Acceptable: the client must accept both application/json and text/event-stream");
+  }
+  if (!is_json_content_type(req.header("Content-Type"))) {
+    return refuse(*ex, 415, rpc::kServerError, "Unsupported Media Type: Content-Type must be application/json");
+  }
+  if (const auto version = req.header(kVersionHeader); version && !revision_from_name(*version)) {
+    return refuse(*ex, 400, rpc::kServerError,
+                  "Bad Request: unsupported MCP-Protocol-Version (supported: " + std::string(supported_revisions_text()) + ")");
+  }
+  json::Document body;
+  try {
+    body = json::parse_strict(req.body, ErrorCode::kBadRequest);
+  } catch (const Error& e) {
+    return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kParseError, "Parse error", &e.envelope())));
+  }
+  const RpcMessage m = classify(body);  // kInvalid for a batch (an array) too
+  if (m.kind == RpcKind::kRequest && m.method == "initialize") return initialize(ex, *agent, m);
+  const auto session = session_for(*ex, *agent);
+  if (!session) return;
+  session->touch(s_.wall_ms());
+  if (body.IsArray()) return batch(ex, agent, session, body);
+  single(ex, agent, session, body, m);
+}
+
+void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const RpcMessage& m) {
+  const auto asked = m.params && m.params->IsObject() ? json::get_string(*m.params, "protocolVersion") : std::nullopt;
+  if (!asked) {
+    return ex->respond(HttpReply::json(400, rpc_error(m.id, rpc::kInvalidParams, "Invalid params: protocolVersion is required")));
+  }
+  // Echo a revision we speak; otherwise offer our latest and let the client decide.
+  const McpRevision revision = revision_from_name(*asked).value_or(kLatestRevision);
+  auto created = s_.sessions.create(agent, revision, s_.wall_ms());
+  if (const auto* refusal = std::get_if<SessionRefusal>(&created)) {
+    if (*refusal == SessionRefusal::kTenantQuota) {
+      HttpReply r = HttpReply::json(429, rpc_error(m.id, rpc::kServerError,
+                                                   "Too Many Requests: the tenant holds its quota of MCP sessions "
+                                                   "(plugin_opt_http_max_sessions_per_tenant); end unused ones with DELETE"));
+      return ex->respond(std::move(r.with("Retry-After", "60")));
+    }
+    return ex->respond(HttpReply::json(503, rpc_error(m.id, rpc::kServerError, "Service Unavailable: too many MCP sessions")));
+  }
+  const auto& session = std::get<std::shared_ptr<McpSession>>(created);
+  s_.elicitations.session_started(session, m.params && m.params->IsObject() ? json::find(*m.params, "capabilities") : nullptr);
+  HttpReply r = HttpReply::json(200, rpc_result(*m.id, methods_.initialize_result(revision)));
+  ex->respond(std::move(r.with(std::string(kSessionHeader), session->id())));
+}
+
+std::shared_ptr<McpSession> McpEndpoint::session_for(Exchange& ex, const AgentToken& agent) {
+  const auto id = ex.request().header(kSessionHeader);
+  if (!id || id->empty()) {
+    refuse(ex, 400, rpc::kServerError, "Bad Request: Mcp-Session-Id header is required");
+    return nullptr;
+  }
+  auto session = s_.sessions.find(*id);
+  // Another agent's session is as unknown as a made-up one.
+  if (!session || !session->owned_by(agent)) {
+    refuse(ex, 404, rpc::kSessionNotFound, "Session not found");
+    return nullptr;
+  }
+  return session;
+}
+
+void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
+                         const std::shared_ptr<McpSession>& session, const json::Value& message, const RpcMessage& m) {
+  switch (m.kind) {
+    case RpcKind::kInvalid:
+      return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kInvalidRequest, "Invalid Request")));
+    case RpcKind::kNotification:
+      methods_.notification(m, *session);
+      return ex->respond(HttpReply::empty(202));
+    case RpcKind::kResponse:
+      s_.elicitations.deliver(session->id(), message);  // the only requests the server sends
+      return ex->respond(HttpReply::empty(202));
+    case RpcKind::kRequest:
+      methods_.request(m, agent, session, ex, ex->scheduler(),
+                       [ex](std::optional<RpcAnswer> answer) { reply(*ex, std::move(answer)); });
+      return;
+  }
+}
+
+void McpEndpoint::batch(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
+                        const std::shared_ptr<McpSession>& session, const json::Value& messages) {
+  if (!allows_batches(session->revision()) || messages.Empty()) {
+    return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kInvalidRequest,
+                                                      "Invalid Request: JSON-RPC batches are only allowed in 2025-03-26")));
+  }
+  if (messages.Size() > s_.options.max_batch) {  // each request may be a device call: bound them
+    return ex->respond(HttpReply::json(
+        400, rpc_error(nullptr, rpc::kInvalidRequest,
+                       "Invalid Request: a batch may hold at most " + std::to_string(s_.options.max_batch) +
+                           " messages (plugin_opt_http_max_batch); send the rest in further requests")));
+  }
+  // Two requests with one id would get answers the client cannot tell apart, and a cancellation
+  // naming that id would reach both: the whole batch is refused before any of it runs.
+  if (const auto id = duplicate_request_id(messages)) {
+    return ex->respond(HttpReply::json(
+        400, rpc_error(nullptr, rpc::kInvalidRequest,
+                       "Invalid Request: the id " + *id + " is used by more than one request of the batch; "
+                       "give each request its own id (nothing in the batch was run)")));
+  }
+  // Every answer arrives on the exchange's scheduler (now, or when a call completes).
+  auto replies = std::make_shared<BatchReplies>();
+  replies->exchange = ex;
+  for (const auto& message : messages.GetArray()) {
+    const RpcMessage m = classify(message);
+    if (m.kind == RpcKind::kNotification) methods_.notification(m, *session);
+    if (m.kind == RpcKind::kInvalid) replies->bodies.push_back(rpc_error(nullptr, rpc::kInvalidRequest, "Invalid Request"));
+    if (m.kind != RpcKind::kRequest) continue;
+    if (m.method == "initialize") {
+      replies->bodies.push_back(rpc_error(m.id, rpc::kInvalidRequest, "Invalid Request: initialize cannot be batched"));
+      continue;
+    }
+    ++replies->outstanding;
+    methods_.request(m, agent, session, nullptr, ex->scheduler(), [replies](std::optional<RpcAnswer> answer) {
+      if (answer) replies->bodies.push_back(std::move(answer->body));
+      replies->settle();
+    });
+  }
+  replies->settle();
+}
+
+void McpEndpoint::get(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {
+  if (!accepts(ex->request().header("Accept"), "text/event-stream")) {
+    return refuse(*ex, 406, rpc::kServerError, "Not Acceptable: the client must accept text/event-stream");
+  }
+  const auto session = session_for(*ex, agent);
+  if (!session) return;
+  session->touch(s_.wall_ms());
+  // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
+  auto stream = std::make_shared<std::weak_ptr<McpGetStream>>();
+  auto ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop) {
+    if (const auto s = stream->lock()) s->close();
+  });
+  if (!ticket) {
+    return refuse(*ex, 429, rpc::kServerError,
+                  "Too Many Requests: this token or its tenant holds its quota of SSE streams "
+                  "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
+  }
+  *stream = McpGetStream::open(*ex, session, s_.options.mcp_keepalive, s_.options.mcp_stream_buffer, s_.metrics);
+  if (!stream->lock()) return refuse(*ex, 409, rpc::kServerError, "Conflict: only one SSE stream is allowed per session");
+  stream->lock()->hold(std::move(ticket));
+}
+
+void McpEndpoint::remove(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {
+  const auto session = session_for(*ex, agent);
+  if (!session) return;
+  s_.sessions.end(session->id());
+  ex->respond(HttpReply::empty(200));
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,47 @@
+// The standalone SSE stream a client opens with GET /mcp: server-initiated messages for its
+// session (notifications/tools/list_changed), plus a comment every keep-alive interval so dead
+// connections are found and idle proxies do not cut it. It never carries responses.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "broker_plugin/http/transport/exchange.h"
+#include "broker_plugin/http/front/front_metrics.h"
+#include "broker_plugin/http/mcp/mcp_session.h"
+#include "broker_plugin/http/rfc0009/open_streams.h"
+
+namespace fleetmcp::http {
+
+class McpGetStream : public SessionListener, public std::enable_shared_from_this<McpGetStream> {
+ public:
+  // Nullptr when the session already has one (the caller answers 409).
+  static std::shared_ptr<McpGetStream> open(Exchange& exchange, const std::shared_ptr<McpSession>& session,
+                                            std::chrono::milliseconds keepalive, size_t buffer, FrontMetrics& metrics);
+
+  // Keeps the stream's place under the stream quota until the stream ends.
+  void hold(std::unique_ptr<OpenStreams::Ticket> ticket) { ticket_ = std::move(ticket); }
+
+  void notify(std::string message_json) override;
+  void close() override;
+
+  McpGetStream(std::shared_ptr<Scheduler> scheduler, std::weak_ptr<McpSession> session,
+               std::chrono::milliseconds keepalive, FrontMetrics& metrics)
+      : scheduler_(std::move(scheduler)), session_(std::move(session)), keepalive_(keepalive), metrics_(metrics) {}
+
+ private:
+  void arm_keepalive();
+  void end();
+
+  std::shared_ptr<Scheduler> scheduler_;
+  std::weak_ptr<McpSession> session_;
+  std::chrono::milliseconds keepalive_;
+  FrontMetrics& metrics_;
+  std::shared_ptr<EventStream> stream_;
+  std::unique_ptr<Timer> timer_;
+  std::unique_ptr<OpenStreams::Ticket> ticket_;
+  bool ended_ = false;
+};
+
+}  // namespace fleetmcp::http

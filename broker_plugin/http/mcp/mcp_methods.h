@@ -1,0 +1,70 @@
+// The MCP methods the front serves inside a session: ping, tools/list, tools/call,
+// logging/setLevel, and the notifications initialized and cancelled (initialize itself creates
+// the session, see mcp_endpoint.h). Transport-free: answers go to a callback, and only a metrics
+// stream takes over the HTTP exchange to answer with SSE.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker_plugin/http/transport/exchange.h"
+#include "broker_plugin/http/front/front_services.h"
+#include "broker_plugin/http/mcp/jsonrpc.h"
+
+namespace fleetmcp::http {
+
+struct RpcAnswer {
+  int status = 200;
+  std::string body;  // one JSON-RPC response object
+  std::vector<Header> headers;
+};
+// nullopt: the request was cancelled and gets no response.
+using Answer = std::function<void(std::optional<RpcAnswer>)>;
+
+class McpMethods {
+ public:
+  explicit McpMethods(FrontServices& services) : s_(services) {}
+
+  json::Document initialize_result(McpRevision revision) const;
+
+  // `exchange` is null inside a batch (no streaming there). Answers on `scheduler`.
+  void request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+               const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  void notification(const RpcMessage& m, McpSession& session);
+
+ private:
+  // resources/templates/list, resources/list, read, subscribe, unsubscribe (node_resources.h).
+  void resources_request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                         Answer& answer);
+  void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
+  void tools_call(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+                  const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // Admit (CallGate) and run one named tool call; the rest of tools_call once the name is known.
+  void dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const std::string& tool_name,
+                const json::Value* arguments, const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+                const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer,
+                std::string_view arguments_at = {}, std::string_view confirmed_by = {});
+  // elicitation.h: ask the human; on accept, dispatch again with the commit token.
+  void confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
+                              const RpcMessage& m, const SharedAgentToken& agent,
+                              const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
+                              const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
+  void fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,
+                  const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // `tool` keeps the snapshot it points into alive until the call has been audited.
+  void run_unary(std::shared_ptr<const FleetTool> tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
+                 const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+                 const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // Answers only when the stream quota refuses it; otherwise the stream carries the answer.
+  void open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
+                   const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                   const std::shared_ptr<Exchange>& exchange, Answer& answer);
+
+  FrontServices& s_;
+};
+
+}  // namespace fleetmcp::http

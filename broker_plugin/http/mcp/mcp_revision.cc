@@ -1,0 +1,23 @@
+#include "broker_plugin/http/mcp/mcp_revision.h"
+
+namespace fleetmcp::http {
+
+std::string_view revision_name(McpRevision r) {
+  switch (r) {
+    case McpRevision::k2025_03_26: return "2025-03-26";
+    case McpRevision::k2025_06_18: return "2025-06-18";
+    case McpRevision::k2025_11_25: return "2025-11-25";
+  }
+  return "2025-11-25";
+}
+
+std::optional<McpRevision> revision_from_name(std::string_view name) {
+  for (McpRevision r : {McpRevision::k2025_03_26, McpRevision::k2025_06_18, McpRevision::k2025_11_25}) {
+    if (revision_name(r) == name) return r;
+  }
+  return std::nullopt;
+}
+
+std::string_view supported_revisions_text() { return "2025-11-25, 2025-06-18, 2025-03-26"; }
+
+}  // namespace fleetmcp::http

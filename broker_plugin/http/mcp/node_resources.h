@@ -1,0 +1,57 @@
+// Node manifests as MCP resources (issue 14 part 5). Each node of the caller's tenant is a
+// resource `fleetmcp://nodes/{node_id}/manifest` (also offered as a URI template): a JSON view of
+// its verified manifest as the broker holds it (state, manifest ETag and expiry, capabilities with
+// kind, safety class, verbs and constraints). Not the signed bytes: the front sees the registry
+// through FleetView, which keeps the verified content, not the wire document.
+//
+// resources/subscribe on such a URI sends `notifications/resources/updated` on the session's GET
+// stream whenever what the view shows changes: a re-announce (new ETag), expiry, revocation, the
+// node going offline or online. A node of another tenant is "Resource not found" (-32002), exactly
+// like a node that does not exist; subscriptions never reach other tenants.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/surface/list_cursor.h"
+#include "broker_plugin/http/mcp/mcp_session.h"
+
+namespace fleetmcp::http {
+
+inline constexpr std::string_view kNodeResourceTemplate = "fleetmcp://nodes/{node_id}/manifest";
+
+class NodeResources {
+ public:
+  explicit NodeResources(const CursorCodec& cursors, size_t page_size) : cursors_(cursors), page_size_(page_size) {}
+
+  json::Document templates_result() const;
+  // nullopt: a cursor that is not ours.
+  std::optional<json::Document> list_result(const FleetSnapshot& fleet, std::string_view tenant,
+                                            const std::optional<std::string>& cursor) const;
+  // nullopt: no such resource for this tenant.
+  std::optional<json::Document> read_result(const FleetSnapshot& fleet, std::string_view tenant, std::string_view uri) const;
+
+  // False when the URI names no resource of the session's tenant.
+  bool subscribe(const FleetSnapshot& fleet, const std::shared_ptr<McpSession>& session, std::string_view uri);
+  void unsubscribe(const McpSession& session, std::string_view uri);
+  // After every fleet change (background thread): notifies the subscribers of changed nodes.
+  size_t on_fleet_change(const FleetSnapshot& fleet);
+
+ private:
+  struct Subscription {
+    std::weak_ptr<McpSession> session;
+    std::string tenant, node_id, uri, seen;  // seen: the node's fingerprint when last told
+  };
+  const CursorCodec& cursors_;
+  size_t page_size_;
+  std::mutex mutex_;
+  std::map<std::pair<std::string, std::string>, Subscription> subscriptions_;  // (session id, uri)
+};
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,114 @@
+#include "broker_plugin/http/rfc0009/rfc0009_endpoint.h"
+
+#include "broker_plugin/http/front/error_status.h"
+#include "broker_plugin/http/front/media_type.h"
+#include "broker_plugin/http/calls/pending_call.h"
+#include "broker_plugin/http/rfc0009/rfc0009_stream.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::string_view kVia = "rfc0009";
+constexpr std::string_view kRequestSchema = "mcp://schemas/tools.call.request@1.0.0";
+
+ErrorEnvelope bad_request(std::string_view what, std::string_view fix) {
+  return ErrorEnvelope(ErrorCode::kBadRequest, what, fix);
+}
+
+}  // namespace
+
+void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& caller) {
+  const AgentToken& agent = *caller;
+  const HttpRequest& req = ex->request();
+  if (req.method != "POST") {
+    HttpReply r = envelope_reply(405, bad_request("use POST", "POST {\"tool\": ..., \"arguments\": {...}}"));
+    return ex->respond(std::move(r.with("Allow", "POST")));
+  }
+  if (!is_json_content_type(req.header("Content-Type"))) {
+    return ex->respond(envelope_reply(415, bad_request("Content-Type must be application/json", "send a JSON body")));
+  }
+  json::Document body;
+  try {
+    body = json::parse_strict(req.body, ErrorCode::kBadRequest);
+  } catch (const Error& e) {
+    return ex->respond(envelope_reply(e.envelope()));
+  }
+  if (const auto failure = s_.catalog.schemas().validate(kRequestSchema, body)) {
+    const std::string where = failure->path.empty() ? "the top level" : ascii_clamp(failure->path, 80);
+    return ex->respond(envelope_reply(bad_request("request body invalid at " + where + ": " + ascii_clamp(failure->message, 200),
+                                                  "send {\"tool\": \"<name from tools/list>\", \"arguments\": {...}}")));
+  }
+  const std::string tool_name(*json::get_string(body, "tool"));
+  const json::Value* arguments = json::find(body, "arguments");
+  const auto fleet = s_.fleet.snapshot();
+
+  // §3: a subscribe without Accept: text/event-stream is refused before it costs a rate token.
+  const auto name = split_tool_name(tool_name);
+  const FleetTool* resolved = name ? fleet->find_tool(agent.tenant, *name) : nullptr;
+  if (resolved && is_metrics_stream(*resolved) && !names(req.header("Accept"), "text/event-stream")) {
+    const ErrorEnvelope e = bad_request("subscribe streams need Accept: text/event-stream (RFC-0009 section 3)",
+                                        "send Accept: text/event-stream, or call the snapshot verb for one sample");
+    s_.log.refused(kVia, &agent, tool_name, resolved, e);
+    return ex->respond(envelope_reply(e));
+  }
+
+  GateDecision decision = s_.gate.admit(*fleet, agent, tool_name, arguments, s_.wall_ms());
+  if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
+    s_.log.refused(kVia, &agent, tool_name, refusal->tool, refusal->error);
+    HttpReply r = envelope_reply(refusal->kind == RefusalKind::kUnknownTool ? 404 : http_status(refusal->error.code),
+                                 refusal->error);
+    if (refusal->kind == RefusalKind::kScope) {
+      r.with("WWW-Authenticate", s_.resource.challenge("insufficient_scope", refusal->error.message, refusal->required_scope));
+    }
+    return ex->respond(std::move(r));
+  }
+  auto& pass = std::get<GatePass>(decision);
+  if (is_metrics_stream(*pass.tool)) return open_stream(ex, agent, *pass.tool, pass.arguments_json);
+  // The call holds on to the snapshot its tool points into rather than copying the tool: a
+  // snapshot shares all but what changed with the next one (fleet_view.h), so this keeps little.
+  auto tool = std::shared_ptr<const FleetTool>(fleet, pass.tool);
+  run_unary(ex, caller, std::move(tool), std::move(pass));
+}
+
+void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
+                                std::shared_ptr<const FleetTool> tool, GatePass pass) {
+  CallSpec spec{agent->sub, agent->tenant, tool->name.dotted(), std::move(pass.arguments_json),
+                gateway_deadline(tool->constraints)};
+  const int64_t started = s_.steady_ms();
+  PendingCall::start(s_.fleet, ex->scheduler(), std::move(spec),
+                     [this, ex, agent, tool = std::move(tool), started, slot = std::move(pass.slot)](CallOutcome outcome) {
+    if (slot) slot->release();
+    s_.log.finished(kVia, *agent, *tool, outcome, s_.steady_ms() - started);
+    ex->respond(outcome.ok ? HttpReply::json(200, std::move(outcome.result_json)) : envelope_reply(outcome.error));
+  });
+}
+
+void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const FleetTool& tool,
+                                  const std::string& arguments_json) {
+  const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal);
+  const int64_t interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
+  const Rfc0009StreamConfig config{s_.options.sse_ping, s_.options.sse_idle_timeout, s_.options.sse_buffer_frames};
+  const int64_t started = s_.steady_ms();
+  // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
+  auto stream = std::make_shared<std::weak_ptr<Rfc0009Stream>>();
+  std::shared_ptr<OpenStreams::Ticket> ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop) {
+    if (const auto s = stream->lock()) s->stop();
+  });
+  if (!ticket) {
+    const ErrorEnvelope e = stream_quota_error();
+    s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    return Rfc0009Stream::refuse(*ex, CloseCode::kRateLimited);
+  }
+  s_.metrics.stream_opened(StreamKind::kRfc0009);
+  // The ticket lives as long as this callback: until the stream has closed.
+  auto closed = [this, agent, tool, started, ticket](CloseCode code) {
+    s_.metrics.stream_closed(StreamKind::kRfc0009);
+    const std::string_view e = code == CloseCode::kDeviceOffline ? "E_NODE_OFFLINE"
+                               : code == CloseCode::kNormal     ? ""
+                                                                : close_reason(code);
+    s_.log.stream_ended(kVia, agent, tool, e, s_.steady_ms() - started);
+  };
+  *stream = Rfc0009Stream::open(*ex, s_.fanout, tool, agent.tenant, interval_ms, config, std::move(closed));
+}
+
+}  // namespace fleetmcp::http

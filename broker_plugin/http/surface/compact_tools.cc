@@ -1,0 +1,231 @@
+#include "broker_plugin/http/surface/compact_tools.h"
+
+#include <algorithm>
+
+#include "broker_plugin/http/calls/call_gate.h"
+#include "broker_plugin/http/surface/tool_hints.h"
+#include "broker_plugin/http/surface/tool_result.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr size_t kDefaultLimit = 50;
+constexpr size_t kMaxLimit = 500;
+
+// The three tools' schemas: server constants, parsed once.
+constexpr std::string_view kFindInput = R"({"type":"object","additionalProperties":false,"properties":{
+"kind":{"type":"string","description":"Only nodes with a capability of this kind, e.g. system.echo or system.metrics."},
+"state":{"type":"string","enum":["online","offline","expired","revoked"],"description":"Only nodes in this state."},
+"limit":{"type":"integer","minimum":1,"maximum":500,"description":"Page size (default 50)."},
+"cursor":{"type":"string","description":"next_cursor of the previous page."}}})";
+constexpr std::string_view kFindOutput = R"({"type":"object","required":["nodes"],"properties":{
+"nodes":{"type":"array","items":{"type":"object","required":["node_id","state","kinds"],"properties":{
+"node_id":{"type":"string"},"state":{"type":"string"},"kinds":{"type":"array","items":{"type":"string"}}}}},
+"next_cursor":{"type":"string"}}})";
+constexpr std::string_view kDescribeInput = R"({"type":"object","additionalProperties":false,"required":["node_id"],
+"properties":{"node_id":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{26}$","description":"A node_id from fleet_find_nodes."}}})";
+constexpr std::string_view kDescribeOutput = R"({"type":"object","required":["node_id","state","capabilities"],"properties":{
+"node_id":{"type":"string"},"state":{"type":"string"},"manifest_expires_at_ms":{"type":"integer"},
+"capabilities":{"type":"array","items":{"type":"object"}}}})";
+constexpr std::string_view kCallInput = R"({"type":"object","additionalProperties":false,"required":["node_id","cap_id","verb"],
+"properties":{"node_id":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{26}$"},
+"cap_id":{"type":"string","description":"A cap_id from fleet_describe_node."},
+"verb":{"type":"string","enum":["snapshot","subscribe","get","set","invoke","stream"]},
+"arguments":{"type":"object","description":"Arguments matching the verb's input_schema from fleet_describe_node."}}})";
+
+json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
+
+json::Value tool(std::string_view name, std::string_view title, std::string_view description, std::string_view input,
+                 std::string_view output, bool read_only, McpRevision revision, json::Allocator& a) {
+  json::Value v(rapidjson::kObjectType);
+  v.AddMember("name", str(name, a), a);
+  if (has_structured_output(revision)) v.AddMember("title", str(title, a), a);
+  v.AddMember("description", str(description, a), a);
+  v.AddMember("inputSchema", parse_constant(input, a), a);
+  if (has_structured_output(revision) && !output.empty()) v.AddMember("outputSchema", parse_constant(output, a), a);
+  json::Value ann(rapidjson::kObjectType);
+  ann.AddMember("readOnlyHint", read_only, a);
+  ann.AddMember("destructiveHint", !read_only, a);
+  ann.AddMember("idempotentHint", read_only, a);
+  ann.AddMember("openWorldHint", false, a);
+  v.AddMember("annotations", ann, a);
+  return v;
+}
+
+json::Document bad_arguments(std::string_view what, bool has_output_schema, McpRevision revision) {
+  return tool_error(ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments: " + std::string(what),
+                                  "fix the arguments to match the tool's inputSchema"),
+                    has_output_schema, revision);
+}
+
+json::Document structured_result(const json::Value& structured, McpRevision revision) {
+  return tool_success(structured, json::to_string(structured), revision);
+}
+
+std::optional<std::string_view> string_arg(const json::Value* args, std::string_view key) {
+  return args && args->IsObject() ? json::get_string(*args, key) : std::nullopt;
+}
+
+std::vector<std::string> kinds_of(const FleetNode& node) {
+  std::vector<std::string> kinds;
+  for (const FleetTool& t : node.tools) {
+    if (std::find(kinds.begin(), kinds.end(), t.kind) == kinds.end()) kinds.push_back(t.kind);
+  }
+  return kinds;
+}
+
+}  // namespace
+
+json::Value parse_constant(std::string_view text, json::Allocator& a) {
+  const json::Document d = json::parse_strict(text, ErrorCode::kInternal);
+  json::Value v;
+  v.CopyFrom(d, a);
+  return v;
+}
+
+json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Allocator& a) {
+  for (auto& c : caps.GetArray()) {
+    if (c["cap_id"] == str(t.name.cap_id, a)) return c;
+  }
+  json::Value c(rapidjson::kObjectType), limits(rapidjson::kObjectType);
+  c.AddMember("cap_id", str(t.name.cap_id, a), a);
+  c.AddMember("kind", str(t.kind, a), a);
+  c.AddMember("safety_class", str(safety_class_name(t.safety_class), a), a);
+  limits.AddMember("rate_limit_rps", t.constraints.rate_limit_rps, a);
+  limits.AddMember("max_concurrency", t.constraints.max_concurrency, a);
+  limits.AddMember("deadline_ms_default", t.constraints.deadline_ms_default, a);
+  c.AddMember("constraints", limits, a);
+  c.AddMember("verbs", json::Value(rapidjson::kArrayType), a);
+  caps.PushBack(c, a);
+  return caps[caps.Size() - 1];
+}
+
+bool CompactTools::is_fleet_tool(std::string_view name) {
+  return name == kFindNodesTool || name == kDescribeNodeTool || name == kFleetCallTool;
+}
+
+json::Value CompactTools::find_nodes_tool(McpRevision revision, json::Allocator& a) {
+  return tool(kFindNodesTool, "Find fleet nodes",
+              "List the devices of your fleet, optionally only those with a capability of a given kind "
+              "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
+              "Returns node_id, state and kinds per node; page with cursor.",
+              kFindInput, kFindOutput, true, revision, a);
+}
+
+json::Document CompactTools::list_result(McpRevision revision) const {
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  json::Value tools(rapidjson::kArrayType);
+  tools.PushBack(find_nodes_tool(revision, a), a);
+  tools.PushBack(tool(kDescribeNodeTool, "Describe a fleet node",
+                      "Describe one device of your fleet: each capability's cap_id, kind, safety class, limits and "
+                      "verbs, with every verb's description, input schema and the scope it needs. Use it before "
+                      "fleet_call.",
+                      kDescribeInput, kDescribeOutput, true, revision, a),
+                 a);
+  tools.PushBack(tool(kFleetCallTool, "Call a capability on a node",
+                      "Call verb of capability cap_id on device node_id with arguments matching that verb's input "
+                      "schema (see fleet_describe_node). Physical actuation needs confirmation: the first call is "
+                      "refused with a commit_token to repeat it with, inside arguments.",
+                      kCallInput, "", false, revision, a),
+                 a);
+  d.AddMember("tools", tools, a);
+  return d;
+}
+
+json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,
+                                        McpRevision revision) const {
+  const std::string kind(string_arg(args, "kind").value_or(""));
+  const std::string state(string_arg(args, "state").value_or(""));
+  size_t limit = kDefaultLimit;
+  if (args && args->IsObject() && args->HasMember("limit")) {
+    const auto l = json::get_int64(*args, "limit");
+    if (!l || *l < 1 || *l > static_cast<int64_t>(kMaxLimit)) return bad_arguments("limit must be 1 to 500", true, revision);
+    limit = static_cast<size_t>(*l);
+  }
+  const std::string context = "fleet_find_nodes\n" + kind + "\n" + state;
+  std::string after;
+  if (const auto cursor = string_arg(args, "cursor")) {
+    const auto decoded = catalog_.cursors().decode(context, *cursor);
+    if (!decoded) return bad_arguments("cursor is not one this query returned", true, revision);
+    after = *decoded;
+  }
+  json::Document out(rapidjson::kObjectType);
+  auto& a = out.GetAllocator();
+  json::Value nodes(rapidjson::kArrayType);
+  std::string last;
+  bool more = false;
+  for (const FleetNode* node : fleet.nodes(tenant)) {  // node_id order
+    if (!after.empty() && node->node_id <= after) continue;
+    const auto kinds = kinds_of(*node);
+    if (!kind.empty() && std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) continue;
+    if (!state.empty() && node_state_name(node->state) != state) continue;
+    if (nodes.Size() == limit) {
+      more = true;
+      break;
+    }
+    json::Value n(rapidjson::kObjectType), k(rapidjson::kArrayType);
+    n.AddMember("node_id", str(node->node_id, a), a);
+    n.AddMember("state", str(node_state_name(node->state), a), a);
+    for (const auto& kd : kinds) k.PushBack(str(kd, a), a);
+    n.AddMember("kinds", k, a);
+    nodes.PushBack(n, a);
+    last = node->node_id;
+  }
+  out.AddMember("nodes", nodes, a);
+  if (more) out.AddMember("next_cursor", str(catalog_.cursors().encode(context, last), a), a);
+  return structured_result(out, revision);
+}
+
+json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::string_view tenant,
+                                           const json::Value* args, McpRevision revision) const {
+  const auto node_id = string_arg(args, "node_id");
+  if (!node_id) return bad_arguments("node_id is required", true, revision);
+  const FleetNode* node = fleet.node(tenant, *node_id);
+  if (node == nullptr) {
+    return tool_error(ErrorEnvelope(ErrorCode::kManifestNotFound, "no node " + ascii_clamp(*node_id, 32) + " is visible to you",
+                                    "use fleet_find_nodes for the node_ids you can see"),
+                      true, revision);
+  }
+  json::Document out(rapidjson::kObjectType);
+  auto& a = out.GetAllocator();
+  out.AddMember("node_id", str(node->node_id, a), a);
+  out.AddMember("state", str(node_state_name(node->state), a), a);
+  out.AddMember("manifest_expires_at_ms", node->manifest_expires_at_ms, a);
+  json::Value caps(rapidjson::kArrayType);
+  for (const FleetTool& t : node->tools) {
+    json::Value* cap = &capability_entry(caps, t, a);
+    json::Value v(rapidjson::kObjectType);
+    v.AddMember("verb", str(t.name.verb, a), a);
+    v.AddMember("tool", str(catalog_.presented_name(t.name), a), a);
+    v.AddMember("description", str(render_description(t.verb, t.name), a), a);
+    v.AddMember("required_scope", str(required_scope(t.safety_class, t.name.verb), a), a);
+    v.AddMember("two_phase", needs_commit_token(t.safety_class, t.name.verb), a);
+    v.AddMember("input_schema", catalog_.input_schema_json(t, a), a);
+    (*cap)["verbs"].PushBack(v, a);
+  }
+  out.AddMember("capabilities", caps, a);
+  return structured_result(out, revision);
+}
+
+std::variant<CompactTools::Target, json::Document> CompactTools::call_target(const FleetSnapshot& fleet,
+                                                                            std::string_view tenant,
+                                                                            const json::Value* args,
+                                                                            McpRevision revision) const {
+  const auto node_id = string_arg(args, "node_id");
+  const auto cap_id = string_arg(args, "cap_id");
+  const auto verb = string_arg(args, "verb");
+  if (!node_id || !cap_id || !verb) return bad_arguments("node_id, cap_id and verb are required", false, revision);
+  const json::Value* arguments = json::find(*args, "arguments");
+  if (arguments != nullptr && !arguments->IsObject()) return bad_arguments("arguments must be an object", false, revision);
+  // fleet_call does not name the kind_short: find the tool among the caller's own. When there is
+  // none, the gate answers for "node/cap/verb" exactly as for any unknown tool.
+  if (const FleetNode* node = fleet.node(tenant, *node_id)) {
+    for (const FleetTool& t : node->tools) {
+      if (t.name.cap_id == *cap_id && t.name.verb == *verb) return Target{t.name.dotted(), arguments, "/arguments"};
+    }
+  }
+  return Target{std::string(*node_id) + "/" + std::string(*cap_id) + "/" + std::string(*verb), arguments};
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,69 @@
+// fleet_read (issue 14 part 2): one tool call that runs a read-only capability on many nodes of
+// the caller's tenant and answers with every node's result or error in one structured result:
+// "health of every node", "which nodes run nginx" (service_unit_get with cap_id nginx).
+//
+// Which nodes: node_ids (at most kFleetReadMax), or every node of the tenant with a capability of
+// `kind` that is online (state "online", the default) or in any state ("any": offline nodes then
+// answer E_NODE_OFFLINE without a device round trip). At most `limit` (<= kFleetReadMax) nodes, in
+// node_id order; `truncated` says there were more. Each node's call goes through the CallGate like
+// any other call: scope, argument validation, the node's rate and concurrency limits (a limited
+// node answers E_RATE_LIMITED with retry_after_ms, the others still run) and the gateway deadline.
+// Only capabilities whose verb only reads (tool annotations readOnlyHint) are accepted, and no
+// stream (system.metrics subscribe).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "common/base/json.h"
+
+namespace fleetmcp::http {
+
+inline constexpr std::string_view kFleetReadTool = "fleet_read";
+inline constexpr size_t kFleetReadMax = 100;
+
+// The tool object tools/list shows (by_kind mode).
+json::Value fleet_read_tool(McpRevision revision, json::Allocator& alloc);
+
+struct FleetReadTarget {
+  std::string node_id;
+  std::string tool;     // the per-node tool's dotted name; empty when there is no single one
+  std::string problem;  // why, when tool is empty
+};
+
+struct FleetReadPlan {
+  std::vector<FleetReadTarget> targets;  // node_id order
+  std::string arguments_json = "{}";     // the same arguments for every node
+  size_t matched = 0;                    // before `limit`
+};
+
+// Checks the arguments and picks the nodes. An error envelope (E_MANIFEST_INVALID naming the
+// argument, E_SAFETY_DENIED for a capability that does more than read) when they are wrong.
+std::variant<FleetReadPlan, ErrorEnvelope> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant,
+                                                           const json::Value* args);
+
+// Collects the per-node answers of one fleet_read, in the plan's order.
+class FleetReadResults {
+ public:
+  explicit FleetReadResults(const FleetReadPlan& plan);
+  void set_result(size_t index, std::string_view result_json);
+  void set_error(size_t index, const ErrorEnvelope& error);
+  // {"results":[{node_id, ok, result | error}], "matched", "returned", "ok_count", "error_count", "truncated"}
+  json::Document document() const;
+
+ private:
+  struct Entry {
+    std::string node_id;
+    bool ok = false;
+    std::string result_json;
+    ErrorEnvelope error{ErrorCode::kInternal, "no answer", ""};
+  };
+  std::vector<Entry> entries_;
+  size_t matched_ = 0;
+};
+
+}  // namespace fleetmcp::http

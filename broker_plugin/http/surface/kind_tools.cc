@@ -1,0 +1,203 @@
+#include "broker_plugin/http/surface/kind_tools.h"
+
+#include <map>
+#include <set>
+
+#include "broker_plugin/http/calls/call_gate.h"
+#include "broker_plugin/http/surface/fleet_read.h"
+#include "broker_plugin/http/surface/tool_hints.h"
+
+namespace fleetmcp::http {
+namespace {
+
+constexpr std::string_view kUlidPattern = "^[0-9a-hjkmnp-tv-z]{26}$";
+
+json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
+
+// What one by_kind tool stands for among the tenant's per-node tools.
+struct KindVerbGroup {
+  const FleetTool* sample = nullptr;  // the tool of the most cautious safety class
+  std::set<std::string> cap_ids;
+  std::set<std::string> node_ids;     // at most kNodeEnumMax + 1: "more than the enum holds"
+};
+
+std::map<std::string, KindVerbGroup> groups_of(const FleetSnapshot& fleet, std::string_view tenant) {
+  std::map<std::string, KindVerbGroup> groups;
+  for (const FleetTool* t : fleet.tools(tenant)) {
+    KindVerbGroup& g = groups[kind_tool_name(t->kind, t->name.verb)];
+    if (g.sample == nullptr || t->safety_class > g.sample->safety_class) g.sample = t;
+    if (g.cap_ids.size() <= kCapEnumMax) g.cap_ids.insert(t->name.cap_id);
+    if (g.node_ids.size() <= kNodeEnumMax) g.node_ids.insert(t->name.node_id);
+  }
+  return groups;
+}
+
+json::Value string_enum(const std::set<std::string>& values, json::Allocator& a) {
+  json::Value e(rapidjson::kArrayType);
+  for (const auto& v : values) e.PushBack(str(v, a), a);
+  return e;
+}
+
+json::Value input_schema(const ToolCatalog& catalog, const FleetTool& sample, const KindVerbGroup& g,
+                         json::Allocator& a) {
+  json::Value props(rapidjson::kObjectType), required(rapidjson::kArrayType);
+  json::Value node(rapidjson::kObjectType);
+  node.AddMember("type", "string", a);
+  if (g.node_ids.size() <= kNodeEnumMax) {
+    node.AddMember("enum", string_enum(g.node_ids, a), a);
+    node.AddMember("description", "The node to act on.", a);
+  } else {
+    node.AddMember("pattern", str(kUlidPattern, a), a);
+    node.AddMember("description", str("The node to act on: a node_id from fleet_find_nodes with kind " + sample.kind + ".", a), a);
+  }
+  props.AddMember("node_id", node, a);
+  required.PushBack("node_id", a);
+  if (g.cap_ids.size() > 1) {
+    json::Value cap(rapidjson::kObjectType);
+    cap.AddMember("type", "string", a);
+    if (g.cap_ids.size() <= kCapEnumMax) cap.AddMember("enum", string_enum(g.cap_ids, a), a);
+    cap.AddMember("description", "Which capability of this kind on the node; may be left out when the node has only one.", a);
+    props.AddMember("cap_id", cap, a);
+  }
+  json::Value arguments = catalog.input_schema_json(sample, a);
+  const json::Value* req = json::find(arguments, "required");
+  if (req != nullptr && req->IsArray() && !req->Empty()) required.PushBack("arguments", a);
+  props.AddMember("arguments", arguments, a);
+  json::Value schema(rapidjson::kObjectType);
+  schema.AddMember("type", "object", a);
+  schema.AddMember("properties", props, a);
+  schema.AddMember("required", required, a);
+  schema.AddMember("additionalProperties", false, a);
+  return schema;
+}
+
+json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const KindVerbGroup& g,
+                      McpRevision revision, json::Allocator& a) {
+  const FleetTool& t = *g.sample;
+  json::Value v(rapidjson::kObjectType);
+  v.AddMember("name", str(name, a), a);
+  if (has_structured_output(revision)) v.AddMember("title", str(t.kind + " " + t.name.verb + " on a node", a), a);
+  // The kind's static template, its fields naming the arguments rather than one node.
+  const ToolName placeholder{t.name.kind_short, "<node_id>", "<cap_id>", t.name.verb};
+  v.AddMember("description", str(render_description(t.verb, placeholder), a), a);
+  v.AddMember("inputSchema", input_schema(catalog, t, g, a), a);
+  if (has_structured_output(revision)) v.AddMember("outputSchema", catalog.output_schema_json(t.verb.output_schema, a), a);
+  v.AddMember("annotations", annotations_json(t.safety_class, t.name.verb, a), a);
+  const std::string_view safety = safety_class_name(t.safety_class);
+  v.AddMember("x-safety-class", str(safety, a), a);
+  json::Value meta(rapidjson::kObjectType);
+  meta.AddMember("x-safety-class", str(safety, a), a);
+  meta.AddMember("io.fleetmcp/kind", str(t.kind, a), a);
+  meta.AddMember("io.fleetmcp/verb", str(t.name.verb, a), a);
+  v.AddMember("_meta", meta, a);
+  return v;
+}
+
+ErrorEnvelope invalid(std::string_view where, std::string_view what, std::string_view fix) {
+  return ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments at " + std::string(where) + ": " + std::string(what), fix);
+}
+
+bool tenant_has(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) {
+  for (const FleetTool* t : fleet.tools(tenant)) {
+    if (kind_tool_name(t->kind, t->name.verb) == name) return true;
+  }
+  return false;
+}
+
+std::string joined(const std::vector<const FleetTool*>& tools) {
+  std::string out;
+  for (const FleetTool* t : tools) out += (out.empty() ? "" : ", ") + t->name.cap_id;
+  return out;
+}
+
+}  // namespace
+
+std::string kind_tool_name(std::string_view kind, std::string_view verb) {
+  std::string name(kind);
+  for (char& c : name) {
+    if (c == '.') c = '_';
+  }
+  return name + "_" + std::string(verb);
+}
+
+json::Document KindTools::list_result(const FleetSnapshot& fleet, std::string_view tenant, McpRevision revision) const {
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  json::Value tools(rapidjson::kArrayType);
+  for (const auto& [name, group] : groups_of(fleet, tenant)) tools.PushBack(tool_json(catalog_, name, group, revision, a), a);
+  tools.PushBack(CompactTools::find_nodes_tool(revision, a), a);
+  tools.PushBack(fleet_read_tool(revision, a), a);
+  d.AddMember("tools", tools, a);
+  return d;
+}
+
+std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenant) const {
+  std::string d;
+  for (const auto& [name, g] : groups_of(fleet, tenant)) {
+    d += name + ":" + std::string(safety_class_name(g.sample->safety_class)) + ":" + g.sample->verb.input_schema + ":" +
+         g.sample->verb.output_schema + ":";
+    for (const auto& c : g.cap_ids) d += c + ",";
+    d += ":";
+    if (g.node_ids.size() <= kNodeEnumMax) {
+      for (const auto& n : g.node_ids) d += n + ",";
+    }
+    d += "\n";
+  }
+  return d;
+}
+
+bool KindTools::is_kind_tool(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) const {
+  return tenant_has(fleet, tenant, name);
+}
+
+std::variant<CompactTools::Target, ErrorEnvelope> KindTools::call_target(const FleetSnapshot& fleet,
+                                                                        std::string_view tenant, std::string_view name,
+                                                                        const json::Value* args) const {
+  static const json::Value kEmpty(rapidjson::kObjectType);
+  if (args == nullptr) args = &kEmpty;
+  if (!args->IsObject()) return invalid("the top level", "arguments must be an object", "pass {node_id, arguments}");
+  for (const auto& m : args->GetObject()) {
+    const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+    if (key != "node_id" && key != "cap_id" && key != "arguments") {
+      return invalid(std::string("/").append(ascii_clamp(key, 40)), "is not an argument of this tool",
+                     "pass only node_id, cap_id and arguments (the capability's own arguments go inside arguments)");
+    }
+  }
+  const auto node_id = json::get_string(*args, "node_id");
+  if (!node_id) {
+    return invalid("/node_id", "a node_id string is required", "name the node; fleet_find_nodes lists yours");
+  }
+  // The node's tools this name means. Another tenant's node finds none, like a missing one.
+  std::vector<const FleetTool*> matching;
+  if (const FleetNode* node = fleet.node(tenant, *node_id)) {
+    for (const FleetTool& t : node->tools) {
+      if (kind_tool_name(t.kind, t.name.verb) == name) matching.push_back(&t);
+    }
+  }
+  if (matching.empty()) {
+    if (!tenant_has(fleet, tenant, name)) return CompactTools::Target{std::string(name), args};  // unknown tool
+    return invalid("/node_id", "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool",
+                   "use a node_id that fleet_find_nodes lists for this kind");
+  }
+  const FleetTool* tool = matching.size() == 1 ? matching.front() : nullptr;
+  if (const json::Value* cap = json::find(*args, "cap_id")) {
+    tool = nullptr;
+    for (const FleetTool* t : matching) {
+      if (cap->IsString() && t->name.cap_id == std::string_view(cap->GetString(), cap->GetStringLength())) tool = t;
+    }
+    if (tool == nullptr) {
+      return invalid("/cap_id", "the node has no such capability of this kind", "use one of: " + joined(matching));
+    }
+  }
+  if (tool == nullptr) {
+    return invalid("/cap_id", "the node has several capabilities of this kind", "add cap_id, one of: " + joined(matching));
+  }
+  const json::Value* arguments = json::find(*args, "arguments");
+  if (arguments != nullptr && !arguments->IsObject()) {
+    return invalid("/arguments", "must be an object", "pass the capability's arguments as an object");
+  }
+  // The gate validates the arguments (once, for every path) and names them as /arguments/….
+  return CompactTools::Target{tool->name.dotted(), arguments, "/arguments"};
+}
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,58 @@
+// The by_kind tools mode (issue 14 part 1): a typed tool surface whose size does not grow with the
+// fleet. tools/list offers one tool per (kind, verb) present among the caller's tenant's verified
+// manifests, named `{kind with '_' for '.'}_{verb}` (system_echo_invoke, gpio_pin_set: no dots, so
+// OpenAI-style name rules accept them), plus the discovery tool fleet_find_nodes and the fleet-wide
+// read fleet_read (fleet_read.h). A by_kind tool takes
+//   node_id    which node: an enum of the tenant's matching nodes while there are at most
+//              kNodeEnumMax of them, else the ULID pattern (find them with fleet_find_nodes)
+//   cap_id     which capability of that kind on the node; only present when the tenant's nodes have
+//              several cap_ids of the kind (an enum of them), optional when the node has one
+//   arguments  the registry's input schema of the verb, exactly as the per-node tool has it
+// Its outputSchema is the registry's output schema; its annotations and x-safety-class are the
+// per-node tool's (the most cautious class when nodes declare the kind differently).
+//
+// A call resolves to the per-node tool's canonical name and then goes through the same CallGate as
+// any other call; the node's own safety class, scope, rate limit and two-phase rule apply.
+// Arguments are checked here first, so a wrong one is E_MANIFEST_INVALID naming its JSON pointer
+// (/node_id, /cap_id, /arguments/message) before any device round trip. A node of another tenant
+// gets exactly the answer of a node that does not exist.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "broker_plugin/http/surface/compact_tools.h"
+#include "broker_plugin/http/surface/tool_catalog.h"
+
+namespace fleetmcp::http {
+
+// Up to this many matching nodes, a tool's node_id is an enum of them (no discovery round trip).
+inline constexpr size_t kNodeEnumMax = 16;
+// Up to this many distinct cap_ids of a kind, cap_id is an enum of them.
+inline constexpr size_t kCapEnumMax = 32;
+
+class KindTools {
+ public:
+  explicit KindTools(const ToolCatalog& catalog) : catalog_(catalog) {}
+
+  // The by_kind tools of the tenant in name order, then fleet_find_nodes and fleet_read.
+  json::Document list_result(const FleetSnapshot& fleet, std::string_view tenant, McpRevision revision) const;
+  // Changes exactly when list_result would (the (kind, verb) set, classes, cap_id and node enums).
+  std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const;
+
+  // "system_echo_invoke" → true when some node of the tenant has that (kind, verb).
+  bool is_kind_tool(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) const;
+  // The per-node tool a by_kind call means and its arguments, or E_MANIFEST_INVALID naming the
+  // argument. An unknown name comes back as a Target with that name, for the gate to refuse.
+  std::variant<CompactTools::Target, ErrorEnvelope> call_target(const FleetSnapshot& fleet, std::string_view tenant,
+                                                                std::string_view name, const json::Value* args) const;
+
+ private:
+  const ToolCatalog& catalog_;
+};
+
+// "system.echo", "invoke" → "system_echo_invoke".
+std::string kind_tool_name(std::string_view kind, std::string_view verb);
+
+}  // namespace fleetmcp::http

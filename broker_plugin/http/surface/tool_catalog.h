@@ -1,0 +1,59 @@
+// MCP tool objects for a tenant's fleet (docs/protocol.md §7): one per capability × verb, named dotted or
+// dashed (D9), described by the kind registry's static template (never device strings), with the
+// registry's input and output schemas and annotations from safety_class. Also the tools/list
+// pagination over the snapshot's stable order.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/surface/list_cursor.h"
+#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "common/registry/schema_registry.h"
+
+namespace fleetmcp::http {
+
+// MCP annotations from (safety_class, verb) (tool_hints.h), openWorldHint false: the tools act
+// only on the caller's own enrolled devices.
+json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& alloc);
+
+class ToolCatalog {
+ public:
+  ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size);
+
+  std::string presented_name(const ToolName& name) const;
+  // One MCP Tool object.
+  json::Value tool_json(const FleetTool& tool, McpRevision revision, json::Allocator& alloc) const;
+  // The tools/list result {tools, nextCursor?}. nullopt when the cursor is not one of ours.
+  std::optional<json::Document> list_page(const FleetSnapshot& fleet, std::string_view tenant,
+                                          const std::optional<std::string>& cursor, McpRevision revision) const;
+  // A copy of a registry schema as served: the portable rewrite, parsed once at start-up.
+  json::Value schema_json(std::string_view id, json::Allocator& alloc) const;
+  // An output schema as served: without its top description, which the tool's description (the
+  // kind's template, "Returns …") already gives; every tool repeats it otherwise. It carries an
+  // `$id` of its own, "<id>/served-<hash of the served text>": the official MCP SDK compiles a
+  // validator for every listed tool's outputSchema (Ajv, ~0.8 ms each) unless it has compiled one
+  // for that $id before (docs/http-front.md, "Listing cost").
+  json::Value output_schema_json(std::string_view id, json::Allocator& alloc) const;
+  // The input schema a client sees: the registry's, plus commit_token for two-phase tools.
+  json::Value input_schema_json(const FleetTool& tool, json::Allocator& alloc) const;
+
+  const SchemaRegistry& schemas() const { return *schemas_; }
+  const CursorCodec& cursors() const { return cursors_; }
+  size_t page_size() const { return page_size_; }
+
+ private:
+  std::shared_ptr<const SchemaRegistry> schemas_;
+  ToolNameStyle style_;
+  size_t page_size_;
+  CursorCodec cursors_;
+  std::map<std::string, json::Document, std::less<>> parsed_;         // schema id -> served document
+  std::map<std::string, json::Document, std::less<>> parsed_output_;  // schema id -> served as outputSchema
+};
+
+}  // namespace fleetmcp::http

@@ -1,0 +1,97 @@
+#include "common/base/config_file.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+#include "common/base/file_text.h"
+
+namespace fleetmcp {
+namespace {
+
+constexpr size_t kMaxConfigBytes = 1 << 20;  // configs are small; a huge file is a mistake
+
+std::string_view trim(std::string_view s) {
+  const auto first = s.find_first_not_of(" \t\r");
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
+}
+
+// A '#' at the start of a line or after whitespace starts a comment, so the trailing comments of
+// the documented device.conf work, while a '#' inside a value ("a#b") stays part of it.
+std::string_view strip_comment(std::string_view line) {
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) return line.substr(0, i);
+  }
+  return line;
+}
+
+[[noreturn]] void fail_at(std::string_view file, int line, std::string_view what) {
+  throw Error(ErrorCode::kBadRequest, std::string(file) + ":" + std::to_string(line) + ": " + std::string(what),
+              "fix line " + std::to_string(line) + " of " + std::string(file) + "; each line is 'key = value'");
+}
+
+}  // namespace
+
+void ConfigEntry::fail(std::string_view what) const {
+  throw Error(ErrorCode::kBadRequest, file + ":" + std::to_string(line) + ": " + key + ": " + std::string(what),
+              "fix the value of " + key + " on line " + std::to_string(line) + " of " + file);
+}
+
+int64_t ConfigEntry::as_int(int64_t min, int64_t max) const {
+  int64_t v = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
+  if (ec == std::errc::result_out_of_range) fail("integer out of range");
+  if (ec != std::errc() || ptr != end || value.empty()) fail("not an integer");
+  if (v < min || v > max) fail("must be between " + std::to_string(min) + " and " + std::to_string(max));
+  return v;
+}
+
+double ConfigEntry::as_number(double min, double max) const {
+  double v = 0;
+  const char* end = value.data() + value.size();
+  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
+  if (ec != std::errc() || ptr != end || value.empty() || !std::isfinite(v)) fail("not a number");
+  if (v < min || v > max) {
+    std::ostringstream range;
+    range << "must be between " << min << " and " << max;
+    fail(range.str());
+  }
+  return v;
+}
+
+bool ConfigEntry::as_bool() const {
+  if (value == "true" || value == "yes" || value == "on" || value == "1") return true;
+  if (value == "false" || value == "no" || value == "off" || value == "0") return false;
+  fail("not a boolean (true/false, yes/no, on/off, 1/0)");
+}
+
+std::vector<ConfigEntry> parse_config_text(std::string_view text, std::string_view file_name) {
+  std::vector<ConfigEntry> entries;
+  int number = 0;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    const std::string_view raw = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    ++number;
+    const std::string_view line = trim(strip_comment(raw));
+    if (line.empty()) continue;
+    const auto eq = line.find('=');
+    if (eq == std::string_view::npos) fail_at(file_name, number, "expected 'key = value'");
+    const std::string_view key = trim(line.substr(0, eq));
+    if (key.empty()) fail_at(file_name, number, "missing key before '='");
+    entries.push_back({std::string(file_name), number, std::string(key), std::string(trim(line.substr(eq + 1)))});
+  }
+  return entries;
+}
+
+std::vector<ConfigEntry> read_config_file(const std::string& path) {
+  const std::string text = read_file(path, ErrorCode::kBadRequest, "config file");
+  if (text.size() > kMaxConfigBytes) {
+    throw Error(ErrorCode::kBadRequest, path + ": larger than 1 MiB", "a config file is a few hundred lines at most");
+  }
+  return parse_config_text(text, path);
+}
+
+}  // namespace fleetmcp

@@ -1,0 +1,157 @@
+#include "common/crypto/agent_token.h"
+
+#include <optional>
+#include <vector>
+
+#include "common/base/bytes.h"
+#include "common/base/error.h"
+#include "common/base/json.h"
+#include "common/ids/ulid.h"
+
+namespace fleetmcp {
+namespace {
+
+// The only header we issue and the only algorithm we accept (no "none", no HMAC confusion).
+constexpr std::string_view kHeader = R"({"alg":"EdDSA","typ":"JWT"})";
+constexpr size_t kMaxTokenBytes = 8192;  // bounds the work an unauthenticated caller can cause
+constexpr std::string_view kFix = "ask the fleet operator for a new token (fleetctl token issue)";
+
+// Every refusal says what is wrong in our own words; nothing from the token is echoed back,
+// because tokens are secrets and their contents are attacker-controlled.
+[[noreturn]] void refuse(std::string_view why) {
+  throw Error(ErrorCode::kSafetyDenied, "agent token refused: " + std::string(why), kFix);
+}
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  for (size_t start = 0;;) {
+    const auto at = text.find(sep, start);
+    parts.push_back(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
+std::string join_scopes(const AgentToken& claims) {
+  std::string scope;
+  for (const auto& s : claims.scopes) scope += (scope.empty() ? "" : " ") + s;
+  return scope;
+}
+
+std::string claims_json(const AgentToken& c) {
+  json::Document doc(rapidjson::kObjectType);
+  auto& a = doc.GetAllocator();
+  doc.AddMember("sub", json::string_value(c.sub, a), a);
+  doc.AddMember("tenant", json::string_value(c.tenant, a), a);
+  doc.AddMember("scope", json::string_value(join_scopes(c), a), a);
+  doc.AddMember("aud", json::string_value(c.aud, a), a);
+  doc.AddMember("iat", json::Value(c.iat), a);
+  doc.AddMember("exp", json::Value(c.exp), a);
+  doc.AddMember("jti", json::string_value(c.jti, a), a);
+  return json::to_string(doc);
+}
+
+// Decodes one base64url segment and parses it as a strict JSON object. Errors from the parser
+// are replaced by our own message, since theirs may quote the (secret) token text.
+json::Document decode_segment(std::string_view segment, std::string_view what) {
+  const auto bytes = base64url_decode(segment);
+  if (!bytes) refuse(std::string(what) + " is not base64url");
+  const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  std::optional<json::Document> doc;
+  try {
+    doc.emplace(json::parse_strict(text, ErrorCode::kSafetyDenied, {.max_bytes = kMaxTokenBytes, .max_depth = 4}));
+  } catch (const Error&) {
+    refuse(std::string(what) + " is not valid JSON");
+  }
+  if (!doc->IsObject()) refuse(std::string(what) + " is not a JSON object");
+  return std::move(*doc);
+}
+
+void check_header(const json::Value& header) {
+  if (json::get_string(header, "alg") != std::optional<std::string_view>("EdDSA")) refuse("alg must be EdDSA");
+  if (const auto* typ = json::find(header, "typ"); typ && !(typ->IsString() && std::string_view(typ->GetString()) == "JWT")) {
+    refuse("typ must be JWT");
+  }
+  // RFC 7515 §4.1.11: a critical extension we do not understand means we must reject.
+  if (json::find(header, "crit")) refuse("critical header extensions are not supported");
+}
+
+std::string_view require_string(const json::Value& claims, std::string_view key) {
+  const auto v = json::get_string(claims, key);
+  if (!v || v->empty()) refuse("claim " + std::string(key) + " is missing or not a non-empty string");
+  return *v;
+}
+
+int64_t require_int(const json::Value& claims, std::string_view key) {
+  const auto v = json::get_int64(claims, key);
+  if (!v) refuse("claim " + std::string(key) + " is missing or not an integer");
+  return *v;
+}
+
+// A ULID in either case, as fleetctl issues them (the revocation list compares them lowercase).
+bool is_jti(std::string_view jti) { return is_node_id(jti) || is_msg_id(jti); }
+
+AgentToken read_claims(const json::Value& claims) {
+  AgentToken t;
+  t.sub = require_string(claims, "sub");
+  t.tenant = require_string(claims, "tenant");
+  t.aud = require_string(claims, "aud");
+  t.jti = require_string(claims, "jti");
+  // The revocation list names tokens by jti, and holds only ULIDs (fleetctl pki revoke): a token
+  // with any other jti could never be revoked.
+  if (!is_jti(t.jti)) refuse("claim jti is not a ULID, so the token could never be revoked");
+  t.iat = require_int(claims, "iat");
+  t.exp = require_int(claims, "exp");
+  for (auto scope : split(require_string(claims, "scope"), ' ')) {
+    if (!scope.empty()) t.scopes.emplace(scope);
+  }
+  return t;
+}
+
+void check_times(const AgentToken& t, int64_t now_s, int64_t leeway_s) {
+  // Bounding the claims first keeps the arithmetic below free of overflow.
+  constexpr int64_t kYear9999 = 253402300799;
+  if (t.iat < 0 || t.exp > kYear9999) refuse("iat or exp out of range");
+  if (t.exp <= t.iat) refuse("exp is not after iat");
+  if (now_s >= t.exp + leeway_s) refuse("token has expired");
+  if (t.iat > now_s + leeway_s) refuse("token is issued in the future (check the clocks)");
+}
+
+}  // namespace
+
+std::string issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey& issuer) {
+  if (claims.sub.empty() || claims.tenant.empty() || claims.aud.empty() || claims.jti.empty() ||
+      claims.scopes.empty()) {
+    throw Error(ErrorCode::kBadRequest, "an agent token needs sub, tenant, aud, jti and at least one scope",
+                "fill in every claim");
+  }
+  if (claims.exp <= claims.iat) throw Error(ErrorCode::kBadRequest, "token exp must be after iat", "use a positive ttl");
+  if (!is_jti(claims.jti)) throw Error(ErrorCode::kBadRequest, "token jti must be a ULID", "use new_msg_id()");
+  const std::string signing_input = base64url_encode(as_bytes(kHeader)) + "." + base64url_encode(as_bytes(claims_json(claims)));
+  return signing_input + "." + base64url_encode(issuer.sign(signing_input));
+}
+
+std::string unverified_subject(std::string_view token) {
+  if (token.size() > kMaxTokenBytes) refuse("token is too long");
+  const auto parts = split(token, '.');
+  if (parts.size() != 3) refuse("not a compact JWS (three dot-separated parts)");
+  return std::string(require_string(decode_segment(parts[1], "claims"), "sub"));
+}
+
+AgentToken verify_agent_token(std::string_view token, const Ed25519PublicKey& issuer, std::string_view expected_aud,
+                              int64_t now_s, int64_t leeway_s) {
+  if (token.size() > kMaxTokenBytes) refuse("token is too long");
+  const auto parts = split(token, '.');
+  if (parts.size() != 3) refuse("not a compact JWS (three dot-separated parts)");
+  check_header(decode_segment(parts[0], "header"));
+  const auto sig = base64url_decode(parts[2]);
+  const std::string_view signing_input = token.substr(0, parts[0].size() + 1 + parts[1].size());
+  if (!sig || !ed25519_verify(issuer, signing_input, *sig)) refuse("signature does not verify with the issuer key");
+  // Only now, with the issuer's signature checked, are the claims worth reading.
+  AgentToken t = read_claims(decode_segment(parts[1], "claims"));
+  check_times(t, now_s, leeway_s);
+  if (!expected_aud.empty() && t.aud != expected_aud) refuse("wrong audience");
+  return t;
+}
+
+}  // namespace fleetmcp

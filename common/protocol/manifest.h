@@ -1,0 +1,115 @@
+// CapabilityManifest (RFC-0001 §2, manifest@1.2.0): building, signing and verifying exactly as
+// docs/protocol.md §5 says.
+//
+//   P0 = JCS(M with sig = "" and payload_hash = "")     payload_hash = hex BLAKE3-256(P0)
+//   P1 = JCS(M with sig = "" and payload_hash = hash)   sig = base64url(Ed25519(P1)), 86 chars
+//   etag = hex BLAKE3-256(JCS(M as published))
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/crypto/ed25519.h"
+#include "common/base/json.h"
+#include "common/registry/kinds.h"
+#include "common/registry/schema_registry.h"
+#include "common/crypto/x509.h"
+
+namespace fleetmcp {
+
+inline constexpr std::string_view kManifestVersion = "1.1.0";                  // docs/protocol.md D1
+// manifest@1.2.0 is manifest@1.1.0 plus the Doc 05 kinds and their clamps (the v1.4 kind registry
+// amendment, docs/protocol.md D11); the wire format, and so manifest_version, is unchanged (D1).
+inline constexpr std::string_view kManifestSchemaId = "mcp://schemas/manifest@1.2.0";
+inline constexpr size_t kMaxManifestBytes = 64 * 1024;
+inline constexpr int64_t kMaxManifestTtlMs = 86'400'000;
+inline constexpr int64_t kMaxClockSkewMs = 60'000;
+
+struct CapabilityConstraints {
+  double rate_limit_rps = 1;
+  int max_concurrency = 1;
+  int deadline_ms_default = 2000;
+};
+
+struct Capability {
+  std::string cap_id, kind, schema_ref;
+  std::vector<std::string> verbs;
+  SafetyClass safety_class = SafetyClass::kReadOnly;
+  CapabilityConstraints constraints;
+};
+
+// hw_fingerprint.value: hex BLAKE3-256 of "name=value\n" per source, in the order given.
+std::string hw_fingerprint_value(const std::vector<std::pair<std::string, std::string>>& sources);
+
+// What a node signs. Times in ms since the epoch.
+struct ManifestContent {
+  std::string node_id;
+  std::vector<std::pair<std::string, std::string>> hw_sources;  // (source name, raw value)
+  std::string kid;  // certificate thumbprint
+  int64_t issued_at_ms = 0, expires_at_ms = 0;
+  std::vector<Capability> capabilities;
+};
+
+json::Document build_manifest(const ManifestContent& content);
+
+// Fills node_attestation.payload_hash and .sig of `manifest` in place (alg and kid must be set)
+// and returns the published bytes: JCS of the signed manifest.
+std::string sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key);
+
+std::string manifest_etag(const json::Value& manifest);  // hex BLAKE3-256 of its JCS
+
+// A manifest that passed checks 1–3 of docs/protocol.md §5 (parse, kinds, schema).
+struct ParsedManifest {
+  json::Document doc;
+  std::string node_id, kid, sig, payload_hash, hw_fingerprint, etag;
+  // JCS(M as published), the etag's input, and where the sig and payload_hash strings (quotes
+  // included) stand in it: check 7 derives P0 and P1 from it by blanking them (docs/protocol.md §5).
+  std::string canonical;
+  size_t sig_begin = 0, sig_end = 0, hash_begin = 0, hash_end = 0;
+  int64_t issued_at_ms = 0, expires_at_ms = 0;
+  std::vector<Capability> capabilities;
+};
+
+// What the verifier needs to know about the announce beyond its bytes.
+struct AnnounceContext {
+  int64_t now_ms = 0;
+  std::string_view topic_node_id;       // "" = not checked (offline verification)
+  std::string_view publisher_identity;  // certificate CN of the publisher; "" = not checked
+  const Certificate* certificate = nullptr;  // presented or enrolled cert of the node (checks 6, 7)
+  std::optional<int64_t> last_issued_at_ms;  // check 8
+  std::optional<std::string> pinned_hw_fingerprint;  // check 9
+};
+
+// docs/protocol.md §5 verification, every check in the table's order; the first failure throws
+// fleetmcp::Error with that check's code and a message naming what failed.
+class ManifestVerifier {
+ public:
+  ManifestVerifier(std::shared_ptr<const SchemaRegistry> schemas, Certificate ca,
+                   std::shared_ptr<const RevocationList> revoked);
+
+  // Checks 1–9.
+  ParsedManifest verify(std::string_view payload, const AnnounceContext& ctx) const;
+
+  // The pieces, for callers that cache the expensive part by (kid, payload_hash):
+  ParsedManifest parse(std::string_view payload) const;                         // checks 1–3
+  void check_time(const ParsedManifest& m, int64_t now_ms) const;               // check 4
+  void check_identity(const ParsedManifest& m, const AnnounceContext& ctx) const;  // 5, 6
+  void check_signature(const ParsedManifest& m, const Certificate& cert) const;   // 7
+  void check_history(const ParsedManifest& m, const AnnounceContext& ctx) const;  // 8, 9
+
+  const SchemaRegistry& schemas() const { return *schemas_; }
+  const Certificate& ca() const { return ca_; }
+  void set_revocations(std::shared_ptr<const RevocationList> revoked) { revoked_ = std::move(revoked); }
+
+ private:
+  std::shared_ptr<const SchemaRegistry> schemas_;
+  Certificate ca_;
+  std::shared_ptr<const RevocationList> revoked_;
+};
+
+}  // namespace fleetmcp

@@ -1,0 +1,87 @@
+// The sysfs PWM interface (Documentation/ABI/testing/sysfs-class-pwm): export the channel, then
+// period, duty_cycle and enable in nanoseconds. duty_cycle may never exceed period, so the order
+// of writes depends on whether the period grows or shrinks.
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "device_client/handlers/catalogue_error.h"
+#include "device_client/backends/pwm_channel.h"
+
+namespace fleetmcp::device {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SysfsPwmChannel : public PwmChannel {
+ public:
+  SysfsPwmChannel(std::string root, int chip, int channel)
+      : chip_dir_(root + "/pwmchip" + std::to_string(chip)),
+        dir_(chip_dir_ + "/pwm" + std::to_string(channel)),
+        channel_(channel) {}
+
+  PwmState read() override {
+    ensure_exported();
+    return pwm_state(read_number("period"), read_number("duty_cycle"), read_number("enable") == 1);
+  }
+
+  PwmState set(double frequency_hz, double duty_cycle_percent) override {
+    ensure_exported();
+    const PwmTiming t = pwm_timing(frequency_hz, duty_cycle_percent);
+    const long long old_period = read_number("period");
+    if (t.period_ns >= old_period) {
+      write_value("period", t.period_ns);
+      write_value("duty_cycle", t.duty_ns);
+    } else {  // the new duty is below the new period, hence below the old one: it goes first
+      write_value("duty_cycle", t.duty_ns);
+      write_value("period", t.period_ns);
+    }
+    write_value("enable", t.duty_ns > 0 ? 1 : 0);
+    return read();
+  }
+
+ private:
+  void ensure_exported() {
+    if (fs::exists(dir_)) return;
+    if (!fs::exists(chip_dir_)) {
+      throw failed_precondition("no PWM chip at " + chip_dir_,
+                                "enable the PWM overlay (e.g. dtoverlay=pwm in config.txt) or fix the chip= setting");
+    }
+    write_file(chip_dir_ + "/export", std::to_string(channel_));
+    // udev fixes the permissions of the new directory shortly after the export.
+    for (int i = 0; i < 50 && !fs::exists(dir_ + "/period"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+
+  long long read_number(const std::string& name) {
+    std::ifstream in(dir_ + "/" + name);
+    long long v = 0;
+    if (!(in >> v)) {
+      throw failed_precondition("cannot read " + dir_ + "/" + name, "check that the PWM channel exists and is readable");
+    }
+    return v;
+  }
+
+  void write_value(const std::string& name, long long v) { write_file(dir_ + "/" + name, std::to_string(v)); }
+
+  static void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+    out.flush();
+    if (!out) {
+      throw failed_precondition("cannot write " + path + ": " + errno_text(errno),
+                                "run fleetmcp-device with write access to the PWM class (group gpio on Raspberry Pi OS)");
+    }
+  }
+
+  const std::string chip_dir_, dir_;
+  const int channel_;
+};
+
+}  // namespace
+
+std::unique_ptr<PwmChannel> make_sysfs_pwm_channel(std::string sysfs_root, int chip, int channel) {
+  return std::make_unique<SysfsPwmChannel>(std::move(sysfs_root), chip, channel);
+}
+
+}  // namespace fleetmcp::device

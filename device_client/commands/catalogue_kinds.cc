@@ -1,0 +1,191 @@
+#include "device_client/commands/catalogue_kinds.h"
+
+#include <cstdlib>
+#include <set>
+
+#include "device_client/peripherals/camera_handler.h"
+#include "device_client/backends/camera_helper.h"
+#include "device_client/node/capability_settings.h"
+#include "device_client/peripherals/gpio_handler.h"
+#include "device_client/peripherals/i2c_handler.h"
+#include "device_client/handlers/info_handlers.h"
+#include "device_client/handlers/log_handler.h"
+#include "device_client/handlers/power_handler.h"
+#include "device_client/peripherals/pwm_handler.h"
+#include "device_client/handlers/server_handler.h"
+#include "device_client/handlers/service_handler.h"
+#include "device_client/handlers/system_handlers.h"
+
+namespace fleetmcp::device {
+namespace {
+
+using Made = std::unique_ptr<ToolHandler>;
+
+// systemd unit names (systemd.unit(5)): no path separators, a known unit type suffix.
+bool is_unit_name(std::string_view s) {
+  if (s.empty() || s.size() > 256) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '_' && c != '.' && c != '@' && c != '-' && c != '\\') {
+      return false;
+    }
+  }
+  for (std::string_view suffix : {".service", ".timer", ".socket", ".target", ".path", ".mount"}) {
+    if (s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix) return true;
+  }
+  return false;
+}
+
+std::string unit_setting(CapabilitySettings& s, std::string_view key, std::string value) {
+  if (!is_unit_name(value)) s.fail(key, "must be a systemd unit name such as nginx.service");
+  return value;
+}
+
+std::vector<std::string> unit_list(CapabilitySettings& s, std::string_view key) {
+  std::vector<std::string> units;
+  const std::string listed = s.required_text(key, "fleetmcp-device.service,nginx.service");
+  std::string_view rest = listed;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    units.push_back(unit_setting(s, key, std::string(rest.substr(0, comma))));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  if (units.size() > 16) s.fail(key, "at most 16 units");
+  return units;
+}
+
+Made no_settings(const CapabilityConfig& cap, Made handler) {
+  CapabilitySettings s(cap);
+  s.finish();
+  return handler;
+}
+
+Made gpio(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  const int line = static_cast<int>(s.required_integer("line", 0, 1023));
+  const std::string chip = s.text("chip").value_or("gpiochip0");
+  const bool writable = s.flag("writable", true);
+  const bool sim = s.simulated_backend(n.simulated);
+  s.finish();
+  auto backend = sim ? make_simulated_gpio_line() : make_gpiod_line(chip, static_cast<unsigned>(line));
+  return std::make_unique<GpioHandler>(std::move(backend), line, writable, n.timers);
+}
+
+Made pwm(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  const int chip = static_cast<int>(s.integer("chip", 0, 64, 0));
+  const int channel = static_cast<int>(s.integer("channel", 0, 64, 0));
+  const int pin = static_cast<int>(s.integer("pin", 0, 1023, 18));
+  const bool sim = s.simulated_backend(n.simulated);
+  s.finish();
+  auto backend = sim ? make_simulated_pwm_channel() : make_sysfs_pwm_channel("/sys/class/pwm", chip, channel);
+  return std::make_unique<PwmHandler>(std::move(backend), pin);
+}
+
+Made i2c(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  const int bus = static_cast<int>(s.required_integer("bus", 0, 255));
+  const auto listed = s.integer_list("addresses", 0, 127);
+  if (listed.empty()) s.fail("addresses", "required: the 7-bit addresses this capability may touch, e.g. 0x48,0x76");
+  const bool writable = s.flag("writable", true);
+  const auto readable = s.integer_list("readable_registers", 0, 255);
+  auto present = s.integer_list("sim_devices", 0, 127);
+  const bool sim = s.simulated_backend(n.simulated);
+  s.finish();
+  std::set<int> allowed(listed.begin(), listed.end());
+  if (present.empty()) present.assign(listed.begin(), listed.end());
+  auto backend = sim ? make_simulated_i2c_bus(std::vector<int>(present.begin(), present.end())) : make_i2c_dev_bus(bus);
+  return std::make_unique<I2cHandler>(std::move(backend), bus, std::move(allowed),
+                                      std::set<int>(readable.begin(), readable.end()), writable);
+}
+
+Made service(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  const std::string unit = unit_setting(s, "unit", s.required_text("unit", "nginx.service"));
+  const bool sim = s.simulated_backend(n.simulated);
+  s.finish();
+  return std::make_unique<ServiceHandler>(sim ? make_simulated_service(unit) : make_sd_bus_service(unit));
+}
+
+Made logs(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  auto units = unit_list(s, "units");
+  const bool sim = s.simulated_backend(n.simulated);
+  s.finish();
+  return std::make_unique<LogHandler>(sim ? make_simulated_log_source(std::move(units)) : make_sd_journal_source(std::move(units)));
+}
+
+std::string default_photo_dir(const NodeServices& n) {
+  const char* tmp = std::getenv("TMPDIR");
+  return std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") + "/fleetmcp-photos/" + n.node_id;
+}
+
+Made camera(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  const int index = static_cast<int>(s.integer("camera", 0, 15, 0));
+  auto dir = s.text("dir");
+  const size_t max_files = static_cast<size_t>(s.integer("max_files", 1, 10000, 100));
+  const std::string helper = s.text("helper").value_or(default_camera_helper_path());
+  const bool sim = s.simulated_backend(n.simulated);
+  s.finish();
+  if (!dir && !sim) s.fail("dir", "required: the directory photos are written to, e.g. /var/lib/fleetmcp/photos");
+  if (dir && dir->front() != '/') s.fail("dir", "must be an absolute path");
+  auto store = std::make_unique<PhotoStore>(dir.value_or(default_photo_dir(n)), cap.cap_id, max_files);
+  if (helper.front() != '/') s.fail("helper", "must be an absolute path");
+  auto source = sim ? make_test_pattern_camera() : make_camera_helper_source(helper, static_cast<unsigned>(index));
+  return std::make_unique<CameraHandler>(std::move(source), std::move(store));
+}
+
+Made power(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  const std::string action = s.required_text("action", "reboot");
+  const bool allow_shutdown = s.flag("allow_shutdown", false);
+  const bool sim = s.simulated_backend(n.simulated);
+  s.finish();
+  if (action != "reboot" && action != "shutdown") s.fail("action", "must be reboot or shutdown");
+  if (action == "shutdown" && !allow_shutdown) {
+    s.fail("action", "shutdown also needs allow_shutdown=true (a powered-off device needs someone on site)");
+  }
+  return std::make_unique<PowerHandler>(sim ? make_simulated_power() : make_logind_power(), action, n.node_id);
+}
+
+Made server(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  auto unit = s.text("update_unit");
+  const bool sim = s.simulated_backend(n.simulated);
+  s.finish();
+  std::unique_ptr<ServiceControl> update;
+  if (unit) {
+    unit_setting(s, "update_unit", *unit);
+    update = sim ? make_simulated_service(*unit) : make_sd_bus_service(*unit);
+  }
+  return std::make_unique<ServerHandler>(n, std::move(update));
+}
+
+CapabilityConstraints limits(double rps, int concurrency, int deadline_ms) { return {rps, concurrency, deadline_ms}; }
+
+}  // namespace
+
+void add_catalogue_kinds(HandlerCatalogue& c) {
+  c.add("system.info", [](const CapabilityConfig& cap, const NodeServices&) {
+    return no_settings(cap, std::make_unique<SystemInfoHandler>());
+  }, limits(5, 2, 2000));
+  c.add("system.health", [](const CapabilityConfig& cap, const NodeServices& n) {
+    return no_settings(cap, std::make_unique<HealthHandler>(n));
+  }, limits(5, 2, 3000));
+  c.add("network.status", [](const CapabilityConfig& cap, const NodeServices&) {
+    return no_settings(cap, std::make_unique<NetworkHandler>());
+  }, limits(2, 1, 2000));
+  c.add("process.table", [](const CapabilityConfig& cap, const NodeServices&) {
+    return no_settings(cap, std::make_unique<ProcessHandler>());
+  }, limits(2, 1, 3000));
+  c.add(std::string(kServiceKind), service, limits(1, 1, 10000));
+  c.add(std::string(kLogsKind), logs, limits(2, 1, 3000));
+  c.add(std::string(kGpioPinKind), gpio, limits(10, 1, 1000));
+  c.add(std::string(kPwmKind), pwm, limits(10, 1, 1000));
+  c.add(std::string(kI2cKind), i2c, limits(20, 1, 1000));
+  c.add(std::string(kCameraKind), camera, limits(0.5, 1, 15000));
+  c.add(std::string(kPowerKind), power, limits(0.05, 1, 2000));
+  c.add(std::string(kServerKind), server, limits(0.5, 1, 5000));
+}
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,43 @@
+// The `cmd` envelope a node receives on $devices/<id>/cmd (docs/protocol.md §4):
+//   {"type":"cmd","msg_id":"<ULID, uppercase>","ts_ms":…,"deadline_ms":…,
+//    "payload":{"tool":"<kind_short>.<node_id>.<cap_id>.<verb>","arguments":{…}}}
+// Reading happens in two steps because the first decides whether there is anyone to answer:
+// without a usable msg_id a cmd_ack cannot be correlated, so such a cmd is logged and dropped.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/base/json.h"
+
+namespace fleetmcp::device {
+
+// A cmd over 64 KiB is refused (E_BAD_REQUEST). Up to 1 MiB is still parsed, only to find its
+// msg_id so the refusal can be sent; the session's MQTT Maximum Packet Size keeps anything larger
+// from ever arriving.
+inline constexpr size_t kMaxCmdBytes = 64 * 1024;
+inline constexpr size_t kMaxCmdParseBytes = 1024 * 1024;
+
+struct ReceivedCmd {
+  json::Document doc;
+  std::string msg_id;
+  size_t size = 0;
+};
+
+// Step 1: strict JSON with a well-formed msg_id, or nullopt with `why` saying what was missing.
+std::optional<ReceivedCmd> read_cmd(std::string_view payload, std::string& why);
+
+struct CmdEnvelope {
+  std::string msg_id;
+  int64_t ts_ms = 0, deadline_ms = 0;
+  std::string tool;
+  const json::Value* arguments = nullptr;  // points into the ReceivedCmd's document
+};
+
+// Step 2: size, type, ts_ms, deadline_ms, payload.tool (the dotted four-segment form of RFC-0002
+// §5.7) and payload.arguments. Throws Error(kBadRequest) naming the field that is wrong.
+CmdEnvelope check_cmd_envelope(const ReceivedCmd& cmd);
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,246 @@
+#include "device_client/commands/command_dispatcher.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "device_client/commands/cmd_ack.h"
+#include "device_client/session/event_log.h"
+
+namespace fleetmcp::device {
+namespace {
+
+int64_t mono_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The clock PluginClock learns on: monotonic (NTP never steps it) and, unlike steady_clock, still
+// running while the machine is suspended, so a cmd delivered after a suspend is seen to be late.
+int64_t boot_ms() {
+  timespec ts{};
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1'000'000;
+}
+
+std::string tool_fix() {
+  return "read the node's current manifest on $devices/<node_id>/announce and call a tool it lists";
+}
+
+}  // namespace
+
+struct CommandDispatcher::Call {
+  int64_t received_boot_ms = 0, received_wall_ms = 0;  // when the node read it
+  ReceivedCmd cmd;
+  CmdEnvelope env;
+  const ToolEntry* tool = nullptr;
+  int64_t deadline_ms = 0;          // effective handler deadline, relative
+  int64_t deadline_at_mono_ms = 0;  // absolute, steady clock
+  TimerQueue::TimerId deadline_timer{};
+  std::atomic<bool> finished{false};
+};
+
+CommandDispatcher::CommandDispatcher(std::string node_id, const ToolTable& tools, SchemaCheck schemas,
+                                     WorkerPool& workers, TimerQueue& timers, AckSink send_ack)
+    : node_id_(std::move(node_id)), tools_(tools), schemas_(std::move(schemas)), workers_(workers),
+      timers_(timers), send_ack_(std::move(send_ack)) {}
+
+void CommandDispatcher::on_cmd(std::string_view payload) {
+  const int64_t received_boot_ms = boot_ms(), received_wall_ms = now_ms();
+  std::string why;
+  auto cmd = read_cmd(payload, why);
+  if (!cmd) {
+    log_warn(node_id_, "cmd.dropped", why + "; no msg_id to reply to");
+    return;
+  }
+  const auto seen = cache_.begin(cmd->msg_id, received_wall_ms);
+  if (seen.seen == IdempotencyCache::Seen::kDone) {
+    log_info(node_id_, "cmd.duplicate", "msg_id=" + cmd->msg_id + " answered from the cache, not run again");
+    send(seen.ack, 1);
+    return;
+  }
+  if (seen.seen == IdempotencyCache::Seen::kInFlight) {
+    log_info(node_id_, "cmd.duplicate", "msg_id=" + cmd->msg_id + " still running; it gets the same ack");
+    return;
+  }
+  auto call = std::make_shared<Call>();
+  call->received_boot_ms = received_boot_ms;
+  call->received_wall_ms = received_wall_ms;
+  call->cmd = std::move(*cmd);
+  // The dispatcher is a boundary (CONTRIBUTING): every refusal becomes this cmd's ack.
+  try {
+    admit(call);
+  } catch (const Error& e) {
+    refuse(call->cmd.msg_id, e.envelope());
+  }
+}
+
+void CommandDispatcher::admit(std::shared_ptr<Call> call) {
+  call->env = check_cmd_envelope(call->cmd);
+  call->tool = &resolve_tool(call->env.tool);
+  check_arguments(*call->tool, *call->env.arguments);
+  const int64_t left_ms = time_left_ms(*call);
+  if (left_ms <= 0) {
+    log_warn(node_id_, "cmd.late", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool + " arrived at least " +
+                                       std::to_string(-left_ms) + " ms after its deadline; not run");
+    throw Error(ErrorCode::kDeadlineExceeded,
+                std::string(kNotRunPrefix) + " the cmd arrived at least " + std::to_string(-left_ms) +
+                    " ms after its deadline (ts_ms + deadline_ms on the plugin's clock)",
+                "nothing was run; send a new call if it is still wanted");
+  }
+  // The handler gets its own deadline, or less when the caller has less patience left.
+  call->deadline_ms = std::min({int64_t{call->tool->constraints.deadline_ms_default}, call->env.deadline_ms, left_ms});
+  call->deadline_at_mono_ms = mono_ms() + call->deadline_ms;
+  const auto admission = call->tool->limit->try_acquire(call->deadline_at_mono_ms, mono_ms());
+  if (!admission.admitted) {
+    throw Error(ErrorCode::kRateLimited,
+                "capability is busy: max_concurrency of " +
+                    std::to_string(call->tool->constraints.max_concurrency) + " calls already running",
+                "retry after retry_after_ms")
+        .with_retry_after_ms(admission.retry_after_ms);
+  }
+  if (!call->tool->handler->may_block({call->tool->verb, *call->env.arguments})) {
+    run_inline(*call);
+    return;
+  }
+  call->deadline_timer = timers_.after(std::chrono::milliseconds(call->deadline_ms),
+                                       [this, call] { on_deadline(call); });
+  workers_.submit([this, call] { run(call); });
+}
+
+// A call that cannot block runs here, on the thread that received the cmd: no worker hand-off and
+// no deadline timer (adding and cancelling one per command woke the timer thread each time). It
+// finishes in microseconds, so its deadline is checked when it returns: a result that came too
+// late is answered E_DEADLINE_EXCEEDED, as the timer would have answered it.
+void CommandDispatcher::run_inline(Call& call) {
+  std::string ack = run_handler(call);
+  call.tool->limit->release(call.deadline_at_mono_ms);
+  if (mono_ms() > call.deadline_at_mono_ms) {
+    log_warn(node_id_, "cmd.deadline_exceeded", "msg_id=" + call.cmd.msg_id + " tool=" + call.env.tool);
+    ack = deadline_ack(call);
+  }
+  finish(call, ack);
+}
+
+const ToolEntry& CommandDispatcher::resolve_tool(const std::string& tool) const {
+  if (const ToolEntry* entry = tools_.find(tool)) return *entry;
+  const auto name = parse_tool_name(tool);
+  if (name && name->node_id != node_id_) {
+    throw Error(ErrorCode::kBadRequest, "payload.tool belongs to another node, not to this one",
+                "publish the cmd on $devices/<node_id>/cmd of the node the tool name carries");
+  }
+  if (name && tools_.has_capability(name->kind_short, name->cap_id)) {
+    throw Error(ErrorCode::kVerbUnsupported, "this capability has no such verb", tool_fix());
+  }
+  throw Error(ErrorCode::kBadRequest, "payload.tool is not one of this node's tools", tool_fix());
+}
+
+void CommandDispatcher::check_arguments(const ToolEntry& tool, const json::Value& arguments) const {
+  const auto failure = schemas_(tool.input_schema, arguments);
+  if (!failure) return;
+  // RFC-0005 §8: invalid arguments are E_MANIFEST_INVALID (no E_INVALID_ARGS exists).
+  throw Error(ErrorCode::kManifestInvalid,
+              "arguments do not match " + tool.input_schema + " at '" + failure->path + "': " + failure->message,
+              "correct the arguments to match the tool's inputSchema");
+}
+
+// docs/protocol.md §4.3 step 5: at most this much of the cmd's deadline is left on the plugin's clock.
+// The cmd's own ts_ms is a sample too; alone it only says the plugin's clock is past ts_ms, so it
+// never makes this cmd late (deadline_ms >= 1), but it may show a later one to be.
+int64_t CommandDispatcher::time_left_ms(const Call& call) {
+  std::lock_guard lock(clock_mutex_);
+  plugin_clock_.observe(call.env.ts_ms, call.received_boot_ms);
+  return call.env.ts_ms + call.env.deadline_ms - plugin_clock_.earliest_now(call.received_boot_ms, call.received_wall_ms);
+}
+
+void CommandDispatcher::on_plugin_time(int64_t plugin_ms) {
+  const int64_t received = boot_ms();
+  std::lock_guard lock(clock_mutex_);
+  plugin_clock_.observe(plugin_ms, received);
+}
+
+void CommandDispatcher::forget_plugin_time() {
+  std::lock_guard lock(clock_mutex_);
+  plugin_clock_.reset();
+}
+
+void CommandDispatcher::run(const std::shared_ptr<Call>& call) {
+  if (call->finished.load()) {
+    // Its deadline passed while it waited for a worker: running it now would help no one.
+    call->tool->limit->release(call->deadline_at_mono_ms);
+    return;
+  }
+  const int64_t started = mono_ms();
+  std::string ack = run_handler(*call);
+  call->tool->limit->release(call->deadline_at_mono_ms);  // before the ack: the caller may send more
+  timers_.cancel(call->deadline_timer);
+  if (finish(*call, ack)) {
+    if (log_enabled(LogLevel::kDebug)) {  // not even the line's text unless it is logged
+      log_debug(node_id_, "cmd.done", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool +
+                                          " ms=" + std::to_string(mono_ms() - started));
+    }
+  } else {
+    log_warn(node_id_, "cmd.late_result_dropped",
+             "msg_id=" + call->cmd.msg_id + " finished after its deadline; E_DEADLINE_EXCEEDED was sent");
+  }
+}
+
+std::string CommandDispatcher::run_handler(const Call& call) {
+  const ToolEntry& tool = *call.tool;
+  // The handler boundary: whatever it throws is this call's outcome, never the process's.
+  try {
+    const json::Document result = tool.handler->run({tool.verb, *call.env.arguments});
+    if (const auto failure = schemas_(tool.output_schema, result)) {
+      log_error(node_id_, "cmd.bad_result", tool.output_schema + " at " + failure->path + ": " + failure->message);
+      throw Error(ErrorCode::kInternal, "the device produced a result that does not match " + tool.output_schema,
+                  "escalate to the operator: the device software needs fixing");
+    }
+    return ok_ack(ack_ids_.next_upper(), call.cmd.msg_id, result);
+  } catch (const Error& e) {
+    return error_ack(ack_ids_.next_upper(), call.cmd.msg_id, e.envelope());
+  } catch (const std::exception& e) {
+    log_error(node_id_, "cmd.handler_failed", e.what());  // local log only; never in the envelope
+    return error_ack(ack_ids_.next_upper(), call.cmd.msg_id,
+                     ErrorEnvelope(ErrorCode::kInternal, "the tool failed on the device",
+                                   "retry once; if it fails again, escalate to the operator"));
+  }
+}
+
+std::string CommandDispatcher::deadline_ack(const Call& call) {
+  const ErrorEnvelope error(ErrorCode::kDeadlineExceeded,
+                            "the tool did not finish within its deadline of " +
+                                std::to_string(call.deadline_ms) + " ms",
+                            "retry later; if it keeps happening, escalate to the operator");
+  return error_ack(ack_ids_.next_upper(), call.cmd.msg_id, error);
+}
+
+void CommandDispatcher::on_deadline(const std::shared_ptr<Call>& call) {
+  if (finish(*call, deadline_ack(*call))) {
+    log_warn(node_id_, "cmd.deadline_exceeded", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool);
+  }
+}
+
+// First caller wins: the handler's result or the deadline. The ack is cached before it is sent,
+// so a duplicate arriving in between is answered from the cache, never run.
+bool CommandDispatcher::finish(Call& call, const std::string& ack) {
+  if (call.finished.exchange(true)) return false;
+  const int duplicates = cache_.complete(call.cmd.msg_id, ack, now_ms());
+  send(ack, 1 + duplicates);
+  return true;
+}
+
+void CommandDispatcher::refuse(const std::string& msg_id, const ErrorEnvelope& error) {
+  const std::string ack = error_ack(ack_ids_.next_upper(), msg_id, error);
+  log_info(node_id_, "cmd.refused", "msg_id=" + msg_id + " code=" + std::string(error_code_name(error.code)));
+  // A busy refusal ran nothing; the retry it invites deserves a fresh decision, not this ack.
+  const int duplicates = error.code == ErrorCode::kRateLimited ? cache_.forget(msg_id)
+                                                               : cache_.complete(msg_id, ack, now_ms());
+  send(ack, 1 + duplicates);
+}
+
+void CommandDispatcher::send(const std::string& ack, int copies) {
+  for (int i = 0; i < copies; ++i) send_ack_(ack);
+}
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,77 @@
+// Turns each `cmd` a node receives into exactly one `cmd_ack` (docs/protocol.md §4). In order: strict parse
+// (no usable msg_id: log and drop, there is no one to answer), the idempotency cache, the
+// envelope, the tool (one of this node's own), the arguments (the tool's input schema), the
+// deadline (a cmd that arrives after it is refused, not run: its caller has been told it failed;
+// PluginClock), the capability's max_concurrency; then a handler that may block runs on the shared worker pool while
+// the TimerQueue holds its deadline, and the first of "result" or "deadline" becomes the ack. A
+// call that cannot block (ToolHandler::may_block) runs at once on the receiving thread instead.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/registry/schema_registry.h"
+#include "common/ids/ulid.h"
+#include "device_client/commands/cmd_envelope.h"
+#include "device_client/commands/idempotency_cache.h"
+#include "device_client/commands/plugin_clock.h"
+#include "device_client/session/timer_queue.h"
+#include "device_client/commands/tool_table.h"
+#include "device_client/session/worker_pool.h"
+
+namespace fleetmcp::device {
+
+// Validates `doc` against schema `id` (SchemaRegistry::validate in production).
+using SchemaCheck = std::function<std::optional<ValidationFailure>(std::string_view id, const json::Value& doc)>;
+// Publishes one cmd_ack (QoS 1 on $devices/<id>/cmd_ack).
+using AckSink = std::function<void(const std::string& ack)>;
+
+class CommandDispatcher {
+ public:
+  CommandDispatcher(std::string node_id, const ToolTable& tools, SchemaCheck schemas,
+                    WorkerPool& workers, TimerQueue& timers, AckSink send_ack);
+
+  // Called on an MQTT callback thread with the raw payload; never throws, never waits for a handler
+  // that may block (only calls that cannot block run on this thread).
+  void on_cmd(std::string_view payload);
+  // A plugin timestamp that was current when sent (its own status's since_ms), received just now:
+  // what tells late cmds apart before the first cmd arrives. Any thread.
+  void on_plugin_time(int64_t plugin_ms);
+  // The session ended: what was learnt about the plugin's clock may not hold for the next one.
+  void forget_plugin_time();
+
+ private:
+  struct Call;
+
+  void admit(std::shared_ptr<Call> call);
+  const ToolEntry& resolve_tool(const std::string& tool) const;
+  void check_arguments(const ToolEntry& tool, const json::Value& arguments) const;
+  int64_t time_left_ms(const Call& call);
+  void run(const std::shared_ptr<Call>& call);
+  void run_inline(Call& call);
+  std::string deadline_ack(const Call& call);
+  std::string run_handler(const Call& call);
+  void on_deadline(const std::shared_ptr<Call>& call);
+  bool finish(Call& call, const std::string& ack);
+  void refuse(const std::string& msg_id, const ErrorEnvelope& error);
+  void send(const std::string& ack, int copies);
+
+  const std::string node_id_;
+  const ToolTable& tools_;
+  const SchemaCheck schemas_;
+  WorkerPool& workers_;
+  TimerQueue& timers_;
+  const AckSink send_ack_;
+  IdempotencyCache cache_;
+  std::mutex clock_mutex_;  // guards plugin_clock_ (cmds and status arrive on Paho's threads)
+  PluginClock plugin_clock_;
+  UlidGenerator ack_ids_;
+};
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,62 @@
+// The one interface between the transport and what a capability does. The dispatcher has already
+// checked the tool name, validated `arguments` against the verb's input schema, taken a
+// concurrency slot and started the deadline clock; a handler only computes its result. New kinds
+// (the Doc 05 catalogue) are new ToolHandlers registered in a HandlerCatalogue; nothing in the
+// MQTT or dispatch code changes.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/base/json.h"
+#include "common/registry/kinds.h"
+
+namespace fleetmcp::device {
+
+class HostMetrics;
+class TelemetryCadence;
+class TimerQueue;
+
+// What a node offers its handlers.
+struct NodeServices {
+  std::string node_id;
+  HostMetrics* host_metrics = nullptr;       // shared by every node of the process
+  TelemetryCadence* telemetry = nullptr;     // this node's telemetry cadence
+  std::function<void()> telemetry_changed;   // call after changing the cadence
+  bool test_hooks = false;                   // --test-hooks (docs/device-client.md)
+  // For the Doc 05 catalogue (docs/catalogue.md):
+  TimerQueue* timers = nullptr;              // shared; GPIO duration_ms reverts run on it
+  bool simulated = false;                    // --simulate: hardware kinds default to simulated backends
+  int64_t started_at_ms = 0;                 // when this process started (manage.server)
+  size_t capability_count = 0;               // configured capabilities (manage.server)
+};
+
+struct ToolCall {
+  std::string_view verb;
+  const json::Value& arguments;  // valid against the verb's input schema
+};
+
+class ToolHandler {
+ public:
+  virtual ~ToolHandler() = default;
+
+  virtual std::string_view kind() const = 0;                // "system.echo"
+  virtual SafetyClass safety_class() const = 0;              // what the manifest declares
+  virtual std::vector<std::string> verbs() const = 0;        // a subset of the kind's verbs
+
+  // False when this call cannot block (no hardware, no I/O, no sleep: it finishes in microseconds).
+  // Such a call runs at once on the thread that received the cmd, without a worker or a deadline
+  // timer: two thread hand-offs fewer per command (docs/device-client.md, Performance). Anything
+  // that may wait (GPIO edges, the camera, /proc and statvfs reads, another process) keeps the
+  // default and runs on the worker pool under its deadline, so it never stalls MQTT I/O.
+  virtual bool may_block(const ToolCall&) const { return true; }
+
+  // Runs on a shared worker thread (or inline, see may_block). Returns the result object (the dispatcher validates it against
+  // the verb's output schema) or throws fleetmcp::Error, whose envelope becomes the cmd_ack's
+  // error. Messages must be templated ASCII: never device strings (RFC-0001 decision #7).
+  virtual json::Document run(const ToolCall& call) = 0;
+};
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,60 @@
+#include "device_client/handlers/log_handler.h"
+
+#include "device_client/handlers/catalogue_error.h"
+#include "device_client/host/iso_time.h"
+
+namespace fleetmcp::device {
+namespace {
+
+std::optional<int64_t> time_argument(const json::Value& arguments, const char* name) {
+  const auto it = arguments.FindMember(name);
+  if (it == arguments.MemberEnd() || it->value.IsNull()) return std::nullopt;
+  const auto ms = ms_from_iso_utc(it->value.GetString());
+  if (!ms) {
+    throw invalid_argument(std::string(name) + " is not an ISO-8601 date-time",
+                           "write it like 2025-01-01T12:34:56Z");
+  }
+  return ms;
+}
+
+int int_argument(const json::Value& arguments, const char* name, int fallback) {
+  const auto it = arguments.FindMember(name);
+  return it != arguments.MemberEnd() && it->value.IsInt() ? it->value.GetInt() : fallback;
+}
+
+}  // namespace
+
+LogQuery log_query_from(const json::Value& arguments) {
+  LogQuery q;
+  q.max_priority = priority_from_level(json::get_string(arguments, "level").value_or("debug")).value_or(7);
+  q.since_ms = time_argument(arguments, "since");
+  q.until_ms = time_argument(arguments, "until");
+  if (q.since_ms && q.until_ms && *q.since_ms > *q.until_ms) {
+    throw invalid_argument("since is after until", "swap them or drop one");
+  }
+  q.contains = std::string(json::get_string(arguments, "contains").value_or(""));
+  q.limit = int_argument(arguments, "limit", 100);
+  q.offset = int_argument(arguments, "offset", 0);
+  return q;
+}
+
+json::Document LogHandler::run(const ToolCall& call) {
+  const LogPage page = source_->query(log_query_from(call.arguments));
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  rapidjson::Value entries(rapidjson::kArrayType);
+  for (const LogEntry& e : page.entries) {
+    rapidjson::Value v(rapidjson::kObjectType);
+    v.AddMember("timestamp", json::string_value(iso_utc_from_ms(e.ts_ms), a), a);
+    v.AddMember("level", json::string_value(level_name(e.priority), a), a);
+    if (!e.unit.empty()) v.AddMember("unit", json::string_value(e.unit.substr(0, 256), a), a);
+    v.AddMember("message", json::string_value(e.message, a), a);
+    entries.PushBack(v, a);
+  }
+  d.AddMember("entries", entries, a);
+  d.AddMember("returned_count", static_cast<int>(page.entries.size()), a);
+  d.AddMember("has_more", page.has_more, a);
+  return d;
+}
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,53 @@
+#include "device_client/handlers/service_handler.h"
+
+#include "common/ids/ulid.h"
+#include "device_client/host/iso_time.h"
+
+namespace fleetmcp::device {
+
+json::Document service_status_json(const ServiceStatus& s) {
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("name", json::string_value(s.name, a), a);
+  if (!s.description.empty()) d.AddMember("description", json::string_value(s.description, a), a);
+  d.AddMember("status", json::string_value(s.status, a), a);
+  if (!s.sub_status.empty()) d.AddMember("sub_status", json::string_value(s.sub_status, a), a);
+  d.AddMember("enabled", s.enabled, a);
+  if (!s.unit_file_state.empty()) d.AddMember("unit_file_state", json::string_value(s.unit_file_state, a), a);
+  if (s.pid > 0) d.AddMember("pid", s.pid, a);
+  if (s.memory_bytes) d.AddMember("memory_bytes", *s.memory_bytes, a);
+  if (s.uptime_seconds) d.AddMember("uptime_seconds", *s.uptime_seconds, a);
+  if (s.restart_count) d.AddMember("restart_count", *s.restart_count, a);
+  if (!s.fragment_path.empty()) d.AddMember("fragment_path", json::string_value(s.fragment_path, a), a);
+  d.AddMember("can_start", s.can_start, a);
+  d.AddMember("can_stop", s.can_stop, a);
+  d.AddMember("can_reload", s.can_reload, a);
+  return d;
+}
+
+json::Document ServiceHandler::run(const ToolCall& call) {
+  std::lock_guard lock(mutex_);
+  if (call.verb == "get") return service_status_json(unit_->status());
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  if (call.verb == "set") {
+    unit_->set_enabled(call.arguments["enabled"].GetBool());
+    const ServiceStatus after = unit_->status();
+    d.AddMember("service_name", json::string_value(after.name, a), a);
+    d.AddMember("enabled", after.enabled, a);
+    d.AddMember("unit_file_state", json::string_value(after.unit_file_state.empty() ? "invalid" : after.unit_file_state, a), a);
+    return d;
+  }
+  const std::string_view action = json::get_string(call.arguments, "action").value_or("");
+  const ServiceStatus before = unit_->status();
+  unit_->act(action);
+  const ServiceStatus after = unit_->status();
+  d.AddMember("service_name", json::string_value(after.name, a), a);
+  d.AddMember("action", json::string_value(action, a), a);
+  d.AddMember("status", json::string_value(after.status, a), a);
+  d.AddMember("previous_status", json::string_value(before.status, a), a);
+  d.AddMember("timestamp", json::string_value(iso_utc_from_ms(now_ms()), a), a);
+  return d;
+}
+
+}  // namespace fleetmcp::device

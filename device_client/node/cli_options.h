@@ -1,0 +1,27 @@
+// fleetmcp-device's command line (docs/device-client.md).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "device_client/session/event_log.h"
+
+namespace fleetmcp::device {
+
+struct CliOptions {
+  std::string config;  // --config, default /etc/fleetmcp/device.conf
+  bool help = false, version = false, check_config = false, deregister = false;
+  int simulate = 0;         // --simulate N
+  std::string bundle_dir;   // --bundle-dir DIR (with --simulate)
+  std::string schema_dir;   // --schemas DIR
+  LogLevel log_level = LogLevel::kInfo;
+  size_t workers = 0;       // --workers N
+  bool test_hooks = false;  // --test-hooks (tests only)
+  bool catalogue = false;   // --catalogue (with --simulate): the simulated Doc 05 catalogue
+};
+
+// Throws Error(kBadRequest) with a one-line reason for anything malformed.
+CliOptions parse_cli(int argc, const char* const* argv);
+std::string usage_text();
+
+}  // namespace fleetmcp::device

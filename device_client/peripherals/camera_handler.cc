@@ -1,0 +1,41 @@
+#include "device_client/peripherals/camera_handler.h"
+
+#include "common/ids/ulid.h"
+#include "device_client/host/iso_time.h"
+#include "device_client/peripherals/jpeg_encoding.h"
+
+namespace fleetmcp::device {
+
+json::Document CameraHandler::run(const ToolCall& call) {
+  const std::string_view resolution = json::get_string(call.arguments, "resolution").value_or("1280x720");
+  const int width = resolution == "640x480" ? 640 : resolution == "1920x1080" ? 1920 : 1280;
+  const int height = resolution == "640x480" ? 480 : resolution == "1920x1080" ? 1080 : 720;
+  const auto q = call.arguments.FindMember("quality");
+  const int quality = q != call.arguments.MemberEnd() && q->value.IsInt() ? q->value.GetInt() : 85;
+
+  std::lock_guard lock(mutex_);
+  const Frame frame = source_->capture(width, height);
+  const int64_t taken_ms = now_ms();
+  const std::string jpeg = encode_jpeg(frame, quality);
+  const std::string path = store_->save(jpeg);
+  const Preview preview = make_preview(frame, kMaxPreviewBytes);
+
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("file_path", json::string_value(path, a), a);
+  d.AddMember("public_url", rapidjson::Value(), a);
+  d.AddMember("width", frame.width, a);
+  d.AddMember("height", frame.height, a);
+  d.AddMember("format", "jpeg", a);
+  d.AddMember("size_bytes", static_cast<uint64_t>(jpeg.size()), a);
+  d.AddMember("timestamp", json::string_value(iso_utc_from_ms(taken_ms), a), a);
+  rapidjson::Value p(rapidjson::kObjectType);
+  p.AddMember("mime_type", "image/jpeg", a);
+  p.AddMember("width", preview.width, a);
+  p.AddMember("height", preview.height, a);
+  p.AddMember("data_base64", json::string_value(base64_encode(preview.jpeg), a), a);
+  d.AddMember("preview", p, a);
+  return d;
+}
+
+}  // namespace fleetmcp::device

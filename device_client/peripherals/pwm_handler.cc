@@ -1,0 +1,22 @@
+#include "device_client/peripherals/pwm_handler.h"
+
+namespace fleetmcp::device {
+
+json::Document PwmHandler::run(const ToolCall& call) {
+  std::lock_guard lock(mutex_);
+  PwmState s;
+  if (call.verb == "set") {
+    s = channel_->set(call.arguments["frequency_hz"].GetDouble(), call.arguments["duty_cycle_percent"].GetDouble());
+  } else {
+    s = channel_->read();
+  }
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("pin", pin_, a);
+  d.AddMember("frequency_hz", s.frequency_hz, a);
+  d.AddMember("duty_cycle_percent", s.duty_cycle_percent, a);
+  d.AddMember("enabled", s.enabled, a);
+  return d;
+}
+
+}  // namespace fleetmcp::device

@@ -1,0 +1,93 @@
+// An in-memory FleetView: a test double of the plugin core (node registry + call table), not of
+// HTTP or the broker. Nodes and their capabilities are declared directly (no manifests), and
+// each node behaves like fleetmcp-device's handlers: echo, metrics snapshot and subscribe (a
+// telemetry lease that makes the node publish samples at the leased interval), and a test relay
+// kind for physical actuation. Every callback runs on the `device` scheduler, which stands in for
+// the broker thread; control methods may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "broker_plugin/http/transport/exchange.h"
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "common/registry/schema_registry.h"
+
+namespace fleetmcp::http::testing {
+
+struct MemoryCapability {
+  std::string cap_id, kind;
+  std::vector<std::string> verbs;
+  SafetyClass safety_class = SafetyClass::kReadOnly;
+  CapabilityConstraints constraints;
+};
+
+class MemoryFleet : public FleetView {
+ public:
+  MemoryFleet(std::shared_ptr<const SchemaRegistry> schemas, std::shared_ptr<Scheduler> device,
+              std::function<int64_t()> wall_ms);
+  ~MemoryFleet() override;
+
+  // Control.
+  void add_node(const std::string& tenant, const std::string& node_id, std::vector<MemoryCapability> caps,
+                bool online = true);
+  void remove_node(const std::string& node_id);
+  void set_online(const std::string& node_id, bool online);  // offline fails its calls, ends telemetry
+  void expire(const std::string& node_id);                   // the manifest expired: tools vanish
+  void set_silent(const std::string& node_id, bool silent);  // accepts calls, never answers
+  void revoke_token(const std::string& jti);
+  // {"nodes":[{"tenant","node_id","online"?,"capabilities":[{"cap_id","kind","verbs",
+  //   "safety_class"?,"constraints"?}]}]} — throws Error(kBadRequest) when malformed.
+  void load_json(std::string_view text);
+
+  // What the devices saw.
+  size_t calls_received() const { return calls_received_.load(); }
+  int64_t leased_interval_ms(const std::string& node_id) const;
+  size_t lease_calls() const { return lease_calls_.load(); }
+  size_t watchers(const std::string& node_id) const;
+
+  // FleetView.
+  std::shared_ptr<const FleetSnapshot> snapshot() const override;
+  void set_change_listener(std::function<void()> on_change) override;
+  void call(CallSpec spec, CallDone done) override;
+  std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) override;
+  FleetStats stats() const override;
+  bool token_revoked(std::string_view jti) const override;
+
+  struct Node;  // memory_fleet.cc
+
+ private:
+  void publish_locked();
+  void changed();
+  CallOutcome run_tool(Node& node, const ToolName& name, const json::Value& args);
+  void start_telemetry(const std::string& node_id);
+  void emit(const std::string& node_id, uint64_t generation);
+  void notify_offline(const std::string& node_id);
+
+  std::shared_ptr<const SchemaRegistry> schemas_;
+  std::shared_ptr<Scheduler> device_;
+  std::function<int64_t()> wall_ms_;
+  mutable std::mutex mutex_;
+  std::map<std::string, std::unique_ptr<Node>> nodes_;
+  std::shared_ptr<const FleetSnapshot> snapshot_;
+  uint64_t generation_ = 0;
+  std::function<void()> listener_;
+  std::set<std::string, std::less<>> revoked_;
+  struct Watcher {
+    uint64_t id;
+    std::shared_ptr<TelemetryHandler> handler;
+  };
+  std::map<std::string, std::vector<Watcher>, std::less<>> watchers_;
+  uint64_t next_watch_ = 1;
+  std::atomic<size_t> calls_received_{0}, lease_calls_{0};
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace fleetmcp::http::testing

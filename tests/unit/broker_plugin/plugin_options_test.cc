@@ -1,0 +1,124 @@
+#include "broker_plugin/module/broker_config_check.h"
+#include "broker_plugin/core/plugin_options.h"
+#include "common/base/error.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace fleetmcp::plugin {
+namespace {
+
+const std::string kReadable = std::string(FLEETMCP_SOURCE_DIR) + "/acl/fleetmcp.acl";
+
+OptionList minimal() {
+  return {{"ca_file", kReadable}, {"issuer_public_key", kReadable}, {"acl_file", kReadable}, {"loopback_port", "1884"}};
+}
+
+std::string refusal(const OptionList& options) {
+  try {
+    parse_plugin_options(options);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kBadRequest);
+    return e.envelope().message;
+  }
+  ADD_FAILURE() << "options accepted";
+  return "";
+}
+
+TEST(PluginOptions, MinimalConfigurationGetsTheDocumentedDefaults) {
+  const PluginOptions o = parse_plugin_options(minimal());
+  EXPECT_EQ(o.loopback_port, 1884);
+  EXPECT_EQ(o.token_audience, "fleetmcp");
+  EXPECT_EQ(o.audit_log, "-");
+  EXPECT_EQ(o.waker_username, "fleetmcp-plugin");
+  EXPECT_FALSE(o.control_api);
+  EXPECT_TRUE(o.broker_config_check);
+  EXPECT_EQ(o.verdict_cache_entries, 65536u);
+}
+
+TEST(PluginOptions, EachRequiredOptionIsNamedWhenMissing) {
+  for (const std::string key : {"ca_file", "issuer_public_key", "acl_file", "loopback_port"}) {
+    OptionList options;
+    for (const auto& o : minimal()) {
+      if (o.first != key) options.push_back(o);
+    }
+    EXPECT_EQ(refusal(options), "plugin_opt_" + key + ": is required");
+  }
+}
+
+TEST(PluginOptions, UnknownRepeatedAndMalformedOptionsAreNamed) {
+  auto with = [](std::pair<std::string, std::string> extra) {
+    auto o = minimal();
+    o.push_back(std::move(extra));
+    return o;
+  };
+  EXPECT_EQ(refusal(with({"ca_fille", "x"})), "plugin_opt_ca_fille: unknown option");
+  EXPECT_EQ(refusal(with({"loopback_port", "1885"})), "plugin_opt_loopback_port: given twice");
+  EXPECT_NE(refusal(with({"control_api", "maybe"})).find("plugin_opt_control_api: 'maybe' is not true or false"),
+            std::string::npos);
+  EXPECT_NE(refusal(with({"verdict_cache_entries", "3"})).find("plugin_opt_verdict_cache_entries:"), std::string::npos);
+  EXPECT_NE(refusal(with({"token_audience", ""})).find("plugin_opt_token_audience: is empty"), std::string::npos);
+  EXPECT_NE(refusal(with({"schemas_dir", "/nonexistent"})).find("plugin_opt_schemas_dir: cannot read"),
+            std::string::npos);
+  auto bad_port = minimal();
+  bad_port[3].second = "70000";
+  EXPECT_NE(refusal(bad_port).find("plugin_opt_loopback_port: '70000' is not an integer from 1 to 65535"),
+            std::string::npos);
+  auto missing_file = minimal();
+  missing_file[0].second = "/nonexistent/ca.crt";
+  EXPECT_NE(refusal(missing_file).find("plugin_opt_ca_file: cannot read /nonexistent/ca.crt"), std::string::npos);
+}
+
+TEST(BrokerConfigCheck, AcceptsTheRequiredSettings) {
+  EXPECT_TRUE(check_broker_config_text("per_listener_settings false\ncheck_retain_source true\n"
+                                       "set_tcp_nodelay true\nlistener 1883\n")
+                  .empty());
+  // per_listener_settings defaults to false.
+  EXPECT_TRUE(check_broker_config_text("check_retain_source true\nset_tcp_nodelay true\n").empty());
+}
+
+TEST(BrokerConfigCheck, NamesEachMissingOrWrongSetting) {
+  const auto problems = check_broker_config_text("# check_retain_source true\nper_listener_settings true\n");
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_EQ(problems[0].setting, "per_listener_settings");
+  EXPECT_EQ(problems[1].setting, "check_retain_source");
+  EXPECT_EQ(problems[2].setting, "set_tcp_nodelay");
+  // The last occurrence wins, as in mosquitto.
+  EXPECT_EQ(check_broker_config_text("check_retain_source true\nset_tcp_nodelay true\ncheck_retain_source false\n")
+                .size(),
+            1u);
+}
+
+// Issue 24: without max_packet_size mosquitto allocates what any packet announces (up to 256 MiB),
+// before authentication. A warning, not a refusal: configurations that ran before keep running.
+TEST(BrokerConfigCheck, WarnsWithoutAPacketSizeLimit) {
+  const std::string required = "check_retain_source true\nset_tcp_nodelay true\n";
+  const auto warnings = broker_config_warnings(required);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].setting, "max_packet_size");
+  EXPECT_NE(warnings[0].message.find("max_packet_size 266240"), std::string::npos);
+  EXPECT_EQ(broker_config_warnings(required + "max_packet_size 0\n").size(), 1u);
+  EXPECT_TRUE(broker_config_warnings(required + "max_packet_size 266240\n").empty());
+  EXPECT_TRUE(check_broker_config_text(required).empty());  // never a refusal
+}
+
+TEST(BrokerConfigCheck, ReadsPersistentClientExpirationAsMosquittoDoes) {
+  EXPECT_EQ(persistent_client_expiration_s("persistent_client_expiration 7d\n"), 7 * 86400);
+  EXPECT_EQ(persistent_client_expiration_s("persistent_client_expiration 2h\n"), 2 * 3600);
+  EXPECT_EQ(persistent_client_expiration_s("persistent_client_expiration 1w\n"), 7 * 86400);
+  EXPECT_EQ(persistent_client_expiration_s("persistent_client_expiration 1y\n"), 365 * 86400);
+  EXPECT_FALSE(persistent_client_expiration_s("persistence true\n"));
+  EXPECT_FALSE(persistent_client_expiration_s("persistent_client_expiration 7s\n"));  // mosquitto refuses it
+  EXPECT_FALSE(persistent_client_expiration_s("#persistent_client_expiration 7d\n"));
+}
+
+TEST(BrokerConfigCheck, FindsTheConfigFileOnTheCommandLine) {
+  using namespace std::string_literals;
+  EXPECT_EQ(config_path_from_cmdline("mosquitto\0-v\0-c\0/etc/m.conf\0"s), "/etc/m.conf");
+  EXPECT_EQ(config_path_from_cmdline("mosquitto\0--config-file\0a.conf"s), "a.conf");
+  EXPECT_FALSE(config_path_from_cmdline("mosquitto\0-v\0"s));
+}
+
+}  // namespace
+}  // namespace fleetmcp::plugin

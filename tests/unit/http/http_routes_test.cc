@@ -1,0 +1,175 @@
+// The HTTP front's routes around MCP: bearer authentication (401 + RFC 9728 challenge), Origin
+// validation, the protected-resource metadata, the schema registry, /healthz and /metrics.
+#include <gtest/gtest.h>
+
+#include "tests/support/front_fixture.h"
+#include "common/crypto/digest.h"
+
+namespace fleetmcp::http::testing {
+namespace {
+
+// "\"" + s + "\"" trips GCC 12's -Wrestrict false positive; append instead.
+std::string quoted(const std::string& s) {
+  std::string out(1, '"');
+  out.append(s);
+  out.push_back('"');
+  return out;
+}
+
+class RoutesTest : public ::testing::Test {
+ protected:
+  FrontFixture f;
+  std::shared_ptr<MemoryExchange> get(std::string target, std::vector<Header> headers = {}) {
+    return f.send(HttpRequest{"GET", std::move(target), std::move(headers), ""});
+  }
+};
+
+TEST_F(RoutesTest, NoTokenIs401WithResourceMetadataChallenge) {
+  for (const std::string path : {"/mcp", "/mcp/tools/call"}) {
+    const auto ex = f.send(HttpRequest{"POST", path, {{"Content-Type", "application/json"}}, "{}"});
+    EXPECT_EQ(ex->reply->status, 401) << path;
+    const auto challenge = header_of(*ex->reply, "WWW-Authenticate");
+    ASSERT_TRUE(challenge);
+    EXPECT_EQ(*challenge, "Bearer resource_metadata=\"http://127.0.0.1:8080/.well-known/oauth-protected-resource/mcp\", "
+                          "scope=\"tools:call:read_only\"");
+  }
+}
+
+TEST_F(RoutesTest, BadExpiredWrongAudienceAndRevokedTokensAre401InvalidToken) {
+  const std::string expired = f.token("acme", kAllScopes, "alice", 1);
+  const std::string wrong_audience = f.token("acme", kAllScopes, "alice", 3600, "someone-else");
+  const std::string revoked = f.token();
+  f.fleet->revoke_token(f.last_jti);
+  f.advance(std::chrono::seconds(120));
+  const std::string good = f.token();
+  std::string tampered = good;  // one signature character changed
+  char& c = tampered[tampered.size() - 2];
+  c = c == 'A' ? 'B' : 'A';
+  for (const std::string& bad : {expired, wrong_audience, revoked, tampered, std::string("not-a-jwt")}) {
+    const auto ex = f.post_mcp(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "", bad);
+    EXPECT_EQ(ex->reply->status, 401);
+    EXPECT_NE(header_of(*ex->reply, "WWW-Authenticate")->find("error=\"invalid_token\""), std::string::npos);
+    EXPECT_EQ(ex->reply->body.find(bad), std::string::npos);  // never echoed
+  }
+  EXPECT_EQ(f.post_mcp(R"({"jsonrpc":"2.0","id":1,"method":"ping"})", "", good)->reply->status, 400);  // past auth: no session
+}
+
+// Accepted tokens are remembered (bearer_auth.h): that must not outlive their exp or a revocation.
+TEST_F(RoutesTest, AnAcceptedTokenIsRefusedOnceRevokedOrExpired) {
+  const std::string ping = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+  const std::string short_lived = f.token("acme", kAllScopes, "alice", 60);
+  const std::string revoked_later = f.token();
+  const std::string revoked_jti = f.last_jti;
+  for (const std::string& tok : {short_lived, revoked_later}) {
+    EXPECT_EQ(f.post_mcp(ping, "", tok)->reply->status, 400);  // past auth: no session
+    EXPECT_EQ(f.post_mcp(ping, "", tok)->reply->status, 400);  // and again, now remembered
+  }
+  f.fleet->revoke_token(revoked_jti);
+  const auto revoked = f.post_mcp(ping, "", revoked_later);
+  EXPECT_EQ(revoked->reply->status, 401);
+  EXPECT_NE(revoked->reply->body.find("revoked"), std::string::npos);
+  EXPECT_EQ(f.post_mcp(ping, "", short_lived)->reply->status, 400);
+  f.advance(std::chrono::seconds(60 + 31));  // past exp and verify_agent_token's 30 s leeway
+  const auto expired = f.post_mcp(ping, "", short_lived);
+  EXPECT_EQ(expired->reply->status, 401);
+  EXPECT_NE(expired->reply->body.find("expired"), std::string::npos);
+}
+
+TEST_F(RoutesTest, ForeignOriginIs403AndLoopbackOriginsPass) {
+  const std::string tok = f.token();
+  const std::string init = R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}})";
+  EXPECT_EQ(f.post_mcp(init, "", tok, {{"Origin", "https://evil.example"}})->reply->status, 403);
+  EXPECT_EQ(f.post_mcp(init, "", tok, {{"Origin", "http://localhost:6274"}})->reply->status, 200);
+  FrontFixture listed(FrontOptionList{{"http_allowed_origins", "https://console.example"}});
+  EXPECT_EQ(listed.post_mcp(init, "", listed.token(), {{"Origin", "https://console.example"}})->reply->status, 200);
+}
+
+TEST_F(RoutesTest, ProtectedResourceMetadataIsServedAtBothPaths) {
+  for (const std::string path : {"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"}) {
+    const auto ex = get(path);
+    ASSERT_EQ(ex->reply->status, 200) << path;
+    const auto doc = body_of(*ex);
+    EXPECT_EQ(*json::get_string(doc, "resource"), "http://127.0.0.1:8080/mcp");
+    EXPECT_EQ(doc["bearer_methods_supported"][0], "header");
+    EXPECT_EQ(doc["scopes_supported"].Size(), 4u);
+  }
+}
+
+TEST_F(RoutesTest, SchemaDocumentsAreTheExactBytesWithImmutableCaching) {
+  const auto* doc = test_registry()->find("system.echo.invoke.input@1.0.0");
+  ASSERT_NE(doc, nullptr);
+  const auto ex = get("/schemas/system.echo.invoke.input@1.0.0");
+  ASSERT_EQ(ex->reply->status, 200);
+  EXPECT_EQ(ex->reply->body, doc->bytes);
+  EXPECT_EQ(*header_of(*ex->reply, "ETag"), quoted(sha256_hex(doc->bytes)));
+  EXPECT_NE(header_of(*ex->reply, "Cache-Control")->find("immutable"), std::string::npos);
+  const auto again = get("/schemas/system.echo.invoke.input@1.0.0", {{"If-None-Match", quoted(doc->sha256_hex)}});
+  EXPECT_EQ(again->reply->status, 304);
+  EXPECT_TRUE(again->reply->body.empty());
+}
+
+TEST_F(RoutesTest, SchemaListIsOrderedAndPaginatedByOpaqueCursor) {
+  std::vector<std::string> ids;
+  std::string target = "/schemas?limit=3";
+  for (int i = 0; i < 50; ++i) {
+    const auto page = body_of(*get(target));
+    for (const auto& d : page["schemas"].GetArray()) {
+      ids.emplace_back(d["id"].GetString());
+      EXPECT_EQ(d["hash_alg"], "sha-256");
+      EXPECT_EQ(std::string(d["hash"].GetString()).size(), 64u);
+    }
+    const auto next = json::get_string(page, "next_cursor");
+    if (!next) break;
+    target = "/schemas?limit=3&cursor=" + std::string(*next);
+  }
+  std::vector<std::string> expected;
+  for (const auto* d : test_registry()->list()) expected.push_back(d->id);
+  EXPECT_EQ(ids, expected);
+  // A cursor made for another order is rejected (RFC 004 §6.5).
+  const auto first = body_of(*get("/schemas?limit=1"));
+  const auto mismatch = get("/schemas?order=oldest-first&cursor=" + std::string(*json::get_string(first, "next_cursor")));
+  EXPECT_EQ(mismatch->reply->status, 400);
+}
+
+TEST_F(RoutesTest, SchemaRangesResolveToTheHighestMatchOrNameTheVersions) {
+  const auto hit = get("/schemas/error?range=%3E%3D1.0.0%20%3C2.0.0");
+  ASSERT_EQ(hit->reply->status, 200);
+  EXPECT_EQ(*header_of(*hit->reply, "Content-Location"), "/schemas/error@1.1.0");
+  const auto miss = get("/schemas/error?range=%3E%3D2.0.0");
+  EXPECT_EQ(miss->reply->status, 404);
+  const auto e = body_of(*miss);
+  EXPECT_EQ(*json::get_string(e, "code"), "E_BAD_REQUEST");
+  EXPECT_NE(std::string(*json::get_string(e, "message")).find("1.1.0, 1.0.0"), std::string::npos);
+  EXPECT_EQ(get("/schemas/error?range=1.x")->reply->status, 400);
+  EXPECT_EQ(get("/schemas/no.such.schema@1.0.0")->reply->status, 404);
+  EXPECT_EQ(get("/schemas/error?preferred=1.0.0")->reply->body, test_registry()->find("error@1.0.0")->bytes);
+}
+
+TEST_F(RoutesTest, HealthzAndMetrics) {
+  const auto health = body_of(*get("/healthz"));
+  EXPECT_EQ(*json::get_string(health, "status"), "ok");
+  EXPECT_EQ(json::get_int64(*json::find(health, "nodes"), "online"), 3);
+  EXPECT_EQ(json::get_int64(*json::find(health, "nodes"), "revoked"), 0);
+  EXPECT_EQ(json::get_int64(health, "serving"), 3);
+  // Online from its CONNECT, before any manifest: counted online, not serving (tools not callable).
+  f.fleet->add_node("acme", "01jd0000000000000000000099", {});
+  const auto connected = body_of(*get("/healthz"));
+  EXPECT_EQ(json::get_int64(*json::find(connected, "nodes"), "online"), 4);
+  EXPECT_EQ(json::get_int64(connected, "serving"), 3);
+  f.fleet->remove_node("01jd0000000000000000000099");
+  const std::string tok = f.token();
+  const std::string sid = f.open_session(tok);
+  f.rpc(sid, tok, "tools/call", R"({"name":"sysecho.)" + std::string(kNode) + R"(.echo.invoke","arguments":{"message":"m"}})");
+  const auto metrics = get("/metrics");
+  EXPECT_NE(header_of(*metrics->reply, "Content-Type")->find("text/plain"), std::string::npos);
+  const std::string& text = metrics->reply->body;
+  EXPECT_NE(text.find("fleetmcp_tool_calls_total{kind=\"system.echo\",outcome=\"ok\"} 1"), std::string::npos);
+  EXPECT_NE(text.find("fleetmcp_tool_call_duration_seconds_count 1"), std::string::npos);
+  EXPECT_NE(text.find("fleetmcp_nodes{state=\"online\"} 3"), std::string::npos);
+  EXPECT_NE(text.find("fleetmcp_mcp_sessions 1"), std::string::npos);
+  EXPECT_NE(text.find("fleetmcp_sse_streams{endpoint=\"rfc0009\"} 0"), std::string::npos);
+  EXPECT_EQ(get("/nope")->reply->status, 404);
+}
+
+}  // namespace
+}  // namespace fleetmcp::http::testing
