@@ -399,6 +399,7 @@ TEST_F(McpTest, CancelledCallGetsNoResponse) {
 // Issue 24, item 4: the session of a call in flight ends (its caller's newer session replaces
 // it, DELETE, the front stops). The HTTP request is still open: it is answered, not abandoned.
 const json::Value& error_of(const json::Document& body) { return body["result"]["_meta"]["io.fleetmcp/error"]; }
+const json::Value& error_of(json::Document&& body) = delete;  // the answer would outlive its document
 
 TEST(McpSessionEnd, ACallInFlightIsAnsweredWhenANewerSessionOfItsCallerReplacesIt) {
   FrontFixture f{FrontOptionList{{"http_max_sessions_per_caller", "1"}}};
@@ -434,7 +435,8 @@ TEST_F(McpTest, ACallThatMayActOnTheDeviceIsAnsweredOutcomeUnknownWhenItsSession
   EXPECT_EQ(f.fleet->calls_received(), 1u);
   f.send(HttpRequest{"DELETE", "/mcp", {{"Authorization", "Bearer " + tok}, {"Mcp-Session-Id", sid}}, ""});
   ASSERT_TRUE(call->reply);
-  const json::Value& e = error_of(body_of(*call));
+  const auto body = body_of(*call);
+  const json::Value& e = error_of(body);
   EXPECT_EQ(*json::get_string(e, "code"), "E_NODE_OFFLINE");
   EXPECT_NE(json::get_string(e, "message")->find("(DELETE)"), std::string::npos);
   EXPECT_NE(json::get_string(e, "message")->find("its outcome is unknown"), std::string::npos);
@@ -453,7 +455,8 @@ TEST_F(McpTest, CallsInFlightAreAnsweredWhenTheFrontShutsDown) {
   f.front->shutdown();
   f.scheduler->run();
   ASSERT_TRUE(single->reply);
-  const json::Value& e = error_of(body_of(*single));
+  const auto body = body_of(*single);
+  const json::Value& e = error_of(body);
   EXPECT_EQ(*json::get_string(e, "code"), "E_NODE_OFFLINE");
   EXPECT_NE(json::get_string(e, "message")->find("the broker is shutting down"), std::string::npos);
   EXPECT_NE(json::get_string(e, "suggested_fix")->find("once the broker is back"), std::string::npos);
