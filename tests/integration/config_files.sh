@@ -31,7 +31,7 @@ first_opt=$(grep -n '^plugin_opt_' "$CONF" | head -1 | cut -d: -f1)
 pass "plugin options follow the plugin line"
 # Every core option it sets is one the plugin knows (docs/plugin.md table).
 for key in $(awk '$1 ~ /^plugin_opt_/ && $1 !~ /^plugin_opt_http_/ { sub(/^plugin_opt_/, "", $1); print $1 }' "$CONF"); do
-  grep -q "{\"$key\"," "$SRC/broker_plugin/plugin_options.cc" || fail "plugin_opt_$key is not a plugin option"
+  grep -q "{\"$key\"," "$SRC/broker_plugin/core/plugin_options.cc" || fail "plugin_opt_$key is not a plugin option"
 done
 pass "every plugin_opt_ key is one plugin_options.cc parses"
 
