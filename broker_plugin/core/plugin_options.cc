@@ -41,14 +41,12 @@ constexpr OptionRule<PluginOptions> kRules[] = {
     {"broker_config_check", [](PluginOptions& o, const Option& v) { return assign(o.broker_config_check, v.boolean()); }},
 };
 
-bool front_owns(std::string_view key) { return is_http_option(key); }
-
 }  // namespace
 
 Result<PluginOptions> parse_plugin_options(const OptionSet& options) {
   PluginOptions parsed;
   if (Status read = options.read<PluginOptions>(
-          kRules, parsed, "see docs/plugin.md for the options fleetmcp_plugin.so understands", front_owns);
+          kRules, parsed, "see docs/plugin.md for the options fleetmcp_plugin.so understands", is_http_option);
       !read) {
     return std::move(read).error();
   }

@@ -45,8 +45,9 @@ using OptionList = std::vector<std::pair<std::string, std::string>>;
 // parse_plugin_options skips them.
 inline bool is_http_option(std::string_view key) { return key.starts_with("http_"); }
 
-// The plugin_opt_ lines as one OptionSet (common/base/options.h); each option's source is its
-// line in mosquitto.conf when plugin_entry.cc could find it (broker_config_check.h).
+// The pairs as one OptionSet (common/base/options.h) without positions: tests, and a broker whose
+// -c file cannot be read. plugin_entry.cc gives each option its line with plugin_option_set_at
+// (broker_config_check.h).
 inline OptionSet plugin_option_set(const OptionList& pairs) { return OptionSet::from_pairs("plugin_opt_", pairs); }
 
 // A kBadRequest "[<file>:<line>: ]plugin_opt_<key>: <what is wrong>" for an unknown, repeated,
