@@ -98,13 +98,12 @@ int run(const fd::CliOptions& cli) {
 
 int main(int argc, char** argv) {
   prepare_process();
-  fd::CliOptions cli;
-  try {
-    cli = fd::parse_cli(argc, argv);
-  } catch (const fleetmcp::Error& e) {
-    std::cerr << "fleetmcp-device: " << e.envelope().message << "\n" << fd::usage_text();
+  const auto parsed = fd::parse_cli(argc, argv);
+  if (!parsed) {
+    std::cerr << "fleetmcp-device: " << parsed.error().message << "\n" << fd::usage_text();
     return 2;
   }
+  const fd::CliOptions& cli = *parsed;
   if (cli.help) {
     std::cout << fd::usage_text();
     return 0;

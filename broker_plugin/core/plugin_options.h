@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/base/options.h"
+
 namespace fleetmcp::plugin {
 
 struct PluginOptions {
@@ -36,15 +38,21 @@ struct PluginOptions {
   int64_t persistent_client_expiration_ms = 0;
 };
 
+// Option pairs as mosquitto hands them over (keys without "plugin_opt_").
 using OptionList = std::vector<std::pair<std::string, std::string>>;
 
 // The HTTP front's options (plugin_opt_http_*) are its own (broker_plugin/http/front/front_options.h):
 // parse_plugin_options skips them.
 inline bool is_http_option(std::string_view key) { return key.starts_with("http_"); }
 
-// Throws Error(kBadRequest) "plugin_opt_<key>: <what is wrong>" for an unknown, repeated,
+// The pairs as one OptionSet (common/base/options.h) without positions: tests, and a broker whose
+// -c file cannot be read. plugin_entry.cc gives each option its line with plugin_option_set_at
+// (broker_config_check.h).
+inline OptionSet plugin_option_set(const OptionList& pairs) { return OptionSet::from_pairs("plugin_opt_", pairs); }
+
+// A kBadRequest "[<file>:<line>: ]plugin_opt_<key>: <what is wrong>" for an unknown, repeated,
 // missing or malformed option. Files are checked for readability here; their contents are
 // parsed by FleetPlugin, whose errors name the option too.
-PluginOptions parse_plugin_options(const OptionList& options);
+Result<PluginOptions> parse_plugin_options(const OptionSet& options);
 
 }  // namespace fleetmcp::plugin

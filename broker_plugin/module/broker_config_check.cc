@@ -101,22 +101,72 @@ std::optional<std::string> config_path_from_cmdline(std::string_view cmdline) {
   return std::nullopt;
 }
 
-std::optional<std::string> read_broker_config(const std::string& path) {
-  auto text = try_read_file(path);
-  if (!text) return std::nullopt;
-  const auto values = last_values(*text);
+namespace {
+
+// The file, then the *.conf of its include_dir in alphabetical order, as mosquitto reads them.
+std::vector<std::string> config_files(const std::string& path, std::string_view text) {
+  std::vector<std::string> files{path};
+  const auto values = last_values(text);
   const auto dir = values.find("include_dir");
-  if (dir == values.end()) return text;
+  if (dir == values.end()) return files;
   std::vector<std::filesystem::path> parts;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir->second, ec)) {
     if (entry.path().extension() == ".conf") parts.push_back(entry.path());
   }
-  std::sort(parts.begin(), parts.end());  // mosquitto reads them in alphabetical order
-  for (const auto& part : parts) {
-    if (const auto more = try_read_file(part.string())) *text += "\n" + *more;
+  std::sort(parts.begin(), parts.end());
+  for (const auto& part : parts) files.push_back(part.string());
+  return files;
+}
+
+}  // namespace
+
+std::optional<std::string> read_broker_config(const std::string& path) {
+  auto text = try_read_file(path);
+  if (!text) return std::nullopt;
+  const auto files = config_files(path, *text);
+  for (size_t i = 1; i < files.size(); ++i) {
+    if (const auto more = try_read_file(files[i])) *text += "\n" + *more;
   }
   return text;
+}
+
+std::vector<PluginOptLine> plugin_opt_lines(const std::string& path) {
+  constexpr std::string_view kPrefix = "plugin_opt_";
+  const auto main_text = try_read_file(path);
+  if (!main_text) return {};
+  std::vector<PluginOptLine> lines;
+  for (const std::string& file : config_files(path, *main_text)) {
+    const auto text = file == path ? main_text : try_read_file(file);
+    if (!text) continue;
+    std::string_view rest = *text;
+    for (int number = 1; !rest.empty(); ++number) {
+      const auto nl = rest.find('\n');
+      const std::string_view line = trim(rest.substr(0, nl));
+      rest = nl == std::string_view::npos ? std::string_view{} : rest.substr(nl + 1);
+      if (!line.starts_with(kPrefix)) continue;
+      const std::string_view key = line.substr(kPrefix.size(), line.find_first_of(" \t") - kPrefix.size());
+      lines.push_back({std::string(key), {file, number}});
+    }
+  }
+  return lines;
+}
+
+OptionSet plugin_option_set_at(const std::vector<std::pair<std::string, std::string>>& given,
+                               const std::vector<PluginOptLine>& lines, const std::string& config_path) {
+  OptionSet set("plugin_opt_", config_path);
+  std::vector<bool> used(lines.size(), false);
+  for (const auto& [key, value] : given) {
+    OptionSource source{config_path, 0};
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (used[i] || lines[i].key != key) continue;
+      used[i] = true;
+      source = lines[i].source;
+      break;
+    }
+    set.add(key, value, std::move(source));
+  }
+  return set;
 }
 
 }  // namespace fleetmcp::plugin

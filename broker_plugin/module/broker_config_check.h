@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/base/options.h"
+
 namespace fleetmcp::plugin {
 
 struct BrokerConfigProblem {
@@ -42,5 +44,21 @@ std::optional<std::string> config_path_from_cmdline(std::string_view cmdline);
 
 // Reads the file and every *.conf in its include_dir; nullopt when it cannot be read.
 std::optional<std::string> read_broker_config(const std::string& path);
+
+// One plugin_opt_<key> line of the configuration: key without "plugin_opt_", file and line.
+struct PluginOptLine {
+  std::string key;
+  OptionSource source;
+};
+
+// The plugin_opt_ lines of the file and of its include_dir's *.conf, in the order mosquitto reads
+// them, so an option's error can name its line (mosquitto hands a plugin its options without).
+std::vector<PluginOptLine> plugin_opt_lines(const std::string& path);
+
+// The options mosquitto gave (key without "plugin_opt_", value, in order) as an OptionSet whose
+// entries carry their line in `lines`: the n-th option of a key is the n-th line of that key.
+// Without a line (no readable configuration) an option names `config_path`, or nothing.
+OptionSet plugin_option_set_at(const std::vector<std::pair<std::string, std::string>>& given,
+                               const std::vector<PluginOptLine>& lines, const std::string& config_path);
 
 }  // namespace fleetmcp::plugin

@@ -75,24 +75,17 @@ void check_broker_settings(const std::optional<BrokerConfig>& config) {
   throw Error(ErrorCode::kBadRequest, message, "set it, or plugin_opt_broker_config_check false to skip this check");
 }
 
-bool has_option(const OptionList& list, std::string_view key) {
-  for (const auto& [k, v] : list) {
-    if (k == key) return true;
-  }
-  return false;
-}
-
 // The HTTP front shares the core's token issuer, audience and audit log unless its own
 // plugin_opt_http_* lines say otherwise. Its threads never call mosquitto_* (docs/platform-notes.md §M3):
 // its own log lines go straight to stderr. The listen address is bound here, before any callback
 // is registered, so a busy port refuses to start the broker cleanly.
-void create_http_front(PluginInstance& instance, const OptionList& list, http::FrontOptions options) {
+void create_http_front(PluginInstance& instance, const OptionSet& given, http::FrontOptions options) {
   FleetPlugin& core = *instance.core;
-  if (!has_option(list, "http_token_audience")) options.token_audience = core.options().token_audience;
+  if (!given.has("http_token_audience")) options.token_audience = core.options().token_audience;
   const std::string issuer_file =
       options.issuer_public_key.empty() ? core.options().issuer_public_key : options.issuer_public_key;
   const Ed25519PublicKey issuer = ed25519_public_key_from_pem(read_file(issuer_file), issuer_file);
-  http::CallAudit audit = has_option(list, "http_audit_log")
+  http::CallAudit audit = given.has("http_audit_log")
                               ? http::CallAudit::to_file(options.audit_log)
                               : http::CallAudit([&core](std::string_view line) { core.audit_line(line); });
   instance.view = std::make_unique<http::PluginFleetView>(core, core.schemas());
@@ -108,10 +101,13 @@ void create_http_front(PluginInstance& instance, const OptionList& list, http::F
 int start(mosquitto_plugin_id_t* id, void** userdata, const struct mosquitto_opt* opts, int count) {
   auto instance = std::make_unique<PluginInstance>();
   instance->id = id;
-  const OptionList list = option_list(opts, count);
-  PluginOptions options = parse_plugin_options(list);
-  http::FrontOptions front_options = http::parse_front_options(list);  // refuse bad options before anything runs
   const std::optional<BrokerConfig> config = read_own_broker_config();
+  // Each option with its line in mosquitto.conf, so a refusal names it (docs/plugin.md).
+  const OptionSet given = config ? plugin_option_set_at(option_list(opts, count), plugin_opt_lines(config->path), config->path)
+                                 : plugin_option_set(option_list(opts, count));
+  // Refuse bad options before anything runs; value() throws the envelope to mosquitto_plugin_init.
+  PluginOptions options = parse_plugin_options(given).value();
+  http::FrontOptions front_options = http::parse_front_options(given).value();
   if (options.broker_config_check) check_broker_settings(config);
   // How long mosquitto may keep a session after its client left (ClientIdClaims).
   if (config) options.persistent_client_expiration_ms = persistent_client_expiration_s(config->text).value_or(0) * 1000;
@@ -119,7 +115,7 @@ int start(mosquitto_plugin_id_t* id, void** userdata, const struct mosquitto_opt
   instance->core = std::make_unique<FleetPlugin>(std::move(options), instance->port, [] { return now_ms(); });
   instance->waker = std::make_unique<LoopbackWaker>(*instance->core, port);
   instance->core->set_waker(instance->waker.get());
-  if (front_options.enabled) create_http_front(*instance, list, std::move(front_options));
+  if (front_options.enabled) create_http_front(*instance, given, std::move(front_options));
   if (const int rc = register_callbacks(*instance)) return rc;
   instance->waker->start();
   if (instance->front) instance->front->start();

@@ -1,10 +1,7 @@
 #include "common/base/config_file.h"
 
-#include <charconv>
-#include <cmath>
-#include <sstream>
-
 #include "common/base/file_text.h"
+#include "common/base/options.h"
 
 namespace fleetmcp {
 namespace {
@@ -31,6 +28,8 @@ std::string_view strip_comment(std::string_view line) {
               "fix line " + std::to_string(line) + " of " + std::string(file) + "; each line is 'key = value'");
 }
 
+Option as_option(const ConfigEntry& entry) { return {entry.key, entry.key, entry.value, {entry.file, entry.line}}; }
+
 }  // namespace
 
 void ConfigEntry::fail(std::string_view what) const {
@@ -38,34 +37,13 @@ void ConfigEntry::fail(std::string_view what) const {
               "fix the value of " + key + " on line " + std::to_string(line) + " of " + file);
 }
 
-int64_t ConfigEntry::as_int(int64_t min, int64_t max) const {
-  int64_t v = 0;
-  const char* end = value.data() + value.size();
-  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
-  if (ec == std::errc::result_out_of_range) fail("integer out of range");
-  if (ec != std::errc() || ptr != end || value.empty()) fail("not an integer");
-  if (v < min || v > max) fail("must be between " + std::to_string(min) + " and " + std::to_string(max));
-  return v;
-}
+// The typed reads are the option reader's (common/base/options.h): one text for each kind of
+// mistake, whether in device.conf, mosquitto.conf or on a command line.
+int64_t ConfigEntry::as_int(int64_t min, int64_t max) const { return as_option(*this).integer(min, max).value(); }
 
-double ConfigEntry::as_number(double min, double max) const {
-  double v = 0;
-  const char* end = value.data() + value.size();
-  const auto [ptr, ec] = std::from_chars(value.data(), end, v);
-  if (ec != std::errc() || ptr != end || value.empty() || !std::isfinite(v)) fail("not a number");
-  if (v < min || v > max) {
-    std::ostringstream range;
-    range << "must be between " << min << " and " << max;
-    fail(range.str());
-  }
-  return v;
-}
+double ConfigEntry::as_number(double min, double max) const { return as_option(*this).number(min, max).value(); }
 
-bool ConfigEntry::as_bool() const {
-  if (value == "true" || value == "yes" || value == "on" || value == "1") return true;
-  if (value == "false" || value == "no" || value == "off" || value == "0") return false;
-  fail("not a boolean (true/false, yes/no, on/off, 1/0)");
-}
+bool ConfigEntry::as_bool() const { return as_option(*this).boolean().value(); }
 
 std::vector<ConfigEntry> parse_config_text(std::string_view text, std::string_view file_name) {
   std::vector<ConfigEntry> entries;

@@ -1,87 +1,70 @@
 #include "device_client/node/cli_options.h"
 
-#include <charconv>
 #include <string_view>
 #include <vector>
 
-#include "common/base/error.h"
+#include "common/base/options.h"
 #include "device_client/node/device_config.h"
 
 namespace fleetmcp::device {
 namespace {
 
-[[noreturn]] void usage_error(const std::string& what) {
-  throw Error(ErrorCode::kBadRequest, what, "run fleetmcp-device --help");
+constexpr std::string_view kHelp = "run fleetmcp-device --help";
+
+template <bool CliOptions::*flag>
+Status set_flag(CliOptions& o, const Option&) {
+  o.*flag = true;
+  return {};
 }
 
-int64_t to_int(std::string_view flag, std::string_view text, int64_t min, int64_t max) {
-  int64_t v = 0;
-  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size() || v < min || v > max) {
-    usage_error(std::string(flag) + " needs an integer between " + std::to_string(min) + " and " + std::to_string(max));
-  }
-  return v;
+template <std::string CliOptions::*field>
+Status set_text(CliOptions& o, const Option& v) {
+  o.*field = v.value;
+  return {};
 }
 
-// Walks argv, accepting both "--flag value" and "--flag=value".
-class ArgReader {
- public:
-  ArgReader(int argc, const char* const* argv) : args_(argv + 1, argv + argc) {}
-  bool done() const { return i_ >= args_.size(); }
-  std::string_view next_flag() {
-    std::string_view a = args_[i_++];
-    has_inline_value_ = false;
-    if (const auto eq = a.find('='); a.substr(0, 2) == "--" && eq != std::string_view::npos) {
-      inline_value_ = std::string(a.substr(eq + 1));
-      has_inline_value_ = true;
-      a = a.substr(0, eq);
-    }
-    return a;
-  }
-  std::string value(std::string_view flag) {
-    if (has_inline_value_) return inline_value_;
-    if (done()) usage_error(std::string(flag) + " needs a value");
-    return args_[i_++];
-  }
-
- private:
-  std::vector<std::string> args_;
-  size_t i_ = 0;
-  std::string inline_value_;  // of "--flag=value"
-  bool has_inline_value_ = false;
+constexpr OptionRule<CliOptions> kRules[] = {
+    {"help", set_flag<&CliOptions::help>},
+    {"version", set_flag<&CliOptions::version>},
+    {"check-config", set_flag<&CliOptions::check_config>},
+    {"deregister", set_flag<&CliOptions::deregister>},
+    {"test-hooks", set_flag<&CliOptions::test_hooks>},
+    {"catalogue", set_flag<&CliOptions::catalogue>},
+    {"config", set_text<&CliOptions::config>},
+    {"bundle-dir", set_text<&CliOptions::bundle_dir>},
+    {"schemas", set_text<&CliOptions::schema_dir>},
+    {"simulate", [](CliOptions& o, const Option& v) { return assign(o.simulate, v.integer(1, 100'000)); }},
+    {"workers", [](CliOptions& o, const Option& v) { return assign(o.workers, v.integer(1, 256)); }},
+    {"log-level", [](CliOptions& o, const Option& v) {
+       const auto level = log_level_from_name(v.value);
+       if (!level) return Status(v.error("must be debug, info, warn or error", kHelp));
+       o.log_level = *level;
+       return Status();
+     }},
 };
+
+const CommandLineSpec kSpec{
+    .valued = {"config", "bundle-dir", "schemas", "simulate", "workers", "log-level"},
+    .switches = {"version", "check-config", "deregister", "test-hooks", "catalogue"},
+    .short_names = {{"-c", "config"}},
+    .positionals = false,
+    .unknown_fix = kHelp,
+};
+
+ErrorEnvelope usage_error(std::string_view what) { return ErrorEnvelope(ErrorCode::kBadRequest, what, kHelp); }
 
 }  // namespace
 
-CliOptions parse_cli(int argc, const char* const* argv) {
+Result<CliOptions> parse_cli(int argc, const char* const* argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  auto line = read_command_line(args, kSpec, 1);
+  if (!line) return std::move(line).error();
   CliOptions o;
-  ArgReader args(argc, argv);
-  while (!args.done()) {
-    const std::string_view flag = args.next_flag();
-    if (flag == "--help" || flag == "-h") o.help = true;
-    else if (flag == "--version") o.version = true;
-    else if (flag == "--check-config") o.check_config = true;
-    else if (flag == "--deregister") o.deregister = true;
-    else if (flag == "--test-hooks") o.test_hooks = true;
-    else if (flag == "--catalogue") o.catalogue = true;
-    else if (flag == "--config" || flag == "-c") o.config = args.value(flag);
-    else if (flag == "--bundle-dir") o.bundle_dir = args.value(flag);
-    else if (flag == "--schemas") o.schema_dir = args.value(flag);
-    else if (flag == "--simulate") o.simulate = static_cast<int>(to_int(flag, args.value(flag), 1, 100'000));
-    else if (flag == "--workers") o.workers = static_cast<size_t>(to_int(flag, args.value(flag), 1, 256));
-    else if (flag == "--log-level") {
-      const std::string level = args.value(flag);
-      const auto parsed = log_level_from_name(level);
-      if (!parsed) usage_error("--log-level must be debug, info, warn or error");
-      o.log_level = *parsed;
-    } else {
-      usage_error("unknown option '" + ascii_clamp(flag, 64) + "'");
-    }
-  }
-  if (o.simulate > 0 && o.bundle_dir.empty()) usage_error("--simulate needs --bundle-dir DIR");
-  if (o.simulate == 0 && !o.bundle_dir.empty()) usage_error("--bundle-dir is only used with --simulate N");
-  if (o.simulate > 0 && !o.config.empty()) usage_error("--config and --simulate exclude each other");
-  if (o.catalogue && o.simulate == 0) usage_error("--catalogue is only used with --simulate N");
+  if (Status read = line->options.read<CliOptions>(kRules, o, kHelp); !read) return std::move(read).error();
+  if (o.simulate > 0 && o.bundle_dir.empty()) return usage_error("--simulate needs --bundle-dir DIR");
+  if (o.simulate == 0 && !o.bundle_dir.empty()) return usage_error("--bundle-dir is only used with --simulate N");
+  if (o.simulate > 0 && !o.config.empty()) return usage_error("--config and --simulate exclude each other");
+  if (o.catalogue && o.simulate == 0) return usage_error("--catalogue is only used with --simulate N");
   if (o.config.empty()) o.config = std::string(kDefaultConfigPath);
   return o;
 }

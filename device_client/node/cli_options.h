@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 
+#include "common/base/result.h"
 #include "device_client/session/event_log.h"
 
 namespace fleetmcp::device {
@@ -20,8 +21,9 @@ struct CliOptions {
   bool catalogue = false;   // --catalogue (with --simulate): the simulated Doc 05 catalogue
 };
 
-// Throws Error(kBadRequest) with a one-line reason for anything malformed.
-CliOptions parse_cli(int argc, const char* const* argv);
+// A kBadRequest naming the argument for anything malformed ("command line argument 2: --workers:
+// 'x' is not an integer from 1 to 256"); main() prints it with the usage and exits 2.
+Result<CliOptions> parse_cli(int argc, const char* const* argv);
 std::string usage_text();
 
 }  // namespace fleetmcp::device

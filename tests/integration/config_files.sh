@@ -88,7 +88,18 @@ refused() {
   grep -qF -- "$message" "$T/$name.log" || fail "$name: no '$message' in $(cat "$T/$name.log")"
   pass "$name refused: $message"
 }
-refused misspelt "fleetmcp: refusing to start: plugin_opt_ca_fille: unknown option" --set plugin_opt_ca_fille /x
+# The refusal names the file and line of the option (mosquitto gives the plugin no lines: it reads
+# the file the broker was started with, common/base/options.h).
+line_of() { grep -n "^$2 " "$T/$1.conf" | head -1 | cut -d: -f1; }
+refused misspelt ": plugin_opt_ca_fille: unknown option" --set plugin_opt_ca_fille /x
+assert_contains "$(cat "$T/misspelt.log")" \
+  "fleetmcp: refusing to start: $T/misspelt.conf:$(line_of misspelt plugin_opt_ca_fille): plugin_opt_ca_fille: unknown option" \
+  "the unknown option's file and line are named"
 refused missing_ca "plugin_opt_ca_file: cannot read /nonexistent/ca.crt" --set plugin_opt_ca_file /nonexistent/ca.crt
-refused bad_http "fleetmcp: refusing to start: plugin_opt_http_listen: 'nowhere' is not host:port" --set plugin_opt_http_listen nowhere
+assert_contains "$(cat "$T/missing_ca.log")" "$T/missing_ca.conf:$(line_of missing_ca plugin_opt_ca_file): plugin_opt_ca_file:" \
+  "the unreadable CA's line is named"
+refused bad_http ": plugin_opt_http_listen: 'nowhere' is not host:port" --set plugin_opt_http_listen nowhere
+assert_contains "$(cat "$T/bad_http.log")" \
+  "fleetmcp: refusing to start: $T/bad_http.conf:$(line_of bad_http plugin_opt_http_listen): plugin_opt_http_listen: 'nowhere' is not host:port" \
+  "the HTTP front's option is named with its line"
 refused per_listener "per_listener_settings must be false" --set per_listener_settings true

@@ -32,7 +32,7 @@ check_config() {
   line=$(grep -n '^telemetry_interval_ms' "$T/broken/device.conf" | cut -d: -f1)
   out=$("$DEVICE" --check-config --config "$T/broken/device.conf" 2>&1) || rc=$?
   assert_eq "$rc" 1 "--check-config exits 1 on a bad value"
-  assert_contains "$out" "$T/broken/device.conf:$line: telemetry_interval_ms: not an integer" \
+  assert_contains "$out" "$T/broken/device.conf:$line: telemetry_interval_ms: 'soon' is not an integer from 1000 to 3600000" \
     "the error names file, line and key"
 
   cp "$T/pki/nodes/$B/node.crt" "$T/broken/node.crt"

@@ -94,7 +94,7 @@ int serve(const Args& args) {
   testing::MemoryFleet fleet(schemas, device, [] { return now_ms(); });
   fleet.load_json(slurp(args.fleet));
 
-  FrontOptions options = parse_front_options(args.options);
+  FrontOptions options = parse_front_options(front_option_set(args.options)).value();
   const auto issuer = ed25519_public_key_from_pem(slurp(args.issuer_pub), args.issuer_pub);
   {
     HttpFront front(options, fleet, schemas, issuer, CallAudit::to_file(options.audit_log));

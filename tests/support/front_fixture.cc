@@ -49,7 +49,7 @@ FrontFixture::FrontFixture(FrontOptionList options) : wall_base_ms(now_ms()) {
   const bool mode_given =
       std::any_of(options.begin(), options.end(), [](const auto& o) { return o.first == "http_tools_mode"; });
   if (!mode_given) options.emplace_back("http_tools_mode", "per_node");
-  config.options = parse_front_options(options);
+  config.options = parse_front_options(front_option_set(options)).value();
   config.schemas = test_registry();
   config.issuer = issuer_.public_key();
   config.resource_url = "http://127.0.0.1:8080/mcp";

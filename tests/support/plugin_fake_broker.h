@@ -88,7 +88,7 @@ class PluginFixture {
         {"control_api", "true"},
     };
     for (auto& o : extra) options.push_back(std::move(o));
-    options_ = plugin::parse_plugin_options(options);
+    options_ = plugin::parse_plugin_options(plugin::plugin_option_set(options)).value();
     plugin = std::make_unique<plugin::FleetPlugin>(options_, broker, [this] { return now; });
   }
 

@@ -1,6 +1,5 @@
 // fleetctl manifest sign|verify|example: the manifest seams of docs/protocol.md §11. Other implementations
 // test against these (byte-exact output, exit codes), so keep their behaviour stable.
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -82,21 +81,6 @@ std::string read_stdin() {
   return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 }
 
-int64_t parse_int64(const std::string& text, const std::string& option) {
-  int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    throw Error(ErrorCode::kBadRequest, "option --" + option + " needs an integer", "write --" + option + " N");
-  }
-  return value;
-}
-
-std::optional<int64_t> int_option(const Args& args, const std::string& name) {
-  auto v = args.get(name);
-  if (!v) return std::nullopt;
-  return parse_int64(*v, name);
-}
-
 void set_member(json::Value& object, const char* key, json::Value value, json::Allocator& alloc) {
   auto it = object.FindMember(key);
   if (it != object.MemberEnd()) {
@@ -114,11 +98,8 @@ int cmd_sign(const Argv& argv) {
   }
   const auto key = fleetmcp::Ed25519PrivateKey::load_pem_file(args.require("key"));
   const auto cert = fleetmcp::Certificate::load_pem_file(args.require("cert"));
-  const auto ttl_s = int_option(args, "ttl-s");
-  const auto now_opt = int_option(args, "now-ms");
-  if (ttl_s && (*ttl_s < 1 || *ttl_s > fleetmcp::kMaxManifestTtlMs / 1000)) {
-    throw Error(ErrorCode::kBadRequest, "--ttl-s must be between 1 and 86400", "a manifest lives at most 24 h");
-  }
+  const auto ttl_s = args.integer("ttl-s", 1, fleetmcp::kMaxManifestTtlMs / 1000);  // a manifest lives at most 24 h
+  const auto now_opt = args.integer("now-ms", 0, INT64_MAX);
 
   json::Document doc = json::parse_strict(read_stdin(), ErrorCode::kBadRequest);
   if (!doc.IsObject()) {
@@ -198,10 +179,10 @@ int cmd_verify(const Argv& argv) {
   const std::string topic_node = args.get("topic-node").value_or("");
   const std::string publisher = args.get("publisher").value_or("");
   fleetmcp::AnnounceContext ctx;
-  ctx.now_ms = int_option(args, "now-ms").value_or(fleetmcp::now_ms());
+  ctx.now_ms = args.integer("now-ms", 0, INT64_MAX).value_or(fleetmcp::now_ms());
   ctx.topic_node_id = topic_node;
   ctx.publisher_identity = publisher;
-  ctx.last_issued_at_ms = int_option(args, "last-issued-ms");
+  ctx.last_issued_at_ms = args.integer("last-issued-ms", 0, INT64_MAX);
   ctx.pinned_hw_fingerprint = args.get("pinned-hw");
 
   const fleetmcp::ManifestVerifier verifier(std::move(schemas), std::move(ca), std::move(revoked));

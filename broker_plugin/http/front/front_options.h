@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/base/options.h"
+
 namespace fleetmcp::http {
 
 enum class ToolNameStyle { kDotted, kDashed };  // docs/protocol.md D9
@@ -81,11 +83,14 @@ struct FrontOptions {
   std::string audit_log = "-";  // "-" = stderr, "" = off, else a file appended to
 };
 
+// Option pairs as mosquitto hands them over (keys without "plugin_opt_").
 using FrontOptionList = std::vector<std::pair<std::string, std::string>>;
+// The pairs as an OptionSet without positions (tests; plugin_entry.cc adds the lines of mosquitto.conf).
+inline OptionSet front_option_set(const FrontOptionList& pairs) { return OptionSet::from_pairs("plugin_opt_", pairs); }
 
 // Reads the keys that start with "http_" (the "plugin_opt_" prefix already removed) and ignores
-// the others. Throws Error(kBadRequest) "plugin_opt_http_<key>: <what is wrong>".
-FrontOptions parse_front_options(const FrontOptionList& options);
+// the others. A kBadRequest "[<file>:<line>: ]plugin_opt_http_<key>: <what is wrong>" otherwise.
+Result<FrontOptions> parse_front_options(const OptionSet& options);
 
 // "http://127.0.0.1:8080/mcp" (https with TLS) unless resource_url says otherwise.
 std::string resource_url(const FrontOptions& options, uint16_t bound_port);

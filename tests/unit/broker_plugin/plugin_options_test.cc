@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 namespace fleetmcp::plugin {
 namespace {
@@ -16,18 +20,17 @@ OptionList minimal() {
 }
 
 std::string refusal(const OptionList& options) {
-  try {
-    parse_plugin_options(options);
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kBadRequest);
-    return e.envelope().message;
+  const auto parsed = parse_plugin_options(plugin_option_set(options));
+  if (parsed.ok()) {
+    ADD_FAILURE() << "options accepted";
+    return "";
   }
-  ADD_FAILURE() << "options accepted";
-  return "";
+  EXPECT_EQ(parsed.error().code, ErrorCode::kBadRequest);
+  return parsed.error().message;
 }
 
 TEST(PluginOptions, MinimalConfigurationGetsTheDocumentedDefaults) {
-  const PluginOptions o = parse_plugin_options(minimal());
+  const PluginOptions o = parse_plugin_options(plugin_option_set(minimal())).value();
   EXPECT_EQ(o.loopback_port, 1884);
   EXPECT_EQ(o.token_audience, "fleetmcp");
   EXPECT_EQ(o.audit_log, "-");
@@ -118,6 +121,43 @@ TEST(BrokerConfigCheck, FindsTheConfigFileOnTheCommandLine) {
   EXPECT_EQ(config_path_from_cmdline("mosquitto\0-v\0-c\0/etc/m.conf\0"s), "/etc/m.conf");
   EXPECT_EQ(config_path_from_cmdline("mosquitto\0--config-file\0a.conf"s), "a.conf");
   EXPECT_FALSE(config_path_from_cmdline("mosquitto\0-v\0"s));
+}
+
+// mosquitto hands the plugin its options without their lines; plugin_entry.cc finds them in the
+// configuration file the broker was started with, so a refusal names file and line.
+TEST(PluginOptions, RefusalsNameTheLineOfMosquittoConf) {
+  const auto dir = std::filesystem::temp_directory_path() / ("fleetmcp-options-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "conf.d");
+  const std::string conf = (dir / "mosquitto.conf").string(), part = (dir / "conf.d" / "fleet.conf").string();
+  std::ofstream(conf) << "per_listener_settings false\n"
+                         "plugin /usr/lib/fleetmcp/fleetmcp_plugin.so\n"
+                         "plugin_opt_ca_file " << kReadable << "\n"
+                         "  plugin_opt_loopback_port 1884\n"
+                         "include_dir " << (dir / "conf.d").string() << "\n";
+  std::ofstream(part) << "# more options\nplugin_opt_loopback_port 1885\nplugin_opt_ca_fille x\n";
+  const auto lines = plugin_opt_lines(conf);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[1].key, "loopback_port");
+  EXPECT_EQ(lines[1].source.describe(), conf + ":4");
+  EXPECT_EQ(lines[3].source.describe(), part + ":3");
+
+  auto given = minimal();
+  given.push_back({"loopback_port", "1885"});
+  EXPECT_EQ(parse_plugin_options(plugin_option_set_at(given, lines, conf)).error().message,
+            part + ":2: plugin_opt_loopback_port: given twice");
+  given = minimal();
+  given[3].second = "0";
+  EXPECT_EQ(parse_plugin_options(plugin_option_set_at(given, lines, conf)).error().message,
+            conf + ":4: plugin_opt_loopback_port: '0' is not an integer from 1 to 65535");
+  given = minimal();
+  given.push_back({"ca_fille", "x"});
+  EXPECT_EQ(parse_plugin_options(plugin_option_set_at(given, lines, conf)).error().message,
+            part + ":3: plugin_opt_ca_fille: unknown option");
+  given.pop_back();
+  given.erase(given.begin() + 2);  // acl_file: on no line, so the file is named
+  EXPECT_EQ(parse_plugin_options(plugin_option_set_at(given, lines, conf)).error().message,
+            conf + ": plugin_opt_acl_file: is required");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

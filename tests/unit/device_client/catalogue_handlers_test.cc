@@ -406,14 +406,12 @@ TEST(CatalogueSimulatedFleet, AddsEveryKindAndKeepsTheNodesOwnCapabilities) {
 
 TEST(CatalogueSimulatedFleet, CatalogueNeedsSimulate) {
   const char* with[] = {"fleetmcp-device", "--simulate", "2", "--bundle-dir", "/tmp", "--catalogue"};
-  EXPECT_TRUE(parse_cli(6, with).catalogue);
+  EXPECT_TRUE(parse_cli(6, with)->catalogue);
   const char* without[] = {"fleetmcp-device", "--catalogue"};
-  try {
-    parse_cli(2, without);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(e.envelope().message.find("--catalogue is only used with --simulate N"), std::string::npos) << e.envelope().message;
-  }
+  const auto refused = parse_cli(2, without);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("--catalogue is only used with --simulate N"), std::string::npos)
+      << refused.error().message;
 }
 
 }  // namespace

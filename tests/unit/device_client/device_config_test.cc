@@ -95,9 +95,9 @@ TEST(DeviceConfig, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(error_of(replace_line(kEnrolled, "node_id", "node_id = 01JD3X4M5N6P7Q8R9S0T1V2W3X")),
             "/etc/fleetmcp/device.conf:2: node_id: must be a lowercase 26-character ULID");
   EXPECT_EQ(error_of(replace_line(kEnrolled, "manifest_ttl_s", "manifest_ttl_s = 90000")),
-            "/etc/fleetmcp/device.conf:9: manifest_ttl_s: must be between 4 and 86400");
+            "/etc/fleetmcp/device.conf:9: manifest_ttl_s: '90000' is not an integer from 4 to 86400");
   EXPECT_EQ(error_of(replace_line(kEnrolled, "telemetry_interval_ms", "telemetry_interval_ms = fast")),
-            "/etc/fleetmcp/device.conf:8: telemetry_interval_ms: not an integer");
+            "/etc/fleetmcp/device.conf:8: telemetry_interval_ms: 'fast' is not an integer from 1000 to 3600000");
   EXPECT_EQ(error_of(kEnrolled + "colour = blue\n"),
             "/etc/fleetmcp/device.conf:12: colour: unknown key (see docs/device-client.md for the keys)");
   EXPECT_EQ(error_of(kEnrolled + "tenant = other\n"), "/etc/fleetmcp/device.conf:12: tenant: given twice; keep one");
@@ -108,7 +108,7 @@ TEST(DeviceConfig, BrokerMustBeMutualTls) {
             "/etc/fleetmcp/device.conf:4: broker: must be an mqtts:// URI: a device connects only over mutual TLS "
             "(docs/protocol.md section 2)");
   EXPECT_EQ(error_of(replace_line(kEnrolled, "broker", "broker = mqtts://broker:99999")),
-            "/etc/fleetmcp/device.conf:4: broker.port: must be between 1 and 65535");
+            "/etc/fleetmcp/device.conf:4: broker.port: '99999' is not an integer from 1 to 65535");
   EXPECT_EQ(parse(replace_line(kEnrolled, "broker", "broker = mqtts://fleet.example")).paho_uri,
             "ssl://fleet.example:8883");
   EXPECT_EQ(parse(replace_line(kEnrolled, "broker", "broker = mqtts://[::1]:8884")).paho_uri, "ssl://[::1]:8884");
@@ -116,7 +116,7 @@ TEST(DeviceConfig, BrokerMustBeMutualTls) {
 
 TEST(DeviceConfig, CapabilityLineErrorsNameTheToken) {
   EXPECT_EQ(error_of(replace_line(kEnrolled, "capability.echo", "capability.echo = system.echo max_concurrency=0")),
-            "/etc/fleetmcp/device.conf:10: capability.echo.max_concurrency: must be between 1 and 1024");
+            "/etc/fleetmcp/device.conf:10: capability.echo.max_concurrency: '0' is not an integer from 1 to 1024");
   EXPECT_EQ(error_of(replace_line(kEnrolled, "capability.echo", "capability.echo = system.echo fast")),
             "/etc/fleetmcp/device.conf:10: capability.echo: expected name=value after the kind, got a bare word");
   EXPECT_EQ(error_of(replace_line(kEnrolled, "capability.echo", "capability.Echo = system.echo")),
@@ -147,20 +147,28 @@ TEST(DeviceConfig, UnreadableFileIsNamed) {
 
 TEST(DeviceCli, ParsesFlagsAndRejectsNonsense) {
   const char* argv1[] = {"fleetmcp-device", "--simulate", "50", "--bundle-dir=/tmp/pki", "--log-level", "debug"};
-  const CliOptions o = parse_cli(6, argv1);
+  const CliOptions o = parse_cli(6, argv1).value();
   EXPECT_EQ(o.simulate, 50);
   EXPECT_EQ(o.bundle_dir, "/tmp/pki");
   EXPECT_EQ(o.log_level, LogLevel::kDebug);
 
   const char* argv2[] = {"fleetmcp-device"};
-  EXPECT_EQ(parse_cli(1, argv2).config, "/etc/fleetmcp/device.conf");
+  EXPECT_EQ(parse_cli(1, argv2)->config, "/etc/fleetmcp/device.conf");
 
   const char* argv3[] = {"fleetmcp-device", "--simulate", "5"};
-  EXPECT_THROW(parse_cli(3, argv3), Error);  // no --bundle-dir
-  const char* argv4[] = {"fleetmcp-device", "--frobnicate"};
-  EXPECT_THROW(parse_cli(2, argv4), Error);
+  EXPECT_EQ(parse_cli(3, argv3).error().message, "--simulate needs --bundle-dir DIR");
+  const char* argv4[] = {"fleetmcp-device", "--workers", "2", "--frobnicate"};
+  EXPECT_EQ(parse_cli(4, argv4).error().message, "command line argument 3: --frobnicate: unknown option");
+  EXPECT_EQ(parse_cli(4, argv4).error().suggested_fix, "run fleetmcp-device --help");
   const char* argv5[] = {"fleetmcp-device", "--log-level", "loud"};
-  EXPECT_THROW(parse_cli(3, argv5), Error);
+  EXPECT_EQ(parse_cli(3, argv5).error().message, "command line argument 1: --log-level: must be debug, info, warn or error");
+  const char* argv6[] = {"fleetmcp-device", "-c", "a.conf", "--workers=0"};
+  EXPECT_EQ(parse_cli(4, argv6).error().message, "command line argument 3: --workers: '0' is not an integer from 1 to 256");
+  EXPECT_EQ(parse_cli(3, argv6)->config, "a.conf");
+  const char* argv7[] = {"fleetmcp-device", "--config"};
+  EXPECT_EQ(parse_cli(2, argv7).error().message, "command line argument 1: --config: needs a value");
+  const char* argv8[] = {"fleetmcp-device", "-h"};
+  EXPECT_TRUE(parse_cli(2, argv8)->help);
 }
 
 }  // namespace

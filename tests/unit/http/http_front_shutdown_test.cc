@@ -66,7 +66,7 @@ TEST(HttpFrontShutdown, ACallInFlightIsAnsweredServiceUnavailableWhenTheFrontSto
   fleet.add_node("acme", std::string(kNode), {{"echo", "system.echo", {"invoke"}, SafetyClass::kReadOnly, {10, 4, 2000}}});
   fleet.set_silent(std::string(kNode), true);  // takes the call, never answers
   const Ed25519PrivateKey issuer = Ed25519PrivateKey::generate();
-  HttpFront front(parse_front_options({{"http_listen", "127.0.0.1:0"}}), fleet, test_registry(), issuer.public_key(),
+  HttpFront front(parse_front_options(front_option_set({{"http_listen", "127.0.0.1:0"}})).value(), fleet, test_registry(), issuer.public_key(),
                   CallAudit([](std::string_view) {}));
   front.start();
 

@@ -229,7 +229,7 @@ TEST(RefusalThrottle, OneLinePerKeyAndIntervalCountingTheRest) {
 }
 
 TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
-  const FrontOptions defaults = parse_front_options({});
+  const FrontOptions defaults = parse_front_options(front_option_set({})).value();
   EXPECT_EQ(defaults.max_body_bytes, 1u << 20);  // the JSON parser's limit
   EXPECT_EQ(defaults.max_connections, 512u);
   EXPECT_EQ(defaults.max_connections_per_address, 64u);
@@ -241,7 +241,7 @@ TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
   EXPECT_EQ(defaults.max_sessions_per_caller, 32u);
   EXPECT_EQ(defaults.max_streams_per_caller, 16u);
   EXPECT_EQ(defaults.max_batch, 32u);
-  const FrontOptions o = parse_front_options({{"http_max_connections", "10"},
+  const FrontOptions o = parse_front_options(front_option_set({{"http_max_connections", "10"},
                                               {"http_max_connections_per_address", "2"},
                                               {"http_max_sessions_per_caller", "3"},
                                               {"http_max_sessions_per_tenant", "4"},
@@ -250,7 +250,7 @@ TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
                                               {"http_max_stream_ms", "7000"},
                                               {"http_max_batch", "8"},
                                               {"http_max_commit_tokens_per_caller", "9"},
-                                              {"http_audit_refusal_interval_ms", "0"}});
+                                              {"http_audit_refusal_interval_ms", "0"}})).value();
   EXPECT_EQ(o.max_connections, 10u);
   EXPECT_EQ(o.reserved_connections, 2u);  // a quarter of 10 unless given
   EXPECT_EQ(o.max_connections_per_tenant, 2u);
@@ -263,21 +263,21 @@ TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
   EXPECT_EQ(o.max_batch, 8u);
   EXPECT_EQ(o.max_commit_tokens_per_caller, 9u);
   EXPECT_EQ(o.audit_refusal_interval, std::chrono::milliseconds(0));
-  EXPECT_THROW(parse_front_options({{"http_max_connections", "0"}}), Error);
-  const FrontOptions shares = parse_front_options({{"http_max_connections", "10"},
+  EXPECT_FALSE(parse_front_options(front_option_set({{"http_max_connections", "0"}})).ok());
+  const FrontOptions shares = parse_front_options(front_option_set({{"http_max_connections", "10"},
                                                    {"http_max_connections_per_prefix", "3"},
                                                    {"http_reserved_connections", "0"},
                                                    {"http_max_connections_per_tenant", "9"},
                                                    {"http_header_timeout_ms", "1500"},
-                                                   {"http_max_header_bytes", "16384"}});
+                                                   {"http_max_header_bytes", "16384"}})).value();
   EXPECT_EQ(shares.max_connections_per_prefix, 3u);
   EXPECT_EQ(shares.reserved_connections, 0u);
   EXPECT_EQ(shares.max_connections_per_tenant, 9u);
   EXPECT_EQ(shares.header_timeout, std::chrono::milliseconds(1500));
   EXPECT_EQ(shares.max_header_bytes, 16384u);
-  EXPECT_THROW(parse_front_options({{"http_max_connections", "10"}, {"http_reserved_connections", "10"}}), Error);
-  EXPECT_THROW(parse_front_options({{"http_max_header_bytes", "100"}}), Error);
-  EXPECT_THROW(parse_front_options({{"http_max_batch", "many"}}), Error);
+  EXPECT_FALSE(parse_front_options(front_option_set({{"http_max_connections", "10"}, {"http_reserved_connections", "10"}})).ok());
+  EXPECT_FALSE(parse_front_options(front_option_set({{"http_max_header_bytes", "100"}})).ok());
+  EXPECT_FALSE(parse_front_options(front_option_set({{"http_max_batch", "many"}})).ok());
 }
 
 }  // namespace

@@ -179,24 +179,31 @@ TEST(HostPolicy, LoopbackAndListedNamesWithAnyPort) {
 }
 
 TEST(FrontOptions, ParsesHttpKeysAndNamesTheBadOne) {
-  const auto o = parse_front_options({{"http_listen", "[::1]:0"}, {"http_tool_names", "dashed"}, {"ca_file", "x"},
-                                      {"http_sse_idle_timeout_ms", "1500"}});
+  const auto o = parse_front_options(front_option_set({{"http_listen", "[::1]:0"}, {"http_tool_names", "dashed"}, {"ca_file", "x"},
+                                      {"http_sse_idle_timeout_ms", "1500"}})).value();
   EXPECT_EQ(o.listen_host, "::1");
   EXPECT_EQ(o.listen_port, 0);
   EXPECT_EQ(o.tool_names, ToolNameStyle::kDashed);
   EXPECT_EQ(o.sse_idle_timeout, milliseconds(1500));
   EXPECT_EQ(resource_url(o, 4321), "http://[::1]:4321/mcp");
   EXPECT_EQ(o.read_timeout, milliseconds(60000));  // the default
-  EXPECT_EQ(parse_front_options({{"http_read_timeout_ms", "1500"}}).read_timeout, milliseconds(1500));
-  EXPECT_THROW(parse_front_options({{"http_read_timeout_ms", "99"}}), Error);  // below 100 ms
-  EXPECT_THROW(parse_front_options({{"http_read_timeout_ms", "1s"}}), Error);
-  try {
-    parse_front_options({{"http_page_size", "0"}});
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_NE(e.envelope().message.find("plugin_opt_http_page_size"), std::string::npos);
-  }
-  EXPECT_THROW(parse_front_options({{"http_nonsense", "1"}}), Error);
+  EXPECT_EQ(parse_front_options(front_option_set({{"http_read_timeout_ms", "1500"}})).value().read_timeout, milliseconds(1500));
+  EXPECT_FALSE(parse_front_options(front_option_set({{"http_read_timeout_ms", "99"}})).ok());  // below 100 ms
+  EXPECT_FALSE(parse_front_options(front_option_set({{"http_read_timeout_ms", "1s"}})).ok());
+  const auto page = parse_front_options(front_option_set({{"http_page_size", "0"}}));
+  ASSERT_FALSE(page.ok());
+  EXPECT_EQ(page.error().message, "plugin_opt_http_page_size: '0' is not an integer from 1 to 1000");
+  // With the lines of mosquitto.conf, the refusal names the file and line (plugin_entry.cc).
+  OptionSet at_lines("plugin_opt_", "/etc/mosquitto/mosquitto.conf");
+  at_lines.add("http_listen", "127.0.0.1:8080", {"/etc/mosquitto/mosquitto.conf", 41});
+  at_lines.add("http_max_connections", "0", {"/etc/mosquitto/mosquitto.conf", 42});
+  EXPECT_EQ(parse_front_options(at_lines).error().message,
+            "/etc/mosquitto/mosquitto.conf:42: plugin_opt_http_max_connections: '0' is not an integer from 1 to 1000000");
+  OptionSet no_key("plugin_opt_", "/etc/mosquitto/mosquitto.conf");
+  no_key.add("http_tls_cert", std::string(FLEETMCP_SOURCE_DIR) + "/acl/fleetmcp.acl", {"/etc/mosquitto/mosquitto.conf", 7});
+  EXPECT_EQ(parse_front_options(no_key).error().message,
+            "/etc/mosquitto/mosquitto.conf: plugin_opt_http_tls_key: is missing");
+  EXPECT_FALSE(parse_front_options(front_option_set({{"http_nonsense", "1"}})).ok());
 }
 
 TEST(JsonRpc, ClassifiesMessages) {
