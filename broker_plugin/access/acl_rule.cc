@@ -1,6 +1,7 @@
 #include "broker_plugin/access/acl_rule.h"
 
 #include "broker_plugin/access/devices_topic.h"
+#include "common/base/text.h"
 
 namespace fleetmcp::plugin {
 namespace {
@@ -25,18 +26,6 @@ class LevelCursor {
   std::string_view rest_;
   bool done_ = false;
 };
-
-std::vector<std::string_view> split_words(std::string_view text) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    const size_t start = i;
-    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
-    if (i > start) words.push_back(text.substr(start, i - start));
-  }
-  return words;
-}
 
 uint8_t parse_access(const ConfigEntry& entry, std::string_view list) {
   uint8_t access = 0;

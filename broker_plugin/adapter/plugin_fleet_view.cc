@@ -1,9 +1,7 @@
 #include "broker_plugin/adapter/plugin_fleet_view.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "broker_plugin/access/principal.h"
+#include "common/base/text.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -32,12 +30,6 @@ class PluginWatch final : public TelemetryWatch {
 bool shows_the_same(const FleetNode& a, const FleetNode& b) {
   return a.node_id == b.node_id && a.tenant == b.tenant && a.state == b.state && a.manifest_etag == b.manifest_etag &&
          a.manifest_expires_at_ms == b.manifest_expires_at_ms && a.tools.size() == b.tools.size();
-}
-
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
 }
 
 }  // namespace
@@ -211,8 +203,7 @@ bool PluginFleetView::token_revoked(std::string_view jti) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!revoked_) return false;
   // The list holds lowercase ids. A jti fleetctl issued already is one (a ULID): no copy for it.
-  const bool has_upper = std::any_of(jti.begin(), jti.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-  if (has_upper) return revoked_->contains(lowercase(jti));
+  if (has_ascii_upper(jti)) return revoked_->contains(lowercase(jti));
   return revoked_->contains(jti);
 }
 
