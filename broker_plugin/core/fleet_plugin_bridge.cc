@@ -14,6 +14,7 @@
 
 #include "broker_plugin/access/devices_topic.h"
 #include "common/base/json.h"
+#include "common/ids/tenant.h"
 #include "common/ids/ulid.h"
 
 namespace fleetmcp::plugin {
