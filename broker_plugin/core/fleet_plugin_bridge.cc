@@ -12,7 +12,7 @@
 
 #include <filesystem>
 
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/topics.h"
 #include "common/base/json.h"
 #include "common/ids/tenant.h"
 #include "common/ids/ulid.h"
