@@ -6,16 +6,6 @@
 namespace fleetmcp::http {
 namespace {
 
-NodeState state_of(plugin::NodeState s) {
-  switch (s) {
-    case plugin::NodeState::kOnline: return NodeState::kOnline;
-    case plugin::NodeState::kOffline: return NodeState::kOffline;
-    case plugin::NodeState::kExpired: return NodeState::kExpired;
-    case plugin::NodeState::kRevoked: return NodeState::kRevoked;
-  }
-  return NodeState::kOffline;
-}
-
 class PluginWatch final : public TelemetryWatch {
  public:
   explicit PluginWatch(std::function<void()> remove) : remove_(std::move(remove)) {}
@@ -47,7 +37,7 @@ std::optional<FleetNode> PluginFleetView::node_of(const plugin::NodeRecord& reco
   FleetNode n;
   n.node_id = record.node_id;
   n.tenant = record.tenant;
-  n.state = state_of(record.state());
+  n.state = record.state();
   if (record.manifest) {
     n.manifest_etag = record.manifest->etag;
     n.manifest_expires_at_ms = record.manifest->expires_at_ms;

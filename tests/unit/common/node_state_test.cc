@@ -1,0 +1,30 @@
+#include "common/protocol/node_state.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/base/file_text.h"
+#include "common/base/json.h"
+
+namespace fleetmcp {
+namespace {
+
+TEST(NodeState, NamesAreTheStatusSchemasStates) {
+  // schemas/status@1.0.0.json lists the states the plugin may publish, in this order.
+  const json::Document schema = json::parse_strict(read_file(FLEETMCP_SOURCE_DIR "/schemas/status@1.0.0.json"));
+  const json::Value& states = schema["properties"]["state"]["enum"];
+  ASSERT_EQ(states.Size(), kNodeStateCount);
+  for (size_t i = 0; i < kNodeStateCount; ++i) {
+    EXPECT_EQ(json::to_string(states[static_cast<rapidjson::SizeType>(i)]),
+              "\"" + std::string(node_state_name(static_cast<NodeState>(i))) + "\"");
+  }
+  EXPECT_EQ(node_state_name(NodeState::kOnline), "online");
+  EXPECT_EQ(node_state_name(NodeState::kOffline), "offline");
+  EXPECT_EQ(node_state_name(NodeState::kExpired), "expired");
+  EXPECT_EQ(node_state_name(NodeState::kRevoked), "revoked");
+  EXPECT_EQ(static_cast<size_t>(NodeState::kRevoked) + 1, kNodeStateCount);
+}
+
+}  // namespace
+}  // namespace fleetmcp
