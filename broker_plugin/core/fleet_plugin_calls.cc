@@ -13,6 +13,7 @@
 
 #include "broker_plugin/calls/cmd_envelope.h"
 #include "broker_plugin/calls/control_api.h"
+#include "common/protocol/deadlines.h"
 #include "common/protocol/topics.h"
 #include "common/crypto/agent_token.h"
 #include "common/registry/kinds.h"
