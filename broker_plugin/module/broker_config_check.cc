@@ -6,9 +6,12 @@
 
 #include "common/base/file_text.h"
 #include "common/base/text.h"
+#include "common/protocol/cmd_ack.h"
 
 namespace fleetmcp::plugin {
 namespace {
+
+static_assert(kRecommendedMaxPacketSize == kMaxCmdAckBytes + 4096, "the largest fleet message and its header");
 
 // setting -> last value, for the settings this check cares about.
 std::map<std::string, std::string, std::less<>> last_values(std::string_view text) {
