@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <string>
+#include <string_view>
 
 #include "common/base/file_text.h"
 #include "common/base/json.h"
@@ -16,8 +16,9 @@ TEST(NodeState, NamesAreTheStatusSchemasStates) {
   const json::Value& states = schema["properties"]["state"]["enum"];
   ASSERT_EQ(states.Size(), kNodeStateCount);
   for (size_t i = 0; i < kNodeStateCount; ++i) {
-    EXPECT_EQ(json::to_string(states[static_cast<rapidjson::SizeType>(i)]),
-              "\"" + std::string(node_state_name(static_cast<NodeState>(i))) + "\"");
+    const json::Value& state = states[static_cast<rapidjson::SizeType>(i)];
+    ASSERT_TRUE(state.IsString());
+    EXPECT_EQ(std::string_view(state.GetString(), state.GetStringLength()), node_state_name(static_cast<NodeState>(i)));
   }
   EXPECT_EQ(node_state_name(NodeState::kOnline), "online");
   EXPECT_EQ(node_state_name(NodeState::kOffline), "offline");
