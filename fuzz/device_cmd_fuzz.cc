@@ -1,19 +1,19 @@
 // fuzz_device_cmd: the `cmd` envelope as fleetmcp-device receives it on $devices/<id>/cmd
-// (device_client/commands/cmd_envelope.h): step 1 (strict JSON, msg_id) then step 2 (every other field).
+// (common/protocol/cmd.h): step 1 (strict JSON, msg_id) then step 2 (every other field).
 #include <string>
 
-#include "device_client/commands/cmd_envelope.h"
+#include "common/protocol/cmd.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string why;
-  const auto cmd = device::read_cmd(fuzz::as_text(data, size), why);
+  const auto cmd = read_cmd(fuzz::as_text(data, size), why);
   if (!cmd) {
     if (why.empty()) fuzz::property_failed("read_cmd refused without saying why");
     return 0;
   }
-  fuzz::expect_ok_or_error([&] { device::check_cmd_envelope(*cmd); });
+  fuzz::expect_ok_or_error([&] { check_cmd_envelope(*cmd); });
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "broker_plugin/access/acl_rule.h"
 
-#include "broker_plugin/access/devices_topic.h"
+#include "common/base/text.h"
+#include "common/protocol/topics.h"
 
 namespace fleetmcp::plugin {
 namespace {
@@ -25,18 +26,6 @@ class LevelCursor {
   std::string_view rest_;
   bool done_ = false;
 };
-
-std::vector<std::string_view> split_words(std::string_view text) {
-  std::vector<std::string_view> words;
-  size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
-    const size_t start = i;
-    while (i < text.size() && text[i] != ' ' && text[i] != '\t') ++i;
-    if (i > start) words.push_back(text.substr(start, i - start));
-  }
-  return words;
-}
 
 uint8_t parse_access(const ConfigEntry& entry, std::string_view list) {
   uint8_t access = 0;
@@ -84,7 +73,7 @@ std::vector<PatternLevel> parse_pattern(const ConfigEntry& entry, std::string_vi
 // The node named by a $devices/ pattern sits at level 1; node conditions need it to be a wildcard
 // or the {node_id} variable.
 bool names_a_node(const std::vector<PatternLevel>& levels) {
-  return levels.size() >= 2 && levels[0].kind == PatternLevel::Kind::kLiteral && levels[0].text == "$devices" &&
+  return levels.size() >= 2 && levels[0].kind == PatternLevel::Kind::kLiteral && levels[0].text == kDevicesRoot &&
          (levels[1].kind == PatternLevel::Kind::kPlus || levels[1].kind == PatternLevel::Kind::kNodeIdVariable);
 }
 

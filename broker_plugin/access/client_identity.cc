@@ -5,6 +5,8 @@
 #include "broker_plugin/access/client_id_claims.h"
 #include "common/crypto/agent_token.h"
 #include "common/base/bytes.h"
+#include "common/base/text.h"
+#include "common/ids/tenant.h"
 #include "common/ids/ulid.h"
 
 namespace fleetmcp::plugin {
@@ -12,28 +14,12 @@ namespace {
 
 IdentityRefusal refuse(ErrorCode code, std::string reason) { return {code, std::move(reason)}; }
 
-// The revocation list stores entries lowercase (x509.cc); jtis are compared the same way.
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return out;
-}
-
 bool equal_in_constant_time(std::string_view a, std::string_view b) {
   return a.size() == b.size() && sodium_memcmp(a.data(), b.data(), a.size()) == 0;
 }
 
 }  // namespace
 
-bool is_tenant_name(std::string_view text) {
-  if (text.empty() || text.size() > 63) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-    if (!alnum && (i == 0 || (c != '_' && c != '-'))) return false;
-  }
-  return true;
-}
 
 WakerCredentials WakerCredentials::generate(std::string username) {
   if (sodium_init() < 0) throw Error(ErrorCode::kInternal, "libsodium failed to initialise", "report this as a bug");

@@ -29,9 +29,6 @@ struct IdentityRefusal {
 
 using IdentityResult = std::variant<Principal, IdentityRefusal>;
 
-// ^[a-z0-9][a-z0-9_-]{0,62}$, the tenant names fleetctl issues; topic-safe by construction.
-bool is_tenant_name(std::string_view text);
-
 struct WakerCredentials {
   std::string username;
   std::string secret;  // 64 hex characters from libsodium's randombytes

@@ -1,6 +1,6 @@
 #include "broker_plugin/access/topic_acl.h"
 
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/topics.h"
 #include "common/base/error.h"
 
 namespace fleetmcp::plugin {

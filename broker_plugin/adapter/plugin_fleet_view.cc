@@ -1,22 +1,10 @@
 #include "broker_plugin/adapter/plugin_fleet_view.h"
 
-#include <algorithm>
-#include <cctype>
-
 #include "broker_plugin/access/principal.h"
+#include "common/base/text.h"
 
 namespace fleetmcp::http {
 namespace {
-
-NodeState state_of(plugin::NodeState s) {
-  switch (s) {
-    case plugin::NodeState::kOnline: return NodeState::kOnline;
-    case plugin::NodeState::kOffline: return NodeState::kOffline;
-    case plugin::NodeState::kExpired: return NodeState::kExpired;
-    case plugin::NodeState::kRevoked: return NodeState::kRevoked;
-  }
-  return NodeState::kOffline;
-}
 
 class PluginWatch final : public TelemetryWatch {
  public:
@@ -34,12 +22,6 @@ bool shows_the_same(const FleetNode& a, const FleetNode& b) {
          a.manifest_expires_at_ms == b.manifest_expires_at_ms && a.tools.size() == b.tools.size();
 }
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 PluginFleetView::PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas)
@@ -55,7 +37,7 @@ std::optional<FleetNode> PluginFleetView::node_of(const plugin::NodeRecord& reco
   FleetNode n;
   n.node_id = record.node_id;
   n.tenant = record.tenant;
-  n.state = state_of(record.state());
+  n.state = record.state();
   if (record.manifest) {
     n.manifest_etag = record.manifest->etag;
     n.manifest_expires_at_ms = record.manifest->expires_at_ms;
@@ -211,8 +193,7 @@ bool PluginFleetView::token_revoked(std::string_view jti) const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!revoked_) return false;
   // The list holds lowercase ids. A jti fleetctl issued already is one (a ULID): no copy for it.
-  const bool has_upper = std::any_of(jti.begin(), jti.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
-  if (has_upper) return revoked_->contains(lowercase(jti));
+  if (has_ascii_upper(jti)) return revoked_->contains(lowercase(jti));
   return revoked_->contains(jti);
 }
 

@@ -2,16 +2,6 @@
 
 namespace fleetmcp::plugin {
 
-std::string_view node_state_name(NodeState state) {
-  switch (state) {
-    case NodeState::kOnline: return "online";
-    case NodeState::kOffline: return "offline";
-    case NodeState::kExpired: return "expired";
-    case NodeState::kRevoked: return "revoked";
-  }
-  return "offline";
-}
-
 NodeState NodeRecord::state() const {
   if (revoked) return NodeState::kRevoked;
   if (manifest && manifest_expired) return NodeState::kExpired;

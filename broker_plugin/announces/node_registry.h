@@ -16,11 +16,9 @@
 #include "broker_plugin/announces/manifest_summary.h"
 #include "common/base/string_map.h"
 #include "common/crypto/x509.h"
+#include "common/protocol/node_state.h"
 
 namespace fleetmcp::plugin {
-
-enum class NodeState : uint8_t { kOnline, kOffline, kExpired, kRevoked };
-std::string_view node_state_name(NodeState state);
 
 struct HwPin {
   std::string fingerprint;

@@ -63,11 +63,6 @@ struct PendingCall {
   CallRequest request;
 };
 
-// docs/protocol.md §4 / RFC-0005 §7: the gateway's deadline for a capability.
-inline int64_t gateway_deadline_ms(int64_t deadline_ms_default) {
-  return deadline_ms_default + 1000 > 5000 ? deadline_ms_default + 1000 : 5000;
-}
-
 class CallTable {
  public:
   // How long, and how many, finished calls are remembered so that an ack arriving after its

@@ -30,7 +30,7 @@
 #include "broker_plugin/calls/call_table.h"
 #include "broker_plugin/access/client_id_claims.h"
 #include "broker_plugin/access/client_identity.h"
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/topics.h"
 #include "broker_plugin/core/fleet_observer.h"
 #include "broker_plugin/announces/node_registry.h"
 #include "broker_plugin/core/plugin_counters.h"

@@ -5,7 +5,7 @@
 // most one registry lookup; no allocation, no logging.
 #include "broker_plugin/core/fleet_plugin.h"
 
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/topics.h"
 #include "common/crypto/digest.h"
 #include "common/ids/ulid.h"
 

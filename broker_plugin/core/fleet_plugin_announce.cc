@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/topics.h"
 #include "broker_plugin/announces/status_message.h"
 #include "common/crypto/digest.h"
 
@@ -17,8 +17,8 @@ ErrorEnvelope publish_condition_refusal(AclRefusal refusal) {
     return ErrorEnvelope(ErrorCode::kManifestInvalid,
                          "a Will on the announce topic is refused: liveness is carried by the plugin's status "
                          "topic, never by a Will (docs/protocol.md D6)",
-                         "remove the Will from the device's connection; the plugin publishes "
-                         "$devices/<node_id>/status");
+                         "remove the Will from the device's connection; the plugin "
+                         "publishes $devices/<node_id>/status");
   }
   return ErrorEnvelope(ErrorCode::kManifestInvalid, "an announce must be published with the retain flag set",
                        "publish the signed manifest retained, QoS 1");

@@ -12,8 +12,9 @@
 
 #include <filesystem>
 
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/topics.h"
 #include "common/base/json.h"
+#include "common/ids/tenant.h"
 #include "common/ids/ulid.h"
 
 namespace fleetmcp::plugin {

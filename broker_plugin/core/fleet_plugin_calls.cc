@@ -11,9 +11,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include "broker_plugin/calls/cmd_envelope.h"
+#include "broker_plugin/calls/device_error.h"
 #include "broker_plugin/calls/control_api.h"
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/cmd.h"
+#include "common/protocol/deadlines.h"
+#include "common/protocol/topics.h"
 #include "common/crypto/agent_token.h"
 #include "common/registry/kinds.h"
 #include "common/ids/ulid.h"
@@ -133,7 +135,7 @@ std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t
   const int deadline_ms = target.capability->constraints.deadline_ms_default;
   const int64_t gateway_ms = gateway_deadline_ms(deadline_ms);
   call.deadline_at_ms = now_ms + gateway_ms;
-  const std::string cmd = cmd_envelope(call.msg_id, now_ms, deadline_ms, call.tool, request.arguments_json);
+  const std::string cmd = write_cmd(call.msg_id, now_ms, deadline_ms, call.tool, request.arguments_json);
   // Straight to the node's client (client id = node_id): no subscription or READ check involved.
   // A node on another broker is reached through the subscriptions, i.e. the bridge's. Once its
   // caller has the deadline's answer the broker drops the cmd rather than deliver it late
@@ -169,15 +171,15 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
                                                   "run it: the cmd arrived after its deadline"
                                                 : "late cmd_ack for a call that already finished";
     audit({.caller = node_id, .node_id = node_id, .decision = "drop",
-           .code = ack->ok ? std::string_view{} : error_code_name(ack->error.code), .reason = why});
+           .code = ack->ok ? std::string_view{} : error_code_name(ack->code), .reason = why});
     return;
   }
   CallResult result;
   if (!ack->ok) {
-    const bool timed_out = ack->error.code == ErrorCode::kDeadlineExceeded && !ack->not_run;
+    const bool timed_out = ack->code == ErrorCode::kDeadlineExceeded && !ack->not_run;
     result.error = timed_out && call->changes_state
                        ? deadline_exceeded(*call, "the tool did not finish within its deadline on the device")
-                       : ack->error;
+                       : templated_device_error(*ack);
   } else if (const auto failure = schemas_->validate(call->output_schema, *ack->result)) {
     result.error = ErrorEnvelope(ErrorCode::kInternal,
                                  "the device's result does not match " + std::string(call->output_schema) + " at " +

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/topics.h"
 #include "broker_plugin/core/state_file.h"
 #include "common/crypto/digest.h"
 #include "common/ids/ulid.h"

@@ -5,15 +5,13 @@
 #include <map>
 
 #include "common/base/file_text.h"
+#include "common/base/text.h"
+#include "common/protocol/cmd_ack.h"
 
 namespace fleetmcp::plugin {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
-}
+static_assert(kRecommendedMaxPacketSize == kMaxCmdAckBytes + 4096, "the largest fleet message and its header");
 
 // setting -> last value, for the settings this check cares about.
 std::map<std::string, std::string, std::less<>> last_values(std::string_view text) {

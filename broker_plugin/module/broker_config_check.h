@@ -26,9 +26,9 @@ struct BrokerConfigProblem {
 // mosquitto).
 std::vector<BrokerConfigProblem> check_broker_config_text(std::string_view text);
 
-// max_packet_size for mosquitto.conf: the largest fleet message (a cmd_ack, cmd_envelope.h) and
-// 4 KiB for its topic, properties and header. Without a limit mosquitto allocates whatever length
-// a packet announces, up to 256 MiB, before anyone has authenticated.
+// max_packet_size for mosquitto.conf: the largest fleet message (a cmd_ack, common/protocol/cmd_ack.h)
+// and 4 KiB for its topic, properties and header. Without a limit mosquitto allocates whatever
+// length a packet announces, up to 256 MiB, before anyone has authenticated.
 inline constexpr int64_t kRecommendedMaxPacketSize = 256 * 1024 + 4096;
 
 // Settings worth a warning in the broker's log (the broker starts anyway: refusing would stop

@@ -10,11 +10,13 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include "common/protocol/topics.h"
+
 namespace fleetmcp::plugin {
 namespace {
 
 constexpr auto kTickGrace = std::chrono::seconds(5);
-const char* const kScanTopics[] = {"$devices/+/announce", "$devices/+/status"};
+const char* const kScanTopics[] = {kEveryAnnounce, kEveryStatus};
 
 }  // namespace
 

@@ -2,17 +2,12 @@
 
 #include "common/base/file_text.h"
 #include "common/base/options.h"
+#include "common/base/text.h"
 
 namespace fleetmcp {
 namespace {
 
 constexpr size_t kMaxConfigBytes = 1 << 20;  // configs are small; a huge file is a mistake
-
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
-}
 
 // A '#' at the start of a line or after whitespace starts a comment, so the trailing comments of
 // the documented device.conf work, while a '#' inside a value ("a#b") stays part of it.

@@ -6,6 +6,7 @@
 #include "common/base/bytes.h"
 #include "common/base/error.h"
 #include "common/base/json.h"
+#include "common/base/text.h"
 #include "common/ids/ulid.h"
 
 namespace fleetmcp {
@@ -20,16 +21,6 @@ constexpr std::string_view kFix = "ask the fleet operator for a new token (fleet
 // because tokens are secrets and their contents are attacker-controlled.
 [[noreturn]] void refuse(std::string_view why) {
   throw Error(ErrorCode::kSafetyDenied, "agent token refused: " + std::string(why), kFix);
-}
-
-std::vector<std::string_view> split(std::string_view text, char sep) {
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    const auto at = text.find(sep, start);
-    parts.push_back(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
-    if (at == std::string_view::npos) return parts;
-    start = at + 1;
-  }
 }
 
 std::string join_scopes(const AgentToken& claims) {

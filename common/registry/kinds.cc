@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "common/base/error.h"
+#include "common/ids/ulid.h"
 #include "common/registry/semver.h"
 
 namespace fleetmcp {
@@ -29,13 +30,6 @@ bool is_snake(char c) { return is_lower(c) || is_digit(c) || c == '_'; }
 // ^[a-z][a-z0-9_]{0,max_len-1}$: the kind_short and cap_id patterns of RFC-0001 §3.
 bool is_token(std::string_view s, size_t max_len) {
   return !s.empty() && s.size() <= max_len && is_lower(s[0]) && std::all_of(s.begin(), s.end(), is_snake);
-}
-
-// ^[0-9a-hjkmnp-tv-z]{26}$: a lowercase Crockford ULID.
-bool is_node_id(std::string_view s) {
-  return s.size() == 26 && std::all_of(s.begin(), s.end(), [](char c) {
-           return is_digit(c) || (is_lower(c) && c != 'i' && c != 'l' && c != 'o' && c != 'u');
-         });
 }
 
 bool is_verb(std::string_view s) { return std::find(kVerbs.begin(), kVerbs.end(), s) != kVerbs.end(); }

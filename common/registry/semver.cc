@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "common/base/text.h"
+
 namespace fleetmcp {
 namespace {
 
@@ -19,17 +21,6 @@ std::optional<uint64_t> parse_numeric(std::string_view s) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (true) {
-    const size_t at = s.find(sep, start);
-    parts.push_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
-    if (at == std::string_view::npos) return parts;
-    start = at + 1;
-  }
 }
 
 // Dot-separated identifiers, none empty, [0-9A-Za-z-] only; numeric ones without leading zeros

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "device_client/commands/cmd_ack.h"
+#include "common/protocol/cmd_ack.h"
 #include "device_client/session/event_log.h"
 
 namespace fleetmcp::device {

@@ -18,7 +18,7 @@
 
 #include "common/registry/schema_registry.h"
 #include "common/ids/ulid.h"
-#include "device_client/commands/cmd_envelope.h"
+#include "common/protocol/cmd.h"
 #include "device_client/commands/idempotency_cache.h"
 #include "device_client/commands/plugin_clock.h"
 #include "device_client/session/timer_queue.h"

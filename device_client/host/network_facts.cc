@@ -18,18 +18,6 @@ namespace {
 
 constexpr size_t kMaxInterfaces = 64, kMaxAddresses = 32;
 
-std::vector<std::string_view> fields(std::string_view line) {
-  std::vector<std::string_view> out;
-  size_t at = 0;
-  while (at < line.size()) {
-    while (at < line.size() && (line[at] == ' ' || line[at] == '\t')) ++at;
-    const size_t start = at;
-    while (at < line.size() && line[at] != ' ' && line[at] != '\t') ++at;
-    if (at > start) out.push_back(line.substr(start, at - start));
-  }
-  return out;
-}
-
 template <typename F>
 void each_line(std::string_view text, F f) {
   while (!text.empty()) {
@@ -50,7 +38,7 @@ uint64_t counter(const std::string& dir, const char* name) {
   const auto t = read_small_file(dir + "/statistics/" + name);
   uint64_t v = 0;
   if (t) {
-    const std::string s = trim(*t);
+    const std::string_view s = trim(*t, kKernelTextBlanks);
     std::from_chars(s.data(), s.data() + s.size(), v);
   }
   return v;
@@ -119,7 +107,7 @@ std::optional<DefaultRoute> parse_default_route_v4(std::string_view text) {
   std::optional<DefaultRoute> best;
   uint64_t best_metric = UINT64_MAX;
   each_line(text, [&](std::string_view line) {
-    const auto f = fields(line);
+    const auto f = split_words(line);
     // Iface Destination Gateway Flags RefCnt Use Metric Mask …
     if (f.size() < 8 || f[0] == "Iface" || f[1] != "00000000" || f[7] != "00000000") return;
     const auto flags = hex(f[3]), gw = hex(f[2]);
@@ -138,7 +126,7 @@ std::optional<DefaultRoute> parse_default_route_v6(std::string_view text) {
   std::optional<DefaultRoute> best;
   uint64_t best_metric = UINT64_MAX;
   each_line(text, [&](std::string_view line) {
-    const auto f = fields(line);
+    const auto f = split_words(line);
     // dest dest_len src src_len next_hop metric refcnt use flags iface
     if (f.size() < 10 || f[0] != std::string(32, '0') || f[1] != "00" || f[4] == std::string(32, '0')) return;
     const auto metric = hex(f[5]);
@@ -152,7 +140,7 @@ std::optional<DefaultRoute> parse_default_route_v6(std::string_view text) {
 std::vector<std::string> parse_resolv_conf(std::string_view text) {
   std::vector<std::string> out;
   each_line(text, [&](std::string_view line) {
-    const auto f = fields(line);
+    const auto f = split_words(line);
     if (f.size() >= 2 && f[0] == "nameserver" && out.size() < 16 && f[1].size() <= 45) out.emplace_back(f[1]);
   });
   return out;
@@ -180,14 +168,14 @@ json::Document read_network_status(const std::string& root, bool with_addresses)
     const std::string dir = root + "/sys/class/net/" + name;
     rapidjson::Value i(rapidjson::kObjectType);
     i.AddMember("name", json::string_value(name, a), a);
-    std::string mac = trim(read_small_file(dir + "/address").value_or(""));
+    std::string mac(trim(read_small_file(dir + "/address").value_or(""), kKernelTextBlanks));
     if (!is_mac(mac)) mac = "00:00:00:00:00:00";  // tunnels and the like have none
     i.AddMember("mac_address", json::string_value(mac, a), a);
-    const std::string mtu = trim(read_small_file(dir + "/mtu").value_or("0"));
+    const std::string mtu(trim(read_small_file(dir + "/mtu").value_or("0"), kKernelTextBlanks));
     int64_t mtu_value = 0;
     std::from_chars(mtu.data(), mtu.data() + mtu.size(), mtu_value);
     i.AddMember("mtu", std::clamp<int64_t>(mtu_value, 0, 1 << 20), a);
-    i.AddMember("state", json::string_value(interface_state(trim(read_small_file(dir + "/operstate").value_or(""))), a), a);
+    i.AddMember("state", json::string_value(interface_state(trim(read_small_file(dir + "/operstate").value_or(""), kKernelTextBlanks)), a), a);
     if (auto it = addresses.find(name); it != addresses.end()) {
       i.AddMember("ipv4_addresses", it->second.v4, a);
       i.AddMember("ipv6_addresses", it->second.v6, a);

@@ -29,7 +29,7 @@ std::string line_field(std::string_view text, std::string_view key) {
     const std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     if (line.substr(0, key.size()) == key && line.size() > key.size() && line[key.size()] == ':') {
-      return trim(line.substr(key.size() + 1));
+      return std::string(trim(line.substr(key.size() + 1), kKernelTextBlanks));
     }
   }
   return {};

@@ -29,7 +29,9 @@ std::optional<std::string> line_value(std::string_view text, std::string_view ke
     const std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
     const auto at = line.find(sep);
-    if (at != std::string_view::npos && trim(line.substr(0, at)) == key) return trim(line.substr(at + 1));
+    if (at != std::string_view::npos && trim(line.substr(0, at), kKernelTextBlanks) == key) {
+      return std::string(trim(line.substr(at + 1), kKernelTextBlanks));
+    }
   }
   return std::nullopt;
 }
@@ -37,7 +39,7 @@ std::optional<std::string> line_value(std::string_view text, std::string_view ke
 std::optional<double> millidegrees(const std::string& path) {
   const auto text = read_small_file(path);
   if (!text) return std::nullopt;
-  const std::string t = trim(*text);
+  const std::string_view t = trim(*text, kKernelTextBlanks);
   long v = 0;
   const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (ec != std::errc() || p != t.data() + t.size()) return std::nullopt;
@@ -45,12 +47,6 @@ std::optional<double> millidegrees(const std::string& path) {
 }
 
 }  // namespace
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r' || s.front() == '\0')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r' || s.back() == '\0')) s.remove_suffix(1);
-  return std::string(s);
-}
 
 std::optional<std::string> read_small_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -72,7 +68,7 @@ OsRelease parse_os_release(std::string_view text) {
 
 std::string read_model(const std::string& root) {
   for (const char* path : {"/proc/device-tree/model", "/sys/firmware/devicetree/base/model", "/sys/class/dmi/id/product_name"}) {
-    if (auto t = read_small_file(root + path); t && !trim(*t).empty()) return trim(*t);
+    if (auto t = read_small_file(root + path); t && !trim(*t, kKernelTextBlanks).empty()) return std::string(trim(*t, kKernelTextBlanks));
   }
   if (auto cpuinfo = read_small_file(root + "/proc/cpuinfo")) {
     if (auto m = line_value(*cpuinfo, "Model", ':')) return *m;
@@ -83,8 +79,8 @@ std::string read_model(const std::string& root) {
 
 BasicInfo read_basic_info(const std::string& root) {
   BasicInfo b;
-  b.hostname = trim(read_small_file(root + "/proc/sys/kernel/hostname").value_or("localhost"));
-  b.kernel_version = trim(read_small_file(root + "/proc/sys/kernel/osrelease").value_or("unknown"));
+  b.hostname = trim(read_small_file(root + "/proc/sys/kernel/hostname").value_or("localhost"), kKernelTextBlanks);
+  b.kernel_version = trim(read_small_file(root + "/proc/sys/kernel/osrelease").value_or("unknown"), kKernelTextBlanks);
   b.model = read_model(root);
   utsname u{};
   b.cpu_arch = ::uname(&u) == 0 ? u.machine : "unknown";
@@ -156,8 +152,7 @@ std::optional<Temperature> read_cpu_temperature(const std::string& root, const C
 }
 
 std::optional<ThrottleFlags> parse_throttled(std::string_view text) {
-  std::string t = trim(text);
-  std::string_view v = t;
+  std::string_view v = trim(text, kKernelTextBlanks);
   if (const auto eq = v.find('='); eq != std::string_view::npos) v = v.substr(eq + 1);
   if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) v.remove_prefix(2);
   unsigned long word = 0;

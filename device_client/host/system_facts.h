@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/base/text.h"
+
 namespace fleetmcp::device {
 
 struct OsRelease {
@@ -57,6 +59,8 @@ std::optional<ThrottleFlags> read_throttling(const std::string& root, const Comm
 
 // The whole file, or nullopt; at most 64 KiB (these are small kernel files).
 std::optional<std::string> read_small_file(const std::string& path);
-std::string trim(std::string_view s);
+// What trim() (common/base/text.h) strips from a kernel file: blanks, the trailing newline, and the
+// NUL that ends a device-tree string.
+inline constexpr std::string_view kKernelTextBlanks{" \t\n\r\0", 5};
 
 }  // namespace fleetmcp::device

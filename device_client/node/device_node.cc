@@ -3,6 +3,7 @@
 #include <random>
 
 #include "common/ids/ulid.h"
+#include "common/protocol/topics.h"
 #include "device_client/session/event_log.h"
 #include "device_client/node/hw_fingerprint.h"
 #include "device_client/host/metrics_sample.h"
@@ -28,12 +29,12 @@ std::string quoted_field(const json::Value& doc, std::string_view key) {
 }  // namespace
 
 NodeTopics::NodeTopics(const std::string& id)
-    : announce("$devices/" + id + "/announce"),
-      telemetry("$devices/" + id + "/telemetry"),
-      cmd("$devices/" + id + "/cmd"),
-      cmd_ack("$devices/" + id + "/cmd_ack"),
-      rejected("$devices/" + id + "/rejected"),
-      status("$devices/" + id + "/status") {}
+    : announce(devices_topic(id, DeviceLeaf::kAnnounce)),
+      telemetry(devices_topic(id, DeviceLeaf::kTelemetry)),
+      cmd(devices_topic(id, DeviceLeaf::kCmd)),
+      cmd_ack(devices_topic(id, DeviceLeaf::kCmdAck)),
+      rejected(devices_topic(id, DeviceLeaf::kRejected)),
+      status(devices_topic(id, DeviceLeaf::kStatus)) {}
 
 DeviceNode::DeviceNode(DeviceConfig config, const SharedRuntime& runtime, bool simulated)
     : config_(std::move(config)),

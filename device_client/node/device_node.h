@@ -36,7 +36,7 @@ struct SharedRuntime {
   int64_t started_at_ms = 0;  // process start, for manage.server
 };
 
-// $devices/<id>/… (docs/protocol.md §3).
+// $devices/<id>/… (docs/protocol.md §3), built once from the node_id the config checked.
 struct NodeTopics {
   explicit NodeTopics(const std::string& node_id);
   std::string announce, telemetry, cmd, cmd_ack, rejected, status;

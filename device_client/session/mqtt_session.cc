@@ -6,7 +6,7 @@
 #include <mutex>
 #include <random>
 
-#include "device_client/commands/cmd_envelope.h"
+#include "common/protocol/cmd.h"
 #include "device_client/session/event_log.h"
 
 namespace fleetmcp::device {
@@ -56,7 +56,7 @@ MqttSession::MqttSession(SessionSettings settings, TimerQueue& timers, Handlers 
   // struct's connectProperties pointing at the source's properties, so properties set through the
   // builder dangle once the temporary is gone (a crash in MQTTProperties_copy). This member lives
   // as long as the client, so any copy Paho makes points at live properties.
-  // The broker then drops anything larger than this before it reaches us (cmd_envelope.h).
+  // The broker then drops anything larger than this before it reaches us (common/protocol/cmd.h).
   connect_options_.set_properties(mqtt::properties{
       {mqtt::property::MAXIMUM_PACKET_SIZE, static_cast<int32_t>(kMaxCmdParseBytes + 4096)}});
   client_.set_connected_handler([this](const std::string&) { on_connected(); });

@@ -15,6 +15,7 @@
 
 #include "common/base/error.h"
 #include "common/base/json.h"
+#include "common/protocol/topics.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
 #include "tools/fleetctl/fleet_access.h"
@@ -52,20 +53,9 @@ struct NodeRow {
   std::vector<std::pair<std::string, std::string>> capabilities;  // cap_id, kind
 };
 
-// "$devices/<node_id>/<leaf>" -> node_id, leaf.
-bool split_topic(const std::string& topic, std::string& node_id, std::string& leaf) {
-  constexpr std::string_view kPrefix = "$devices/";
-  if (!topic.starts_with(kPrefix)) return false;
-  const size_t slash = topic.find('/', kPrefix.size());
-  if (slash == std::string::npos) return false;
-  node_id = topic.substr(kPrefix.size(), slash - kPrefix.size());
-  leaf = topic.substr(slash + 1);
-  return true;
-}
-
 // Payloads come from the broker; one that does not parse leaves the row as it was. The status
 // names the manifest the plugin accepted, so its expires_at_ms wins over the announce's.
-void apply(NodeRow& row, const std::string& leaf, const std::string& payload) {
+void apply(NodeRow& row, fleetmcp::DeviceLeaf leaf, const std::string& payload) {
   json::Document doc;
   try {
     doc = json::parse_strict(payload);
@@ -73,13 +63,13 @@ void apply(NodeRow& row, const std::string& leaf, const std::string& payload) {
     return;  // includes an empty payload: a cleared retained message
   }
   if (!doc.IsObject()) return;
-  if (leaf == "status") {
+  if (leaf == fleetmcp::DeviceLeaf::kStatus) {
     row.state = std::string(json::get_string(doc, "state").value_or("unknown"));
     row.since_ms = json::get_int64(doc, "since_ms").value_or(0);
     row.manifest_etag = std::string(json::get_string(doc, "manifest_etag").value_or(""));
     row.expires_at_ms = json::get_int64(doc, "expires_at_ms").value_or(row.expires_at_ms);
     row.status_seen = true;
-  } else if (leaf == "announce") {
+  } else if (leaf == fleetmcp::DeviceLeaf::kAnnounce) {
     if (!row.status_seen) row.expires_at_ms = json::get_int64(doc, "expires_at_ms").value_or(0);
     row.capabilities.clear();
     const auto* caps = json::find(doc, "capabilities");
@@ -125,8 +115,8 @@ std::map<std::string, NodeRow> read_fleet(const Args& args, std::chrono::seconds
   try {
     client.connect(connect_options(args, user, token));
     client.start_consuming();
-    client.subscribe("$devices/+/status", 1);
-    client.subscribe("$devices/+/announce", 1);
+    client.subscribe(fleetmcp::kEveryStatus, 1);
+    client.subscribe(fleetmcp::kEveryAnnounce, 1);
   } catch (const mqtt::exception& e) {
     throw connect_error(e, url, user);
   }
@@ -134,8 +124,12 @@ std::map<std::string, NodeRow> read_fleet(const Args& args, std::chrono::seconds
   const auto deadline = Clock::now() + wait;
   mqtt::const_message_ptr message;
   while (Clock::now() < deadline && client.try_consume_message_for(&message, kQuietPeriod)) {
-    std::string node_id, leaf;
-    if (message && split_topic(message->get_topic(), node_id, leaf)) apply(nodes[node_id], leaf, message->to_string());
+    if (!message) continue;
+    const auto& name = message->get_topic();  // the views of `topic` point into it
+    const auto topic = fleetmcp::parse_devices_topic(name);
+    if (topic && (topic->kind == fleetmcp::DeviceLeaf::kStatus || topic->kind == fleetmcp::DeviceLeaf::kAnnounce)) {
+      apply(nodes[std::string(topic->node_id)], topic->kind, message->to_string());
+    }
   }
   client.disconnect();
   return nodes;

@@ -25,6 +25,8 @@
 #include "common/crypto/ed25519.h"
 #include "common/base/error.h"
 #include "common/base/json.h"
+#include "common/base/text.h"
+#include "common/ids/tenant.h"
 #include "common/ids/ulid.h"
 #include "common/crypto/x509.h"
 #include "tools/fleetctl/args.h"
@@ -258,17 +260,6 @@ std::string server_san(const std::optional<std::string>& extra) {
   return san;
 }
 
-bool is_tenant(std::string_view t) {
-  auto ok = [](char c, bool first) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (!first && (c == '_' || c == '-'));
-  };
-  if (t.empty() || t.size() > 63) return false;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (!ok(t[i], i == 0)) return false;
-  }
-  return true;
-}
-
 // mqtts://host[:port] with a plain host name, IPv4 or [IPv6]. device.conf is a line format, so
 // anything else (spaces, '#', newlines) must never get in.
 bool is_broker_uri(std::string_view uri) {
@@ -425,8 +416,8 @@ int pki_enroll(const Argv& argv) {
   if (args.help()) return print_help(kEnrollHelp);
   if (!args.positionals().empty()) throw Error(ErrorCode::kBadRequest, "pki enroll takes no arguments", "see --help");
   EnrollPlan plan{args.require("dir"), args.require("tenant"), args.get("broker").value_or(std::string(kDefaultBroker)), 0};
-  if (!is_tenant(plan.tenant)) {
-    throw Error(ErrorCode::kBadRequest, "--tenant must match ^[a-z0-9][a-z0-9_-]{0,62}$", "for example --tenant acme");
+  if (!fleetmcp::is_tenant_name(plan.tenant)) {
+    throw Error(ErrorCode::kBadRequest, "--tenant must match " + std::string(fleetmcp::kTenantPattern), "for example --tenant acme");
   }
   if (!is_broker_uri(plan.broker)) {
     throw Error(ErrorCode::kBadRequest, "--broker must be mqtts://host[:port]", "for example --broker mqtts://10.0.0.2:8883");
@@ -457,8 +448,8 @@ int pki_bridge(const Argv& argv) {
   const fs::path dir = args.require("dir");
   const std::string sub = args.require("sub");
   // The sub names a directory and is the bridge's MQTT username: the tenant-name alphabet.
-  if (!is_tenant(sub)) {
-    throw Error(ErrorCode::kBadRequest, "--sub must match ^[a-z0-9][a-z0-9_-]{0,62}$", "for example --sub bridge-site-a");
+  if (!fleetmcp::is_tenant_name(sub)) {
+    throw Error(ErrorCode::kBadRequest, "--sub must match " + std::string(fleetmcp::kTenantPattern), "for example --sub bridge-site-a");
   }
   const int64_t days = args.integer("days", 365, 1, 36500);
   const LoadedCa ca = load_ca(dir);
@@ -476,11 +467,6 @@ int pki_bridge(const Argv& argv) {
 }
 
 // ---- pki revoke -------------------------------------------------------------------------------
-
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return s;
-}
 
 // Appends in one write() on an O_APPEND descriptor so a concurrent reader sees whole lines.
 void append_lines(const fs::path& path, const std::string& text) {
@@ -511,7 +497,7 @@ int pki_revoke(const Argv& argv) {
   auto list = fleetmcp::RevocationList::load(path.string());
   std::string added;
   for (const auto& arg : args.positionals()) {
-    const std::string id = lowercase(arg);
+    const std::string id = fleetmcp::lowercase(arg);
     if (!fleetmcp::is_node_id(id)) {
       throw Error(ErrorCode::kBadRequest, "'" + arg + "' is not a node_id or token jti (a 26-character ULID)",
                   "copy the id from fleetctl pki enroll or fleetctl token issue --json");

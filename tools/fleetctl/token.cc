@@ -11,6 +11,7 @@
 #include "common/crypto/ed25519.h"
 #include "common/base/error.h"
 #include "common/base/json.h"
+#include "common/ids/tenant.h"
 #include "common/ids/ulid.h"
 #include "tools/fleetctl/args.h"
 #include "tools/fleetctl/commands.h"
@@ -73,17 +74,6 @@ int64_t parse_ttl(const std::string& text) {
   return seconds;
 }
 
-bool is_tenant(std::string_view t) {
-  auto ok = [](char c, bool first) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (!first && (c == '_' || c == '-'));
-  };
-  if (t.empty() || t.size() > 63) return false;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (!ok(t[i], i == 0)) return false;
-  }
-  return true;
-}
-
 // sub doubles as the MQTT username: keep it to characters no topic filter or log line treats
 // specially.
 bool is_name(std::string_view s) {
@@ -143,8 +133,8 @@ int token_issue(const Argv& argv) {
   if (!args.positionals().empty()) throw Error(ErrorCode::kBadRequest, "token issue takes no arguments", "see --help");
   AgentToken t;
   t.tenant = args.require("tenant");
-  if (!is_tenant(t.tenant)) {
-    throw Error(ErrorCode::kBadRequest, "--tenant must match ^[a-z0-9][a-z0-9_-]{0,62}$", "for example --tenant acme");
+  if (!fleetmcp::is_tenant_name(t.tenant)) {
+    throw Error(ErrorCode::kBadRequest, "--tenant must match " + std::string(fleetmcp::kTenantPattern), "for example --tenant acme");
   }
   t.scopes = parse_scopes(args.require("scope"));
   // The sub is the MQTT username and client id: one tenant's default must never be another's

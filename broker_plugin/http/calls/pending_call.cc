@@ -1,11 +1,11 @@
 #include "broker_plugin/http/calls/pending_call.h"
 
-#include <algorithm>
+#include "common/protocol/deadlines.h"
 
 namespace fleetmcp::http {
 
 std::chrono::milliseconds gateway_deadline(const CapabilityConstraints& constraints) {
-  return std::chrono::milliseconds(std::max(5000, constraints.deadline_ms_default + 1000));
+  return std::chrono::milliseconds(gateway_deadline_ms(constraints.deadline_ms_default));
 }
 
 std::shared_ptr<PendingCall> PendingCall::start(FleetView& fleet, std::shared_ptr<Scheduler> scheduler, CallSpec spec,

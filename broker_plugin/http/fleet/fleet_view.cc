@@ -8,16 +8,6 @@
 
 namespace fleetmcp::http {
 
-std::string_view node_state_name(NodeState state) {
-  switch (state) {
-    case NodeState::kOnline: return "online";
-    case NodeState::kOffline: return "offline";
-    case NodeState::kExpired: return "expired";
-    case NodeState::kRevoked: return "revoked";
-  }
-  return "offline";
-}
-
 namespace {
 
 // Everything about a tool that a tools/list answer shows (`dotted` is its name), hashed.

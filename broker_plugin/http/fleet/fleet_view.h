@@ -26,12 +26,9 @@
 #include "common/base/error.h"
 #include "common/registry/kinds.h"
 #include "common/protocol/manifest.h"
+#include "common/protocol/node_state.h"
 
 namespace fleetmcp::http {
-
-// The states of $devices/<id>/status (docs/protocol.md §3).
-enum class NodeState { kOnline, kOffline, kExpired, kRevoked };
-std::string_view node_state_name(NodeState state);  // "online" …
 
 // One MCP tool: a verb of a capability in a node's verified, unexpired manifest.
 struct FleetTool {
@@ -126,7 +123,7 @@ class FleetSnapshot {
   uint64_t generation_ = 0;
   NodeIndex nodes_;  // every node by node_id: where a changed node was
   std::map<std::string, TenantIndex, std::less<>> tenants_;  // tenants with at least one node
-  std::array<uint64_t, 4> by_state_{};  // indexed by NodeState (four states)
+  std::array<uint64_t, kNodeStateCount> by_state_{};  // indexed by NodeState
   uint64_t serving_ = 0;
 };
 

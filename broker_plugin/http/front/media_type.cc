@@ -1,23 +1,18 @@
 #include "broker_plugin/http/front/media_type.h"
 
-#include <algorithm>
+#include "common/base/text.h"
 
 namespace fleetmcp::http {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+// HTTP optional whitespace (RFC 9110 §5.6.3); a header value holds no CR or LF.
+constexpr std::string_view kOws = " \t";
 
 // "q=0" (or 0.0…) among a media range's parameters.
 bool refused(std::string_view params) {
   while (!params.empty()) {
     const size_t semi = params.find(';');
-    const std::string_view p = trim(params.substr(0, semi));
+    const std::string_view p = trim(params.substr(0, semi), kOws);
     params = semi == std::string_view::npos ? std::string_view{} : params.substr(semi + 1);
     if (ascii_iequals(p.substr(0, 2), "q=") && p.find_first_not_of("0.", 2) == std::string_view::npos) return true;
   }
@@ -42,7 +37,7 @@ bool any_range(std::optional<std::string_view> header, Match match) {
     const std::string_view item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
     const size_t semi = item.find(';');
-    const std::string_view range = trim(item.substr(0, semi));
+    const std::string_view range = trim(item.substr(0, semi), kOws);
     if (match(range) && !(semi != std::string_view::npos && refused(item.substr(semi + 1)))) return true;
   }
   return false;
@@ -60,12 +55,7 @@ bool names(std::optional<std::string_view> header, std::string_view type) {
 
 bool is_json_content_type(std::optional<std::string_view> content_type) {
   if (!content_type) return false;
-  return ascii_iequals(trim(content_type->substr(0, content_type->find(';'))), "application/json");
-}
-
-bool ascii_iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
+  return ascii_iequals(trim(content_type->substr(0, content_type->find(';')), kOws), "application/json");
 }
 
 }  // namespace fleetmcp::http

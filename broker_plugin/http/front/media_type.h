@@ -14,8 +14,5 @@ bool accepts(std::optional<std::string_view> accept_header, std::string_view typ
 // client to ask for text/event-stream, and curl's default "*/*" is not asking.
 bool names(std::optional<std::string_view> accept_header, std::string_view type);
 bool is_json_content_type(std::optional<std::string_view> content_type);
-// ASCII case-insensitive equality: media types and header names are ASCII tokens, compared
-// without a lowercased copy or a locale lookup (several times per request).
-bool ascii_iequals(std::string_view a, std::string_view b);
 
 }  // namespace fleetmcp::http

@@ -5,6 +5,7 @@
 #include "broker_plugin/http/calls/call_gate.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"
+#include "common/ids/ulid.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -22,13 +23,14 @@ constexpr std::string_view kFindOutput = R"({"type":"object","required":["nodes"
 "nodes":{"type":"array","items":{"type":"object","required":["node_id","state","kinds"],"properties":{
 "node_id":{"type":"string"},"state":{"type":"string"},"kinds":{"type":"array","items":{"type":"string"}}}}},
 "next_cursor":{"type":"string"}}})";
-constexpr std::string_view kDescribeInput = R"({"type":"object","additionalProperties":false,"required":["node_id"],
-"properties":{"node_id":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{26}$","description":"A node_id from fleet_find_nodes."}}})";
+// The node_id pattern comes from common/ids, where is_node_id checks the same grammar.
+const std::string kDescribeInput = std::string(R"({"type":"object","additionalProperties":false,"required":["node_id"],
+"properties":{"node_id":{"type":"string","pattern":")") + std::string(kNodeIdPattern) + R"(","description":"A node_id from fleet_find_nodes."}}})";
 constexpr std::string_view kDescribeOutput = R"({"type":"object","required":["node_id","state","capabilities"],"properties":{
 "node_id":{"type":"string"},"state":{"type":"string"},"manifest_expires_at_ms":{"type":"integer"},
 "capabilities":{"type":"array","items":{"type":"object"}}}})";
-constexpr std::string_view kCallInput = R"({"type":"object","additionalProperties":false,"required":["node_id","cap_id","verb"],
-"properties":{"node_id":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{26}$"},
+const std::string kCallInput = std::string(R"({"type":"object","additionalProperties":false,"required":["node_id","cap_id","verb"],
+"properties":{"node_id":{"type":"string","pattern":")") + std::string(kNodeIdPattern) + R"("},
 "cap_id":{"type":"string","description":"A cap_id from fleet_describe_node."},
 "verb":{"type":"string","enum":["snapshot","subscribe","get","set","invoke","stream"]},
 "arguments":{"type":"object","description":"Arguments matching the verb's input_schema from fleet_describe_node."}}})";

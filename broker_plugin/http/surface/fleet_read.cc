@@ -4,16 +4,17 @@
 #include <set>
 
 #include "broker_plugin/http/surface/compact_tools.h"
-
+#include "common/ids/ulid.h"
 
 namespace fleetmcp::http {
 namespace {
 
-constexpr std::string_view kInput = R"({"type":"object","additionalProperties":false,"required":["kind"],"properties":{
+// The node_id pattern comes from common/ids, where is_node_id checks the same grammar.
+const std::string kInput = std::string(R"({"type":"object","additionalProperties":false,"required":["kind"],"properties":{
 "kind":{"type":"string","description":"The capability kind to read on every node, e.g. system.health, system.info, network.status, service.unit."},
 "verb":{"type":"string","enum":["snapshot","get"],"description":"The read verb; default: the kind's own (snapshot or get)."},
 "cap_id":{"type":"string","description":"Which capability of the kind, e.g. the service name for service.unit; needed only where a node has several."},
-"node_ids":{"type":"array","items":{"type":"string","pattern":"^[0-9a-hjkmnp-tv-z]{26}$"},"minItems":1,"maxItems":100,"description":"These nodes; default: every node of yours with the kind."},
+"node_ids":{"type":"array","items":{"type":"string","pattern":")") + std::string(kNodeIdPattern) + R"("},"minItems":1,"maxItems":100,"description":"These nodes; default: every node of yours with the kind."},
 "state":{"type":"string","enum":["online","any"],"description":"Without node_ids: only online nodes (default) or all."},
 "limit":{"type":"integer","minimum":1,"maximum":100,"description":"At most this many nodes (default 100)."},
 "arguments":{"type":"object","description":"The capability's arguments (its inputSchema), the same for every node; default {}."}}})";

@@ -6,11 +6,10 @@
 #include "broker_plugin/http/calls/call_gate.h"
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/surface/tool_hints.h"
+#include "common/ids/ulid.h"
 
 namespace fleetmcp::http {
 namespace {
-
-constexpr std::string_view kUlidPattern = "^[0-9a-hjkmnp-tv-z]{26}$";
 
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
 
@@ -47,7 +46,7 @@ json::Value input_schema(const ToolCatalog& catalog, const FleetTool& sample, co
     node.AddMember("enum", string_enum(g.node_ids, a), a);
     node.AddMember("description", "The node to act on.", a);
   } else {
-    node.AddMember("pattern", str(kUlidPattern, a), a);
+    node.AddMember("pattern", str(kNodeIdPattern, a), a);
     node.AddMember("description", str("The node to act on: a node_id from fleet_find_nodes with kind " + sample.kind + ".", a), a);
   }
   props.AddMember("node_id", node, a);

@@ -1,9 +1,9 @@
 #include "broker_plugin/http/transport/exchange.h"
 
-#include "broker_plugin/http/front/media_type.h"
-
 #include <algorithm>
 #include <cctype>
+
+#include "common/base/text.h"
 
 namespace fleetmcp::http {
 namespace {

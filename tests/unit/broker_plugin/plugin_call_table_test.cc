@@ -18,13 +18,6 @@ PendingCall call(const std::string& msg_id, const std::string& node, int64_t dea
   return c;
 }
 
-TEST(GatewayDeadline, IsTheLargerOfFiveSecondsAndTheCapabilityDeadlinePlusOne) {
-  EXPECT_EQ(gateway_deadline_ms(2000), 5000);
-  EXPECT_EQ(gateway_deadline_ms(4000), 5000);
-  EXPECT_EQ(gateway_deadline_ms(4500), 5500);
-  EXPECT_EQ(gateway_deadline_ms(30000), 31000);
-}
-
 TEST(CallTable, SubmitFromManyThreadsKeepsEveryCallAndWakes) {
   CallTable table;
   std::atomic<int> wakes{0};

@@ -150,15 +150,5 @@ TEST_F(Identity, AgentClientIdsDeriveFromTheSub) {
   EXPECT_FALSE(identity.check_client_id(node, "anything", false).has_value());  // nodes: use_username_as_clientid
 }
 
-TEST(TenantName, FollowsFleetctlsPattern) {
-  EXPECT_TRUE(is_tenant_name("acme"));
-  EXPECT_TRUE(is_tenant_name("a-b_c9"));
-  EXPECT_FALSE(is_tenant_name(""));
-  EXPECT_FALSE(is_tenant_name("-acme"));
-  EXPECT_FALSE(is_tenant_name("Acme"));
-  EXPECT_FALSE(is_tenant_name("a/b"));
-  EXPECT_FALSE(is_tenant_name(std::string(64, 'a')));
-}
-
 }  // namespace
 }  // namespace fleetmcp::plugin

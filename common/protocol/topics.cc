@@ -1,9 +1,9 @@
-#include "broker_plugin/access/devices_topic.h"
+#include "common/protocol/topics.h"
 
 #include <array>
 #include <utility>
 
-namespace fleetmcp::plugin {
+namespace fleetmcp {
 namespace {
 
 constexpr std::array<std::pair<DeviceLeaf, std::string_view>, 6> kLeaves{{
@@ -50,4 +50,4 @@ std::string devices_topic(std::string_view node_id, DeviceLeaf leaf) {
   return topic;
 }
 
-}  // namespace fleetmcp::plugin
+}  // namespace fleetmcp

@@ -1,14 +1,14 @@
-#include "device_client/commands/cmd_envelope.h"
+#include "common/protocol/cmd.h"
 
 #include <initializer_list>
 
 #include "common/base/error.h"
 #include "common/ids/ulid.h"
+#include "common/protocol/deadlines.h"
 
-namespace fleetmcp::device {
+namespace fleetmcp {
 namespace {
 
-constexpr int64_t kMaxDeadlineMs = 86'400'000;
 constexpr int64_t kMinTimestampMs = 1'700'000'000'000;  // mcp://schemas/cmd@1.0.0 ts_ms minimum
 
 [[noreturn]] void bad_envelope(std::string_view what) {
@@ -49,6 +49,26 @@ bool is_dotted_tool_name(std::string_view s) {
 
 }  // namespace
 
+std::string write_cmd(std::string_view msg_id, int64_t ts_ms, int64_t deadline_ms, std::string_view tool,
+                      std::string_view arguments_json) {
+  // Appended to one string reserved up front (the bytes RapidJSON's Writer wrote for it, without
+  // its buffer, its copy and its character-at-a-time raw value: one cmd per call).
+  std::string cmd;
+  cmd.reserve(96 + msg_id.size() + tool.size() + arguments_json.size());
+  cmd += R"({"type":"cmd","msg_id":)";
+  json::append_string(cmd, msg_id);
+  cmd += R"(,"ts_ms":)";
+  json::append_integer(cmd, ts_ms);
+  cmd += R"(,"deadline_ms":)";
+  json::append_integer(cmd, deadline_ms);
+  cmd += R"(,"payload":{"tool":)";
+  json::append_string(cmd, tool);
+  cmd += R"(,"arguments":)";
+  cmd += arguments_json;
+  cmd += "}}";
+  return cmd;
+}
+
 std::optional<ReceivedCmd> read_cmd(std::string_view payload, std::string& why) {
   if (payload.size() > kMaxCmdParseBytes) {
     why = "payload of " + std::to_string(payload.size()) + " bytes, too large to look for a msg_id";
@@ -85,7 +105,7 @@ CmdEnvelope check_cmd_envelope(const ReceivedCmd& cmd) {
   const auto ts = json::get_int64(doc, "ts_ms");
   if (!ts || *ts < kMinTimestampMs) bad_envelope("ts_ms must be an integer Unix time in ms (>= 1700000000000)");
   const auto deadline = json::get_int64(doc, "deadline_ms");
-  if (!deadline || *deadline <= 0 || *deadline > kMaxDeadlineMs) {
+  if (!deadline || *deadline <= 0 || *deadline > kMaxCmdDeadlineMs) {
     bad_envelope("deadline_ms must be an integer between 1 and 86400000");
   }
   env.ts_ms = *ts;
@@ -103,4 +123,4 @@ CmdEnvelope check_cmd_envelope(const ReceivedCmd& cmd) {
   return env;
 }
 
-}  // namespace fleetmcp::device
+}  // namespace fleetmcp

@@ -1,10 +1,12 @@
-// The `cmd` envelope a node receives on $devices/<id>/cmd (docs/protocol.md §4):
+// The `cmd` envelope (docs/protocol.md §4, schemas/cmd@1.0.0.json): the plugin writes it on
+// $devices/<id>/cmd, the node reads it.
 //   {"type":"cmd","msg_id":"<ULID, uppercase>","ts_ms":…,"deadline_ms":…,
 //    "payload":{"tool":"<kind_short>.<node_id>.<cap_id>.<verb>","arguments":{…}}}
 // Reading happens in two steps because the first decides whether there is anyone to answer:
 // without a usable msg_id a cmd_ack cannot be correlated, so such a cmd is logged and dropped.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,7 +14,16 @@
 
 #include "common/base/json.h"
 
-namespace fleetmcp::device {
+namespace fleetmcp {
+
+// ---- writing (the plugin, once per call) ------------------------------------------------------
+
+// `arguments_json` is a JSON object that parse_strict accepts (the caller has checked it): it is
+// written into payload.arguments as it is, not parsed and serialised again.
+std::string write_cmd(std::string_view msg_id, int64_t ts_ms, int64_t deadline_ms, std::string_view tool,
+                      std::string_view arguments_json);
+
+// ---- reading (the node) -----------------------------------------------------------------------
 
 // A cmd over 64 KiB is refused (E_BAD_REQUEST). Up to 1 MiB is still parsed, only to find its
 // msg_id so the refusal can be sent; the session's MQTT Maximum Packet Size keeps anything larger
@@ -40,4 +51,4 @@ struct CmdEnvelope {
 // §5.7) and payload.arguments. Throws Error(kBadRequest) naming the field that is wrong.
 CmdEnvelope check_cmd_envelope(const ReceivedCmd& cmd);
 
-}  // namespace fleetmcp::device
+}  // namespace fleetmcp

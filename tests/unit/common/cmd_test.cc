@@ -1,18 +1,19 @@
-// The cmd envelope checks of docs/protocol.md §4 and the cmd_ack the node sends back: what is dropped (no
-// msg_id to answer), what is refused and with which message, and that every ack validates against
-// mcp://schemas/cmd_ack@1.0.0.
+// The `cmd` envelope of docs/protocol.md §4 (common/protocol/cmd.h): the bytes the plugin writes, and
+// the node's checks: what is dropped (no msg_id to answer), what is refused and with which message.
+#include "common/protocol/cmd.h"
+
 #include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <string>
 
 #include "common/base/error.h"
 #include "common/base/json.h"
-#include "common/registry/schema_registry.h"
-#include "device_client/commands/cmd_ack.h"
-#include "device_client/commands/cmd_envelope.h"
 
-namespace fleetmcp::device {
+namespace fleetmcp {
 namespace {
+
 
 constexpr const char* kMsgId = "01JD3X4M5N6P7Q8R9S0T1V2W3X";
 constexpr const char* kTool = "sysecho.01jd3x4m5n6p7q8r9s0t1v2w3x.echo.invoke";
@@ -111,35 +112,49 @@ TEST(CmdEnvelope, RefusesEachBrokenField) {
             "cmd envelope: the cmd has a member that is not in mcp://schemas/cmd@1.0.0");
 }
 
-class CmdAckSchema : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { schemas_ = SchemaRegistry::load(FLEETMCP_SOURCE_DIR "/schemas"); }
-  static std::shared_ptr<const SchemaRegistry> schemas_;
+// The cmd as RapidJSON's Writer wrote it before write_cmd appended it by hand: same bytes.
+std::string written_by_writer(std::string_view msg_id, int64_t ts_ms, int64_t deadline_ms, std::string_view tool,
+                              std::string_view arguments_json) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  const auto size = [](std::string_view s) { return static_cast<rapidjson::SizeType>(s.size()); };
+  w.StartObject();
+  w.Key("type");
+  w.String("cmd");
+  w.Key("msg_id");
+  w.String(msg_id.data(), size(msg_id));
+  w.Key("ts_ms");
+  w.Int64(ts_ms);
+  w.Key("deadline_ms");
+  w.Int64(deadline_ms);
+  w.Key("payload");
+  w.StartObject();
+  w.Key("tool");
+  w.String(tool.data(), size(tool));
+  w.Key("arguments");
+  w.RawValue(arguments_json.data(), arguments_json.size(), rapidjson::kObjectType);
+  w.EndObject();
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
 
-  void expect_valid(const std::string& ack) {
-    const json::Document doc = json::parse_strict(ack);
-    const auto failure = schemas_->validate("mcp://schemas/cmd_ack@1.0.0", doc);
-    EXPECT_FALSE(failure) << ack << "\n" << failure->path << ": " << failure->message;
+TEST(WriteCmd, IsTheBytesRapidJsonsWriterWrote) {
+  const std::string args = R"({"message":"hi \"there\"","n":[1,2.5,{"x":null}]})";
+  for (const auto& [ts, deadline] : {std::pair<int64_t, int64_t>{1732500000123, 2000}, {0, 0}, {-5, 9223372036854775807}}) {
+    EXPECT_EQ(write_cmd("01HZX9K3M4P7Q8R9S0T1V2W3XY", ts, deadline, "system.01hzx9k3m4p7q8r9s0t1v2w3xy.echo.invoke", args),
+              written_by_writer("01HZX9K3M4P7Q8R9S0T1V2W3XY", ts, deadline, "system.01hzx9k3m4p7q8r9s0t1v2w3xy.echo.invoke",
+                                args));
   }
-};
-std::shared_ptr<const SchemaRegistry> CmdAckSchema::schemas_;
+  EXPECT_EQ(write_cmd("M\"1", 1, 2, "tool\\with\ncontrol", "{}"), written_by_writer("M\"1", 1, 2, "tool\\with\ncontrol", "{}"));
+  const auto parsed = json::parse_strict(write_cmd("M1", 1, 2, "t", args));
+  EXPECT_EQ(json::to_string(parsed["payload"]["arguments"]), json::to_string(json::parse_strict(args)));
+}
 
-TEST_F(CmdAckSchema, OkAndErrorAcksAreValid) {
-  const json::Document result = json::parse_strict(R"({"message":"ping","received_at_ms":1763800000012})");
-  const std::string ok = ok_ack("01JD3X4M5N6P7Q8R9S0T1V2W40", kMsgId, result);
-  EXPECT_EQ(ok, std::string(R"({"type":"cmd_ack","msg_id":"01JD3X4M5N6P7Q8R9S0T1V2W40","in_reply_to":")") + kMsgId +
-                    R"(","payload":{"ok":true,"result":{"message":"ping","received_at_ms":1763800000012}}})");
-  expect_valid(ok);
-
-  ErrorEnvelope busy(ErrorCode::kRateLimited, "busy", "retry after retry_after_ms");
-  busy.retry_after_ms = 120;
-  const std::string err = error_ack("01JD3X4M5N6P7Q8R9S0T1V2W41", kMsgId, busy);
-  expect_valid(err);
-  const json::Document doc = json::parse_strict(err);
-  EXPECT_EQ(json::get_bool(doc["payload"], "ok"), false);
-  EXPECT_EQ(json::get_string(doc["payload"]["error"], "code"), "E_RATE_LIMITED");
-  EXPECT_EQ(json::get_int64(doc["payload"]["error"], "retry_after_ms"), 120);
+// The plugin's writer produces the very bytes of the design example, which
+// CmdEnvelope.AcceptsTheDesignExample reads on the node's side: the two sides agree.
+TEST(WriteCmd, IsWhatTheNodeReads) {
+  EXPECT_EQ(write_cmd(kMsgId, 1763800000000, 2000, kTool, R"({"message":"ping"})"), cmd_text());
 }
 
 }  // namespace
-}  // namespace fleetmcp::device
+}  // namespace fleetmcp

@@ -1,10 +1,12 @@
-#include "device_client/commands/cmd_ack.h"
+#include "common/protocol/cmd_ack.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-namespace fleetmcp::device {
+namespace fleetmcp {
 namespace {
+
+constexpr std::string_view kCmdAckSchema = "mcp://schemas/cmd_ack@1.0.0";
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
@@ -51,4 +53,28 @@ std::string error_ack(std::string_view ack_msg_id, std::string_view in_reply_to,
   return end_ack(w, buf);
 }
 
-}  // namespace fleetmcp::device
+std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas, json::ParseArena& arena) {
+  CmdAck ack;
+  try {
+    ack.doc = json::parse_strict(payload, arena, ErrorCode::kBadRequest, {.max_bytes = kMaxCmdAckBytes, .max_depth = 32});
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  if (schemas.validate(kCmdAckSchema, ack.doc)) return std::nullopt;
+  ack.msg_id = json::get_string(ack.doc, "msg_id").value_or("");
+  ack.in_reply_to = json::get_string(ack.doc, "in_reply_to").value_or("");
+  const json::Value& body = ack.doc["payload"];
+  ack.ok = json::get_bool(body, "ok").value_or(false);
+  if (ack.ok) {
+    ack.result = &body["result"];
+  } else {
+    ack.error = &body["error"];
+    ack.code = error_code_from_name(json::get_string(*ack.error, "code").value_or("")).value_or(ErrorCode::kInternal);
+    if (const auto retry = json::get_int64(*ack.error, "retry_after_ms"); retry && *retry >= 0) ack.retry_after_ms = retry;
+    ack.not_run = ack.code == ErrorCode::kDeadlineExceeded &&
+                  json::get_string(*ack.error, "message").value_or("").starts_with(kNotRunPrefix);
+  }
+  return ack;
+}
+
+}  // namespace fleetmcp

@@ -1,0 +1,49 @@
+// The `cmd_ack` envelope (docs/protocol.md §4, schemas/cmd_ack@1.0.0.json): a node sends exactly one
+// per cmd on $devices/<id>/cmd_ack, the plugin reads it.
+//   {"type":"cmd_ack","msg_id":…,"in_reply_to":…,"payload":{"ok":true,"result":{…}}}
+//   {"type":"cmd_ack","msg_id":…,"in_reply_to":…,"payload":{"ok":false,"error":{RFC-0001 §4}}}
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/base/error.h"
+#include "common/base/json.h"
+#include "common/registry/schema_registry.h"
+
+namespace fleetmcp {
+
+// ---- writing (the node) -----------------------------------------------------------------------
+
+std::string ok_ack(std::string_view ack_msg_id, std::string_view in_reply_to, const json::Value& result);
+std::string error_ack(std::string_view ack_msg_id, std::string_view in_reply_to, const ErrorEnvelope& error);
+
+// ---- reading (the plugin, once per call) ------------------------------------------------------
+
+// The largest cmd_ack the plugin reads, and so the largest message of the fleet (a manifest and a
+// cmd are at most 64 KiB): mosquitto.conf's max_packet_size is sized from it (broker_config_check.h).
+inline constexpr size_t kMaxCmdAckBytes = 256 * 1024;
+
+// What an ack says, as the device said it. Its error text is the device's and untrusted: what a
+// caller is told is the reader's policy (the plugin templates it, docs/protocol.md §4.4 and §9).
+struct CmdAck {
+  std::string msg_id, in_reply_to;
+  bool ok = false;
+  json::Document doc;                   // holds the result (in the arena parse_cmd_ack was given)
+  const json::Value* result = nullptr;  // payload.result when ok
+  const json::Value* error = nullptr;   // payload.error when !ok: an RFC-0001 envelope, device text
+  ErrorCode code = ErrorCode::kInternal;  // when !ok: error.code (kInternal for a code this build lacks)
+  std::optional<int64_t> retry_after_ms;  // when !ok: error.retry_after_ms, if present and >= 0
+  // E_DEADLINE_EXCEEDED with the kNotRunPrefix message: the cmd arrived after its deadline and the
+  // device did not run it (docs/protocol.md §4.3 step 5).
+  bool not_run = false;
+};
+
+// Strict parse and validation against cmd_ack@1.0.0. nullopt for anything else (also past
+// kMaxCmdAckBytes). The ack is parsed into `arena`: it is valid until the arena's next parse.
+std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas, json::ParseArena& arena);
+
+}  // namespace fleetmcp
