@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "broker_plugin/http/calls/call_gate.h"
+#include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 
@@ -93,8 +93,13 @@ json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const
   return v;
 }
 
-ErrorEnvelope invalid(std::string_view where, std::string_view what, std::string_view fix) {
-  return ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments at " + std::string(where) + ": " + std::string(what), fix);
+// A by_kind tool's own arguments name no single tool: an execution error naming the argument,
+// audited under the by_kind name.
+CallRefusal invalid(std::string_view name, std::string_view where, std::string_view what, std::string_view fix) {
+  return CallRefusal{RefusalKind::kExecution,
+                     ErrorEnvelope(ErrorCode::kManifestInvalid,
+                                   "invalid arguments at " + std::string(where) + ": " + std::string(what), fix),
+                     nullptr, std::string(name), {}, {}};
 }
 
 bool tenant_has(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) {
@@ -120,7 +125,8 @@ std::string kind_tool_name(std::string_view kind, std::string_view verb) {
   return name + "_" + std::string(verb);
 }
 
-json::Document KindTools::list_result(const FleetSnapshot& fleet, std::string_view tenant, McpRevision revision) const {
+Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* /*cursor*/,
+                                      McpRevision revision) const {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
@@ -146,26 +152,21 @@ std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenan
   return d;
 }
 
-bool KindTools::is_kind_tool(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) const {
-  return tenant_has(fleet, tenant, name);
-}
-
-std::variant<CompactTools::Target, ErrorEnvelope> KindTools::call_target(const FleetSnapshot& fleet,
-                                                                        std::string_view tenant, std::string_view name,
-                                                                        const json::Value* args) const {
+Refusable<ResolvedCall> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
+                                          const json::Value* args) {
   static const json::Value kEmpty(rapidjson::kObjectType);
   if (args == nullptr) args = &kEmpty;
-  if (!args->IsObject()) return invalid("the top level", "arguments must be an object", "pass {node_id, arguments}");
+  if (!args->IsObject()) return invalid(name, "the top level", "arguments must be an object", "pass {node_id, arguments}");
   for (const auto& m : args->GetObject()) {
     const std::string_view key(m.name.GetString(), m.name.GetStringLength());
     if (key != "node_id" && key != "cap_id" && key != "arguments") {
-      return invalid(std::string("/").append(ascii_clamp(key, 40)), "is not an argument of this tool",
+      return invalid(name, std::string("/").append(ascii_clamp(key, 40)), "is not an argument of this tool",
                      "pass only node_id, cap_id and arguments (the capability's own arguments go inside arguments)");
     }
   }
   const auto node_id = json::get_string(*args, "node_id");
   if (!node_id) {
-    return invalid("/node_id", "a node_id string is required", "name the node; fleet_find_nodes lists yours");
+    return invalid(name, "/node_id", "a node_id string is required", "name the node; fleet_find_nodes lists yours");
   }
   // The node's tools this name means. Another tenant's node finds none, like a missing one.
   std::vector<const FleetTool*> matching;
@@ -175,8 +176,8 @@ std::variant<CompactTools::Target, ErrorEnvelope> KindTools::call_target(const F
     }
   }
   if (matching.empty()) {
-    if (!tenant_has(fleet, tenant, name)) return CompactTools::Target{std::string(name), args};  // unknown tool
-    return invalid("/node_id", "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool",
+    if (!tenant_has(fleet, tenant, name)) return unknown_tool(name);
+    return invalid(name, "/node_id", "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool",
                    "use a node_id that fleet_find_nodes lists for this kind");
   }
   const FleetTool* tool = matching.size() == 1 ? matching.front() : nullptr;
@@ -186,18 +187,18 @@ std::variant<CompactTools::Target, ErrorEnvelope> KindTools::call_target(const F
       if (cap->IsString() && t->name.cap_id == std::string_view(cap->GetString(), cap->GetStringLength())) tool = t;
     }
     if (tool == nullptr) {
-      return invalid("/cap_id", "the node has no such capability of this kind", "use one of: " + joined(matching));
+      return invalid(name, "/cap_id", "the node has no such capability of this kind", "use one of: " + joined(matching));
     }
   }
   if (tool == nullptr) {
-    return invalid("/cap_id", "the node has several capabilities of this kind", "add cap_id, one of: " + joined(matching));
+    return invalid(name, "/cap_id", "the node has several capabilities of this kind", "add cap_id, one of: " + joined(matching));
   }
   const json::Value* arguments = json::find(*args, "arguments");
   if (arguments != nullptr && !arguments->IsObject()) {
-    return invalid("/arguments", "must be an object", "pass the capability's arguments as an object");
+    return invalid(name, "/arguments", "must be an object", "pass the capability's arguments as an object");
   }
   // The gate validates the arguments (once, for every path) and names them as /arguments/….
-  return CompactTools::Target{tool->name.dotted(), arguments, "/arguments"};
+  return ResolvedCall{ResolvedCall::Action::kCall, tool, arguments, "/arguments"};
 }
 
 }  // namespace fleetmcp::http
