@@ -1,6 +1,7 @@
 #include "broker_plugin/http/surface/kind_tools.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "broker_plugin/http/surface/compact_tools.h"
@@ -14,21 +15,31 @@ constexpr std::string_view kUlidPattern = "^[0-9a-hjkmnp-tv-z]{26}$";
 
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
 
+}  // namespace
+
 // What one by_kind tool stands for among the tenant's per-node tools.
-struct KindVerbGroup {
-  const FleetTool* sample = nullptr;  // the tool of the most cautious safety class
+struct KindTools::Group {
+  FleetTool sample;  // a copy of the tool of the most cautious safety class
   std::set<std::string> cap_ids;
-  std::set<std::string> node_ids;     // at most kNodeEnumMax + 1: "more than the enum holds"
+  std::set<std::string> node_ids;  // at most kNodeEnumMax + 1: "more than the enum holds"
 };
 
-std::map<std::string, KindVerbGroup> groups_of(const FleetSnapshot& fleet, std::string_view tenant) {
-  std::map<std::string, KindVerbGroup> groups;
+namespace {
+
+using KindVerbGroup = KindTools::Group;
+
+KindTools::Groups groups_of(const FleetSnapshot& fleet, std::string_view tenant) {
+  std::map<std::string, const FleetTool*> samples;
+  KindTools::Groups groups;
   for (const FleetTool* t : fleet.tools(tenant)) {
-    KindVerbGroup& g = groups[kind_tool_name(t->kind, t->name.verb)];
-    if (g.sample == nullptr || t->safety_class > g.sample->safety_class) g.sample = t;
+    const std::string name = kind_tool_name(t->kind, t->name.verb);
+    const FleetTool*& sample = samples[name];
+    if (sample == nullptr || t->safety_class > sample->safety_class) sample = t;
+    KindVerbGroup& g = groups[name];
     if (g.cap_ids.size() <= kCapEnumMax) g.cap_ids.insert(t->name.cap_id);
     if (g.node_ids.size() <= kNodeEnumMax) g.node_ids.insert(t->name.node_id);
   }
+  for (auto& [name, g] : groups) g.sample = *samples[name];
   return groups;
 }
 
@@ -73,7 +84,7 @@ json::Value input_schema(const ToolCatalog& catalog, const FleetTool& sample, co
 
 json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const KindVerbGroup& g,
                       McpRevision revision, json::Allocator& a) {
-  const FleetTool& t = *g.sample;
+  const FleetTool& t = g.sample;
   json::Value v(rapidjson::kObjectType);
   v.AddMember("name", str(name, a), a);
   if (has_structured_output(revision)) v.AddMember("title", str(t.kind + " " + t.name.verb + " on a node", a), a);
@@ -125,12 +136,25 @@ std::string kind_tool_name(std::string_view kind, std::string_view verb) {
   return name + "_" + std::string(verb);
 }
 
+std::shared_ptr<const KindTools::Groups> KindTools::groups(const FleetSnapshot& fleet, std::string_view tenant) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = cache_.find(tenant);
+    if (it != cache_.end() && it->second.generation == fleet.generation()) return it->second.groups;
+  }
+  // Outside the lock: two threads may both group a new snapshot; either result is the same.
+  auto fresh = std::make_shared<const Groups>(groups_of(fleet, tenant));
+  std::lock_guard<std::mutex> lock(mutex_);
+  cache_.insert_or_assign(std::string(tenant), Cached{fleet.generation(), fresh});
+  return fresh;
+}
+
 Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* /*cursor*/,
                                       McpRevision revision) const {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
-  for (const auto& [name, group] : groups_of(fleet, tenant)) tools.PushBack(tool_json(catalog_, name, group, revision, a), a);
+  for (const auto& [name, group] : *groups(fleet, tenant)) tools.PushBack(tool_json(catalog_, name, group, revision, a), a);
   tools.PushBack(CompactTools::find_nodes_tool(revision, a), a);
   tools.PushBack(fleet_read_tool(revision, a), a);
   d.AddMember("tools", tools, a);
@@ -139,9 +163,9 @@ Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_v
 
 std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenant) const {
   std::string d;
-  for (const auto& [name, g] : groups_of(fleet, tenant)) {
-    d += name + ":" + std::string(safety_class_name(g.sample->safety_class)) + ":" + g.sample->verb.input_schema + ":" +
-         g.sample->verb.output_schema + ":";
+  for (const auto& [name, g] : *groups(fleet, tenant)) {
+    d += name + ":" + std::string(safety_class_name(g.sample.safety_class)) + ":" + g.sample.verb.input_schema + ":" +
+         g.sample.verb.output_schema + ":";
     for (const auto& c : g.cap_ids) d += c + ",";
     d += ":";
     if (g.node_ids.size() <= kNodeEnumMax) {

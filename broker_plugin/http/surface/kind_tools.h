@@ -18,6 +18,10 @@
 // gets exactly the answer of a node that does not exist.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -42,8 +46,22 @@ class KindTools final : public ToolSurface {
   // Changes exactly when list would (the (kind, verb) set, classes, cap_id and node enums).
   std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override;
 
+  struct Group;                                // kind_tools.cc
+  using Groups = std::map<std::string, Group>;  // by by_kind name
+
  private:
+  // The tenant's tools grouped by (kind, verb) once per fleet snapshot, not per list: a snapshot
+  // is immutable and its generation names it (one FleetView's generations only grow), so the
+  // last grouping per tenant is kept under that generation. Any thread.
+  std::shared_ptr<const Groups> groups(const FleetSnapshot& fleet, std::string_view tenant) const;
+
+  struct Cached {
+    uint64_t generation = 0;
+    std::shared_ptr<const Groups> groups;
+  };
   const ToolCatalog& catalog_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, Cached, std::less<>> cache_;
 };
 
 // The per-node tool a by_kind call means and where its arguments are, or E_MANIFEST_INVALID naming
