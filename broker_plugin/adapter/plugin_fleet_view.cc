@@ -139,25 +139,11 @@ void PluginFleetView::set_change_listener(std::function<void()> on_change) {
   listener_ = std::move(on_change);
 }
 
-void PluginFleetView::call(CallSpec spec, CallDone done) {
-  plugin::CallRequest request;
-  request.tool = std::move(spec.tool);
-  request.arguments_json = std::move(spec.arguments_json);
-  request.caller = std::move(spec.caller);
-  request.tenant = std::move(spec.tenant);
-  // The front has checked the caller's scopes against the tool (docs/protocol.md §7); the core's own check
-  // must not refuse what the front allowed. The deadline is the core's (the same rule, §4).
-  request.scopes = plugin::kScopeBitCallReadOnly | plugin::kScopeBitCallReversible | plugin::kScopeBitCallPhysical;
-  request.audited_by_caller = true;  // the front's CallAudit writes the line, naming the endpoint
-  request.arguments_validated = true;  // by the front's gate (CallSpec): not again on the broker thread
-  request.on_done = [done = std::move(done)](const plugin::CallResult& result) {
-    CallOutcome outcome;
-    outcome.ok = result.ok;
-    outcome.result_json = result.result_json;
-    outcome.error = result.error;
-    done(std::move(outcome));
-  };
-  core_.submit_call(std::move(request));
+void PluginFleetView::call(CallRequest request, CallDone done) {
+  // The same request and result types on both sides (tool_call.h): the front's CallGate has
+  // resolved the tool and checked it (CallOrigin::kFront), so the core trusts the request as it is
+  // and the result comes back untouched. The deadline is the core's (the same rule, §4).
+  core_.submit_call(std::move(request), std::move(done));
 }
 
 std::unique_ptr<TelemetryWatch> PluginFleetView::watch_telemetry(std::string_view node_id, TelemetryHandler handler) {

@@ -49,7 +49,7 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   // FleetView.
   std::shared_ptr<const FleetSnapshot> snapshot() const override;
   void set_change_listener(std::function<void()> on_change) override;
-  void call(CallSpec spec, CallDone done) override;
+  void call(CallRequest request, CallDone done) override;
   std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) override;
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;

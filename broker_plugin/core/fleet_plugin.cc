@@ -82,9 +82,9 @@ void FleetPlugin::set_waker(Waker* waker) {
   });
 }
 
-void FleetPlugin::submit_call(CallRequest request) {
+void FleetPlugin::submit_call(CallRequest request, CallDone done) {
   bump(counters_.calls_submitted);
-  calls_.submit(std::move(request), clock_());
+  calls_.submit(QueuedCall{std::move(request), std::move(done)}, clock_());
 }
 
 void FleetPlugin::accept_scanned(std::string topic, std::string payload) {

@@ -21,7 +21,6 @@
 #include <unordered_set>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "broker_plugin/access/acl_rule.h"
@@ -38,6 +37,7 @@
 #include "broker_plugin/access/session_table.h"
 #include "broker_plugin/access/topic_acl.h"
 #include "common/base/audit_log.h"
+#include "common/base/result.h"
 #include "common/registry/kinds.h"
 #include "common/base/refusal_throttle.h"
 #include "common/registry/schema_registry.h"
@@ -86,8 +86,9 @@ class FleetPlugin : private NodeFacts {
   // Persists the state file; the module calls it from mosquitto_plugin_cleanup.
   void shutdown();
 
-  // Any thread.
-  void submit_call(CallRequest request);
+  // Any thread. `done` runs once, on the broker thread. A request of origin kFront is trusted
+  // to have passed the front's CallGate (common/protocol/tool_call.h).
+  void submit_call(CallRequest request, CallDone done);
   // A retained message the waker received while scanning $devices/+/announce and /status.
   void accept_scanned(std::string topic, std::string payload);
   void set_waker(Waker* waker);  // before the broker loop runs
@@ -173,14 +174,15 @@ class FleetPlugin : private NodeFacts {
     const NodeRecord* node;
     const Capability* capability;
     const VerbSpec* verb;
-    std::string tool;  // dotted
+    std::string tool;  // dotted, for the cmd
   };
-  std::variant<CallTarget, ErrorEnvelope> resolve(const CallRequest& request, int64_t now_ms) const;
+  // The call's node, capability and verb, looked up by their ids (no name parsing).
+  Result<CallTarget> resolve(const QueuedCall& call, int64_t now_ms) const;
   void dispatch_submitted(int64_t now_ms);
-  std::optional<ErrorEnvelope> dispatch(CallRequest& request, int64_t now_ms);
+  Status dispatch(QueuedCall& call, int64_t now_ms);
   // over_bridge: an ack answering no call here is another broker's, not worth an audit line.
   void on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge);
-  void finish_call(PendingCall& call, CallResult result);
+  void finish_call(SentCall& call, CallResult result);
   void fail_calls_of(std::string_view node_id, ErrorCode code);
   void expire_calls(int64_t now_ms);
   std::string nodes_json(const Principal& agent) const;
@@ -215,7 +217,7 @@ class FleetPlugin : private NodeFacts {
   SessionTable sessions_;
   ClientIdClaims claims_;  // whose each agent's and bridge's client id is (issue 24)
   CallTable calls_;
-  std::vector<CallRequest> submitted_;  // the batch dispatch_submitted works through
+  std::vector<QueuedCall> submitted_;  // the batch dispatch_submitted works through
   json::ParseArena ack_arena_;  // each cmd_ack is parsed here (broker thread), done with before the next
   std::unique_ptr<AuditLog> audit_;
   RefusalThrottle refusal_lines_;

@@ -6,7 +6,6 @@
 #include "broker_plugin/core/fleet_plugin.h"
 
 #include <algorithm>
-#include <variant>
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -23,16 +22,22 @@
 namespace fleetmcp::plugin {
 namespace {
 
-ErrorEnvelope not_found(std::string_view tool) {
+ErrorEnvelope not_found(const CallRequest& request) {
   // The same answer for "no such node", "another tenant's node" and "no such capability", so a
   // caller learns nothing about nodes it may not see.
   return ErrorEnvelope(ErrorCode::kManifestNotFound,
-                       "no announced tool " + ascii_clamp(tool, 64) + " is visible to this caller",
+                       "no announced tool " + ascii_clamp(request.cap_id, 32) + "." + ascii_clamp(request.verb, 32) +
+                           " on node " + ascii_clamp(request.node_id, 32) + " is visible to this caller",
                        "list the tools again; the node may have gone, expired or never existed for your tenant");
 }
 
-std::optional<ErrorEnvelope> check_arguments(const SchemaRegistry& schemas, const VerbSpec& verb,
-                                             const json::Document& arguments) {
+Status check_arguments(const SchemaRegistry& schemas, const VerbSpec& verb, std::string_view arguments_json) {
+  json::Document arguments;
+  try {
+    arguments = json::parse_strict(arguments_json, ErrorCode::kBadRequest);
+  } catch (const Error& e) {
+    return e.envelope();
+  }
   if (const auto failure = schemas.validate(verb.input_schema, arguments)) {
     // RFC-0005 §8: arguments failing their schema are E_MANIFEST_INVALID, found before dispatch.
     return ErrorEnvelope(ErrorCode::kManifestInvalid,
@@ -40,13 +45,13 @@ std::optional<ErrorEnvelope> check_arguments(const SchemaRegistry& schemas, cons
                              ": " + ascii_clamp(failure->message, 200),
                          "fix the arguments to match the tool's inputSchema");
   }
-  return std::nullopt;
+  return {};
 }
 
 // docs/protocol.md §4.4: after a deadline a read may simply be retried. A call that changes state
 // may have acted on the device (a node that does not check ts_ms may even act later), so
 // repeating it could act twice: its caller must look first.
-ErrorEnvelope deadline_exceeded(const PendingCall& call, const std::string& what) {
+ErrorEnvelope deadline_exceeded(const SentCall& call, const std::string& what) {
   if (!call.changes_state) {
     return ErrorEnvelope(ErrorCode::kDeadlineExceeded, what, "retry later; the node may be overloaded");
   }
@@ -55,97 +60,112 @@ ErrorEnvelope deadline_exceeded(const PendingCall& call, const std::string& what
                        "not change");
 }
 
+// What the caller gets of a node's cmd_ack (RFC-0005 §6 step 8): the result checked against the
+// verb's output schema and result.node_id, or the device's error.
+CallResult checked_result(const SchemaRegistry& schemas, const SentCall& call, std::string_view node_id,
+                          const CmdAck& ack) {
+  if (!ack.ok) {
+    const bool timed_out = ack.code == ErrorCode::kDeadlineExceeded && !ack.not_run;
+    return timed_out && call.changes_state
+               ? deadline_exceeded(call, "the tool did not finish within its deadline on the device")
+               : templated_device_error(ack);
+  }
+  if (const auto failure = schemas.validate(call.output_schema, *ack.result)) {
+    return ErrorEnvelope(ErrorCode::kInternal,
+                         "the device's result does not match " + std::string(call.output_schema) + " at " +
+                             ascii_clamp(failure->path, 120),
+                         "report the device's software version to the operator");
+  }
+  if (const auto echoed = json::get_string(*ack.result, "node_id"); echoed && *echoed != node_id) {
+    return ErrorEnvelope(ErrorCode::kAttestationFailed,
+                         "the result names another node than the one called (result.node_id)",
+                         "treat the node as misbehaving; report it to the operator");
+  }
+  return json::to_string(*ack.result);
+}
+
 }  // namespace
 
 void FleetPlugin::dispatch_submitted(int64_t now_ms) {
   calls_.take_submitted(submitted_);
-  for (CallRequest& request : submitted_) {
-    if (auto error = dispatch(request, now_ms)) {
-      PendingCall unsent;
-      unsent.tool = request.tool;
-      unsent.request = std::move(request);
-      CallResult result;
-      result.error = std::move(*error);
-      finish_call(unsent, std::move(result));
+  for (QueuedCall& queued : submitted_) {
+    if (Status sent = dispatch(queued, now_ms); !sent) {
+      SentCall unsent;
+      unsent.queued = std::move(queued);
+      finish_call(unsent, std::move(sent).error());
     }
   }
   submitted_.clear();  // keeps its capacity for the inbox (take_submitted)
 }
 
-std::variant<FleetPlugin::CallTarget, ErrorEnvelope> FleetPlugin::resolve(const CallRequest& request, int64_t now_ms) const {
-  const auto name = parse_tool_name(request.tool);
-  if (!name) {
-    return ErrorEnvelope(ErrorCode::kBadRequest, "not a tool name: expected {kind_short}.{node_id}.{cap_id}.{verb}",
-                         "use a name from tools/list");
+Result<FleetPlugin::CallTarget> FleetPlugin::resolve(const QueuedCall& queued, int64_t now_ms) const {
+  const CallRequest& request = queued.request;
+  const NodeRecord* node = registry_.find(request.node_id);
+  if (node == nullptr || node->tenant != request.tenant || node->revoked || !node->manifest_fresh(now_ms)) {
+    return not_found(request);
   }
-  const KindSpec* kind = schemas_->kinds().by_short(name->kind_short);
-  const NodeRecord* node = registry_.find(name->node_id);
-  if (kind == nullptr || node == nullptr || node->tenant != request.tenant || node->revoked ||
-      !node->manifest_fresh(now_ms)) {
-    return not_found(request.tool);
-  }
-  const Capability* cap = node->manifest->capability(name->cap_id);
-  if (cap == nullptr || cap->kind != kind->kind) return not_found(request.tool);
-  const VerbSpec* verb = kind->verb(name->verb);
-  if (verb == nullptr || std::find(cap->verbs.begin(), cap->verbs.end(), name->verb) == cap->verbs.end()) {
-    return ErrorEnvelope(ErrorCode::kVerbUnsupported, "capability " + cap->cap_id + " does not offer verb " + name->verb,
+  const Capability* cap = node->manifest->capability(request.cap_id);
+  const KindSpec* kind = cap != nullptr ? schemas_->kinds().by_kind(cap->kind) : nullptr;
+  if (kind == nullptr) return not_found(request);
+  const VerbSpec* verb = kind->verb(request.verb);
+  if (verb == nullptr || std::find(cap->verbs.begin(), cap->verbs.end(), request.verb) == cap->verbs.end()) {
+    return ErrorEnvelope(ErrorCode::kVerbUnsupported,
+                         "capability " + cap->cap_id + " does not offer verb " + ascii_clamp(request.verb, 32),
                          "use a verb the capability announces");
   }
-  const std::string_view scope = required_scope(cap->safety_class, name->verb);
-  if ((request.scopes & scope_bit(scope).value_or(~0u)) == 0) {
-    return ErrorEnvelope(ErrorCode::kSafetyDenied, "the caller's token lacks scope " + std::string(scope),
-                         "ask the operator for a token with " + std::string(scope));
-  }
-  if (request.without_safeguards && scope == kScopeCallPhysical) {
-    return ErrorEnvelope(ErrorCode::kSafetyDenied,
-                         "physical actuation is refused on the $CONTROL test driver: it has no two-phase "
-                         "confirmation and no rate limits",
-                         "call the tool through the HTTP front (POST /mcp/tools/call or MCP tools/call)");
+  // The front's gate checked the token's scope and confirmed physical actuation (CallOrigin);
+  // the $CONTROL driver has neither, so its calls are checked here.
+  if (request.origin == CallOrigin::kControl) {
+    const std::string_view scope = required_scope(cap->safety_class, request.verb);
+    if ((queued.control_scopes & scope_bit(scope).value_or(~0u)) == 0) {
+      return ErrorEnvelope(ErrorCode::kSafetyDenied, "the caller's token lacks scope " + std::string(scope),
+                           "ask the operator for a token with " + std::string(scope));
+    }
+    // No two-phase confirmation and no per-caller rate limits there (issue 17), whatever the token.
+    if (scope == kScopeCallPhysical) {
+      return ErrorEnvelope(ErrorCode::kSafetyDenied,
+                           "physical actuation is refused on the $CONTROL test driver: it has no two-phase "
+                           "confirmation and no rate limits",
+                           "call the tool through the HTTP front (POST /mcp/tools/call or MCP tools/call)");
+    }
   }
   if (!node->live()) {
     return ErrorEnvelope(ErrorCode::kNodeOffline, "node " + node->node_id + " has no live session",
                          "retry when $devices/<node_id>/status says online");
   }
-  return CallTarget{node, cap, verb, name->dotted()};
+  return CallTarget{node, cap, verb, ToolName{kind->kind_short, node->node_id, cap->cap_id, verb->verb}.dotted()};
 }
 
-std::optional<ErrorEnvelope> FleetPlugin::dispatch(CallRequest& request, int64_t now_ms) {
-  auto resolved = resolve(request, now_ms);
-  if (auto* error = std::get_if<ErrorEnvelope>(&resolved)) return std::move(*error);
-  CallTarget& target = std::get<CallTarget>(resolved);
-  // The front's gate has parsed and validated the arguments it serialised (arguments_validated);
-  // the others ($CONTROL) are parsed and validated here. Either way the text goes into the cmd as
-  // it is.
-  if (!request.arguments_validated) {
-    json::Document arguments;
-    try {
-      arguments = json::parse_strict(request.arguments_json, ErrorCode::kBadRequest);
-    } catch (const Error& e) {
-      return e.envelope();
-    }
-    if (auto invalid = check_arguments(*schemas_, *target.verb, arguments)) return invalid;
+Status FleetPlugin::dispatch(QueuedCall& queued, int64_t now_ms) {
+  auto resolved = resolve(queued, now_ms);
+  if (!resolved) return std::move(resolved).error();
+  CallTarget& target = *resolved;
+  // The front's gate has parsed and validated the arguments it serialised; the $CONTROL driver's
+  // are parsed and validated here. Either way the text goes into the cmd as it is.
+  if (queued.request.origin != CallOrigin::kFront) {
+    if (Status valid = check_arguments(*schemas_, *target.verb, queued.request.arguments_json); !valid) return valid;
   }
 
-  PendingCall call;
+  SentCall call;
   call.msg_id = new_msg_id();
-  call.node_id = target.node->node_id;
   call.tool = std::move(target.tool);
   call.output_schema = target.verb->output_schema;
   call.changes_state = required_scope(target.capability->safety_class, target.verb->verb) != kScopeCallReadOnly;
   const int deadline_ms = target.capability->constraints.deadline_ms_default;
   const int64_t gateway_ms = gateway_deadline_ms(deadline_ms);
   call.deadline_at_ms = now_ms + gateway_ms;
-  const std::string cmd = write_cmd(call.msg_id, now_ms, deadline_ms, call.tool, request.arguments_json);
+  const std::string cmd = write_cmd(call.msg_id, now_ms, deadline_ms, call.tool, queued.request.arguments_json);
+  const std::string& node_id = target.node->node_id;
   // Straight to the node's client (client id = node_id): no subscription or READ check involved.
   // A node on another broker is reached through the subscriptions, i.e. the bridge's. Once its
   // caller has the deadline's answer the broker drops the cmd rather than deliver it late
   // (message expiry, whole seconds rounded up; the node checks ts_ms too, §4.3 step 5).
-  broker_.publish_expiring(target.node->remote ? std::string_view{} : std::string_view(call.node_id),
-                           devices_topic(call.node_id, DeviceLeaf::kCmd), cmd, 1,
+  broker_.publish_expiring(target.node->remote ? std::string_view{} : std::string_view(node_id),
+                           devices_topic(node_id, DeviceLeaf::kCmd), cmd, 1,
                            static_cast<uint32_t>((gateway_ms + 999) / 1000));
-  call.request = std::move(request);
+  call.queued = std::move(queued);
   calls_.add(std::move(call));
-  return std::nullopt;
+  return {};
 }
 
 void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge) {
@@ -174,72 +194,46 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
            .code = ack->ok ? std::string_view{} : error_code_name(ack->code), .reason = why});
     return;
   }
-  CallResult result;
-  if (!ack->ok) {
-    const bool timed_out = ack->code == ErrorCode::kDeadlineExceeded && !ack->not_run;
-    result.error = timed_out && call->changes_state
-                       ? deadline_exceeded(*call, "the tool did not finish within its deadline on the device")
-                       : templated_device_error(*ack);
-  } else if (const auto failure = schemas_->validate(call->output_schema, *ack->result)) {
-    result.error = ErrorEnvelope(ErrorCode::kInternal,
-                                 "the device's result does not match " + std::string(call->output_schema) + " at " +
-                                     ascii_clamp(failure->path, 120),
-                                 "report the device's software version to the operator");
-  } else if (const auto echoed = json::get_string(*ack->result, "node_id"); echoed && *echoed != node_id) {
-    result.error = ErrorEnvelope(ErrorCode::kAttestationFailed,
-                                 "the result names another node than the one called (result.node_id)",
-                                 "treat the node as misbehaving; report it to the operator");
-  } else {
-    result.ok = true;
-    result.result_json = json::to_string(*ack->result);
-  }
-  finish_call(*call, std::move(result));
+  finish_call(*call, checked_result(*schemas_, *call, node_id, *ack));
 }
 
-void FleetPlugin::finish_call(PendingCall& call, CallResult result) {
+void FleetPlugin::finish_call(SentCall& call, CallResult result) {
   const int64_t now = clock_();
   if (!call.msg_id.empty()) calls_.remember_finished(call.msg_id, now);
-  // The call ends here: its strings move into the result.
-  result.node_id = std::move(call.node_id);
-  result.tool = std::move(call.tool);
-  result.msg_id = std::move(call.msg_id);
-  result.latency_ms = now - call.request.submitted_at_ms;
-  if (result.ok) {
+  const int64_t latency_ms = now - call.queued.submitted_at_ms;
+  if (result) {
     bump(counters_.calls_ok);
   } else {
-    bump(result.error.code == ErrorCode::kDeadlineExceeded ? counters_.calls_timed_out : counters_.calls_failed);
+    bump(result.error().code == ErrorCode::kDeadlineExceeded ? counters_.calls_timed_out : counters_.calls_failed);
   }
-  if (!call.request.audited_by_caller) {
-    audit({.caller = call.request.caller,
-           .tenant = call.request.tenant,
-           .tool = result.tool,
-           .node_id = result.node_id,
-           .decision = result.ok ? "ok" : "error",
-           .code = result.ok ? std::string_view{} : error_code_name(result.error.code),
-           .latency_ms = result.latency_ms});
+  // The front's CallLog writes its own line, naming the endpoint (CallOrigin::kFront).
+  if (call.queued.request.origin != CallOrigin::kFront) {
+    audit({.caller = call.queued.request.caller,
+           .tenant = call.queued.request.tenant,
+           .tool = call.tool,
+           .node_id = call.node_id(),
+           .decision = result ? "ok" : "error",
+           .code = result ? std::string_view{} : error_code_name(result.error().code),
+           .latency_ms = latency_ms});
   }
-  if (!call.request.on_done) return;
+  if (!call.queued.done) return;
   try {
-    call.request.on_done(result);
+    call.queued.done(std::move(result));
   } catch (const std::exception& e) {
     broker_.log(LogLevel::kError, std::string("fleetmcp: a call completion handler failed: ") + e.what());
   }
 }
 
 void FleetPlugin::fail_calls_of(std::string_view node_id, ErrorCode code) {
-  for (PendingCall& call : calls_.take_for_node(node_id)) {
-    CallResult result;
-    result.error = ErrorEnvelope(code, "node " + call.node_id + " went offline before answering",
-                                 "retry when $devices/<node_id>/status says online");
-    finish_call(call, std::move(result));
+  for (SentCall& call : calls_.take_for_node(node_id)) {
+    finish_call(call, ErrorEnvelope(code, "node " + call.node_id() + " went offline before answering",
+                                    "retry when $devices/<node_id>/status says online"));
   }
 }
 
 void FleetPlugin::expire_calls(int64_t now_ms) {
-  for (PendingCall& call : calls_.take_overdue(now_ms)) {
-    CallResult result;
-    result.error = deadline_exceeded(call, "node " + call.node_id + " did not answer in time");
-    finish_call(call, std::move(result));
+  for (SentCall& call : calls_.take_overdue(now_ms)) {
+    finish_call(call, deadline_exceeded(call, "node " + call.node_id() + " did not answer in time"));
   }
 }
 
@@ -263,22 +257,48 @@ void FleetPlugin::on_control(const ClientView& client, std::string_view payload)
     return;
   }
   const auto& call = std::get<ControlCall>(request);
-  CallRequest r;
-  r.tool = call.tool;
-  r.arguments_json = call.arguments_json;
-  r.caller = agent.name;
-  r.tenant = agent.tenant;
-  r.scopes = agent.scopes;
-  r.without_safeguards = true;
-  r.on_done = [this, client_id, id](const CallResult& result) {
-    const std::string answer = result.ok
-                                   ? control_call_answer(id, result.tool, result.node_id, result.result_json, result.latency_ms)
-                                   : control_error(id, result.error);
+  // The driver's origin resolves the name it was given; the core then looks the tool up by ids.
+  const auto name = parse_tool_name(call.tool);
+  QueuedCall queued;
+  queued.request.caller = agent.name;
+  queued.request.tenant = agent.tenant;
+  queued.request.origin = CallOrigin::kControl;
+  queued.request.arguments_json = call.arguments_json;
+  queued.control_scopes = agent.scopes;
+  if (name) {
+    queued.request.node_id = name->node_id;
+    queued.request.cap_id = name->cap_id;
+    queued.request.verb = name->verb;
+  }
+  const std::string dotted = name ? name->dotted() : std::string();
+  const int64_t submitted_at = clock_();
+  queued.done = [this, client_id, id, dotted, node_id = queued.request.node_id, submitted_at](CallResult result) {
+    const std::string answer = result ? control_call_answer(id, dotted, node_id, *result, clock_() - submitted_at)
+                                      : control_error(id, result.error());
     broker_.publish(client_id, kControlResponseTopic, answer, 1, false);
   };
-  // Already on the broker thread: the tick at the end of this loop turn dispatches it, no wake.
+  // The name's kind_short must be its capability's kind; an unknown node or capability is left to
+  // dispatch, which answers it like any other.
+  const auto names_its_kind = [this](const ToolName& n) {
+    const NodeRecord* node = registry_.find(n.node_id);
+    const Capability* cap = node != nullptr && node->manifest ? node->manifest->capability(n.cap_id) : nullptr;
+    const KindSpec* kind = cap != nullptr ? schemas_->kinds().by_kind(cap->kind) : nullptr;
+    return kind == nullptr || kind->kind_short == n.kind_short;
+  };
   bump(counters_.calls_submitted);
-  calls_.submit(std::move(r), clock_(), /*wake=*/false);
+  if (!name || !names_its_kind(*name)) {
+    // Refused as a dispatch would refuse it: counted, audited, answered.
+    SentCall unsent;
+    unsent.tool = dotted;
+    unsent.queued = std::move(queued);
+    finish_call(unsent, name ? not_found(unsent.queued.request)
+                             : ErrorEnvelope(ErrorCode::kBadRequest,
+                                             "not a tool name: expected {kind_short}.{node_id}.{cap_id}.{verb}",
+                                             "use a name from tools/list"));
+    return;
+  }
+  // Already on the broker thread: the tick at the end of this loop turn dispatches it, no wake.
+  calls_.submit(std::move(queued), submitted_at, /*wake=*/false);
 }
 
 std::string FleetPlugin::nodes_json(const Principal& agent) const {

@@ -28,18 +28,9 @@ json::Document parse_args(const std::string& text) {
   }
 }
 
-CallOutcome ok(const json::Value& result) {
-  CallOutcome o;
-  o.ok = true;
-  o.result_json = json::to_string(result);
-  return o;
-}
+CallResult ok(const json::Value& result) { return json::to_string(result); }
 
-CallOutcome failed(ErrorCode code, std::string_view message) {
-  CallOutcome o;
-  o.error = ErrorEnvelope(code, message, "see the test");
-  return o;
-}
+CallResult failed(ErrorCode code, std::string_view message) { return ErrorEnvelope(code, message, "see the test"); }
 
 // A MetricsSample (system.metrics.sample@1.0.0) that changes a little with every reading.
 json::Document sample(const std::string& node_id, int64_t now_ms, uint64_t n) {
@@ -261,16 +252,15 @@ void MemoryFleet::set_change_listener(std::function<void()> on_change) {
   listener_ = std::move(on_change);
 }
 
-void MemoryFleet::call(CallSpec spec, CallDone done) {
+void MemoryFleet::call(CallRequest request, CallDone done) {
   ++calls_received_;
-  device_->post([this, alive = std::weak_ptr<bool>(alive_), spec = std::move(spec), done = std::move(done)]() mutable {
+  device_->post([this, alive = std::weak_ptr<bool>(alive_), request = std::move(request), done = std::move(done)]() mutable {
     if (!alive.lock()) return;
-    const auto name = parse_tool_name(spec.tool);
-    CallOutcome outcome;
+    std::optional<CallResult> outcome;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      const auto it = name ? nodes_.find(name->node_id) : nodes_.end();
-      if (it == nodes_.end() || it->second->tenant != spec.tenant) {
+      const auto it = nodes_.find(request.node_id);
+      if (it == nodes_.end() || it->second->tenant != request.tenant) {
         outcome = failed(ErrorCode::kManifestNotFound, "no such tool for this tenant");
       } else if (it->second->state != NodeState::kOnline) {
         outcome = failed(ErrorCode::kNodeOffline, "node has no live session");
@@ -278,15 +268,15 @@ void MemoryFleet::call(CallSpec spec, CallDone done) {
         it->second->unanswered.push_back(std::move(done));
         return;
       } else {
-        outcome = run_tool(*it->second, *name, parse_args(spec.arguments_json));
+        outcome = run_tool(*it->second, request.cap_id, request.verb, parse_args(request.arguments_json));
       }
     }
-    done(std::move(outcome));
+    done(std::move(*outcome));
   });
 }
 
-CallOutcome MemoryFleet::run_tool(Node& node, const ToolName& name, const json::Value& args) {
-  const auto cap = std::find_if(node.caps.begin(), node.caps.end(), [&](const auto& c) { return c.cap_id == name.cap_id; });
+CallResult MemoryFleet::run_tool(Node& node, std::string_view cap_id, std::string_view verb, const json::Value& args) {
+  const auto cap = std::find_if(node.caps.begin(), node.caps.end(), [&](const auto& c) { return c.cap_id == cap_id; });
   if (cap == node.caps.end()) return failed(ErrorCode::kManifestNotFound, "no such capability");
   json::Document r(rapidjson::kObjectType);
   auto& a = r.GetAllocator();
@@ -297,8 +287,8 @@ CallOutcome MemoryFleet::run_tool(Node& node, const ToolName& name, const json::
     r.AddMember("node_id", json::string_value(node.node_id, a), a);
     return ok(r);
   }
-  if (cap->kind == "system.metrics" && name.verb == "snapshot") return ok(sample(node.node_id, now, node.samples++));
-  if (cap->kind == "system.metrics" && name.verb == "subscribe") {
+  if (cap->kind == "system.metrics" && verb == "snapshot") return ok(sample(node.node_id, now, node.samples++));
+  if (cap->kind == "system.metrics" && verb == "subscribe") {
     ++lease_calls_;
     node.lease_interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
     node.lease_expires_at_ms = now + 30000;
@@ -308,7 +298,7 @@ CallOutcome MemoryFleet::run_tool(Node& node, const ToolName& name, const json::
     return ok(r);
   }
   if (cap->kind == "test.relay") {
-    if (name.verb == "set") node.relay_on = json::get_bool(args, "on").value_or(false);
+    if (verb == "set") node.relay_on = json::get_bool(args, "on").value_or(false);
     r.AddMember("on", node.relay_on, a);
     r.AddMember("node_id", json::string_value(node.node_id, a), a);
     return ok(r);

@@ -56,7 +56,7 @@ class MemoryFleet : public FleetView {
   // FleetView.
   std::shared_ptr<const FleetSnapshot> snapshot() const override;
   void set_change_listener(std::function<void()> on_change) override;
-  void call(CallSpec spec, CallDone done) override;
+  void call(CallRequest request, CallDone done) override;
   std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) override;
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;
@@ -66,7 +66,7 @@ class MemoryFleet : public FleetView {
  private:
   void publish_locked();
   void changed();
-  CallOutcome run_tool(Node& node, const ToolName& name, const json::Value& args);
+  CallResult run_tool(Node& node, std::string_view cap_id, std::string_view verb, const json::Value& args);
   void start_telemetry(const std::string& node_id);
   void emit(const std::string& node_id, uint64_t generation);
   void notify_offline(const std::string& node_id);

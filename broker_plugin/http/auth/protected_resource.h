@@ -14,8 +14,6 @@ class ProtectedResource {
   ProtectedResource(std::string resource_url, std::vector<std::string> authorization_servers);
 
   std::string metadata_json() const;
-  // "<origin>/.well-known/oauth-protected-resource/mcp" (the path form clients try first).
-  const std::string& metadata_url() const { return metadata_url_; }
   // Both the root and the path form are served.
   bool is_metadata_path(std::string_view path) const;
 
@@ -25,7 +23,9 @@ class ProtectedResource {
   std::string challenge(std::string_view error, std::string_view description, std::string_view scope) const;
 
  private:
-  std::string resource_url_, metadata_url_, metadata_path_;
+  std::string resource_url_;
+  std::string metadata_url_;  // "<origin>/.well-known/oauth-protected-resource/mcp" (the path form clients try first)
+  std::string metadata_path_;
   std::vector<std::string> authorization_servers_;
 };
 

@@ -5,8 +5,13 @@
 namespace fleetmcp::http {
 namespace {
 
-GateRefusal execution(const FleetTool* tool, ErrorEnvelope error) {
-  return GateRefusal{RefusalKind::kExecution, std::move(error), {}, tool};
+CallRefusal execution(const FleetTool* tool, ErrorEnvelope error) {
+  return CallRefusal{RefusalKind::kExecution, std::move(error), tool, {}, {}, {}};
+}
+
+// What a commit token confirms: this caller, this tool, these arguments.
+CommitBinding commit_binding(const FleetTool& tool, const AgentToken& agent, const json::Value& arguments) {
+  return CommitBinding{agent.tenant + "/" + agent.sub, tool.name.dotted(), arguments_hash(arguments)};
 }
 
 std::string capability_key(const FleetTool& tool) { return tool.name.node_id + "/" + tool.name.cap_id; }
@@ -34,18 +39,16 @@ ErrorEnvelope unknown_tool_error(std::string_view tool_name) {
                        "call tools/list for the tools your token can see; a node may have gone, expired or been revoked");
 }
 
-GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, std::string_view tool_name,
-                             const json::Value* arguments_in, int64_t now_ms, std::string_view arguments_at) {
-  const auto name = split_tool_name(tool_name);
-  const FleetTool* tool = name ? fleet.find_tool(agent.tenant, *name) : nullptr;
-  if (tool == nullptr) return GateRefusal{RefusalKind::kUnknownTool, unknown_tool_error(tool_name), {}, nullptr};
-
+Refusable<GatePass> CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
+                                    int64_t now_ms) {
+  const FleetTool* tool = call.tool;
+  const json::Value* arguments_in = call.arguments;
   const std::string scope(required_scope(tool->safety_class, tool->name.verb));
   if (!agent.has_scope(scope)) {
-    return GateRefusal{RefusalKind::kScope,
+    return CallRefusal{RefusalKind::kScope,
                        ErrorEnvelope(ErrorCode::kSafetyDenied, "this tool needs scope " + scope,
                                      "ask the operator for a token that carries " + scope),
-                       scope, tool};
+                       tool, {}, scope, {}};
   }
 
   static const json::Value kNoArguments(rapidjson::kObjectType);
@@ -65,7 +68,7 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
   }
   const json::Value& arguments = two_phase ? without_token : *arguments_in;
   if (const auto failure = schemas_.validate(tool->verb.input_schema, arguments)) {
-    const std::string pointer = std::string(arguments_at) + ascii_clamp(failure->path, 120);
+    const std::string pointer = std::string(call.arguments_at) + ascii_clamp(failure->path, 120);
     const std::string where = pointer.empty() ? "the top level" : pointer;
     return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid,
                                          "invalid arguments at " + where + ": " + ascii_clamp(failure->message, 200),
@@ -80,7 +83,7 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
   }
   // The first phase spends no rate; the second is rate-limited before its token is redeemed, so
   // a confirmed call that meets the limit keeps its token for the retry.
-  if (two_phase && !commit_token) return *check_commit(*tool, agent, arguments, std::nullopt, now_ms);
+  if (two_phase && !commit_token) return unconfirmed(*tool, agent, arguments, false, now_ms);
 
   Admission admission = limiter_.admit(capability_key(*tool), tool->constraints, now_ms, !is_metrics_stream(*tool));
   if (!admission.admitted) {
@@ -90,21 +93,18 @@ GateDecision CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent
     limited.retry_after_ms = admission.retry_after_ms;
     return execution(tool, std::move(limited));
   }
-  if (two_phase) {
-    if (auto refusal = check_commit(*tool, agent, arguments, std::move(commit_token), now_ms)) return *refusal;
+  if (two_phase && !commits_.redeem(*commit_token, commit_binding(*tool, agent, arguments), now_ms)) {
+    return unconfirmed(*tool, agent, arguments, true, now_ms);
   }
   return GatePass{tool, json::to_string(arguments), std::move(admission.slot), two_phase};
 }
 
-std::optional<GateRefusal> CallGate::check_commit(const FleetTool& tool, const AgentToken& agent,
-                                                  const json::Value& arguments, std::optional<std::string> token,
-                                                  int64_t now_ms) {
-  CommitBinding binding{agent.tenant + "/" + agent.sub, tool.name.dotted(), arguments_hash(arguments)};
-  if (token && commits_.redeem(*token, binding, now_ms)) return std::nullopt;
-  const std::string fresh = commits_.issue(binding, now_ms);
-  const std::string why = token ? "the commit token is unknown, used, expired or for another call"
-                                : "this call moves physical hardware and needs confirmation";
-  GateRefusal refusal = execution(&tool, ErrorEnvelope(ErrorCode::kSafetyDenied, why,
+CallRefusal CallGate::unconfirmed(const FleetTool& tool, const AgentToken& agent, const json::Value& arguments,
+                                  bool had_token, int64_t now_ms) {
+  const std::string fresh = commits_.issue(commit_binding(tool, agent, arguments), now_ms);
+  const std::string why = had_token ? "the commit token is unknown, used, expired or for another call"
+                                    : "this call moves physical hardware and needs confirmation";
+  CallRefusal refusal = execution(&tool, ErrorEnvelope(ErrorCode::kSafetyDenied, why,
                                                        "to confirm, repeat the same call with the same arguments plus " +
                                                            std::string(kCommitTokenArgument) + "=\"" + fresh +
                                                            "\" within 30 seconds"));

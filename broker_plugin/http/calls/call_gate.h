@@ -1,7 +1,7 @@
 // Everything a tool call must pass before it reaches the command path, in RFC-0005 §6 step 2
 // order, shared by MCP tools/call and POST /mcp/tools/call:
-//   1. the name (dotted or dashed) resolves to a tool of the caller's tenant — another tenant's
-//      tool is indistinguishable from one that does not exist;
+//   1. the name resolved to a tool of the caller's tenant (ToolSurface::resolve, tool_surface.h:
+//      before the gate, once; the gate parses no name);
 //   2. the token has the scope docs/protocol.md §7 requires for (safety_class, verb);
 //   3. the arguments validate against the verb's input schema (E_MANIFEST_INVALID naming where);
 //   4. the node is online (E_NODE_OFFLINE at once, no device round trip);
@@ -12,11 +12,12 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "broker_plugin/http/calls/call_limiter.h"
+#include "broker_plugin/http/calls/call_refusal.h"
 #include "broker_plugin/http/calls/commit_tokens.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/surface/tool_surface.h"
 #include "common/crypto/agent_token.h"
 #include "common/registry/schema_registry.h"
 
@@ -26,28 +27,12 @@ namespace fleetmcp::http {
 // that a model, which only writes arguments, can repeat the call.
 inline constexpr std::string_view kCommitTokenArgument = "commit_token";
 
-enum class RefusalKind {
-  kUnknownTool,  // MCP: JSON-RPC -32602; RFC-0009: 404
-  kScope,        // HTTP 403 with WWW-Authenticate error="insufficient_scope"
-  kExecution,    // MCP: a result with isError; RFC-0009: the status of the code
-};
-
 struct GatePass {
   const FleetTool* tool = nullptr;  // points into the snapshot the gate was given
   std::string arguments_json;       // compact, without commit_token
   std::shared_ptr<ConcurrencySlot> slot;  // held until the call completes (none for streams)
   bool confirmed_by_commit_token = false;  // a two-phase call whose token was redeemed
 };
-
-struct GateRefusal {
-  RefusalKind kind = RefusalKind::kExecution;
-  ErrorEnvelope error;
-  std::string required_scope;       // kScope
-  const FleetTool* tool = nullptr;  // when the name resolved
-  std::string commit_token;         // a two-phase refusal: the token that confirms this call
-};
-
-using GateDecision = std::variant<GatePass, GateRefusal>;
 
 // sys.<id>.<cap>.subscribe of system.metrics: answered with a stream, not a unary call.
 bool is_metrics_stream(const FleetTool& tool);
@@ -57,22 +42,20 @@ class CallGate {
   CallGate(const SchemaRegistry& schemas, CallLimiter& limiter, CommitTokens& commits)
       : schemas_(schemas), limiter_(limiter), commits_(commits) {}
 
-  // `arguments` may be null (absent: {}). `arguments_at` is where they sit in what the client
-  // wrote (a JSON pointer, "" for the top level): a validation error names the argument by it.
-  GateDecision admit(const FleetSnapshot& fleet, const AgentToken& agent, std::string_view tool_name,
-                     const json::Value* arguments, int64_t now_ms, std::string_view arguments_at = {});
+  // `call` is a resolved kCall of `fleet` (its tool points into it); its arguments may be null
+  // (absent: {}), and a validation error names an argument by call.arguments_at. A refusal is
+  // kScope or kExecution, naming the tool.
+  Refusable<GatePass> admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
+                            int64_t now_ms);
 
  private:
-  std::optional<GateRefusal> check_commit(const FleetTool& tool, const AgentToken& agent,
-                                          const json::Value& arguments, std::optional<std::string> token,
-                                          int64_t now_ms);
+  // The refusal of a two-phase call without a valid commit token: it carries a fresh one.
+  CallRefusal unconfirmed(const FleetTool& tool, const AgentToken& agent, const json::Value& arguments, bool had_token,
+                          int64_t now_ms);
 
   const SchemaRegistry& schemas_;
   CallLimiter& limiter_;
   CommitTokens& commits_;
 };
-
-// The envelope every "no such tool for you" answer carries, whatever the real reason.
-ErrorEnvelope unknown_tool_error(std::string_view tool_name);
 
 }  // namespace fleetmcp::http

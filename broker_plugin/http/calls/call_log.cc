@@ -29,11 +29,11 @@ void CallLog::refused(std::string_view via, const AgentToken* agent, std::string
                now_ms);
 }
 
-void CallLog::finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallOutcome& outcome,
+void CallLog::finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallResult& result,
                        int64_t latency_ms) const {
-  const std::string_view code = outcome.ok ? std::string_view{} : error_code_name(outcome.error.code);
-  write_call(via, agent, tool, {.decision = outcome.ok ? "ok" : "error", .code = code, .latency_ms = latency_ms});
-  metrics_.count_call(tool.kind, outcome.ok ? std::string_view("ok") : code, static_cast<double>(latency_ms) / 1000.0);
+  const std::string_view code = result ? std::string_view{} : error_code_name(result.error().code);
+  write_call(via, agent, tool, {.decision = result ? "ok" : "error", .code = code, .latency_ms = latency_ms});
+  metrics_.count_call(tool.kind, result ? std::string_view("ok") : code, static_cast<double>(latency_ms) / 1000.0);
 }
 
 void CallLog::confirmation(std::string_view via, const AgentToken& agent, const FleetTool& tool, bool confirmed,

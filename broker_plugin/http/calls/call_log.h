@@ -24,7 +24,7 @@ class CallLog {
   void refused(std::string_view via, const AgentToken* agent, std::string_view asked, const FleetTool* tool,
                const ErrorEnvelope& why) const;
   // Dispatched and answered (ok or an error from the device, the core or the deadline).
-  void finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallOutcome& outcome,
+  void finished(std::string_view via, const AgentToken& agent, const FleetTool& tool, const CallResult& result,
                 int64_t latency_ms) const;
   // A physical actuation call was confirmed (decision "confirm") or not ("refuse", E_SAFETY_DENIED),
   // and how: reason "commit_token" (two-phase) or "elicitation:accept|decline|cancel".

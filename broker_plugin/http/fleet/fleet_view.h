@@ -27,6 +27,7 @@
 #include "common/registry/kinds.h"
 #include "common/protocol/manifest.h"
 #include "common/protocol/node_state.h"
+#include "common/protocol/tool_call.h"
 
 namespace fleetmcp::http {
 
@@ -127,23 +128,9 @@ class FleetSnapshot {
   uint64_t serving_ = 0;
 };
 
-// A call handed to the command path. The front has already resolved the tool for the tenant,
-// checked scope, validated the arguments and applied the rate limit.
-struct CallSpec {
-  std::string caller, tenant;
-  std::string tool;            // dotted
-  std::string arguments_json;  // a JSON object valid against the tool's input schema
-  std::chrono::milliseconds deadline{5000};  // the gateway budget, from now
-};
-
-struct CallOutcome {
-  bool ok = false;
-  std::string result_json;  // when ok: the tool's result object (already checked by the core)
-  ErrorEnvelope error;      // when not
-};
-
-// Called exactly once per call, on any thread.
-using CallDone = std::function<void(CallOutcome)>;
+// A call (CallRequest, CallResult, CallDone: common/protocol/tool_call.h) reaches the command path
+// through FleetView::call once the front's CallGate has admitted it: the tool resolved for the
+// tenant, scope checked, arguments validated, the rate limit applied (CallOrigin::kFront).
 
 // Receives one node's telemetry (MetricsSample JSON, system.metrics.sample@1.0.0) as it arrives.
 struct TelemetryHandler {
@@ -176,10 +163,10 @@ class FleetView {
   virtual std::shared_ptr<const FleetSnapshot> snapshot() const = 0;
   // Replaces the listener; the front sets it once before serving.
   virtual void set_change_listener(std::function<void()> on_change) = 0;
-  virtual void call(CallSpec spec, CallDone done) = 0;
+  virtual void call(CallRequest request, CallDone done) = 0;
   // True when call() itself answers E_DEADLINE_EXCEEDED once the gateway deadline (docs/protocol.md
-  // §4, CallSpec::deadline) has passed without the device answering: the front then sets no
-  // timer of its own per call (PendingCall). The plugin's core does (its call table's deadlines,
+  // §4, CallRequest::deadline) has passed without the device answering: the front then sets no
+  // timer of its own per call (InFlightCall). The plugin's core does (its call table's deadlines,
   // swept on every tick, i.e. at most ~100 ms late).
   virtual bool answers_by_deadline() const { return false; }
   virtual std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) = 0;

@@ -33,7 +33,7 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       auth_(config_.issuer, config_.options.token_audience, fleet),
       origins_(config_.options.allowed_origins),
       schema_routes_(*config_.schemas, catalog_.cursors()),
-      services_{config_.options, fleet, catalog_, compact_, kinds_, gate_, elicitations_, resources_, fanout_, sessions_, *streams_, metrics_, log_, resource_,
+      services_{config_.options, fleet, catalog_, surface(), compact_, gate_, elicitations_, resources_, fanout_, sessions_, *streams_, metrics_, log_, resource_,
                 config_.wall_ms, config_.steady_ms},
       mcp_(services_),
       rfc0009_(services_),
@@ -50,16 +50,17 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
   arm_stream_check();
 }
 
-ListChangedNotifier::Digest FrontHandler::list_digest() const {
+const ToolSurface& FrontHandler::surface() const {
   switch (config_.options.tools_mode) {
-    case ToolsMode::kPerNode:
-      return [](const FleetSnapshot& fleet, std::string_view tenant) { return fleet.tools_digest(tenant); };
-    case ToolsMode::kByKind:
-      return [this](const FleetSnapshot& fleet, std::string_view tenant) { return kinds_.digest(fleet, tenant); };
-    case ToolsMode::kCompact:
-      break;
+    case ToolsMode::kPerNode: break;
+    case ToolsMode::kCompact: return compact_;
+    case ToolsMode::kByKind: return kinds_;
   }
-  return [](const FleetSnapshot&, std::string_view) { return std::string(); };  // three fixed tools
+  return catalog_;
+}
+
+ListChangedNotifier::Digest FrontHandler::list_digest() const {
+  return [&tools = surface()](const FleetSnapshot& fleet, std::string_view tenant) { return tools.digest(fleet, tenant); };
 }
 
 FrontHandler::~FrontHandler() {

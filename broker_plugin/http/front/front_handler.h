@@ -20,6 +20,7 @@
 #include "broker_plugin/http/transport/exchange.h"
 #include "broker_plugin/http/front/front_options.h"
 #include "broker_plugin/http/front/front_services.h"
+#include "broker_plugin/http/surface/kind_tools.h"
 #include "broker_plugin/http/mcp/list_changed.h"
 #include "broker_plugin/http/mcp/mcp_endpoint.h"
 #include "broker_plugin/http/rfc0009/open_streams.h"
@@ -68,6 +69,8 @@ class FrontHandler {
   std::variant<SharedAgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
   void arm_sweep();
   void arm_stream_check();
+  // The configured tools mode (tool_surface.h).
+  const ToolSurface& surface() const;
   // What notifications/tools/list_changed compares, for the configured tools mode.
   ListChangedNotifier::Digest list_digest() const;
 

@@ -12,7 +12,7 @@
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/front/front_metrics.h"
 #include "broker_plugin/http/front/front_options.h"
-#include "broker_plugin/http/surface/kind_tools.h"
+#include "broker_plugin/http/surface/tool_surface.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
 #include "broker_plugin/http/mcp/node_resources.h"
 #include "broker_plugin/http/rfc0009/open_streams.h"
@@ -26,8 +26,8 @@ struct FrontServices {
   const FrontOptions& options;
   FleetView& fleet;
   const ToolCatalog& catalog;
-  const CompactTools& compact;
-  const KindTools& kinds;
+  const ToolSurface& tools;      // the configured tools mode: what tools/list shows
+  const CompactTools& compact;   // fleet_find_nodes and fleet_describe_node, callable in every mode
   CallGate& gate;
   Elicitations& elicitations;
   NodeResources& resources;

@@ -4,7 +4,7 @@
 
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/rfc0009/mcp_metrics_stream.h"
-#include "broker_plugin/http/calls/pending_call.h"
+#include "broker_plugin/http/calls/in_flight_call.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"
 
@@ -124,28 +124,8 @@ void McpMethods::notification(const RpcMessage& m, McpSession& session) {
 
 void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer) {
   const json::Value& id = *m.id;
-  if (s_.options.tools_mode == ToolsMode::kCompact) {
-    answer(result(id, s_.compact.list_result(session.revision())));
-    return;
-  }
-  if (s_.options.tools_mode == ToolsMode::kByKind) {  // a few dozen tools at most: one page
-    answer(result(id, s_.kinds.list_result(*s_.fleet.snapshot(), agent.tenant, session.revision())));
-    return;
-  }
-  std::optional<std::string> cursor;
-  if (const json::Value* c = member(m.params, "cursor")) {
-    if (!c->IsString()) {
-      answer(error(id, rpc::kInvalidParams, "Invalid params: cursor must be a string"));
-      return;
-    }
-    cursor = std::string(c->GetString(), c->GetStringLength());
-  }
-  const auto fleet = s_.fleet.snapshot();
-  const auto page = s_.catalog.list_page(*fleet, agent.tenant, cursor, session.revision());
-  if (!page) {
-    answer(error(id, rpc::kInvalidParams, "Invalid params: the cursor is not one this server issued"));
-    return;
-  }
+  const auto page = s_.tools.list(*s_.fleet.snapshot(), agent.tenant, member(m.params, "cursor"), session.revision());
+  if (!page) return answer(error(id, rpc::kInvalidParams, "Invalid params: " + page.error().message));
   answer(result(id, *page));
 }
 
@@ -161,70 +141,66 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
   }
   const McpRevision revision = session->revision();
   const auto fleet = s_.fleet.snapshot();
-  std::string tool_name(*name);
   const json::Value* arguments = member(m.params, "arguments");
-  std::string_view arguments_at;  // where the gate's arguments sit in params.arguments
-  if (tool_name == kFindNodesTool) return answer(result(id, s_.compact.find_nodes(*fleet, agent.tenant, arguments, revision)));
-  if (tool_name == kDescribeNodeTool) {
-    return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
+  // The one resolution of the name (tool_surface.h): the same in every tools mode.
+  auto resolved = ToolSurface::resolve(*fleet, agent.tenant, *name, arguments);
+  if (!resolved) return refuse(resolved.refusal(), id, agent, revision, answer);
+  switch (resolved->action) {
+    case ResolvedCall::Action::kFindNodes:
+      return answer(result(id, s_.compact.find_nodes(*fleet, agent.tenant, arguments, revision)));
+    case ResolvedCall::Action::kDescribeNode:
+      return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
+    case ResolvedCall::Action::kFleetRead:
+      return fleet_read(m, agent, arguments, session, scheduler, std::move(answer));
+    case ResolvedCall::Action::kCall:
+      break;
   }
-  if (tool_name == kFleetReadTool) return fleet_read(m, agent, arguments, session, scheduler, std::move(answer));
-  if (tool_name.find_first_of(".-") == std::string::npos && !CompactTools::is_fleet_tool(tool_name)) {
-    // A by_kind tool (system_echo_invoke): callable in every mode, like the projected names.
-    auto target = s_.kinds.call_target(*fleet, agent.tenant, tool_name, arguments);
-    if (auto* bad = std::get_if<ErrorEnvelope>(&target)) {
-      s_.log.refused(kVia, &agent, tool_name, nullptr, *bad);
-      return answer(result(id, tool_error(*bad, has_structured_output(revision), revision)));
-    }
-    tool_name = std::get<CompactTools::Target>(target).tool_name;
-    arguments = std::get<CompactTools::Target>(target).arguments;
-    arguments_at = std::get<CompactTools::Target>(target).arguments_at;
-  }
-  if (tool_name == kFleetCallTool) {
-    auto target = s_.compact.call_target(*fleet, agent.tenant, arguments, revision);
-    if (auto* bad = std::get_if<json::Document>(&target)) return answer(result(id, *bad));
-    tool_name = std::get<CompactTools::Target>(target).tool_name;
-    arguments = std::get<CompactTools::Target>(target).arguments;
-    arguments_at = std::get<CompactTools::Target>(target).arguments_at;
-  }
-  dispatch(fleet, tool_name, arguments, m, caller, session, exchange, scheduler, std::move(answer), arguments_at);
+  dispatch(fleet, *resolved, m, caller, session, exchange, scheduler, std::move(answer));
 }
 
-void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const std::string& tool_name,
-                          const json::Value* arguments, const RpcMessage& m, const SharedAgentToken& caller,
-                          const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
-                          const std::shared_ptr<Scheduler>& scheduler, Answer answer, std::string_view arguments_at,
-                          std::string_view confirmed_by) {
+void McpMethods::refuse(const CallRefusal& refusal, const json::Value& id, const AgentToken& agent,
+                        McpRevision revision, const Answer& answer) {
+  if (refusal.kind != RefusalKind::kMalformedFleetCall) s_.log.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
+  switch (refusal.kind) {
+    case RefusalKind::kUnknownTool:
+      answer(error(id, rpc::kInvalidParams, refusal.error.message, &refusal.error));
+      break;
+    case RefusalKind::kScope:
+      // MCP authorization: a runtime scope shortfall is HTTP 403 with a step-up challenge.
+      answer(RpcAnswer{403, rpc_error(&id, rpc::kInvalidRequest, refusal.error.message, &refusal.error),
+                       {{"WWW-Authenticate", s_.resource.challenge("insufficient_scope", refusal.error.message,
+                                                                   refusal.required_scope)}}});
+      break;
+    case RefusalKind::kExecution:
+      // Without a tool, a by_kind tool's own arguments were wrong: by_kind tools list an outputSchema.
+      answer(result(id, tool_error(refusal.error,
+                                   refusal.tool ? has_output_schema(*refusal.tool, revision) : has_structured_output(revision),
+                                   revision)));
+      break;
+    case RefusalKind::kMalformedFleetCall:
+      answer(result(id, tool_error(refusal.error, false, revision)));  // fleet_call lists no outputSchema
+      break;
+  }
+}
+
+void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call, const RpcMessage& m,
+                          const SharedAgentToken& caller, const std::shared_ptr<McpSession>& session,
+                          const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                          Answer answer, std::string_view confirmed_by) {
   const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
-  const McpRevision revision = session->revision();
-  GateDecision decision = s_.gate.admit(*fleet, agent, tool_name, arguments, s_.wall_ms(), arguments_at);
-  if (auto* refusal = std::get_if<GateRefusal>(&decision);
-      refusal != nullptr && !refusal->commit_token.empty() && confirmed_by.empty() && s_.elicitations.can_ask(*session)) {
-    // The first phase of a two-phase call, from a client that can ask its human: ask, and on
-    // accept repeat the call with the token the gate just issued.
-    return confirm_by_elicitation(*refusal->tool, refusal->commit_token, arguments, m, caller, session, exchange,
-                                  scheduler, std::move(answer));
-  }
-  if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
-    s_.log.refused(kVia, &agent, tool_name, refusal->tool, refusal->error);
-    switch (refusal->kind) {
-      case RefusalKind::kUnknownTool:
-        answer(error(id, rpc::kInvalidParams, refusal->error.message, &refusal->error));
-        break;
-      case RefusalKind::kScope:
-        // MCP authorization: a runtime scope shortfall is HTTP 403 with a step-up challenge.
-        answer(RpcAnswer{403, rpc_error(&id, rpc::kInvalidRequest, refusal->error.message, &refusal->error),
-                         {{"WWW-Authenticate", s_.resource.challenge("insufficient_scope", refusal->error.message,
-                                                                     refusal->required_scope)}}});
-        break;
-      case RefusalKind::kExecution:
-        answer(result(id, tool_error(refusal->error, has_output_schema(*refusal->tool, revision), revision)));
-        break;
+  auto admitted = s_.gate.admit(*fleet, agent, call, s_.wall_ms());
+  if (!admitted) {
+    const CallRefusal& refusal = admitted.refusal();
+    if (!refusal.commit_token.empty() && confirmed_by.empty() && s_.elicitations.can_ask(*session)) {
+      // The first phase of a two-phase call, from a client that can ask its human: ask, and on
+      // accept repeat the call with the token the gate just issued.
+      return confirm_by_elicitation(*refusal.tool, refusal.commit_token, call.arguments, m, caller, session, exchange,
+                                    scheduler, std::move(answer));
     }
-    return;
+    return refuse(refusal, id, agent, session->revision(), answer);
   }
-  auto& pass = std::get<GatePass>(decision);
+  GatePass& pass = *admitted;
   if (pass.confirmed_by_commit_token) {
     s_.log.confirmation(kVia, agent, *pass.tool, true, confirmed_by.empty() ? "commit_token" : confirmed_by);
   }
@@ -260,13 +236,10 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
   request->CopyFrom(*m.id, request->GetAllocator());
   auto timer = std::make_shared<std::unique_ptr<Timer>>();
   std::string key;
-  const std::string tool_name = tool.name.dotted();
   const std::string question = s_.elicitations.ask(
       session->id(), message,
-      [this, tool, tool_name, confirmed, request, timer, agent, session, exchange, scheduler,
-       answer](ElicitationAnswer reply) {
-        scheduler->post([this, tool, tool_name, confirmed, request, timer, agent, session, exchange, scheduler, answer,
-                         reply] {
+      [this, tool, confirmed, request, timer, agent, session, exchange, scheduler, answer](ElicitationAnswer reply) {
+        scheduler->post([this, tool, confirmed, request, timer, agent, session, exchange, scheduler, answer, reply] {
           timer->reset();
           RpcMessage m;
           m.kind = RpcKind::kRequest;
@@ -280,9 +253,12 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
             return answer(result(*request, tool_error(denied, has_output_schema(tool, session->revision()),
                                                       session->revision())));
           }
+          // The fleet may have changed while the human thought: the tool again, in today's snapshot.
           const auto fleet = s_.fleet.snapshot();
-          dispatch(fleet, tool_name, confirmed.get(), m, agent, session, exchange, scheduler, answer, {},
-                   "elicitation:accept");
+          const FleetTool* again = fleet->find_tool(agent->tenant, tool.name);
+          if (again == nullptr) return refuse(unknown_tool(tool.name.dotted()), *request, *agent, session->revision(), answer);
+          dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, again, confirmed.get(), {}}, m, agent, session,
+                   exchange, scheduler, answer, "elicitation:accept");
         });
       },
       key);
@@ -295,12 +271,12 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
                             Answer answer) {
   const McpRevision revision = session->revision();
   const auto fleet = s_.fleet.snapshot();
-  auto planned = plan_fleet_read(*fleet, agent.tenant, arguments);
-  if (auto* bad = std::get_if<ErrorEnvelope>(&planned)) {
-    s_.log.refused(kVia, &agent, kFleetReadTool, nullptr, *bad);
-    return answer(result(*m.id, tool_error(*bad, has_structured_output(revision), revision)));
+  const auto planned = plan_fleet_read(*fleet, agent.tenant, arguments);
+  if (!planned) {
+    s_.log.refused(kVia, &agent, kFleetReadTool, nullptr, planned.error());
+    return answer(result(*m.id, tool_error(planned.error(), has_structured_output(revision), revision)));
   }
-  const FleetReadPlan& plan = std::get<FleetReadPlan>(planned);
+  const FleetReadPlan& plan = *planned;
   // Shared by the node calls; the last one to finish answers, unless the session's end (or a
   // cancel) already did.
   struct Run {
@@ -334,30 +310,29 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
   const json::Document args = json::parse_strict(plan.arguments_json, ErrorCode::kInternal);
   for (size_t i = 0; i < plan.targets.size(); ++i) {
     const FleetReadTarget& target = plan.targets[i];
-    if (target.tool.empty()) {
+    if (target.tool == nullptr) {
       ErrorEnvelope none(ErrorCode::kManifestNotFound, target.problem, "fleet_find_nodes lists your nodes and their kinds");
       one_done([i, none](FleetReadResults& r) { r.set_error(i, none); });
       continue;
     }
-    GateDecision decision = s_.gate.admit(*fleet, agent, target.tool, &args, s_.wall_ms());
-    if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
-      s_.log.refused(kVia, &agent, target.tool, refusal->tool, refusal->error);
-      one_done([i, e = refusal->error](FleetReadResults& r) { r.set_error(i, e); });
+    auto admitted = s_.gate.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, &args, {}}, s_.wall_ms());
+    if (!admitted) {
+      const CallRefusal& refusal = admitted.refusal();
+      s_.log.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
+      one_done([i, e = refusal.error](FleetReadResults& r) { r.set_error(i, e); });
       continue;
     }
-    auto& pass = std::get<GatePass>(decision);
-    CallSpec spec{agent.sub, agent.tenant, target.tool, std::move(pass.arguments_json),
-                  gateway_deadline(pass.tool->constraints)};
+    GatePass& pass = *admitted;
     const int64_t started = s_.steady_ms();
-    PendingCall::start(s_.fleet, scheduler, std::move(spec),
-                       [this, i, one_done, tool = *pass.tool, slot = pass.slot, agent, started](CallOutcome outcome) {
-                         if (slot) slot->release();
-                         s_.log.finished(kVia, agent, tool, outcome, s_.steady_ms() - started);
-                         one_done([i, &outcome](FleetReadResults& r) {
-                           if (outcome.ok) r.set_result(i, outcome.result_json);
-                           else r.set_error(i, outcome.error);
-                         });
-                       });
+    InFlightCall::start(s_.fleet, scheduler, call_request(agent, *pass.tool, std::move(pass.arguments_json)),
+                        [this, i, one_done, tool = *pass.tool, slot = pass.slot, agent, started](CallResult result) {
+                          if (slot) slot->release();
+                          s_.log.finished(kVia, agent, tool, result, s_.steady_ms() - started);
+                          one_done([i, &result](FleetReadResults& r) {
+                            if (result) r.set_result(i, *result);
+                            else r.set_error(i, result.error());
+                          });
+                        });
   }
   one_done([](FleetReadResults&) {});
 }
@@ -366,8 +341,7 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
                            std::shared_ptr<ConcurrencySlot> slot, const RpcMessage& m, const SharedAgentToken& agent,
                            const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler,
                            Answer answer) {
-  CallSpec spec{agent->sub, agent->tenant, tool->name.dotted(), std::move(arguments_json),
-                gateway_deadline(tool->constraints)};
+  CallRequest request = call_request(*agent, *tool, std::move(arguments_json));
   // What the answer and the cancellation both need, shared (the callbacks are moved and copied on
   // their way through the call path).
   struct Unary {
@@ -381,29 +355,27 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
   };
   const auto u = std::make_shared<const Unary>(Unary{std::move(tool), agent, s_.steady_ms(), std::move(slot),
                                                      std::move(answer), id_key(*m.id), session->revision()});
-  // The call's one answer: the device's outcome, the deadline's, or its session's end.
-  const auto finish = [this](const Unary& u, const CallOutcome& outcome) {
+  // The call's one answer: the device's result, the deadline's, or its session's end.
+  const auto finish = [this](const Unary& u, const CallResult& result) {
     if (u.slot) u.slot->release();
-    s_.log.finished(kVia, *u.agent, *u.tool, outcome, s_.steady_ms() - u.started);
+    s_.log.finished(kVia, *u.agent, *u.tool, result, s_.steady_ms() - u.started);
     u.answer(RpcAnswer{200,
-                       outcome.ok ? rpc_tool_success(u.key, outcome.result_json, u.revision)
-                                  : rpc_result(u.key, tool_error(outcome.error, has_output_schema(*u.tool, u.revision), u.revision)),
+                       result ? rpc_tool_success(u.key, *result, u.revision)
+                              : rpc_result(u.key, tool_error(result.error(), has_output_schema(*u.tool, u.revision), u.revision)),
                        {}});
   };
-  auto call = PendingCall::start(s_.fleet, scheduler, std::move(spec), [finish, u, session](CallOutcome outcome) {
+  auto call = InFlightCall::start(s_.fleet, scheduler, std::move(request), [finish, u, session](CallResult result) {
     session->untrack(u->key);
-    finish(*u, outcome);
+    finish(*u, result);
   });
-  session->track(u->key, [this, weak = std::weak_ptr<PendingCall>(call), scheduler, u, finish](std::optional<SessionEnd> ended) {
+  session->track(u->key, [this, weak = std::weak_ptr<InFlightCall>(call), scheduler, u, finish](std::optional<SessionEnd> ended) {
     scheduler->post([this, weak, u, finish, ended] {
       const auto call = weak.lock();
       if (!call || !call->cancel()) return;  // already answered
       if (ended) {
         // The session is gone, the HTTP request is not: answer it (the device's late outcome is
         // dropped, as after a deadline).
-        CallOutcome outcome;
-        outcome.error = session_end_error(*ended, tool_hints(u->tool->safety_class, u->tool->name.verb).read_only);
-        return finish(*u, outcome);
+        return finish(*u, session_end_error(*ended, tool_hints(u->tool->safety_class, u->tool->name.verb).read_only));
       }
       if (u->slot) u->slot->release();
       s_.log.cancelled(kVia, *u->agent, *u->tool, s_.steady_ms() - u->started);

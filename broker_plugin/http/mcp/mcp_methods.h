@@ -42,11 +42,14 @@ class McpMethods {
   void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
   void tools_call(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                   const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
-  // Admit (CallGate) and run one named tool call; the rest of tools_call once the name is known.
-  void dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const std::string& tool_name,
-                const json::Value* arguments, const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+  // Admit (CallGate) and run one resolved call of `fleet`; the rest of tools_call.
+  void dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call, const RpcMessage& m,
+                const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                 const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer,
-                std::string_view arguments_at = {}, std::string_view confirmed_by = {});
+                std::string_view confirmed_by = {});
+  // Audits and answers a refusal, as JSON-RPC error, 403 step-up or tool error by its kind.
+  void refuse(const CallRefusal& refusal, const json::Value& id, const AgentToken& agent, McpRevision revision,
+              const Answer& answer);
   // elicitation.h: ask the human; on accept, dispatch again with the commit token.
   void confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
                               const RpcMessage& m, const SharedAgentToken& agent,

@@ -14,8 +14,6 @@ void decrement(std::unordered_map<std::string, size_t>& counts, const std::strin
   if (it != counts.end() && --it->second == 0) counts.erase(it);
 }
 
-}  // namespace
-
 std::string_view stream_stop_reason(StreamStop why) {
   switch (why) {
     case StreamStop::kTokenExpired: return "the token has expired";
@@ -24,6 +22,8 @@ std::string_view stream_stop_reason(StreamStop why) {
   }
   return "";
 }
+
+}  // namespace
 
 ErrorEnvelope stream_stop_error(StreamStop why) {
   const std::string message = "the metrics stream ended: " + std::string(stream_stop_reason(why));

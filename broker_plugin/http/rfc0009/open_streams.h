@@ -26,7 +26,6 @@
 namespace fleetmcp::http {
 
 enum class StreamStop { kTokenExpired, kTokenRevoked, kLifetime };
-std::string_view stream_stop_reason(StreamStop why);
 // The last answer of an MCP metrics stream stopped for `why` (E_SAFETY_DENIED for its token,
 // E_DEADLINE_EXCEEDED for its lifetime).
 ErrorEnvelope stream_stop_error(StreamStop why);

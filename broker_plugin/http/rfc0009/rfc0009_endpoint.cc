@@ -2,7 +2,7 @@
 
 #include "broker_plugin/http/front/error_status.h"
 #include "broker_plugin/http/front/media_type.h"
-#include "broker_plugin/http/calls/pending_call.h"
+#include "broker_plugin/http/calls/in_flight_call.h"
 #include "broker_plugin/http/rfc0009/rfc0009_stream.h"
 
 namespace fleetmcp::http {
@@ -42,27 +42,32 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   const json::Value* arguments = json::find(body, "arguments");
   const auto fleet = s_.fleet.snapshot();
 
+  // RFC-0009 calls per-node tools by their projected names only: resolved here, once.
+  const FleetTool* resolved = find_projected(*fleet, agent.tenant, tool_name);
+  if (resolved == nullptr) {
+    const ErrorEnvelope e = unknown_tool_error(tool_name);
+    s_.log.refused(kVia, &agent, tool_name, nullptr, e);
+    return ex->respond(envelope_reply(404, e));
+  }
   // §3: a subscribe without Accept: text/event-stream is refused before it costs a rate token.
-  const auto name = split_tool_name(tool_name);
-  const FleetTool* resolved = name ? fleet->find_tool(agent.tenant, *name) : nullptr;
-  if (resolved && is_metrics_stream(*resolved) && !names(req.header("Accept"), "text/event-stream")) {
+  if (is_metrics_stream(*resolved) && !names(req.header("Accept"), "text/event-stream")) {
     const ErrorEnvelope e = bad_request("subscribe streams need Accept: text/event-stream (RFC-0009 section 3)",
                                         "send Accept: text/event-stream, or call the snapshot verb for one sample");
     s_.log.refused(kVia, &agent, tool_name, resolved, e);
     return ex->respond(envelope_reply(e));
   }
 
-  GateDecision decision = s_.gate.admit(*fleet, agent, tool_name, arguments, s_.wall_ms());
-  if (auto* refusal = std::get_if<GateRefusal>(&decision)) {
-    s_.log.refused(kVia, &agent, tool_name, refusal->tool, refusal->error);
-    HttpReply r = envelope_reply(refusal->kind == RefusalKind::kUnknownTool ? 404 : http_status(refusal->error.code),
-                                 refusal->error);
-    if (refusal->kind == RefusalKind::kScope) {
-      r.with("WWW-Authenticate", s_.resource.challenge("insufficient_scope", refusal->error.message, refusal->required_scope));
+  auto admitted = s_.gate.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, resolved, arguments, {}}, s_.wall_ms());
+  if (!admitted) {
+    const CallRefusal& refusal = admitted.refusal();
+    s_.log.refused(kVia, &agent, tool_name, refusal.tool, refusal.error);
+    HttpReply r = envelope_reply(http_status(refusal.error.code), refusal.error);
+    if (refusal.kind == RefusalKind::kScope) {
+      r.with("WWW-Authenticate", s_.resource.challenge("insufficient_scope", refusal.error.message, refusal.required_scope));
     }
     return ex->respond(std::move(r));
   }
-  auto& pass = std::get<GatePass>(decision);
+  GatePass& pass = *admitted;
   if (is_metrics_stream(*pass.tool)) return open_stream(ex, agent, *pass.tool, pass.arguments_json);
   // The call holds on to the snapshot its tool points into rather than copying the tool: a
   // snapshot shares all but what changed with the next one (fleet_view.h), so this keeps little.
@@ -72,14 +77,13 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
 
 void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
                                 std::shared_ptr<const FleetTool> tool, GatePass pass) {
-  CallSpec spec{agent->sub, agent->tenant, tool->name.dotted(), std::move(pass.arguments_json),
-                gateway_deadline(tool->constraints)};
+  CallRequest request = call_request(*agent, *tool, std::move(pass.arguments_json));
   const int64_t started = s_.steady_ms();
-  PendingCall::start(s_.fleet, ex->scheduler(), std::move(spec),
-                     [this, ex, agent, tool = std::move(tool), started, slot = std::move(pass.slot)](CallOutcome outcome) {
+  InFlightCall::start(s_.fleet, ex->scheduler(), std::move(request),
+                      [this, ex, agent, tool = std::move(tool), started, slot = std::move(pass.slot)](CallResult result) {
     if (slot) slot->release();
-    s_.log.finished(kVia, *agent, *tool, outcome, s_.steady_ms() - started);
-    ex->respond(outcome.ok ? HttpReply::json(200, std::move(outcome.result_json)) : envelope_reply(outcome.error));
+    s_.log.finished(kVia, *agent, *tool, result, s_.steady_ms() - started);
+    ex->respond(result ? HttpReply::json(200, std::move(*result)) : envelope_reply(result.error()));
   });
 }
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "broker_plugin/http/calls/pending_call.h"
+#include "broker_plugin/http/calls/in_flight_call.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -33,7 +33,7 @@ struct TelemetryFanout::Feed : std::enable_shared_from_this<Feed> {
     std::weak_ptr<TelemetrySubscriber> who;
   };
 
-  std::string key, node_id, tenant, tool;
+  std::string key, node_id, tenant, cap_id, verb;  // the subscribe tool that leases the telemetry
   CapabilityConstraints constraints;
   std::weak_ptr<State> state;
 
@@ -115,15 +115,15 @@ void deliver(const std::shared_ptr<Feed>& feed, const State& state, std::string_
   for (const auto& who : due) who->on_sample(sample);
 }
 
-void lease_done(const std::shared_ptr<Feed>& feed, const CallOutcome& outcome) {
+void lease_done(const std::shared_ptr<Feed>& feed, const CallResult& outcome) {
   const auto state = feed->state.lock();
   if (!state) return;
-  if (!outcome.ok) {
+  if (!outcome) {
     {
       std::lock_guard<std::mutex> lock(feed->mutex);
       feed->lease_in_flight = false;
     }
-    end_feed(feed, outcome.error);
+    end_feed(feed, outcome.error());
     return;
   }
   int64_t want = 0;
@@ -133,7 +133,7 @@ void lease_done(const std::shared_ptr<Feed>& feed, const CallOutcome& outcome) {
     feed->lease_in_flight = false;
     feed->leased_ms = feed->requested_ms;
     try {
-      const auto result = json::parse_strict(outcome.result_json, ErrorCode::kInternal);
+      const auto result = json::parse_strict(*outcome, ErrorCode::kInternal);
       feed->lease_expires_at_ms = json::get_int64(result, "lease_expires_at_ms").value_or(0);
       feed->leased_ms = json::get_int64(result, "interval_ms").value_or(feed->requested_ms);
     } catch (const Error&) {
@@ -153,7 +153,7 @@ void lease_done(const std::shared_ptr<Feed>& feed, const CallOutcome& outcome) {
 void refresh_lease(const std::shared_ptr<Feed>& feed, bool renewal) {
   const auto state = feed->state.lock();
   if (!state) return;
-  CallSpec spec;
+  CallRequest request;
   {
     std::lock_guard<std::mutex> lock(feed->mutex);
     if (feed->ended || feed->subs.empty() || feed->lease_in_flight) return;
@@ -161,15 +161,17 @@ void refresh_lease(const std::shared_ptr<Feed>& feed, bool renewal) {
     if (!renewal && feed->leased_ms > 0 && want >= feed->leased_ms) return;  // the current lease serves
     feed->lease_in_flight = true;
     feed->requested_ms = want;
-    spec.caller = std::string(kGatewayCaller);
-    spec.tenant = feed->tenant;
-    spec.tool = feed->tool;
-    spec.arguments_json = "{\"interval_ms\":" + std::to_string(want) + "}";
-    spec.deadline = gateway_deadline(feed->constraints);
+    request.caller = std::string(kGatewayCaller);
+    request.tenant = feed->tenant;
+    request.node_id = feed->node_id;
+    request.cap_id = feed->cap_id;
+    request.verb = feed->verb;
+    request.arguments_json = "{\"interval_ms\":" + std::to_string(want) + "}";
+    request.deadline = gateway_deadline(feed->constraints);
   }
   std::weak_ptr<Feed> weak = feed;
   std::weak_ptr<Scheduler> scheduler = state->scheduler;
-  state->fleet.call(std::move(spec), [weak, scheduler](CallOutcome outcome) {
+  state->fleet.call(std::move(request), [weak, scheduler](CallResult outcome) {
     if (const auto s = scheduler.lock()) {
       s->post([weak, outcome = std::move(outcome)] {
         if (auto f = weak.lock()) lease_done(f, outcome);
@@ -266,7 +268,8 @@ std::unique_ptr<TelemetrySubscription> TelemetryFanout::subscribe(const FleetToo
       slot->key = key;
       slot->node_id = tool.name.node_id;
       slot->tenant = tenant;
-      slot->tool = tool.name.dotted();
+      slot->cap_id = tool.name.cap_id;
+      slot->verb = tool.name.verb;
       slot->constraints = tool.constraints;
       slot->state = state_;
       slot->watch = watch_node(state_, slot);

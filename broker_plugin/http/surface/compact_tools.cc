@@ -102,10 +102,6 @@ json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Alloc
   return caps[caps.Size() - 1];
 }
 
-bool CompactTools::is_fleet_tool(std::string_view name) {
-  return name == kFindNodesTool || name == kDescribeNodeTool || name == kFleetCallTool;
-}
-
 json::Value CompactTools::find_nodes_tool(McpRevision revision, json::Allocator& a) {
   return tool(kFindNodesTool, "Find fleet nodes",
               "List the devices of your fleet, optionally only those with a capability of a given kind "
@@ -114,7 +110,8 @@ json::Value CompactTools::find_nodes_tool(McpRevision revision, json::Allocator&
               kFindInput, kFindOutput, true, revision, a);
 }
 
-json::Document CompactTools::list_result(McpRevision revision) const {
+Result<json::Document> CompactTools::list(const FleetSnapshot&, std::string_view, const json::Value* /*cursor*/,
+                                          McpRevision revision) const {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
@@ -210,24 +207,29 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
   return structured_result(out, revision);
 }
 
-std::variant<CompactTools::Target, json::Document> CompactTools::call_target(const FleetSnapshot& fleet,
-                                                                            std::string_view tenant,
-                                                                            const json::Value* args,
-                                                                            McpRevision revision) const {
+Refusable<ResolvedCall> resolve_fleet_call(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args) {
+  const auto malformed = [](std::string_view what) {
+    return CallRefusal{RefusalKind::kMalformedFleetCall,
+                       ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments: " + std::string(what),
+                                     "fix the arguments to match the tool's inputSchema"),
+                       nullptr, std::string(kFleetCallTool), {}, {}};
+  };
   const auto node_id = string_arg(args, "node_id");
   const auto cap_id = string_arg(args, "cap_id");
   const auto verb = string_arg(args, "verb");
-  if (!node_id || !cap_id || !verb) return bad_arguments("node_id, cap_id and verb are required", false, revision);
+  if (!node_id || !cap_id || !verb) return malformed("node_id, cap_id and verb are required");
   const json::Value* arguments = json::find(*args, "arguments");
-  if (arguments != nullptr && !arguments->IsObject()) return bad_arguments("arguments must be an object", false, revision);
+  if (arguments != nullptr && !arguments->IsObject()) return malformed("arguments must be an object");
   // fleet_call does not name the kind_short: find the tool among the caller's own. When there is
-  // none, the gate answers for "node/cap/verb" exactly as for any unknown tool.
+  // none, the answer for "node/cap/verb" is exactly that of any unknown tool.
   if (const FleetNode* node = fleet.node(tenant, *node_id)) {
     for (const FleetTool& t : node->tools) {
-      if (t.name.cap_id == *cap_id && t.name.verb == *verb) return Target{t.name.dotted(), arguments, "/arguments"};
+      if (t.name.cap_id == *cap_id && t.name.verb == *verb) {
+        return ResolvedCall{ResolvedCall::Action::kCall, &t, arguments, "/arguments"};
+      }
     }
   }
-  return Target{std::string(*node_id) + "/" + std::string(*cap_id) + "/" + std::string(*verb), arguments};
+  return unknown_tool(std::string(*node_id) + "/" + std::string(*cap_id) + "/" + std::string(*verb));
 }
 
 }  // namespace fleetmcp::http

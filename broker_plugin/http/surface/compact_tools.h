@@ -8,12 +8,11 @@
 // tools/call keeps accepting in compact mode. Nodes are always the caller's tenant's.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "broker_plugin/http/surface/tool_catalog.h"
+#include "broker_plugin/http/surface/tool_surface.h"
 
 namespace fleetmcp::http {
 
@@ -27,12 +26,15 @@ json::Value parse_constant(std::string_view text, json::Allocator& a);
 // verbs: []}, appended when missing. Shared by fleet_describe_node and the manifest resource.
 json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Allocator& a);
 
-class CompactTools {
+class CompactTools final : public ToolSurface {
  public:
   explicit CompactTools(const ToolCatalog& catalog) : catalog_(catalog) {}
 
-  static bool is_fleet_tool(std::string_view name);
-  json::Document list_result(McpRevision revision) const;
+  // The three fleet tools, whatever the cursor.
+  Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
+                              McpRevision revision) const override;
+  // Three fixed tools: the list never changes.
+  std::string digest(const FleetSnapshot&, std::string_view) const override { return {}; }
   // The fleet_find_nodes tool object (by_kind mode lists it too).
   static json::Value find_nodes_tool(McpRevision revision, json::Allocator& alloc);
 
@@ -42,19 +44,13 @@ class CompactTools {
   json::Document describe_node(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,
                                McpRevision revision) const;
 
-  // fleet_call: the projected tool name and its arguments, or the CallToolResult of bad input.
-  struct Target {
-    std::string tool_name;
-    const json::Value* arguments = nullptr;  // into args
-    // Where `arguments` sit in what the client wrote ("/arguments"), so that the gate's
-    // validation error names the argument as the client wrote it.
-    std::string_view arguments_at;
-  };
-  std::variant<Target, json::Document> call_target(const FleetSnapshot& fleet, std::string_view tenant,
-                                                   const json::Value* args, McpRevision revision) const;
-
  private:
   const ToolCatalog& catalog_;
 };
+
+// fleet_call: the per-node tool it names and its arguments (at "/arguments"); a refusal of kind
+// kMalformedFleetCall when its own arguments are wrong, an unknown tool "node/cap/verb" when the
+// tenant has no such tool.
+Refusable<ResolvedCall> resolve_fleet_call(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args);
 
 }  // namespace fleetmcp::http

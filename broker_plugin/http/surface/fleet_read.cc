@@ -42,8 +42,8 @@ struct Query {
   bool any_state = false;
 };
 
-// The node's tool the query means; "" with `problem` set when there is none or several.
-std::string match(const FleetNode& node, const Query& q, std::string& problem) {
+// The node's tool the query means; nullptr with `problem` set when there is none or several.
+const FleetTool* match(const FleetNode& node, const Query& q, std::string& problem) {
   std::vector<const FleetTool*> found;
   for (const FleetTool& t : node.tools) {
     if (t.kind != q.kind) continue;
@@ -51,11 +51,11 @@ std::string match(const FleetNode& node, const Query& q, std::string& problem) {
     if (!q.cap_id.empty() && t.name.cap_id != q.cap_id) continue;
     found.push_back(&t);
   }
-  if (found.size() == 1) return found.front()->name.dotted();
+  if (found.size() == 1) return found.front();
   if (found.empty()) problem = "the node has no such capability";
   else if (found.front()->name.cap_id == found.back()->name.cap_id) problem = "the kind reads with snapshot and get: pass verb";
   else problem = "the node has several capabilities of this kind: pass cap_id";
-  return {};
+  return nullptr;
 }
 
 }  // namespace
@@ -84,8 +84,7 @@ json::Value fleet_read_tool(McpRevision revision, json::Allocator& a) {
   return v;
 }
 
-std::variant<FleetReadPlan, ErrorEnvelope> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant,
-                                                           const json::Value* args) {
+Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args) {
   static const json::Value kEmpty(rapidjson::kObjectType);
   if (args == nullptr) args = &kEmpty;
   if (!args->IsObject()) return invalid("the top level", "arguments must be an object");
@@ -140,7 +139,7 @@ std::variant<FleetReadPlan, ErrorEnvelope> plan_fleet_read(const FleetSnapshot& 
     }
     for (const std::string& id : unique) {
       // Another tenant's node is answered exactly like a node that does not exist.
-      FleetReadTarget t{id, {}, "no node of yours with this node_id has such a capability"};
+      FleetReadTarget t{id, nullptr, "no node of yours with this node_id has such a capability"};
       if (const FleetNode* node = fleet.node(tenant, id)) t.tool = match(*node, q, t.problem);
       all.push_back(std::move(t));
     }
@@ -148,9 +147,9 @@ std::variant<FleetReadPlan, ErrorEnvelope> plan_fleet_read(const FleetSnapshot& 
     for (const FleetNode* node : fleet.nodes(tenant)) {
       if (!q.any_state && node->state != NodeState::kOnline) continue;
       std::string problem;
-      std::string tool = match(*node, q, problem);
-      if (tool.empty() && problem == "the node has no such capability") continue;  // not a node of this kind
-      all.push_back(FleetReadTarget{node->node_id, std::move(tool), std::move(problem)});
+      const FleetTool* tool = match(*node, q, problem);
+      if (tool == nullptr && problem == "the node has no such capability") continue;  // not a node of this kind
+      all.push_back(FleetReadTarget{node->node_id, tool, std::move(problem)});
     }
   }
   plan.matched = all.size();

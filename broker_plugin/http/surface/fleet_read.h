@@ -14,12 +14,12 @@
 
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/mcp/mcp_revision.h"
 #include "common/base/json.h"
+#include "common/base/result.h"
 
 namespace fleetmcp::http {
 
@@ -31,8 +31,8 @@ json::Value fleet_read_tool(McpRevision revision, json::Allocator& alloc);
 
 struct FleetReadTarget {
   std::string node_id;
-  std::string tool;     // the per-node tool's dotted name; empty when there is no single one
-  std::string problem;  // why, when tool is empty
+  const FleetTool* tool = nullptr;  // the per-node tool, in the snapshot planned over; null when there is no single one
+  std::string problem;              // why, when tool is null
 };
 
 struct FleetReadPlan {
@@ -43,8 +43,7 @@ struct FleetReadPlan {
 
 // Checks the arguments and picks the nodes. An error envelope (E_MANIFEST_INVALID naming the
 // argument, E_SAFETY_DENIED for a capability that does more than read) when they are wrong.
-std::variant<FleetReadPlan, ErrorEnvelope> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant,
-                                                           const json::Value* args);
+Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args);
 
 // Collects the per-node answers of one fleet_read, in the plan's order.
 class FleetReadResults {

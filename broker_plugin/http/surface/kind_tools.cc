@@ -1,9 +1,10 @@
 #include "broker_plugin/http/surface/kind_tools.h"
 
 #include <map>
+#include <mutex>
 #include <set>
 
-#include "broker_plugin/http/calls/call_gate.h"
+#include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "common/ids/ulid.h"
@@ -13,21 +14,31 @@ namespace {
 
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
 
+}  // namespace
+
 // What one by_kind tool stands for among the tenant's per-node tools.
-struct KindVerbGroup {
-  const FleetTool* sample = nullptr;  // the tool of the most cautious safety class
+struct KindTools::Group {
+  FleetTool sample;  // a copy of the tool of the most cautious safety class
   std::set<std::string> cap_ids;
-  std::set<std::string> node_ids;     // at most kNodeEnumMax + 1: "more than the enum holds"
+  std::set<std::string> node_ids;  // at most kNodeEnumMax + 1: "more than the enum holds"
 };
 
-std::map<std::string, KindVerbGroup> groups_of(const FleetSnapshot& fleet, std::string_view tenant) {
-  std::map<std::string, KindVerbGroup> groups;
+namespace {
+
+using KindVerbGroup = KindTools::Group;
+
+KindTools::Groups groups_of(const FleetSnapshot& fleet, std::string_view tenant) {
+  std::map<std::string, const FleetTool*> samples;
+  KindTools::Groups groups;
   for (const FleetTool* t : fleet.tools(tenant)) {
-    KindVerbGroup& g = groups[kind_tool_name(t->kind, t->name.verb)];
-    if (g.sample == nullptr || t->safety_class > g.sample->safety_class) g.sample = t;
+    const std::string name = kind_tool_name(t->kind, t->name.verb);
+    const FleetTool*& sample = samples[name];
+    if (sample == nullptr || t->safety_class > sample->safety_class) sample = t;
+    KindVerbGroup& g = groups[name];
     if (g.cap_ids.size() <= kCapEnumMax) g.cap_ids.insert(t->name.cap_id);
     if (g.node_ids.size() <= kNodeEnumMax) g.node_ids.insert(t->name.node_id);
   }
+  for (auto& [name, g] : groups) g.sample = *samples[name];
   return groups;
 }
 
@@ -72,7 +83,7 @@ json::Value input_schema(const ToolCatalog& catalog, const FleetTool& sample, co
 
 json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const KindVerbGroup& g,
                       McpRevision revision, json::Allocator& a) {
-  const FleetTool& t = *g.sample;
+  const FleetTool& t = g.sample;
   json::Value v(rapidjson::kObjectType);
   v.AddMember("name", str(name, a), a);
   if (has_structured_output(revision)) v.AddMember("title", str(t.kind + " " + t.name.verb + " on a node", a), a);
@@ -92,8 +103,13 @@ json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const
   return v;
 }
 
-ErrorEnvelope invalid(std::string_view where, std::string_view what, std::string_view fix) {
-  return ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments at " + std::string(where) + ": " + std::string(what), fix);
+// A by_kind tool's own arguments name no single tool: an execution error naming the argument,
+// audited under the by_kind name.
+CallRefusal invalid(std::string_view name, std::string_view where, std::string_view what, std::string_view fix) {
+  return CallRefusal{RefusalKind::kExecution,
+                     ErrorEnvelope(ErrorCode::kManifestInvalid,
+                                   "invalid arguments at " + std::string(where) + ": " + std::string(what), fix),
+                     nullptr, std::string(name), {}, {}};
 }
 
 bool tenant_has(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) {
@@ -119,11 +135,25 @@ std::string kind_tool_name(std::string_view kind, std::string_view verb) {
   return name + "_" + std::string(verb);
 }
 
-json::Document KindTools::list_result(const FleetSnapshot& fleet, std::string_view tenant, McpRevision revision) const {
+std::shared_ptr<const KindTools::Groups> KindTools::groups(const FleetSnapshot& fleet, std::string_view tenant) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = cache_.find(tenant);
+    if (it != cache_.end() && it->second.generation == fleet.generation()) return it->second.groups;
+  }
+  // Outside the lock: two threads may both group a new snapshot; either result is the same.
+  auto fresh = std::make_shared<const Groups>(groups_of(fleet, tenant));
+  std::lock_guard<std::mutex> lock(mutex_);
+  cache_.insert_or_assign(std::string(tenant), Cached{fleet.generation(), fresh});
+  return fresh;
+}
+
+Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* /*cursor*/,
+                                      McpRevision revision) const {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
-  for (const auto& [name, group] : groups_of(fleet, tenant)) tools.PushBack(tool_json(catalog_, name, group, revision, a), a);
+  for (const auto& [name, group] : *groups(fleet, tenant)) tools.PushBack(tool_json(catalog_, name, group, revision, a), a);
   tools.PushBack(CompactTools::find_nodes_tool(revision, a), a);
   tools.PushBack(fleet_read_tool(revision, a), a);
   d.AddMember("tools", tools, a);
@@ -132,9 +162,9 @@ json::Document KindTools::list_result(const FleetSnapshot& fleet, std::string_vi
 
 std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenant) const {
   std::string d;
-  for (const auto& [name, g] : groups_of(fleet, tenant)) {
-    d += name + ":" + std::string(safety_class_name(g.sample->safety_class)) + ":" + g.sample->verb.input_schema + ":" +
-         g.sample->verb.output_schema + ":";
+  for (const auto& [name, g] : *groups(fleet, tenant)) {
+    d += name + ":" + std::string(safety_class_name(g.sample.safety_class)) + ":" + g.sample.verb.input_schema + ":" +
+         g.sample.verb.output_schema + ":";
     for (const auto& c : g.cap_ids) d += c + ",";
     d += ":";
     if (g.node_ids.size() <= kNodeEnumMax) {
@@ -145,26 +175,21 @@ std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenan
   return d;
 }
 
-bool KindTools::is_kind_tool(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) const {
-  return tenant_has(fleet, tenant, name);
-}
-
-std::variant<CompactTools::Target, ErrorEnvelope> KindTools::call_target(const FleetSnapshot& fleet,
-                                                                        std::string_view tenant, std::string_view name,
-                                                                        const json::Value* args) const {
+Refusable<ResolvedCall> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
+                                          const json::Value* args) {
   static const json::Value kEmpty(rapidjson::kObjectType);
   if (args == nullptr) args = &kEmpty;
-  if (!args->IsObject()) return invalid("the top level", "arguments must be an object", "pass {node_id, arguments}");
+  if (!args->IsObject()) return invalid(name, "the top level", "arguments must be an object", "pass {node_id, arguments}");
   for (const auto& m : args->GetObject()) {
     const std::string_view key(m.name.GetString(), m.name.GetStringLength());
     if (key != "node_id" && key != "cap_id" && key != "arguments") {
-      return invalid(std::string("/").append(ascii_clamp(key, 40)), "is not an argument of this tool",
+      return invalid(name, std::string("/").append(ascii_clamp(key, 40)), "is not an argument of this tool",
                      "pass only node_id, cap_id and arguments (the capability's own arguments go inside arguments)");
     }
   }
   const auto node_id = json::get_string(*args, "node_id");
   if (!node_id) {
-    return invalid("/node_id", "a node_id string is required", "name the node; fleet_find_nodes lists yours");
+    return invalid(name, "/node_id", "a node_id string is required", "name the node; fleet_find_nodes lists yours");
   }
   // The node's tools this name means. Another tenant's node finds none, like a missing one.
   std::vector<const FleetTool*> matching;
@@ -174,8 +199,8 @@ std::variant<CompactTools::Target, ErrorEnvelope> KindTools::call_target(const F
     }
   }
   if (matching.empty()) {
-    if (!tenant_has(fleet, tenant, name)) return CompactTools::Target{std::string(name), args};  // unknown tool
-    return invalid("/node_id", "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool",
+    if (!tenant_has(fleet, tenant, name)) return unknown_tool(name);
+    return invalid(name, "/node_id", "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool",
                    "use a node_id that fleet_find_nodes lists for this kind");
   }
   const FleetTool* tool = matching.size() == 1 ? matching.front() : nullptr;
@@ -185,18 +210,18 @@ std::variant<CompactTools::Target, ErrorEnvelope> KindTools::call_target(const F
       if (cap->IsString() && t->name.cap_id == std::string_view(cap->GetString(), cap->GetStringLength())) tool = t;
     }
     if (tool == nullptr) {
-      return invalid("/cap_id", "the node has no such capability of this kind", "use one of: " + joined(matching));
+      return invalid(name, "/cap_id", "the node has no such capability of this kind", "use one of: " + joined(matching));
     }
   }
   if (tool == nullptr) {
-    return invalid("/cap_id", "the node has several capabilities of this kind", "add cap_id, one of: " + joined(matching));
+    return invalid(name, "/cap_id", "the node has several capabilities of this kind", "add cap_id, one of: " + joined(matching));
   }
   const json::Value* arguments = json::find(*args, "arguments");
   if (arguments != nullptr && !arguments->IsObject()) {
-    return invalid("/arguments", "must be an object", "pass the capability's arguments as an object");
+    return invalid(name, "/arguments", "must be an object", "pass the capability's arguments as an object");
   }
   // The gate validates the arguments (once, for every path) and names them as /arguments/….
-  return CompactTools::Target{tool->name.dotted(), arguments, "/arguments"};
+  return ResolvedCall{ResolvedCall::Action::kCall, tool, arguments, "/arguments"};
 }
 
 }  // namespace fleetmcp::http

@@ -11,19 +11,22 @@
 // Its outputSchema is the registry's output schema; its annotations and x-safety-class are the
 // per-node tool's (the most cautious class when nodes declare the kind differently).
 //
-// A call resolves to the per-node tool's canonical name and then goes through the same CallGate as
+// A call resolves to the per-node tool (resolve_kind_call) and then goes through the same CallGate as
 // any other call; the node's own safety class, scope, rate limit and two-phase rule apply.
 // Arguments are checked here first, so a wrong one is E_MANIFEST_INVALID naming its JSON pointer
 // (/node_id, /cap_id, /arguments/message) before any device round trip. A node of another tenant
 // gets exactly the answer of a node that does not exist.
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
-#include <variant>
 
-#include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/surface/tool_catalog.h"
+#include "broker_plugin/http/surface/tool_surface.h"
 
 namespace fleetmcp::http {
 
@@ -32,25 +35,39 @@ inline constexpr size_t kNodeEnumMax = 16;
 // Up to this many distinct cap_ids of a kind, cap_id is an enum of them.
 inline constexpr size_t kCapEnumMax = 32;
 
-class KindTools {
+class KindTools final : public ToolSurface {
  public:
   explicit KindTools(const ToolCatalog& catalog) : catalog_(catalog) {}
 
-  // The by_kind tools of the tenant in name order, then fleet_find_nodes and fleet_read.
-  json::Document list_result(const FleetSnapshot& fleet, std::string_view tenant, McpRevision revision) const;
-  // Changes exactly when list_result would (the (kind, verb) set, classes, cap_id and node enums).
-  std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const;
+  // The by_kind tools of the tenant in name order, then fleet_find_nodes and fleet_read; one page
+  // (a few dozen tools at most), whatever the cursor.
+  Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
+                              McpRevision revision) const override;
+  // Changes exactly when list would (the (kind, verb) set, classes, cap_id and node enums).
+  std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override;
 
-  // "system_echo_invoke" → true when some node of the tenant has that (kind, verb).
-  bool is_kind_tool(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) const;
-  // The per-node tool a by_kind call means and its arguments, or E_MANIFEST_INVALID naming the
-  // argument. An unknown name comes back as a Target with that name, for the gate to refuse.
-  std::variant<CompactTools::Target, ErrorEnvelope> call_target(const FleetSnapshot& fleet, std::string_view tenant,
-                                                                std::string_view name, const json::Value* args) const;
+  struct Group;                                // kind_tools.cc
+  using Groups = std::map<std::string, Group>;  // by by_kind name
 
  private:
+  // The tenant's tools grouped by (kind, verb) once per fleet snapshot, not per list: a snapshot
+  // is immutable and its generation names it (one FleetView's generations only grow), so the
+  // last grouping per tenant is kept under that generation. Any thread.
+  std::shared_ptr<const Groups> groups(const FleetSnapshot& fleet, std::string_view tenant) const;
+
+  struct Cached {
+    uint64_t generation = 0;
+    std::shared_ptr<const Groups> groups;
+  };
   const ToolCatalog& catalog_;
+  mutable std::mutex mutex_;
+  mutable std::map<std::string, Cached, std::less<>> cache_;
 };
+
+// The per-node tool a by_kind call means and where its arguments are, or E_MANIFEST_INVALID naming
+// the argument (an execution refusal). A name no node of the tenant offers is an unknown tool.
+Refusable<ResolvedCall> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
+                                          const json::Value* args);
 
 // "system.echo", "invoke" → "system_echo_invoke".
 std::string kind_tool_name(std::string_view kind, std::string_view verb);

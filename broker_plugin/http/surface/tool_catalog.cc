@@ -124,6 +124,21 @@ json::Value ToolCatalog::tool_json(const FleetTool& tool, McpRevision revision, 
   return v;
 }
 
+Result<json::Document> ToolCatalog::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
+                                         McpRevision revision) const {
+  const auto invalid = [](std::string_view what) {
+    return ErrorEnvelope(ErrorCode::kBadRequest, what, "call tools/list without a cursor, or with the last nextCursor");
+  };
+  std::optional<std::string> after;
+  if (cursor != nullptr) {
+    if (!cursor->IsString()) return invalid("cursor must be a string");
+    after = std::string(cursor->GetString(), cursor->GetStringLength());
+  }
+  auto page = list_page(fleet, tenant, after, revision);
+  if (!page) return invalid("the cursor is not one this server issued");
+  return std::move(*page);
+}
+
 std::optional<json::Document> ToolCatalog::list_page(const FleetSnapshot& fleet, std::string_view tenant,
                                                      const std::optional<std::string>& cursor,
                                                      McpRevision revision) const {

@@ -13,6 +13,7 @@
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/front/front_options.h"
 #include "broker_plugin/http/surface/list_cursor.h"
+#include "broker_plugin/http/surface/tool_surface.h"
 #include "broker_plugin/http/mcp/mcp_revision.h"
 #include "common/registry/schema_registry.h"
 
@@ -22,9 +23,17 @@ namespace fleetmcp::http {
 // only on the caller's own enrolled devices.
 json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& alloc);
 
-class ToolCatalog {
+// Also the per_node tool surface: tools/list pages through every tool of the tenant.
+class ToolCatalog final : public ToolSurface {
  public:
   ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size);
+
+  // ToolSurface: list_page, the cursor a string this server issued.
+  Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
+                              McpRevision revision) const override;
+  std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override {
+    return fleet.tools_digest(tenant);
+  }
 
   std::string presented_name(const ToolName& name) const;
   // One MCP Tool object.

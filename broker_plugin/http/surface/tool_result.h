@@ -21,7 +21,7 @@ json::Document tool_success(std::string_view result_json, McpRevision revision);
 // The JSON-RPC response to the request whose id is `id_json` (id_key's text of it) and whose
 // result is tool_success(result_json): the same bytes as rpc_result(id, tool_success(...)) but
 // without parsing the result again nor RapidJSON's Writer (~7 k instructions per MCP call):
-// result_json is the core's json::to_string of the value it parsed and checked (CallOutcome),
+// result_json is the core's json::to_string of the value it parsed and checked (CallResult),
 // which is exactly how structuredContent would be written. A result with a preview is parsed as
 // before (its image block needs the values).
 std::string rpc_tool_success(std::string_view id_json, std::string_view result_json, McpRevision revision);

@@ -10,10 +10,10 @@ namespace {
 const std::string kA = "01hzx9k3m4p7q8r9s0t1v2w3xy";
 const std::string kB = "01hzx9k3m4p7q8r9s0t1v2w3xz";
 
-PendingCall call(const std::string& msg_id, const std::string& node, int64_t deadline_at_ms) {
-  PendingCall c;
+SentCall call(const std::string& msg_id, const std::string& node, int64_t deadline_at_ms) {
+  SentCall c;
   c.msg_id = msg_id;
-  c.node_id = node;
+  c.queued.request.node_id = node;
   c.deadline_at_ms = deadline_at_ms;
   return c;
 }
@@ -25,17 +25,17 @@ TEST(CallTable, SubmitFromManyThreadsKeepsEveryCallAndWakes) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
-      for (int i = 0; i < 100; ++i) table.submit(CallRequest{}, 1000);
+      for (int i = 0; i < 100; ++i) table.submit(QueuedCall{}, 1000);
     });
   }
   for (auto& t : threads) t.join();
-  std::vector<CallRequest> taken;
+  std::vector<QueuedCall> taken;
   table.take_submitted(taken);
   EXPECT_EQ(taken.size(), 400u);
   EXPECT_GE(wakes.load(), 1);
   EXPECT_LE(wakes.load(), 400);
   EXPECT_EQ(taken[0].submitted_at_ms, 1000);
-  std::vector<CallRequest> again;
+  std::vector<QueuedCall> again;
   table.take_submitted(again);
   EXPECT_TRUE(again.empty());
 }
@@ -43,14 +43,14 @@ TEST(CallTable, SubmitFromManyThreadsKeepsEveryCallAndWakes) {
 // The batch handed in goes back as the inbox: the next submits reuse its memory.
 TEST(CallTable, TheBatchVectorIsReusedAsTheInbox) {
   CallTable table;
-  std::vector<CallRequest> batch;
+  std::vector<QueuedCall> batch;
   batch.reserve(8);
-  const CallRequest* memory = batch.data();
-  table.submit(CallRequest{}, 1000, /*wake=*/false);
+  const QueuedCall* memory = batch.data();
+  table.submit(QueuedCall{}, 1000, /*wake=*/false);
   table.take_submitted(batch);
   ASSERT_EQ(batch.size(), 1u);
   batch.clear();
-  table.submit(CallRequest{}, 2000, /*wake=*/false);  // into the reserved memory
+  table.submit(QueuedCall{}, 2000, /*wake=*/false);  // into the reserved memory
   table.take_submitted(batch);
   ASSERT_EQ(batch.size(), 1u);
   EXPECT_EQ(batch.data(), memory);
@@ -61,15 +61,15 @@ TEST(CallTable, OnlyACallFindingTheInboxEmptyWakesTheBroker) {
   CallTable table;
   int wakes = 0;
   table.set_wake([&] { ++wakes; });
-  table.submit(CallRequest{}, 1000);
-  table.submit(CallRequest{}, 1000);  // the first call's wake brings a tick that takes both
+  table.submit(QueuedCall{}, 1000);
+  table.submit(QueuedCall{}, 1000);  // the first call's wake brings a tick that takes both
   EXPECT_EQ(wakes, 1);
-  std::vector<CallRequest> taken;
+  std::vector<QueuedCall> taken;
   table.take_submitted(taken);
   EXPECT_EQ(taken.size(), 2u);
-  table.submit(CallRequest{}, 1000);  // taken since: this one needs its own wake
+  table.submit(QueuedCall{}, 1000);  // taken since: this one needs its own wake
   EXPECT_EQ(wakes, 2);
-  table.submit(CallRequest{}, 1000, /*wake=*/false);
+  table.submit(QueuedCall{}, 1000, /*wake=*/false);
   EXPECT_EQ(wakes, 2);
 }
 

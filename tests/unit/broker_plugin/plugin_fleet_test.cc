@@ -570,15 +570,15 @@ class DeadlineOfACallThatActs : public CommandPath {
     announce_with_led(4);
   }
   // Submits the call as the HTTP front does after its two-phase confirmation; returns its cmd.
-  std::string submit(const std::string& verb, const std::string& arguments, CallResult* out) {
+  std::string submit(const std::string& verb, const std::string& arguments, std::optional<CallResult>* out) {
     CallRequest request;
-    request.tool = "gpio." + node->node_id + ".led." + verb;
+    request.node_id = node->node_id;
+    request.cap_id = "led";
+    request.verb = verb;
     request.arguments_json = arguments;
     request.caller = "ops";
     request.tenant = "acme";
-    request.scopes = kScopeBitCallReadOnly | kScopeBitCallPhysical;
-    request.on_done = [out](const CallResult& result) { *out = result; };
-    f.plugin->submit_call(std::move(request));
+    f.plugin->submit_call(std::move(request), [out](CallResult result) { out->emplace(std::move(result)); });
     f.plugin->on_tick();
     const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
     return cmds.empty() ? "" : cmds[0].payload;
@@ -590,43 +590,47 @@ class DeadlineOfACallThatActs : public CommandPath {
 };
 
 TEST_F(DeadlineOfACallThatActs, TheGatewaySaysTheOutcomeIsUnknownAndToReadTheStateFirst) {
-  CallResult set;
+  std::optional<CallResult> set;
   ASSERT_FALSE(submit("set", R"({"value":"high"})", &set).empty());
-  CallResult get;
+  std::optional<CallResult> get;
   ASSERT_FALSE(submit("get", "{}", &get).empty());
   expire();
-  EXPECT_EQ(set.error.code, ErrorCode::kDeadlineExceeded);
-  EXPECT_NE(set.error.message.find("the outcome is unknown"), std::string::npos) << set.error.message;
-  EXPECT_NE(set.error.suggested_fix.find("read the current state first"), std::string::npos) << set.error.suggested_fix;
-  EXPECT_EQ(get.error.code, ErrorCode::kDeadlineExceeded);
-  EXPECT_EQ(get.error.message.find("unknown"), std::string::npos) << "a read did nothing: " << get.error.message;
-  EXPECT_NE(get.error.suggested_fix.find("retry later"), std::string::npos);
+  ASSERT_TRUE(set && get);
+  EXPECT_EQ(set->error().code, ErrorCode::kDeadlineExceeded);
+  EXPECT_NE(set->error().message.find("the outcome is unknown"), std::string::npos) << set->error().message;
+  EXPECT_NE(set->error().suggested_fix.find("read the current state first"), std::string::npos) << set->error().suggested_fix;
+  EXPECT_EQ(get->error().code, ErrorCode::kDeadlineExceeded);
+  EXPECT_EQ(get->error().message.find("unknown"), std::string::npos) << "a read did nothing: " << get->error().message;
+  EXPECT_NE(get->error().suggested_fix.find("retry later"), std::string::npos);
 }
 
 TEST_F(DeadlineOfACallThatActs, ADeviceDeadlineIsUnknownTooUnlessTheDeviceDidNotRunIt) {
-  CallResult timed_out;
+  std::optional<CallResult> timed_out;
   const std::string cmd = submit("set", R"({"value":"high"})", &timed_out);
   f.publish(*device, topic(node->node_id, "cmd_ack"),
             ack(cmd, R"({"ok":false,"error":{"code":"E_DEADLINE_EXCEEDED","message":"the tool did not finish","suggested_fix":"x"}})"),
             false);
-  EXPECT_EQ(timed_out.error.code, ErrorCode::kDeadlineExceeded);
-  EXPECT_NE(timed_out.error.message.find("the outcome is unknown"), std::string::npos) << timed_out.error.message;
+  ASSERT_TRUE(timed_out);
+  EXPECT_EQ(timed_out->error().code, ErrorCode::kDeadlineExceeded);
+  EXPECT_NE(timed_out->error().message.find("the outcome is unknown"), std::string::npos) << timed_out->error().message;
 
-  CallResult refused;
+  std::optional<CallResult> refused;
   const std::string late = submit("set", R"({"value":"high"})", &refused);
   f.publish(*device, topic(node->node_id, "cmd_ack"),
             ack(late, R"({"ok":false,"error":{"code":"E_DEADLINE_EXCEEDED","message":"not run: the cmd arrived at least 3000 ms after its deadline","suggested_fix":"x"}})"),
             false);
-  EXPECT_EQ(refused.error.code, ErrorCode::kDeadlineExceeded);
-  EXPECT_EQ(refused.error.message, "the device received the command after its deadline and did not run it");
-  EXPECT_EQ(refused.error.suggested_fix, "nothing was changed; retry the call if it is still wanted");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->error().code, ErrorCode::kDeadlineExceeded);
+  EXPECT_EQ(refused->error().message, "the device received the command after its deadline and did not run it");
+  EXPECT_EQ(refused->error().suggested_fix, "nothing was changed; retry the call if it is still wanted");
 }
 
 TEST_F(DeadlineOfACallThatActs, ALateAckSayingNotRunIsAuditedSo) {
-  CallResult result;
+  std::optional<CallResult> result;
   const std::string cmd = submit("set", R"({"value":"high"})", &result);
   expire();
-  ASSERT_EQ(result.error.code, ErrorCode::kDeadlineExceeded);
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->error().code, ErrorCode::kDeadlineExceeded);
   f.publish(*device, topic(node->node_id, "cmd_ack"),
             ack(cmd, R"({"ok":false,"error":{"code":"E_DEADLINE_EXCEEDED","message":"not run: late","suggested_fix":"x"}})"),
             false);
@@ -689,31 +693,42 @@ TEST_F(CommandPath, CallsAreRefusedBeforeDispatchWhenTheyCannotSucceed) {
   EXPECT_EQ(code_of(answer(&reader)), "E_SAFETY_DENIED");
 }
 
-// The HTTP front validates arguments in its gate and says so; the $CONTROL driver does not.
+// The HTTP front validates arguments in its gate and the core trusts it by the call's origin; the
+// $CONTROL driver's calls are validated by the core.
 TEST_F(CommandPath, ArgumentsAreValidatedOnceWhereverTheCallComesFrom) {
-  const auto submit = [&](bool validated, std::string* code) {
-    CallRequest request;
-    request.tool = echo_tool();
-    request.arguments_json = R"({"message":"é"})";  // outside the echo input schema
-    request.caller = "claude";
-    request.tenant = "acme";
-    request.scopes = kScopeBitCallReadOnly;
-    request.arguments_validated = validated;
-    request.on_done = [code](const CallResult& result) { *code = result.ok ? "ok" : std::string(error_code_name(result.error.code)); };
-    f.plugin->submit_call(std::move(request));
-    f.plugin->on_tick();
-    const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
-    if (!cmds.empty()) {  // the arguments go out as the submitter serialised them
-      EXPECT_EQ(json::get_string(parse(cmds[0].payload)["payload"]["arguments"], "message"), "é");
-    }
-    return cmds.size();
-  };
+  const std::string invalid = R"({"message":"é"})";  // outside the echo input schema
+  CallRequest request;
+  request.node_id = node->node_id;
+  request.cap_id = "echo";
+  request.verb = "invoke";
+  request.arguments_json = invalid;
+  request.caller = "claude";
+  request.tenant = "acme";
   std::string code;
-  EXPECT_EQ(submit(false, &code), 0u);
-  EXPECT_EQ(code, "E_MANIFEST_INVALID") << "unvalidated arguments are checked before dispatch";
-  code.clear();
-  EXPECT_EQ(submit(true, &code), 1u) << "arguments the submitter validated are not checked again";
+  f.plugin->submit_call(std::move(request), [&code](CallResult result) {
+    code = result ? "ok" : std::string(error_code_name(result.error().code));
+  });
+  f.plugin->on_tick();
+  const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
+  ASSERT_EQ(cmds.size(), 1u) << "arguments the front validated are not checked again";
+  EXPECT_EQ(json::get_string(parse(cmds[0].payload)["payload"]["arguments"], "message"), "é")
+      << "the arguments go out as the submitter serialised them";
   EXPECT_EQ(code, "") << "the call is pending on the node";
+
+  EXPECT_TRUE(call(echo_tool(), invalid).empty());
+  EXPECT_EQ(code_of(answer()), "E_MANIFEST_INVALID") << "the $CONTROL driver's arguments are checked before dispatch";
+}
+
+// The core trusts the front by the call's origin, not by scope bits: a $CONTROL call still needs
+// its agent's own scope, and the name the driver was given must be the tool's, kind_short included.
+TEST_F(CommandPath, TheDriverChecksScopeAndTheNameItWasGiven) {
+  FakeClient& reader = f.connect_agent("ro", f.pki.token("ro", "acme", {"devices:read"}, f.now / 1000 + 60));
+  EXPECT_TRUE(call(echo_tool(), R"({"message":"ping"})", &reader).empty());
+  EXPECT_EQ(code_of(answer(&reader)), "E_SAFETY_DENIED");
+  EXPECT_TRUE(call("sysecho." + node->node_id + ".echo.get").empty());
+  EXPECT_EQ(code_of(answer()), "E_VERB_UNSUPPORTED");
+  EXPECT_TRUE(call("gpio." + node->node_id + ".echo.invoke", R"({"message":"ping"})").empty());
+  EXPECT_EQ(code_of(answer()), "E_MANIFEST_NOT_FOUND") << "the name's kind_short must be its capability's kind";
 }
 
 TEST_F(CommandPath, TheDriverAnswersCountersAndNodes) {

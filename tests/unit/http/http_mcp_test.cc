@@ -541,6 +541,29 @@ TEST_F(McpTest, DeleteClosesTheGetStream) {
   EXPECT_TRUE(get->stream->finished);
 }
 
+// by_kind groups the tenant's tools once per fleet snapshot (kind_tools.h): a list after the
+// fleet changed shows the change, a list of the same snapshot the same tools.
+TEST_F(McpTest, ByKindListFollowsTheFleetSnapshot) {
+  FrontFixture by_kind(FrontOptionList{{"http_tools_mode", "by_kind"}});
+  const std::string t = by_kind.token();
+  const std::string sid = by_kind.open_session(t);
+  const auto names = [&] {
+    std::set<std::string> out;
+    const auto body = body_of(*by_kind.rpc(sid, t, "tools/list", ""));
+    for (const auto& tool : body["result"]["tools"].GetArray()) out.insert(tool["name"].GetString());
+    return out;
+  };
+  const auto before = names();
+  EXPECT_TRUE(before.count("system_echo_invoke"));
+  EXPECT_FALSE(before.count("gpio_pin_get"));
+  EXPECT_EQ(names(), before);
+  by_kind.fleet->add_node("acme", "01hzx9k3m4p7q8r9s0t1v2w3xb", {{"led", "gpio.pin", {"get"}, SafetyClass::kReadOnly, {}}});
+  by_kind.scheduler->run();
+  const auto after = names();
+  EXPECT_TRUE(after.count("gpio_pin_get"));
+  EXPECT_TRUE(after.count("system_echo_invoke"));
+}
+
 TEST_F(McpTest, CompactModeOffersThreeFleetToolsThatReachTheSameGate) {
   FrontFixture compact(FrontOptionList{{"http_tools_mode", "compact"}});
   const std::string t = compact.token();

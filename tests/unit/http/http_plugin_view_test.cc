@@ -51,10 +51,10 @@ TEST_F(PluginViewTest, TheSnapshotShowsTheTenantsVerifiedTools) {
 }
 
 TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
-  std::optional<CallOutcome> outcome;
-  view.call(CallSpec{"claude", "acme", "sysecho." + node->node_id + ".echo.invoke", R"({"message":"ping"})",
-                     std::chrono::milliseconds(5000)},
-            [&](CallOutcome o) { outcome = std::move(o); });
+  std::optional<CallResult> outcome;
+  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", R"({"message":"ping"})",
+                        std::chrono::milliseconds(5000)},
+            [&](CallResult r) { outcome.emplace(std::move(r)); });
   EXPECT_FALSE(outcome);
   f.plugin->on_tick();
   const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
@@ -66,18 +66,18 @@ TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
                           R"(,"node_id":")" + node->node_id + R"("}}})";
   f.publish(*device, topic(node->node_id, "cmd_ack"), ack, false);
   ASSERT_TRUE(outcome);
-  EXPECT_TRUE(outcome->ok);
-  EXPECT_EQ(*json::get_string(json::parse_strict(outcome->result_json), "message"), "ping");
+  ASSERT_TRUE(outcome->ok()) << outcome->error().message;
+  EXPECT_EQ(*json::get_string(json::parse_strict(**outcome), "message"), "ping");
 }
 
 // The front sets no deadline timer of its own over this view: the core must answer a call the
 // node never acknowledges, with E_DEADLINE_EXCEEDED, at the gateway deadline (docs/protocol.md §4).
 TEST_F(PluginViewTest, TheCoreAnswersACallTheNodeNeverAcknowledgesAtTheDeadline) {
   ASSERT_TRUE(view.answers_by_deadline());
-  std::optional<CallOutcome> outcome;
-  view.call(CallSpec{"claude", "acme", "sysecho." + node->node_id + ".echo.invoke", R"({"message":"ping"})",
-                     std::chrono::milliseconds(5000)},
-            [&](CallOutcome o) { outcome = std::move(o); });
+  std::optional<CallResult> outcome;
+  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", R"({"message":"ping"})",
+                        std::chrono::milliseconds(5000)},
+            [&](CallResult r) { outcome.emplace(std::move(r)); });
   f.plugin->on_tick();
   ASSERT_EQ(f.broker.take(topic(node->node_id, "cmd")).size(), 1u);  // sent; the node stays silent
   f.now += 4999;
@@ -86,8 +86,8 @@ TEST_F(PluginViewTest, TheCoreAnswersACallTheNodeNeverAcknowledgesAtTheDeadline)
   f.now += 1;  // max(5000, deadline_ms_default 2000 + 1000) after the dispatch
   f.plugin->on_tick();
   ASSERT_TRUE(outcome);
-  EXPECT_FALSE(outcome->ok);
-  EXPECT_EQ(outcome->error.code, ErrorCode::kDeadlineExceeded);
+  EXPECT_FALSE(outcome->ok());
+  EXPECT_EQ(outcome->error().code, ErrorCode::kDeadlineExceeded);
 }
 
 TEST_F(PluginViewTest, OfflineKeepsTheToolsAndExpiryRemovesThem) {

@@ -1,0 +1,62 @@
+// The tool surface an agent sees (docs/protocol.md §7): one interface, three modes behind it
+// (plugin_opt_http_tools_mode):
+//   per_node   one tool per capability × verb of every node (ToolCatalog, tool_catalog.h)
+//   compact    fleet_find_nodes, fleet_describe_node, fleet_call (CompactTools, compact_tools.h)
+//   by_kind    one tool per (kind, verb), plus fleet_find_nodes and fleet_read (KindTools, kind_tools.h)
+// Only tools/list (and the digest list_changed compares) differs by mode. A tools/call name is
+// resolved the same way in every mode, once, here: every name any mode lists stays callable in
+// all of them, and the projected per-node names (dotted or dashed) always are. The resolved call
+// names the per-node tool of the snapshot; the CallGate and the core take it from there without
+// parsing a name again.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "broker_plugin/http/calls/call_refusal.h"
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "common/base/json.h"
+#include "common/base/result.h"
+
+namespace fleetmcp::http {
+
+// What a tools/call name means.
+struct ResolvedCall {
+  enum class Action {
+    kCall,          // one per-node tool: through the CallGate to the node
+    kFindNodes,     // fleet_find_nodes (CompactTools::find_nodes)
+    kDescribeNode,  // fleet_describe_node (CompactTools::describe_node)
+    kFleetRead,     // fleet_read (fleet_read.h): a read on many nodes
+  };
+  Action action = Action::kCall;
+  const FleetTool* tool = nullptr;          // kCall: the per-node tool, in the snapshot resolve was given
+  const json::Value* arguments = nullptr;   // kCall: the verb's arguments (null: none); else the tool's own
+  // Where `arguments` sit in what the client wrote (a JSON pointer: "/arguments" for by_kind and
+  // fleet_call, "" for a per-node name), so that a validation error names them as written.
+  std::string_view arguments_at;
+};
+
+// A projected per-node name (dotted or dashed) of the tenant's, or nullptr.
+const FleetTool* find_projected(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name);
+
+class ToolSurface {
+ public:
+  virtual ~ToolSurface() = default;
+
+  // The tools/list result {tools, nextCursor?}. `cursor` is params.cursor as the client sent it
+  // (null when absent); a cursor the mode cannot use is an error whose message completes
+  // "Invalid params: …" (JSON-RPC -32602).
+  virtual Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
+                                      McpRevision revision) const = 0;
+  // Changes exactly when list() would: what notifications/tools/list_changed compares.
+  virtual std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const = 0;
+
+  // What `name` means for the tenant, the same in every mode. A refusal says why not: an unknown
+  // tool (another tenant's is indistinguishable from one that does not exist), or arguments of a
+  // by_kind tool or of fleet_call that name no single tool.
+  static Refusable<ResolvedCall> resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
+                                         const json::Value* arguments);
+};
+
+}  // namespace fleetmcp::http
