@@ -406,3 +406,48 @@ e2e_wait_online() {
     sleep 0.2
   done
 }
+
+# broker_refuses CONF WANT WHAT: mosquitto -c CONF refuses to start (exits non-zero within 10 s),
+# its output naming WANT (a fixed string); the output is kept in CONF's name with .log.
+broker_refuses() {
+  local log=${1%.conf}.log rc=0
+  timeout 10 mosquitto -c "$1" >"$log" 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "$3: mosquitto did not refuse (rc $rc, see $log)"
+  grep -qF -- "$2" "$log" || fail "$3: no '$2' in $(tail -3 "$log")"
+  pass "$3"
+}
+
+# ---- tools/call over RFC-0009, and refusals ------------------------------------------------------
+
+# tools_call TOOL ARGUMENTS_JSON [CURL_ARGS…]: POST /mcp/tools/call (RFC-0009) of the front at
+# $E2E_BASE with $E2E_TOKEN (TOOLS_CALL_BASE / TOOLS_CALL_TOKEN name another front or token);
+# prints the answer: the body, then the HTTP status on a line of its own (000: no answer). CURL_ARGS
+# go before the body (--max-time 30, --cacert …). answer_body / answer_status split the answer.
+tools_call() {
+  local tool=$1 arguments=$2; shift 2
+  curl -s -o - -w '\n%{http_code}' -X POST "${TOOLS_CALL_BASE:-$E2E_BASE}/mcp/tools/call" \
+    -H "Authorization: Bearer ${TOOLS_CALL_TOKEN:-$E2E_TOKEN}" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json' "$@" -d "{\"tool\":\"$tool\",\"arguments\":$arguments}"
+}
+# echo_call NODE MESSAGE [CURL_ARGS…]: tools_call of NODE's echo (sysecho.NODE.echo.invoke).
+echo_call() {
+  local node=$1 message=$2; shift 2
+  tools_call "sysecho.$node.echo.invoke" "{\"message\":\"$message\"}" "$@"
+}
+answer_body() { head -n -1 <<<"$1"; }
+answer_status() { tail -n 1 <<<"$1"; }
+
+# refused ANSWER STATUS CODE WHAT: ANSWER (a body, then a status line: tools_call's answer, or an
+# envelope and a CLI's exit code) is a refusal: that status and an RFC-0001 error envelope of CODE
+# with a suggested_fix. Sets REFUSAL to the envelope, for further checks of its text.
+refused() {
+  local body status code
+  body=$(answer_body "$1")
+  status=$(answer_status "$1")
+  [ "$status" = "$2" ] || fail "$4: status $status, $2 expected ($body)"
+  code=$(jq -r '.code // empty' <<<"$body" 2>/dev/null) || true
+  [ "$code" = "$3" ] || fail "$4: $body; $3 expected"
+  [ -n "$(jq -r '.suggested_fix // empty' <<<"$body")" ] || fail "$4: no suggested_fix in $body"
+  REFUSAL=$body
+  pass "$4"
+}
