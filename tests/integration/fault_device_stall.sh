@@ -27,14 +27,6 @@ confirmed() {
   tools_call "$1" "$(jq -c --arg t "$token" '. + {commit_token: $t}' <<<"$2")"
 }
 count() { grep -c -- "$1" "$2" 2>/dev/null || true; }
-# wait_count PATTERN FILE N: until N lines of FILE contain PATTERN.
-wait_count() {
-  local deadline=$((SECONDS + 20))
-  until [ "$(count "$1" "$2")" -ge "$3" ]; do
-    [ $SECONDS -lt $deadline ] || fail "not ${3}x '$1' in $2 (see $T/audit.log, $T/fleet.log)"
-    sleep 0.2
-  done
-}
 # sleep_until START SECONDS: sleeps until SECONDS have passed since $SECONDS was START.
 sleep_until() { local left=$(($2 - (SECONDS - $1))); [ "$left" -le 0 ] || sleep "$left"; }
 NOT_RUN='the device did not run it'
@@ -53,7 +45,7 @@ assert_contains "$(jq -r .suggested_fix <<<"$REFUSAL")" "retry later" "… and a
 pass "it failed at the deadline ($took_ms ms)"
 
 # The device wakes and answers the cmd it was sent: that ack is late, and says it did not run.
-wait_count 'late cmd_ack for a call that already finished' "$T/audit.log" 1
+wait_lines "$T/audit.log" 'late cmd_ack for a call that already finished' 1
 line=$(grep 'late cmd_ack' "$T/audit.log" | head -n 1)
 assert_eq "$(jq -r .decision <<<"$line")" drop "the late cmd_ack is audited and dropped"
 assert_eq "$(jq -r .node_id <<<"$line")" "$NODE" "… naming the node that sent it"
@@ -76,7 +68,7 @@ assert_contains "$(jq -r .message <<<"$REFUSAL")" "the outcome is unknown" "… 
 assert_contains "$(jq -r .suggested_fix <<<"$REFUSAL")" "read the current state first" "… and to read the state before retrying"
 sleep_until "$stopped" 10  # the device stays stopped 10 s, as in the issue
 kill -CONT "$DEVICE_PID"
-wait_count 'late cmd_ack' "$T/audit.log" $((late_before + 1))  # the woken device answered it
+wait_lines "$T/audit.log" 'late cmd_ack' $((late_before + 1))  # the woken device answered it
 assert_eq "$(answer_body "$(tools_call "$GPIO.get" '{}')" | jq -r .value)" low "gpio17 is still low after SIGCONT: no late actuation"
 line=$(grep 'late cmd_ack' "$T/audit.log" | tail -n 1)
 assert_contains "$(jq -r .reason <<<"$line")" "$NOT_RUN" "the device's late ack says it did not run the gpio set"

@@ -106,18 +106,11 @@ start_mosquitto() {
   for port in $(awk '$1=="listener"{print $2}' "$conf"); do wait_for_port "$port" 10; done
 }
 
-# tls_broker_conf TLS_PORT PLAIN_PORT : a broker config with an mTLS device listener as docs/protocol.md §2
-# and a plain loopback listener, no plugin. Prints the file name.
-tls_broker_conf() {
-  local conf=$T/mosquitto-$1.conf
-  cat >"$conf" <<CONF
-per_listener_settings false
-user root
-set_tcp_nodelay true
-check_retain_source true
-allow_anonymous true
-persistence false
-log_dest stdout
+# broker_listeners TLS_PORT PLAIN_PORT : the listener lines every test broker has: an mTLS device
+# listener as docs/protocol.md §2 (the test PKI's server certificate, identity = CN) and a plain
+# loopback listener for agents.
+broker_listeners() {
+  cat <<CONF
 listener $1 127.0.0.1
 cafile $T/pki/ca.crt
 certfile $T/pki/server.crt
@@ -127,6 +120,23 @@ use_identity_as_username true
 use_username_as_clientid true
 listener $2 127.0.0.1
 CONF
+}
+
+# tls_broker_conf TLS_PORT PLAIN_PORT [LINE…] : a broker config with broker_listeners, no plugin;
+# extra LINEs go at the end. Prints the file name.
+tls_broker_conf() {
+  local conf=$T/mosquitto-$1.conf line
+  cat >"$conf" <<CONF
+per_listener_settings false
+user root
+set_tcp_nodelay true
+check_retain_source true
+allow_anonymous true
+persistence false
+log_dest stdout
+$(broker_listeners "$1" "$2")
+CONF
+  for line in "${@:3}"; do echo "$line" >>"$conf"; done
   echo "$conf"
 }
 
@@ -245,14 +255,7 @@ log_type error
 log_type warning
 log_type notice
 log_type information
-listener $tls 127.0.0.1
-cafile $T/pki/ca.crt
-certfile $T/pki/server.crt
-keyfile $T/pki/server.key
-require_certificate true
-use_identity_as_username true
-use_username_as_clientid true
-listener $plain 127.0.0.1
+$(broker_listeners "$tls" "$plain")
 plugin $PLUGIN
 plugin_opt_ca_file $T/pki/ca.crt
 plugin_opt_issuer_public_key $T/pki/issuer.pub
@@ -293,6 +296,16 @@ agent_token() {
 # wait_for_line FILE PATTERN [SECONDS]: until a line of FILE matches the grep -E PATTERN.
 wait_for_line() {
   wait_until "${3:-10}" grep -qE -- "$2" "$1"
+}
+
+# wait_lines FILE PATTERN COUNT [SECONDS]: until COUNT lines of FILE match the grep -E PATTERN;
+# fails after SECONDS (default 20).
+wait_lines() {
+  local deadline=$((SECONDS + ${4:-20})) n
+  until n=$(grep -cE -- "$2" "$1" 2>/dev/null); [ "${n:-0}" -ge "$3" ]; do
+    [ $SECONDS -lt $deadline ] || fail "not ${3}x '$2' in $1 after ${4:-20} s (${n:-0})"
+    sleep 0.2
+  done
 }
 
 # broker_args: the ports and PKI the plugin test programs take, for PORT_TLS/PORT_PLAIN.
