@@ -129,6 +129,15 @@ class TempSchemas {
     testing::write_test_file(dir_ / "index.json", index);
   }
 
+  // Replaces the first `from` in `file` with `to`, as a hand edit would (index.json left as it is).
+  void edit(const std::string& file, std::string_view from, std::string_view to) const {
+    std::string text = read_file(dir_ / file);
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from << " is not in " << file;
+    text.replace(at, from.size(), to);
+    testing::write_test_file(dir_ / file, text);
+  }
+
   // Rewrites index.json's sha256 for `file` to match its current bytes (an "intended" change).
   void reindex(const std::string& file) const {
     std::string index = read_file(dir_ / "index.json");
@@ -554,20 +563,13 @@ TEST_F(SchemaRegistryTest, EchoArgumentsAreClamped) {
 
 TEST(SchemaRegistryIntegrity, TamperedFileIsRefusedNamingIt) {
   TempSchemas tmp;
-  const auto file = tmp.dir() / "system.echo.invoke.input@1.0.0.json";
-  std::string text = read_file(file);
-  const auto at = text.find("\"maxLength\": 1024");
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, 17, "\"maxLength\": 4096");
-  testing::write_test_file(file, text);
+  tmp.edit("system.echo.invoke.input@1.0.0.json", "\"maxLength\": 1024", "\"maxLength\": 4096");
   expect_load_fails_naming(tmp.dir(), "system.echo.invoke.input@1.0.0.json", "does not match index.json");
 }
 
 TEST(SchemaRegistryIntegrity, TamperedKindRegistryIsRefused) {
   TempSchemas tmp;
-  std::string text = read_file(tmp.dir() / "kinds.json");
-  text.replace(text.find("\"sysecho\""), 9, "\"sysxcho\"");
-  testing::write_test_file(tmp.dir() / "kinds.json", text);
+  tmp.edit("kinds.json", "\"sysecho\"", "\"sysxcho\"");
   expect_load_fails_naming(tmp.dir(), "kinds.json", "does not match index.json");
 }
 
@@ -585,10 +587,7 @@ TEST(SchemaRegistryIntegrity, MissingIndexIsRefused) {
 
 TEST(SchemaRegistryIntegrity, IdThatDiffersFromTheIndexIsRefused) {
   TempSchemas tmp;
-  const auto file = tmp.dir() / "status@1.0.0.json";
-  std::string text = read_file(file);
-  text.replace(text.find("status@1.0.0"), 12, "status@1.0.1");
-  testing::write_test_file(file, text);
+  tmp.edit("status@1.0.0.json", "status@1.0.0", "status@1.0.1");
   tmp.reindex("status@1.0.0.json");  // the hash matches; the $id does not
   expect_load_fails_naming(tmp.dir(), "status@1.0.0.json", "$id");
 }
@@ -609,17 +608,13 @@ TEST(SchemaRegistryIntegrity, SchemaValijsonCannotCompileIsRefused) {
 
 TEST(SchemaRegistryIntegrity, IndexCannotPointOutsideTheDirectory) {
   TempSchemas tmp;
-  std::string index = read_file(tmp.dir() / "index.json");
-  index.replace(index.find("\"file\": \"status@1.0.0.json\""), 27, "\"file\": \"../status@1.0.0.json\"");
-  testing::write_test_file(tmp.dir() / "index.json", index);
+  tmp.edit("index.json", "\"file\": \"status@1.0.0.json\"", "\"file\": \"../status@1.0.0.json\"");
   expect_load_fails_naming(tmp.dir(), "index.json", "outside");
 }
 
 TEST(SchemaRegistryIntegrity, KindRowNamingAnUnknownSchemaIsRefused) {
   TempSchemas tmp;
-  std::string text = read_file(tmp.dir() / "kinds.json");
-  text.replace(text.find("system.echo.invoke.output@1.0.0"), 31, "system.echo.invoke.output@9.0.0");
-  testing::write_test_file(tmp.dir() / "kinds.json", text);
+  tmp.edit("kinds.json", "system.echo.invoke.output@1.0.0", "system.echo.invoke.output@9.0.0");
   tmp.reindex("kinds.json");
   expect_load_fails_naming(tmp.dir(), "kinds.json", "system.echo.invoke.output@9.0.0");
 }
