@@ -103,6 +103,18 @@ inline std::string devices_topic(const std::string& node_id, const std::string& 
   return "$devices/" + node_id + "/" + leaf;
 }
 
+// The main() of a test program: `body` runs with the options; an exception is a usage or setup
+// error, printed with the program's name (exit 2), never taken for a test result.
+template <class Body>
+int run_program(const char* name, int argc, char** argv, Body body) {
+  try {
+    return body(ToolArgs(argc, argv));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 2;
+  }
+}
+
 // TAP-style results; the process exit code is failures() != 0.
 class Tap {
  public:
