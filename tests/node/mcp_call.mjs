@@ -9,14 +9,11 @@
 //   node mcp_call.mjs fleet N               the fleet checks (by_kind tools): N online echo nodes,
 //                                           echo answered by every node with its own node_id,
 //                                           one metrics subscribe giving two samples. "ok - …" lines
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fail, check, sleep } from './check.mjs';
 import { connect as open, listAll } from './mcp_session.mjs';
 
 const { MCP_URL, TOKEN } = process.env;
 const [mode, ...rest] = process.argv.slice(2);
-
 
 async function connect() {
   return (await open(MCP_URL, TOKEN, 'fleetmcp-offsim-test')).client;
