@@ -7,8 +7,6 @@
 //       official SDK client; env MCP_URL, TOKEN_A, TOKEN_B, TOKEN_C (three subs of one tenant),
 //       PER_CALLER, PER_TENANT (the broker's options). Prints "ok - …"; exits 1 on a failure.
 import net from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fail, check } from './check.mjs';
 import { connect as open } from './mcp_session.mjs';
 

@@ -15,8 +15,6 @@
 //       (isError, E_NODE_OFFLINE, "shutting down").
 // Prints "ok - …" per check; exits 1 on the first failure.
 import fs from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fail, check, sleep, envelope } from './check.mjs';
 import { connect as open } from './mcp_session.mjs';
 
