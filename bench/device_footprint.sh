@@ -25,14 +25,6 @@ rss_detail() {
   echo "anon $(mib "$anon"), file-backed $(mib "$file"), PSS $(mib "$pss")"
 }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-# wait_lines FILE PATTERN COUNT SECONDS
-wait_lines() {
-  local deadline=$((SECONDS + $4)) n
-  while n=$(grep -c -E "$2" "$1" 2>/dev/null); [ "${n:-0}" -lt "$3" ]; do
-    [ $SECONDS -lt $deadline ] || { echo "timed out waiting for $3 x '$2' in $1" >&2; exit 1; }
-    sleep 0.2
-  done
-}
 
 TLS=$(free_port)
 PLAIN=$(free_port)
@@ -40,27 +32,7 @@ echo "setup: test PKI and $SIM_N enrolment bundles in $T"
 "$FLEETCTL" pki init --dir "$T/pki" >/dev/null
 "$FLEETCTL" pki enroll --dir "$T/pki" --tenant bench --count "$SIM_N" --broker "mqtts://127.0.0.1:$TLS" \
   >"$T/nodes.txt" 2>/dev/null
-cat >"$T/mosquitto.conf" <<CONF
-per_listener_settings false
-user root
-set_tcp_nodelay true
-allow_anonymous true
-persistence false
-log_type error
-listener $TLS 127.0.0.1
-cafile $T/pki/ca.crt
-certfile $T/pki/server.crt
-keyfile $T/pki/server.key
-require_certificate true
-use_identity_as_username true
-use_username_as_clientid true
-listener $PLAIN 127.0.0.1
-max_queued_messages 100000
-CONF
-mosquitto -c "$T/mosquitto.conf" >"$T/mosquitto.log" 2>&1 &
-track $!
-wait_for_port "$TLS"
-wait_for_port "$PLAIN"
+start_mosquitto "$(tls_broker_conf "$TLS" "$PLAIN" "log_type error" "max_queued_messages 100000")" mosquitto
 
 NODE=$(head -1 "$T/nodes.txt")
 BUNDLE=$T/pki/nodes/$NODE

@@ -1,11 +1,7 @@
 // Announce verification cost (docs/protocol.md §10: >= 12 k full verifications/s per core, known-etag
 // re-announce >= 200 k/s): ManifestVerifier::verify of a signed 16-capability manifest against
 // libsodium's raw crypto_sign_verify_detached of the same signed bytes, measured in the same run,
-// then each stage on its own. Keys and certificates are made in memory at start.
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
+// then each stage on its own. Keys and certificates are made in memory at start (tests/support/test_pki.h).
 #include <sodium.h>
 
 #include <cstdio>
@@ -23,49 +19,11 @@
 #include "common/registry/schema_registry.h"
 #include "common/ids/ulid.h"
 #include "common/crypto/x509.h"
+#include "tests/support/test_pki.h"
 
 namespace {
 
 using namespace fleetmcp;
-
-EVP_PKEY* new_key() {
-  EVP_PKEY* key = nullptr;
-  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr);
-  EVP_PKEY_keygen_init(ctx);
-  EVP_PKEY_keygen(ctx, &key);
-  EVP_PKEY_CTX_free(ctx);
-  return key;
-}
-
-X509* new_cert(EVP_PKEY* key, const char* cn, X509* issuer, EVP_PKEY* issuer_key) {
-  X509* cert = X509_new();
-  X509_set_version(cert, 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), issuer ? 2 : 1);
-  X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 86400);
-  X509_set_pubkey(cert, key);
-  X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("bench"), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn), -1, -1, 0);
-  X509_set_issuer_name(cert, issuer ? X509_get_subject_name(issuer) : name);
-  X509V3_CTX v3;
-  X509V3_set_ctx(&v3, issuer ? issuer : cert, cert, nullptr, nullptr, 0);
-  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, NID_basic_constraints, issuer ? "critical,CA:FALSE" : "critical,CA:TRUE");
-  X509_add_ext(cert, ext, -1);
-  X509_EXTENSION_free(ext);
-  X509_sign(cert, issuer_key, nullptr);
-  return cert;
-}
-
-std::string private_key_pem(EVP_PKEY* key) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
-  char* data = nullptr;
-  const long n = BIO_get_mem_data(bio, &data);
-  std::string pem(data, static_cast<size_t>(n));
-  BIO_free(bio);
-  return pem;
-}
 
 ManifestContent sixteen_capabilities(const std::string& node_id, const std::string& kid, int64_t now) {
   ManifestContent c;
@@ -108,18 +66,12 @@ int main(int argc, char** argv) {
   if (sodium_init() < 0) return 3;
 
   // A throwaway fleet: CA and one enrolled node.
-  const std::string node_id = new_node_id();
-  EVP_PKEY* ca_key = new_key();
-  X509* ca_x509 = new_cert(ca_key, "bench CA", nullptr, ca_key);
-  EVP_PKEY* node_key = new_key();
-  X509* node_x509 = new_cert(node_key, node_id.c_str(), ca_x509, ca_key);
-  const Certificate ca = Certificate::from_x509(ca_x509);
-  const Certificate cert = Certificate::from_x509(node_x509);
-  const Ed25519PrivateKey key = Ed25519PrivateKey::from_pem(private_key_pem(node_key));
-  X509_free(node_x509);
-  X509_free(ca_x509);
-  EVP_PKEY_free(node_key);
-  EVP_PKEY_free(ca_key);
+  const fleetmcp::testing::TestPki pki;
+  const auto node = pki.enroll("bench");
+  const std::string& node_id = node->node_id;
+  const Certificate& ca = pki.ca();
+  const Certificate& cert = node->certificate;
+  const Ed25519PrivateKey& key = node->signing_key;
 
   auto schemas = SchemaRegistry::load(SchemaRegistry::default_dir());
   const int64_t now = now_ms();

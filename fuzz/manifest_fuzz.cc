@@ -9,7 +9,7 @@
 #include "common/protocol/manifest.h"
 #include "common/registry/schema_registry.h"
 #include "fuzz/fuzz_target.h"
-#include "tests/support/plugin_test_pki.h"
+#include "tests/support/test_pki.h"
 
 using namespace fleetmcp;
 

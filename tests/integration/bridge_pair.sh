@@ -133,11 +133,11 @@ wait_until 10 listed "$C_HTTP" || fail "C's MCP endpoint does not list $node's t
 pass "node on A listed by C's MCP endpoint"
 
 call_on() {  # call_on HTTP_PORT MESSAGE : an echo call through that broker's RFC-0009 endpoint
-  curl "${CALL[@]}" -X POST "http://127.0.0.1:$1/mcp/tools/call" \
-    -d "{\"tool\":\"sysecho.$node.echo.invoke\",\"arguments\":{\"message\":\"$2\"}}"
+  TOOLS_CALL_BASE=http://127.0.0.1:$1 TOOLS_CALL_TOKEN=$token echo_call "$node" "$2"
 }
 call_b() { call_on "$B_HTTP" "$1"; }
-answers() { call_b "$1" | grep -q -- "$2"; }  # answers MESSAGE PATTERN
+answers() { answers_on "$B_HTTP" "$1" "$2"; }  # answers MESSAGE PATTERN: through B
+answers_on() { call_on "$1" "$2" | grep -q -- "$3"; }  # answers_on HTTP_PORT MESSAGE PATTERN
 for via in B C; do
   port=$B_HTTP; [ $via = C ] && port=$C_HTTP
   answer=$(call_on "$port" "via $via")
@@ -155,10 +155,8 @@ timeout 6 curl -s -N "${CALL[@]}" -H "Accept: text/event-stream" -X POST "http:/
   -d "{\"tool\":\"sys.$node.metrics.subscribe\",\"arguments\":{\"interval_ms\":1000}}" >"$T/sse.txt" || true
 assert_contains "$(cat "$T/sse.txt")" "event: metric" "a metrics subscription through B receives the node's telemetry"
 
-status=$(curl -s -o /dev/null -w '%{http_code}' -H "Content-Type: application/json" \
-  -H "Authorization: Bearer $bridge_token" -X POST "http://127.0.0.1:$B_HTTP/mcp/tools/call" \
-  -d "{\"tool\":\"sysecho.$node.echo.invoke\",\"arguments\":{\"message\":\"x\"}}")
-assert_eq "$status" 401 "a fleet:bridge token is not an agent's at the HTTP front"
+assert_eq "$(answer_status "$(TOOLS_CALL_BASE=http://127.0.0.1:$B_HTTP TOOLS_CALL_TOKEN=$bridge_token echo_call "$node" x)")" \
+  401 "a fleet:bridge token is not an agent's at the HTTP front"
 
 # Liveness crosses the bridge: stopping the node makes calls through B fail fast.
 kill "$DEVICE_PID"; wait "$DEVICE_PID" 2>/dev/null || true
@@ -176,7 +174,7 @@ start=$(date +%s%N)
 wait_until 10 answers z E_NODE_OFFLINE \
   || fail "B still calls the node after A died ($(call_b z))"
 echo "# B saw A's loss in $(( ($(date +%s%N) - start) / 1000000 )) ms"
-wait_until 10 bash -c "curl ${CALL[*]@Q} -X POST http://127.0.0.1:$C_HTTP/mcp/tools/call -d '{\"tool\":\"sysecho.$node.echo.invoke\",\"arguments\":{\"message\":\"z\"}}' | grep -q E_NODE_OFFLINE" \
+wait_until 10 answers_on "$C_HTTP" z E_NODE_OFFLINE \
   || fail "C still calls the node after A died ($(call_on "$C_HTTP" z))"
 echo "# C saw A's loss in $(( ($(date +%s%N) - start) / 1000000 )) ms (both counted from the kill)"
 pass "broker A gone: its nodes are offline through B and C"

@@ -51,16 +51,17 @@ assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="button") | .verbs | join(
 
 # ---- calls ------------------------------------------------------------------------------------
 echo 0 >"$T/seq"
-# call TOOL ARGS : sends a cmd and prints the ack's payload. (Calls run in $(…) subshells, so the
-# message counter lives in a file.)
-call() {
+# call_node NODE TOOL ARGS : sends NODE a cmd and prints the ack's payload. (Calls run in $(…)
+# subshells, so the message counter lives in a file.) call TOOL ARGS: the same to the simulated node.
+call_node() {
   local seq id
   seq=$(($(cat "$T/seq") + 1))
   echo "$seq" >"$T/seq"
   id=$(device_msg_id "$seq")
-  device_send "$PLAIN" "$N" "$(device_cmd "$id" "$1" "$2" 20000)"
+  device_send "$PLAIN" "$1" "$(device_cmd "$id" "$2" "$3" 20000)"
   device_wait_ack "$ACKS" "$id" 20 | jq -c .payload
 }
+call() { call_node "$N" "$1" "$2"; }
 # ok TOOL ARGS OUTPUT_SCHEMA : the call succeeds and its result is valid; prints the result.
 ok() {
   local p
@@ -69,8 +70,8 @@ ok() {
   device_validate "$3" "$(jq -c .result <<<"$p")"
   jq -c .result <<<"$p"
 }
-# refused TOOL ARGS CODE MESSAGE_PREFIX
-refused() {
+# ack_refused TOOL ARGS CODE MESSAGE_PREFIX : the device refuses the call in its cmd_ack
+ack_refused() {
   local p
   p=$(call "$1" "$2")
   assert_eq "$(jq -r '.ok' <<<"$p")" false "$1 $2 is refused"
@@ -121,7 +122,7 @@ r=$(ok "$(t mgmt server invoke)" '{"channel":"beta","target_version":null}' "$S/
 assert_eq "$(jq -r .status.status <<<"$r")" pending "manage.server invoke queues the update unit"
 
 # ---- GPIO: configure, refuse unconfigured writes, revert after duration_ms --------------------
-refused "$(t gpio gpio17 set)" '{"value":"high"}' E_BAD_REQUEST "failed_precondition: the pin is not configured as an output"
+ack_refused "$(t gpio gpio17 set)" '{"value":"high"}' E_BAD_REQUEST "failed_precondition: the pin is not configured as an output"
 ok "$(t gpio gpio17 invoke)" '{"mode":"output"}' "$S/gpio.pin.state@1.0.0" >/dev/null
 r=$(ok "$(t gpio gpio17 set)" '{"value":"high","duration_ms":400}' "$S/gpio.pin.state@1.0.0")
 assert_eq "$(jq -r .value <<<"$r")" high "gpio.pin set drives the pin high"
@@ -136,20 +137,16 @@ r=$(ok "$(t gpio button get)" '{}' "$S/gpio.pin.state@1.0.0")
 assert_eq "$(jq -r .mode <<<"$r")" input "a writable=false pin reads"
 
 # ---- device-side refusals ----------------------------------------------------------------------
-refused "$(t i2c i2c1 get)" '{"address":80,"length":1}' E_SAFETY_DENIED "permission_denied: address 80 is not in this capability's allow-list"
-refused "$(t i2c i2c1 get)" '{"address":72,"length":33}' E_MANIFEST_INVALID "i2c.bus.get.input"
-refused "$(t cam camera0 invoke)" '{"file_path":"/etc/passwd"}' E_MANIFEST_INVALID "camera.still.invoke.input"
-refused "$(t gpio button set)" '{"value":"high"}' E_VERB_UNSUPPORTED ""
-refused "$(t svc sshd get)" '{}' E_BAD_REQUEST ""
+ack_refused "$(t i2c i2c1 get)" '{"address":80,"length":1}' E_SAFETY_DENIED "permission_denied: address 80 is not in this capability's allow-list"
+ack_refused "$(t i2c i2c1 get)" '{"address":72,"length":33}' E_MANIFEST_INVALID "i2c.bus.get.input"
+ack_refused "$(t cam camera0 invoke)" '{"file_path":"/etc/passwd"}' E_MANIFEST_INVALID "camera.still.invoke.input"
+ack_refused "$(t gpio button set)" '{"value":"high"}' E_VERB_UNSUPPORTED ""
+ack_refused "$(t svc sshd get)" '{}' E_BAD_REQUEST ""
 
 # ---- real backends without the hardware ----------------------------------------------------------
 real_refused() {
-  local seq id p
-  seq=$(($(cat "$T/seq") + 1))
-  echo "$seq" >"$T/seq"
-  id=$(device_msg_id "$seq")
-  device_send "$PLAIN" "$R" "$(device_cmd "$id" "$1" "$2" 20000)"
-  p=$(device_wait_ack "$ACKS" "$id" 20 | jq -c .payload)
+  local p
+  p=$(call_node "$R" "$1" "$2")
   assert_eq "$(jq -r .error.code <<<"$p")" E_BAD_REQUEST "real $1: refused with E_BAD_REQUEST"
   assert_contains "$(jq -r .error.message <<<"$p")" "failed_precondition: $3" "... saying 'failed_precondition: $3'"
   [ -n "$(jq -r .error.suggested_fix <<<"$p")" ] || fail "no suggested_fix: $p"

@@ -30,15 +30,15 @@ connects() {
   mosquitto_sub -V "${4:-mqttv311}" -h 127.0.0.1 -p "$PORT_PLAIN" ${1:+-i "$1"} -u "$2" -P "$3" \
     -t "\$devices/$NODE/status" -C 1 -W 3 >"$T/refused.out" 2>&1
 }
-refused() {  # refused LABEL ID USER TOKEN
+connect_refused() {  # connect_refused LABEL ID USER TOKEN
   if connects "$2" "$3" "$4"; then fail "$1: accepted ($(cat "$T/refused.out"))"; fi
   assert_contains "$(cat "$T/refused.out")" "authori" "$1 is refused at CONNECT"
 }
 
-refused "a devices:read agent with the node's id" "$NODE" claude "$READER"
-refused "the same with the node id in capitals" "${NODE^^}" claude "$READER"
-refused "an agent with the plugin waker's id" fleetmcp-plugin claude "$READER"
-refused "an agent with an id not derived from its sub" "mosq-1234" claude "$READER"
+connect_refused "a devices:read agent with the node's id" "$NODE" claude "$READER"
+connect_refused "the same with the node id in capitals" "${NODE^^}" claude "$READER"
+connect_refused "an agent with the plugin waker's id" fleetmcp-plugin claude "$READER"
+connect_refused "an agent with an id not derived from its sub" "mosq-1234" claude "$READER"
 connects "claude-reader-1" claude "$READER" || fail "claude-reader-1 refused: $(cat "$T/refused.out")"
 pass "an id <sub>-… is accepted"
 connects "" claude "$READER" mqttv5 || fail "an MQTT 5 client without an id refused: $(cat "$T/refused.out")"
@@ -49,7 +49,7 @@ mosquitto_sub -h 127.0.0.1 -p "$PORT_PLAIN" -i ops-a -u ops-a -P "$OPS_A" -t "\$
 HOLDER=$!
 track $HOLDER
 wait_for_line "$T/audit.log" '"caller":"ops-a".*"decision":"accept"' 5 || fail "ops-a never connected"
-refused "an agent taking another sub's connected id" ops-a ops "$OPS"
+connect_refused "an agent taking another sub's connected id" ops-a ops "$OPS"
 kill -0 "$HOLDER" || fail "ops-a lost its session"
 pass "ops-a keeps its session"
 
@@ -62,7 +62,7 @@ ACME_HOLDER=$!
 track $ACME_HOLDER
 wait_for_line "$T/audit.log" '"caller":"agent","tenant":"acme".*"decision":"accept"' 5 || fail "acme's agent never connected"
 for attempt in 1 2 3; do
-  refused "tenant beta's agent taking tenant acme's agent's id (attempt $attempt)" agent agent "$BETA"
+  connect_refused "tenant beta's agent taking tenant acme's agent's id (attempt $attempt)" agent agent "$BETA"
 done
 kill -0 "$ACME_HOLDER" || fail "acme's agent lost its session to beta's"
 pass "acme's agent keeps its session"
@@ -79,7 +79,7 @@ assert_eq "$acme_sub $beta_sub" "acme.agent beta.agent" "fleetctl's default sub 
 # would get its subscriptions and queued messages), acme's agent may.
 mosquitto_sub -h 127.0.0.1 -p "$PORT_PLAIN" -i agent-durable -c -q 1 -u agent -P "$ACME" -t "\$devices/+/status" \
   -C 1 -W 5 >/dev/null 2>"$T/durable.log" || fail "acme's durable session: $(cat "$T/durable.log")"
-refused "tenant beta's agent taking the session acme's agent left" agent-durable agent "$BETA"
+connect_refused "tenant beta's agent taking the session acme's agent left" agent-durable agent "$BETA"
 grep -q '"caller":"agent".*belongs to a session another principal (agent agent of tenant acme) left' "$T/audit.log" \
   || fail "no audit line for the ended session's refusal"
 pass "the refusal says the session is another principal's"
@@ -104,7 +104,7 @@ kill -0 "$AUTO_HOLDER" || fail "acme's agent lost its auto- session"
 kill "$AUTO_HOLDER"; wait "$AUTO_HOLDER" 2>/dev/null || true
 if connects_v5 "$AUTO_ID" agent "$BETA"; then fail "beta's agent took the session acme's auto- client left"; fi
 assert_contains "$(cat "$T/refused.out")" "authori" "beta's agent sending acme's assigned id (session left) is refused"
-refused "an explicit auto- id in lowercase (mosquitto makes uppercase)" auto-0000000a-0000-0000-0000-00000000000b agent "$BETA"
+connect_refused "an explicit auto- id in lowercase (mosquitto makes uppercase)" auto-0000000a-0000-0000-0000-00000000000b agent "$BETA"
 if mosquitto_sub -h 127.0.0.1 -p "$PORT_PLAIN" -i auto-00000000-0000-0000-0000-000000000000 -c -u agent -P "$BETA" \
     -t "\$devices/$NODE/status" -C 1 -W 3 >"$T/refused.out" 2>&1; then
   fail "an MQTT 3.1.1 clean-session-false client with an auto- id was accepted"
@@ -119,7 +119,7 @@ grep -q '"client_id":"agent-durable"' "$T/data/fleetmcp-state.json" || fail "the
 mv "$T/broker.log" "$T/broker-1.log"
 run_broker "$CONF" broker
 wait_for_line "$T/broker.log" "fleetmcp: first tick" 5 || fail "plugin not ready after the restart"
-refused "tenant beta's agent taking the restored session of acme's agent" agent-durable agent "$BETA"
+connect_refused "tenant beta's agent taking the restored session of acme's agent" agent-durable agent "$BETA"
 mosquitto_sub -h 127.0.0.1 -p "$PORT_PLAIN" -i agent-durable -c -q 1 -u agent -P "$ACME" -t "\$devices/+/status" \
   -C 1 -W 5 >/dev/null 2>"$T/durable.log" || fail "acme's agent could not resume after the restart: $(cat "$T/durable.log")"
 pass "acme's agent resumes its session after the restart"

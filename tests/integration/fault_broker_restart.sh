@@ -49,11 +49,9 @@ trap resume_then_cleanup EXIT
 e2e_wait_online $((n + 1)) 60
 pass "$n simulated nodes and a lone node online"
 
-call() {  # call NODE MESSAGE: RFC-0009 POST /mcp/tools/call; the body, then "HTTP-status curl-exit"
+call() {  # call NODE MESSAGE: echo_call's answer, the status line followed by curl's exit code
   local rc=0 out
-  out=$(curl -s -o - -w '\n%{http_code}' --max-time 30 -X POST "$E2E_BASE/mcp/tools/call" \
-    -H "Authorization: Bearer $E2E_TOKEN" -H 'Content-Type: application/json' -H 'Accept: application/json' \
-    -d "{\"tool\":\"sysecho.$1.echo.invoke\",\"arguments\":{\"message\":\"$2\"}}") || rc=$?
+  out=$(echo_call "$1" "$2" --max-time 30) || rc=$?
   printf '%s %s\n' "$out" "$rc"
 }
 counter() {  # counter NAME: one of the plugin's counters, from its $CONTROL driver
@@ -80,9 +78,9 @@ wait "$CALL_PID"
 took_ms=$(( $(date +%s%3N) - stop_ms ))
 answer=$(cat "$T/inflight.answer")
 echo "  broker stopped in $(( stopped_ms - stop_ms )) ms; the client got: $(tr '\n' ' ' <<<"$answer")"
-[ "$(tail -n 1 <<<"$answer")" = "503 0" ] || fail "the call in flight was not answered 503 (status, curl exit): $answer"
-assert_eq "$(head -n 1 <<<"$answer" | jq -r .code)" E_NODE_OFFLINE "the call in flight is answered E_NODE_OFFLINE, HTTP 503"
-assert_contains "$(head -n 1 <<<"$answer" | jq -r .message)" "shutting down" "… saying the broker is shutting down"
+[ "${answer##* }" = 0 ] || fail "the call in flight failed in curl (status, curl exit): $answer"
+refused "${answer% *}" 503 E_NODE_OFFLINE "the call in flight is answered E_NODE_OFFLINE, HTTP 503"
+assert_contains "$(jq -r .message <<<"$REFUSAL")" "shutting down" "… saying the broker is shutting down"
 [ "$took_ms" -lt 4000 ] || fail "the call in flight ended $took_ms ms after the stop: it waited for the device"
 pass "… $took_ms ms after the broker was told to stop, not at the device's answer or the deadline"
 [ -s "$T/mosquitto.db" ] && [ -s "$T/state.json" ] || fail "no persistence or state file after the stop"

@@ -40,7 +40,4 @@ assert_contains "$line" "check the device clock (NTP)" "… with a suggested_fix
 grep '"decision":"refuse"' "$T/audit.log" | grep -q "$SKEWED" || fail "the refusal is not audited"
 pass "the refusal is audited"
 
-answer=$(curl -s -X POST "$E2E_BASE/mcp/tools/call" -H "Authorization: Bearer $E2E_TOKEN" \
-  -H 'Content-Type: application/json' -H 'Accept: application/json' \
-  -d "{\"tool\":\"sysecho.$SKEWED.echo.invoke\",\"arguments\":{\"message\":\"x\"}}")
-assert_eq "$(jq -r .code <<<"$answer")" E_MANIFEST_NOT_FOUND "no tool of the skewed node can be called"
+refused "$(echo_call "$SKEWED" x)" 404 E_MANIFEST_NOT_FOUND "no tool of the skewed node can be called"

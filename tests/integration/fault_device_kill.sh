@@ -15,29 +15,20 @@ LONE_PID=$DEVICE_PID
 e2e_wait_online 2 30
 pass "a second node in its own process is online"
 
-call() {  # call NODE MESSAGE -> HTTP status and body on stdout (RFC-0009 POST /mcp/tools/call)
-  curl -s -o - -w '\n%{http_code}' -X POST "$E2E_BASE/mcp/tools/call" \
-    -H "Authorization: Bearer $E2E_TOKEN" -H 'Content-Type: application/json' -H 'Accept: application/json' \
-    -d "{\"tool\":\"sysecho.$1.echo.invoke\",\"arguments\":{\"message\":\"$2\"}}"
-}
-
 # The device holds the call for 4.5 s (test hook); it is killed 0.5 s in.
-call "$LONE" "sleep:4500" >"$T/killed.answer" &
+echo_call "$LONE" "sleep:4500" >"$T/killed.answer" &
 CALL_PID=$!
 sleep 0.5
 kill -9 "$LONE_PID"
 kill_ms=$(date +%s%3N)
 wait "$CALL_PID" || fail "curl failed (see $T/killed.answer)"
 took_ms=$(( $(date +%s%3N) - kill_ms ))
-status=$(tail -n 1 "$T/killed.answer")
-body=$(head -n -1 "$T/killed.answer")
-assert_eq "$(jq -r .code <<<"$body")" E_NODE_OFFLINE "a call to a device killed mid-call fails with E_NODE_OFFLINE"
-assert_eq "$status" 503 "… with HTTP 503 (docs/protocol.md section 9)"
+refused "$(cat "$T/killed.answer")" 503 E_NODE_OFFLINE \
+  "a call to a device killed mid-call fails with E_NODE_OFFLINE, HTTP 503 (docs/protocol.md section 9)"
 # Loose bound (a loaded CI machine, a sanitized build): the deadline would be 5.5 s after the kill.
 [ "$took_ms" -lt 2500 ] || fail "the call ended $took_ms ms after the kill: it waited for a deadline instead of failing at once"
 pass "it failed $took_ms ms after the kill, not at the deadline"
 
-answer=$(call "$LONE" "again")
-assert_eq "$(jq -r .code <<<"$(head -n -1 <<<"$answer")")" E_NODE_OFFLINE "a new call to the dead node fails with E_NODE_OFFLINE"
-answer=$(call "${E2E_NODES[0]}" "still-here")
-assert_eq "$(jq -r .message <<<"$(head -n -1 <<<"$answer")")" still-here "the other node still answers"
+refused "$(echo_call "$LONE" "again")" 503 E_NODE_OFFLINE "a new call to the dead node fails with E_NODE_OFFLINE"
+answer=$(echo_call "${E2E_NODES[0]}" "still-here")
+assert_eq "$(answer_body "$answer" | jq -r .message)" still-here "the other node still answers"

@@ -200,13 +200,13 @@ for i in $(seq 1 32); do
     -H "Accept: text/event-stream" -H "Authorization: Bearer $TOKEN" -d "$sub_body" >"$T/stream$i.code" &
   track $!
 done
-refused() { grep -l '^429$' "$T"/stream*.code 2>/dev/null | wc -l; }
+refused_429() { grep -l '^429$' "$T"/stream*.code 2>/dev/null | wc -l; }
 streaming() { grep -l '^event: metric' "$T"/stream*.out 2>/dev/null | wc -l; }
-all_refused() { [ "$(refused)" -ge 24 ]; }
+all_refused() { [ "$(refused_429)" -ge 24 ]; }
 all_streaming() { [ "$(streaming)" -ge 8 ]; }
-wait_until 20 all_refused || fail "acme's streams past its share: $(refused) refused with 429, 24 expected"
+wait_until 20 all_refused || fail "acme's streams past its share: $(refused_429) refused with 429, 24 expected"
 wait_until 20 all_streaming || fail "acme's streams within its share: $(streaming) streaming, 8 expected"
-assert_eq "$(refused) $(streaming)" "24 8" "one tenant asking for 32 streams gets 8 (its share), the other 24 are refused with 429"
+assert_eq "$(refused_429) $(streaming)" "24 8" "one tenant asking for 32 streams gets 8 (its share), the other 24 are refused with 429"
 assert_contains "$(cat "$(grep -l '^429$' "$T"/stream*.code | head -1 | sed 's/code$/out/')")" \
   "plugin_opt_http_max_connections_per_tenant" "... naming the option"
 answer=$(mcp_call "$TOKEN_B" "$ECHO_B" "still served")

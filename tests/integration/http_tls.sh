@@ -44,15 +44,11 @@ pass "and ends the TLS session with close_notify"
 kill -0 "$BROKER_PID" || fail "the broker died"
 
 # Configuration errors refuse to start the broker and name the option.
-refused() {  # refused LINE... : mosquitto with these lines must exit, its log naming $want
-  local conf log=$T/refused.log
-  conf=$(plugin_broker_conf "$(free_port)" "$(free_port)" "$@")
-  timeout 10 mosquitto -c "$conf" >"$log" 2>&1 && fail "mosquitto started with: $*"
-  grep -q -- "$want" "$log" || fail "no '$want' in: $(tail -3 "$log")"
-  pass "refused: $want"
+conf_refused() {  # conf_refused LINE... : mosquitto with these lines must exit, its log naming $want
+  broker_refuses "$(plugin_broker_conf "$(free_port)" "$(free_port)" "$@")" "$want" "refused: $want"
 }
-want="plugin_opt_http_tls_key: is missing" refused "plugin_opt_http_tls_cert $T/pki/server.crt"
+want="plugin_opt_http_tls_key: is missing" conf_refused "plugin_opt_http_tls_cert $T/pki/server.crt"
 want="plugin_opt_http_tls_key: $T/pki/ca.key is not the key of" \
-  refused "plugin_opt_http_tls_cert $T/pki/server.crt" "plugin_opt_http_tls_key $T/pki/ca.key"
+  conf_refused "plugin_opt_http_tls_cert $T/pki/server.crt" "plugin_opt_http_tls_key $T/pki/ca.key"
 want="plugin_opt_http_tls_cert: cannot use $T/pki/issuer.pub" \
-  refused "plugin_opt_http_tls_cert $T/pki/issuer.pub" "plugin_opt_http_tls_key $T/pki/server.key"
+  conf_refused "plugin_opt_http_tls_cert $T/pki/issuer.pub" "plugin_opt_http_tls_key $T/pki/server.key"

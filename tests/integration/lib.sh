@@ -106,18 +106,11 @@ start_mosquitto() {
   for port in $(awk '$1=="listener"{print $2}' "$conf"); do wait_for_port "$port" 10; done
 }
 
-# tls_broker_conf TLS_PORT PLAIN_PORT : a broker config with an mTLS device listener as docs/protocol.md §2
-# and a plain loopback listener, no plugin. Prints the file name.
-tls_broker_conf() {
-  local conf=$T/mosquitto-$1.conf
-  cat >"$conf" <<CONF
-per_listener_settings false
-user root
-set_tcp_nodelay true
-check_retain_source true
-allow_anonymous true
-persistence false
-log_dest stdout
+# broker_listeners TLS_PORT PLAIN_PORT : the listener lines every test broker has: an mTLS device
+# listener as docs/protocol.md §2 (the test PKI's server certificate, identity = CN) and a plain
+# loopback listener for agents.
+broker_listeners() {
+  cat <<CONF
 listener $1 127.0.0.1
 cafile $T/pki/ca.crt
 certfile $T/pki/server.crt
@@ -127,6 +120,23 @@ use_identity_as_username true
 use_username_as_clientid true
 listener $2 127.0.0.1
 CONF
+}
+
+# tls_broker_conf TLS_PORT PLAIN_PORT [LINE…] : a broker config with broker_listeners, no plugin;
+# extra LINEs go at the end. Prints the file name.
+tls_broker_conf() {
+  local conf=$T/mosquitto-$1.conf line
+  cat >"$conf" <<CONF
+per_listener_settings false
+user root
+set_tcp_nodelay true
+check_retain_source true
+allow_anonymous true
+persistence false
+log_dest stdout
+$(broker_listeners "$1" "$2")
+CONF
+  for line in "${@:3}"; do echo "$line" >>"$conf"; done
   echo "$conf"
 }
 
@@ -245,14 +255,7 @@ log_type error
 log_type warning
 log_type notice
 log_type information
-listener $tls 127.0.0.1
-cafile $T/pki/ca.crt
-certfile $T/pki/server.crt
-keyfile $T/pki/server.key
-require_certificate true
-use_identity_as_username true
-use_username_as_clientid true
-listener $plain 127.0.0.1
+$(broker_listeners "$tls" "$plain")
 plugin $PLUGIN
 plugin_opt_ca_file $T/pki/ca.crt
 plugin_opt_issuer_public_key $T/pki/issuer.pub
@@ -293,6 +296,16 @@ agent_token() {
 # wait_for_line FILE PATTERN [SECONDS]: until a line of FILE matches the grep -E PATTERN.
 wait_for_line() {
   wait_until "${3:-10}" grep -qE -- "$2" "$1"
+}
+
+# wait_lines FILE PATTERN COUNT [SECONDS]: until COUNT lines of FILE match the grep -E PATTERN;
+# fails after SECONDS (default 20).
+wait_lines() {
+  local deadline=$((SECONDS + ${4:-20})) n
+  until n=$(grep -cE -- "$2" "$1" 2>/dev/null); [ "${n:-0}" -ge "$3" ]; do
+    [ $SECONDS -lt $deadline ] || fail "not ${3}x '$2' in $1 after ${4:-20} s (${n:-0})"
+    sleep 0.2
+  done
 }
 
 # broker_args: the ports and PKI the plugin test programs take, for PORT_TLS/PORT_PLAIN.
@@ -405,4 +418,49 @@ e2e_wait_online() {
     [ $SECONDS -lt $deadline ] || fail "/healthz after ${2:-30} s: $health; $1 nodes online and serving expected (see $T/broker.log, $T/fleet.log)"
     sleep 0.2
   done
+}
+
+# broker_refuses CONF WANT WHAT: mosquitto -c CONF refuses to start (exits non-zero within 10 s),
+# its output naming WANT (a fixed string); the output is kept in CONF's name with .log.
+broker_refuses() {
+  local log=${1%.conf}.log rc=0
+  timeout 10 mosquitto -c "$1" >"$log" 2>&1 || rc=$?
+  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "$3: mosquitto did not refuse (rc $rc, see $log)"
+  grep -qF -- "$2" "$log" || fail "$3: no '$2' in $(tail -3 "$log")"
+  pass "$3"
+}
+
+# ---- tools/call over RFC-0009, and refusals ------------------------------------------------------
+
+# tools_call TOOL ARGUMENTS_JSON [CURL_ARGS…]: POST /mcp/tools/call (RFC-0009) of the front at
+# $E2E_BASE with $E2E_TOKEN (TOOLS_CALL_BASE / TOOLS_CALL_TOKEN name another front or token);
+# prints the answer: the body, then the HTTP status on a line of its own (000: no answer). CURL_ARGS
+# go before the body (--max-time 30, --cacert …). answer_body / answer_status split the answer.
+tools_call() {
+  local tool=$1 arguments=$2; shift 2
+  curl -s -o - -w '\n%{http_code}' -X POST "${TOOLS_CALL_BASE:-$E2E_BASE}/mcp/tools/call" \
+    -H "Authorization: Bearer ${TOOLS_CALL_TOKEN:-$E2E_TOKEN}" -H 'Content-Type: application/json' \
+    -H 'Accept: application/json' "$@" -d "{\"tool\":\"$tool\",\"arguments\":$arguments}"
+}
+# echo_call NODE MESSAGE [CURL_ARGS…]: tools_call of NODE's echo (sysecho.NODE.echo.invoke).
+echo_call() {
+  local node=$1 message=$2; shift 2
+  tools_call "sysecho.$node.echo.invoke" "{\"message\":\"$message\"}" "$@"
+}
+answer_body() { head -n -1 <<<"$1"; }
+answer_status() { tail -n 1 <<<"$1"; }
+
+# refused ANSWER STATUS CODE WHAT: ANSWER (a body, then a status line: tools_call's answer, or an
+# envelope and a CLI's exit code) is a refusal: that status and an RFC-0001 error envelope of CODE
+# with a suggested_fix. Sets REFUSAL to the envelope, for further checks of its text.
+refused() {
+  local body status code
+  body=$(answer_body "$1")
+  status=$(answer_status "$1")
+  [ "$status" = "$2" ] || fail "$4: status $status, $2 expected ($body)"
+  code=$(jq -r '.code // empty' <<<"$body" 2>/dev/null) || true
+  [ "$code" = "$3" ] || fail "$4: $body; $3 expected"
+  [ -n "$(jq -r '.suggested_fix // empty' <<<"$body")" ] || fail "$4: no suggested_fix in $body"
+  REFUSAL=$body
+  pass "$4"
 }

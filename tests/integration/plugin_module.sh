@@ -10,39 +10,31 @@ assert_eq "$exports" "mosquitto_plugin_cleanup mosquitto_plugin_init mosquitto_p
 pki_init
 PORT_TLS=$(free_port); PORT_PLAIN=$(free_port)
 
-# refuses CONF NAME PATTERN WHAT: mosquitto exits non-zero and its log matches PATTERN.
-refuses() {
-  local rc=0
-  timeout 10 mosquitto -c "$1" >"$T/$2.log" 2>&1 || rc=$?
-  [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "$4: broker started (rc $rc)"
-  grep -qE -- "$3" "$T/$2.log" || fail "$4: log does not say [$3]: $(tail -3 "$T/$2.log")"
-  pass "$4"
-}
 
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN" "plugin_opt_ca_fille $T/pki/ca.crt")
-refuses "$conf" typo "plugin_opt_ca_fille: unknown option" "a misspelt option is named"
+broker_refuses "$conf" "plugin_opt_ca_fille: unknown option" "a misspelt option is named"
 
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
 sed -i '/plugin_opt_loopback_port/d' "$conf"
-refuses "$conf" noport "plugin_opt_loopback_port: is required" "a missing required option is named"
+broker_refuses "$conf" "plugin_opt_loopback_port: is required" "a missing required option is named"
 
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
 sed -i "s|plugin_opt_ca_file .*|plugin_opt_ca_file $T/pki/issuer.pub|" "$conf"
-refuses "$conf" badca "plugin_opt_ca_file: " "a CA file that is not a certificate is named"
+broker_refuses "$conf" "plugin_opt_ca_file: " "a CA file that is not a certificate is named"
 
 echo "allow = node publish \$devices/{node_id}/announce retain=maybe" >"$T/bad.acl"
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
 sed -i "s|plugin_opt_acl_file .*|plugin_opt_acl_file $T/bad.acl|" "$conf"
-refuses "$conf" badacl "plugin_opt_acl_file: $T/bad.acl:1: allow: retain takes yes or no" \
+broker_refuses "$conf" "plugin_opt_acl_file: $T/bad.acl:1: allow: retain takes yes or no" \
   "a malformed policy line is named by file and line"
 
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
 sed -i '/check_retain_source/d' "$conf"
-refuses "$conf" noretain "check_retain_source must be true" "a broker without check_retain_source is refused"
+broker_refuses "$conf" "check_retain_source must be true" "a broker without check_retain_source is refused"
 
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
 sed -i 's/set_tcp_nodelay true/set_tcp_nodelay false/' "$conf"
-refuses "$conf" nodelay "set_tcp_nodelay must be true" "a broker without set_tcp_nodelay is refused"
+broker_refuses "$conf" "set_tcp_nodelay must be true" "a broker without set_tcp_nodelay is refused"
 
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
 start_mosquitto "$conf" broker

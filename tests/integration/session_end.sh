@@ -66,9 +66,7 @@ track "$CLIENT_PID"
 wait_for_line "$T/ready" ready 20 || { cat "$T/shutdown-client.log"; fail "the MCP client never got its call and stream going"; }
 wait_for_line "$T/rfc0009.sse" '^event: metric' 15 || fail "the RFC-0009 stream: no metric frame"
 REST_TOKEN=$(agent_token rest acme "tools:call:read_only")
-curl -s -m 30 -w '\n%{http_code}' -X POST "$E2E_BASE/mcp/tools/call" -H "Content-Type: application/json" \
-  -H "Authorization: Bearer $REST_TOKEN" \
-  -d "{\"tool\":\"sysecho.${E2E_NODES[0]}.echo.invoke\",\"arguments\":{\"message\":\"sleep:4500\"}}" >"$T/rest.answer" &
+TOOLS_CALL_TOKEN=$REST_TOKEN echo_call "${E2E_NODES[0]}" sleep:4500 -m 30 >"$T/rest.answer" &
 REST_PID=$!
 track "$REST_PID"
 sleep 0.5  # the REST call reaches the device
@@ -78,8 +76,7 @@ wait "$CLIENT_PID" || client_rc=$?
 cat "$T/shutdown-client.log"
 [ "$client_rc" = 0 ] || fail "the MCP client at SIGTERM (broker log: $T/broker.log)"
 wait "$REST_PID" || true
-assert_eq "$(tail -n 1 "$T/rest.answer")" 503 "REST: the call in flight is still answered 503"
-assert_eq "$(head -n 1 "$T/rest.answer" | jq -r .code)" E_NODE_OFFLINE "... E_NODE_OFFLINE"
+refused "$(cat "$T/rest.answer")" 503 E_NODE_OFFLINE "REST: the call in flight is still answered 503 E_NODE_OFFLINE"
 wait "$SSE_PID" || true
 last=$(grep -A1 '^event: close' "$T/rfc0009.sse" | sed -n 's/^data: //p' | tail -n 1)
 assert_eq "$last" '{"code":1000,"reason":"normal"}' "RFC-0009: the stream ends with close 1000 (RFC-0009 section 7: graceful shutdown)"

@@ -6,17 +6,12 @@
 // Env: MCP_URL, TOKEN, MODE (per_node|by_kind|compact), NODES (count). Prints one JSON line.
 import { performance } from 'node:perf_hooks';
 import { encode } from 'gpt-tokenizer';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connect as open } from './mcp_session.mjs';
 
 const env = process.env;
 const mode = env.MODE;
 const tokens = (text) => encode(text).length;
-const transport = new StreamableHTTPClientTransport(new URL(env.MCP_URL), {
-  requestInit: { headers: { Authorization: `Bearer ${env.TOKEN}` } },
-});
-const client = new Client({ name: 'fleetmcp-agents-bench', version: '1.0.0' });
-await client.connect(transport);
+const { client } = await open(env.MCP_URL, env.TOKEN, 'fleetmcp-agents-bench');
 
 // One agent task: round trips and tokens read.
 class Task {

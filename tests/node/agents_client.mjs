@@ -9,11 +9,10 @@
 // Prints "ok - …" per check; exits 1 on the first failure.
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema }
   from '@modelcontextprotocol/sdk/types.js';
 import { ok, fail, check, sleep, envelope } from './check.mjs';
+import { connect as open } from './mcp_session.mjs';
 
 const env = process.env;
 const NODES = env.NODES.split(' ');
@@ -21,12 +20,7 @@ const { OTHER, LONE } = env;
 
 
 async function connect(token) {
-  const transport = new StreamableHTTPClientTransport(new URL(env.MCP_URL), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-  });
-  const client = new Client({ name: 'fleetmcp-agents', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
+  return (await open(env.MCP_URL, token, 'fleetmcp-agents')).client;
 }
 
 // Every property of every object schema says what it is: a type, an enum/const, or anyOf branches.
@@ -116,16 +110,13 @@ check(ambiguous.isError && envelope(ambiguous).message.includes('/cap_id') && en
       'without cap_id on a node with several pins: E_MANIFEST_INVALID at /cap_id listing them', ambiguous);
 
 // ---- human confirmation by elicitation (a client that declares the capability) -----------------
-const human = new Client({ name: 'fleetmcp-agents-human', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+const { client: human } = await open(env.MCP_URL, env.TOKEN, 'fleetmcp-agents-human', { capabilities: { elicitation: {} } });
 const asked = [];
 const replies = ['accept', 'decline', 'cancel'];
 human.setRequestHandler(ElicitRequestSchema, async (request) => {
   asked.push(request.params.message);
   return { action: replies[asked.length - 1] };
 });
-await human.connect(new StreamableHTTPClientTransport(new URL(env.MCP_URL), {
-  requestInit: { headers: { Authorization: `Bearer ${env.TOKEN}` } },
-}));
 await sleep(500);  // the SDK opens its GET stream right after initialize
 const pinSet = (value) => human.callTool({ name: 'gpio_pin_set', arguments: { node_id: node, arguments: { value } } });
 const accepted = await pinSet('low');

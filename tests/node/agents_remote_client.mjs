@@ -5,16 +5,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { check } from './check.mjs';
 
 const env = process.env;
 const here = path.dirname(fileURLToPath(import.meta.url));
-function check(cond, what, detail) {
-  if (!cond) {
-    console.error(`FAIL: ${what}: ${JSON.stringify(detail)}`);
-    process.exit(1);
-  }
-  console.log(`ok - ${what}`);
-}
 
 const transport = new StdioClientTransport({
   command: path.join(here, 'node_modules/.bin/mcp-remote'),

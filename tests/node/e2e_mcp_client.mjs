@@ -8,47 +8,14 @@
 // Prints "ok - …" per check; exits 1 on the first failure.
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ok, fail, check, sleep, envelope } from './check.mjs';
+import { connect as open, listAll, expectError } from './mcp_session.mjs';
 
 const env = process.env;
 const NODES = env.NODES.split(' ');
 const LONE = env.LONE;
-
-
-async function connect(token) {
-  const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const transport = new StreamableHTTPClientTransport(new URL(env.MCP_URL), { requestInit: { headers } });
-  const client = new Client({ name: 'fleetmcp-e2e', version: '1.0.0' });
-  await client.connect(transport);
-  return { client, transport };
-}
-
-async function listAll(client) {
-  const tools = [];
-  let cursor, pages = 0;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {});
-    pages++;
-    tools.push(...page.tools);
-    if (page.nextCursor !== undefined && page.nextCursor === cursor) fail('nextCursor always advances');
-    cursor = page.nextCursor;
-    if (pages > 100) fail('pagination ends');
-  } while (cursor);
-  return { tools, names: tools.map((t) => t.name), pages };
-}
-
-async function expectError(promise, what, test) {
-  try {
-    await promise;
-  } catch (e) {
-    check(test(e), what, { code: e.code, message: e.message });
-    return;
-  }
-  fail(what, 'no error');
-}
+const connect = (token) => open(env.MCP_URL, token, 'fleetmcp-e2e');
 
 async function waitFor(cond, ms) {
   for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) if (cond()) return true;

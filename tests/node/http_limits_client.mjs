@@ -7,9 +7,8 @@
 //       official SDK client; env MCP_URL, TOKEN_A, TOKEN_B, TOKEN_C (three subs of one tenant),
 //       PER_CALLER, PER_TENANT (the broker's options). Prints "ok - …"; exits 1 on a failure.
 import net from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fail, check } from './check.mjs';
+import { connect as open } from './mcp_session.mjs';
 
 
 async function hold(url, count, addrs) {
@@ -30,11 +29,7 @@ async function hold(url, count, addrs) {
 }
 
 async function connect(token) {
-  const transport = new StreamableHTTPClientTransport(new URL(process.env.MCP_URL),
-    { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-  const client = new Client({ name: 'fleetmcp-limits-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
+  return (await open(process.env.MCP_URL, token, 'fleetmcp-limits-test')).client;
 }
 
 async function sessions() {

@@ -9,32 +9,14 @@
 //   node mcp_call.mjs fleet N               the fleet checks (by_kind tools): N online echo nodes,
 //                                           echo answered by every node with its own node_id,
 //                                           one metrics subscribe giving two samples. "ok - …" lines
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fail, check, sleep } from './check.mjs';
+import { connect as open, listAll } from './mcp_session.mjs';
 
 const { MCP_URL, TOKEN } = process.env;
 const [mode, ...rest] = process.argv.slice(2);
 
-
 async function connect() {
-  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), {
-    requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-  });
-  const client = new Client({ name: 'fleetmcp-offsim-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
-}
-
-async function listAll(client) {
-  const names = [];
-  let cursor;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {});
-    names.push(...page.tools.map((t) => t.name));
-    cursor = page.nextCursor;
-  } while (cursor);
-  return names;
+  return (await open(MCP_URL, TOKEN, 'fleetmcp-offsim-test')).client;
 }
 
 function outcome(r) {
@@ -45,7 +27,7 @@ function outcome(r) {
 // The default tools mode (by_kind): one typed tool per (kind, verb) whatever the fleet size, the
 // node named by node_id, fleet_find_nodes to learn the node ids.
 async function fleet(client, want) {
-  const names = await listAll(client);
+  const { names } = await listAll(client);
   check(['system_echo_invoke', 'system_metrics_snapshot', 'system_metrics_subscribe', 'fleet_find_nodes'].every((n) => names.includes(n)),
         `tools/list: the by_kind echo, metrics and discovery tools (${names.length} tools for the fleet)`, names);
   const found = outcome(await client.callTool({ name: 'fleet_find_nodes', arguments: { kind: 'system.echo', state: 'online' } }));
@@ -85,7 +67,7 @@ async function confirm(client, name, args) {
 
 async function main() {
   const client = await connect();
-  if (mode === 'list') console.log((await listAll(client)).join('\n'));
+  if (mode === 'list') console.log((await listAll(client)).names.join('\n'));
   else if (mode === 'call') {
     console.log(JSON.stringify(await paced(client, rest[0], JSON.parse(rest[1] ?? '{}'))));
   } else if (mode === 'confirm') {

@@ -5,52 +5,15 @@
 //   (tenant "other"), CTL (the test host's command fifo), NODE, NODE2 (acme), OTHER (other's node),
 //   METRICS_URL. Prints "ok - …" per check; exits 1 on the first failure.
 import fs from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ok, fail, check, sleep } from './check.mjs';
+import { ok, fail, check, sleep, envelope } from './check.mjs';
+import { connect as open, listAll, expectError } from './mcp_session.mjs';
 
 const env = process.env;
 const { MCP_URL, TOKEN, TOKEN_READ, TOKEN_OTHER, CTL, NODE, NODE2, OTHER, METRICS_URL } = env;
 
 const ctl = (line) => fs.appendFileSync(CTL, line + '\n');
-
-async function connect(token, extra = {}) {
-  const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const transport = new StreamableHTTPClientTransport(new URL(MCP_URL), { requestInit: { headers } });
-  const client = new Client({ name: 'fleetmcp-sdk-test', version: '1.0.0' }, extra);
-  await client.connect(transport);
-  return { client, transport };
-}
-
-async function listAll(client) {
-  const names = [];
-  let cursor, pages = 0;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : {});
-    pages++;
-    names.push(...page.tools.map((t) => t.name));
-    if (page.nextCursor !== undefined && page.nextCursor === '') fail('nextCursor is never empty');
-    if (page.nextCursor !== undefined && page.nextCursor === cursor) fail('nextCursor always advances');
-    cursor = page.nextCursor;
-    if (pages > 100) fail('pagination ends');
-  } while (cursor);
-  return { names, pages };
-}
-
-function envelope(result) {
-  return result._meta?.['io.fleetmcp/error'] ?? JSON.parse(result.content[0].text);
-}
-
-async function expectError(promise, what, test) {
-  try {
-    await promise;
-  } catch (e) {
-    check(test(e), what, { code: e.code, message: e.message });
-    return;
-  }
-  fail(what, 'no error');
-}
+const connect = (token, options) => open(MCP_URL, token, 'fleetmcp-sdk-test', options);
 
 async function main() {
   await expectError(connect(undefined), 'no token: initialize is refused with 401', (e) => /401/.test(String(e.message)) || e.code === 401);

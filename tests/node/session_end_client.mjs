@@ -15,9 +15,8 @@
 //       (isError, E_NODE_OFFLINE, "shutting down").
 // Prints "ok - …" per check; exits 1 on the first failure.
 import fs from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fail, check, sleep, envelope } from './check.mjs';
+import { connect as open } from './mcp_session.mjs';
 
 const env = process.env;
 const NODES = env.NODES.split(' ');
@@ -25,11 +24,7 @@ const QUOTA = /quota of metrics streams/;
 const LONG = { timeout: 600000 };  // a stream runs longer than the SDK's default 60 s
 
 async function connect(token, url = env.MCP_URL) {
-  const transport = new StreamableHTTPClientTransport(new URL(url),
-    { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
-  const client = new Client({ name: 'fleetmcp-session-end-test', version: '1.0.0' });
-  await client.connect(transport);
-  return client;
+  return (await open(url, token, 'fleetmcp-session-end-test')).client;
 }
 
 // A metrics subscribe on NODE. `first` settles with 'streaming' at the first sample, or with the

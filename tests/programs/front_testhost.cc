@@ -12,7 +12,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -21,6 +20,7 @@
 #include "broker_plugin/http/front/http_front.h"
 #include "tests/support/memory_fleet.h"
 #include "tests/support/test_schemas.h"
+#include "common/base/file_text.h"
 #include "common/crypto/ed25519.h"
 #include "common/ids/ulid.h"
 
@@ -28,14 +28,6 @@ namespace {
 
 using namespace fleetmcp;
 using namespace fleetmcp::http;
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::kBadRequest, "cannot read " + path, "check the path");
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 struct Args {
   std::string schemas, issuer_pub, fleet;
@@ -92,10 +84,10 @@ int serve(const Args& args) {
 
   auto schemas = SchemaRegistry::load(args.schemas);
   testing::MemoryFleet fleet(schemas, device, [] { return now_ms(); });
-  fleet.load_json(slurp(args.fleet));
+  fleet.load_json(read_file(args.fleet, ErrorCode::kBadRequest));
 
   FrontOptions options = parse_front_options(front_option_set(args.options)).value();
-  const auto issuer = ed25519_public_key_from_pem(slurp(args.issuer_pub), args.issuer_pub);
+  const auto issuer = ed25519_public_key_from_pem(read_file(args.issuer_pub, ErrorCode::kBadRequest), args.issuer_pub);
   {
     HttpFront front(options, fleet, schemas, issuer, CallAudit::to_file(options.audit_log));
     front.start();

@@ -267,11 +267,4 @@ class Matrix {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return Matrix(ToolArgs(argc, argv)).run();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "plugin_acl_matrix: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return run_program("plugin_acl_matrix", argc, argv, [](const ToolArgs& args) { return Matrix(args).run(); }); }

@@ -237,11 +237,4 @@ class AnnounceCases {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return AnnounceCases(ToolArgs(argc, argv)).run();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "plugin_announce_cases: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return run_program("plugin_announce_cases", argc, argv, [](const ToolArgs& args) { return AnnounceCases(args).run(); }); }

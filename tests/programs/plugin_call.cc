@@ -55,11 +55,4 @@ int run(const ToolArgs& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return run(ToolArgs(argc, argv));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "plugin_call: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return run_program("plugin_call", argc, argv, run); }

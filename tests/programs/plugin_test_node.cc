@@ -68,11 +68,4 @@ int serve(const ToolArgs& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  try {
-    return serve(ToolArgs(argc, argv));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "plugin_test_node: %s\n", e.what());
-    return 2;
-  }
-}
+int main(int argc, char** argv) { return run_program("plugin_test_node", argc, argv, serve); }

@@ -1,6 +1,6 @@
 // What the plugin's integration test programs share: command-line options naming the broker's
 // ports and the PKI directory `fleetctl pki init/enroll` made, node bundles loaded from it,
-// signed manifests, and TAP-style assertions ("ok - …" / "not ok - …").
+// signed manifests (made by tests/support/test_pki.h), and TAP-style assertions ("ok - …" / "not ok - …").
 #pragma once
 
 #include <cstdio>
@@ -15,6 +15,7 @@
 #include "common/ids/ulid.h"
 #include "common/crypto/x509.h"
 #include "tests/support/mqtt_test_client.h"
+#include "tests/support/test_pki.h"
 
 namespace fleetmcp::testing {
 
@@ -89,37 +90,29 @@ struct Broker {
   }
 };
 
-// The mock device's manifest (RFC-0005 §9 echo, RFC-0001 metrics) for `n`.
+// The mock device's manifest (tests/support/test_pki.h) for `n`, and `content` signed with its key.
 inline ManifestContent example_manifest(const NodeBundle& n, int64_t issued_at_ms, int64_t ttl_ms = 3'600'000) {
-  ManifestContent c;
-  c.node_id = n.node_id;
-  c.hw_sources = {{"machine_id", "test-" + n.node_id}};
-  c.kid = n.certificate.thumbprint();
-  c.issued_at_ms = issued_at_ms;
-  c.expires_at_ms = issued_at_ms + ttl_ms;
-  Capability echo;
-  echo.cap_id = "echo";
-  echo.kind = "system.echo";
-  echo.schema_ref = "mcp://schemas/system.echo.invoke.input@1.0.0";
-  echo.verbs = {"invoke"};
-  echo.constraints = {10, 4, 2000};
-  Capability metrics;
-  metrics.cap_id = "metrics";
-  metrics.kind = "system.metrics";
-  metrics.schema_ref = "mcp://schemas/system.metrics@1.0.0";
-  metrics.verbs = {"snapshot", "subscribe"};
-  metrics.constraints = {5, 2, 2000};
-  c.capabilities = {echo, metrics};
-  return c;
+  return example_content(n.node_id, n.certificate, issued_at_ms, ttl_ms);
 }
 
 inline std::string sign(const NodeBundle& signer, const ManifestContent& content) {
-  json::Document doc = build_manifest(content);
-  return sign_manifest(doc, signer.key);
+  return signed_manifest(signer.key, content);
 }
 
 inline std::string devices_topic(const std::string& node_id, const std::string& leaf) {
   return "$devices/" + node_id + "/" + leaf;
+}
+
+// The main() of a test program: `body` runs with the options; an exception is a usage or setup
+// error, printed with the program's name (exit 2), never taken for a test result.
+template <class Body>
+int run_program(const char* name, int argc, char** argv, Body body) {
+  try {
+    return body(ToolArgs(argc, argv));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 2;
+  }
 }
 
 // TAP-style results; the process exit code is failures() != 0.

@@ -13,7 +13,7 @@
 
 #include "broker_plugin/core/fleet_plugin.h"
 #include "common/base/json.h"
-#include "tests/support/plugin_test_pki.h"
+#include "tests/support/test_pki.h"
 
 namespace fleetmcp::testing {
 

@@ -1,12 +1,12 @@
 #include "tests/support/test_schemas.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/crypto/digest.h"
 #include "common/base/error.h"
+#include "common/base/file_text.h"
 #include "common/base/json.h"
+#include "tests/support/test_files.h"
 
 namespace fleetmcp::http::testing {
 namespace {
@@ -36,18 +36,6 @@ const std::pair<std::string_view, std::string_view> kFiles[] = {
      R"({"$id":"mcp://schemas/test.relay.state@1.0.0","type":"object","additionalProperties":false,"required":["on","node_id"],"properties":{"on":{"type":"boolean"},"node_id":{"type":"string"}}})"},
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void spit(const fs::path& p, std::string_view text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
 }  // namespace
 
 std::string write_test_schemas(const std::string& source_dir, const std::string& target_dir) {
@@ -55,15 +43,15 @@ std::string write_test_schemas(const std::string& source_dir, const std::string&
   for (const auto& entry : fs::directory_iterator(source_dir)) {
     if (entry.is_regular_file()) fs::copy_file(entry.path(), fs::path(target_dir) / entry.path().filename(), fs::copy_options::overwrite_existing);
   }
-  json::Document kinds = json::parse_strict(slurp(fs::path(target_dir) / "kinds.json"));
+  json::Document kinds = json::parse_strict(read_file(fs::path(target_dir) / "kinds.json"));
   json::Document relay = json::parse_strict(kRelayKind);
   json::Value row;
   row.CopyFrom(relay, kinds.GetAllocator());
   kinds["kinds"].PushBack(row, kinds.GetAllocator());
   const std::string kinds_text = json::to_string(kinds);
-  spit(fs::path(target_dir) / "kinds.json", kinds_text);
+  fleetmcp::testing::write_test_file(fs::path(target_dir) / "kinds.json", kinds_text);
 
-  json::Document index = json::parse_strict(slurp(fs::path(target_dir) / "index.json"));
+  json::Document index = json::parse_strict(read_file(fs::path(target_dir) / "index.json"));
   auto& a = index.GetAllocator();
   for (auto& row_value : index.GetArray()) {
     if (json::get_string(row_value, "file") == std::optional<std::string_view>("kinds.json")) {
@@ -71,7 +59,7 @@ std::string write_test_schemas(const std::string& source_dir, const std::string&
     }
   }
   for (const auto& [file, text] : kFiles) {
-    spit(fs::path(target_dir) / std::string(file), text);
+    fleetmcp::testing::write_test_file(fs::path(target_dir) / std::string(file), text);
     const json::Document doc = json::parse_strict(text);
     json::Value r(rapidjson::kObjectType);
     r.AddMember("id", json::string_value(*json::get_string(doc, "$id"), a), a);
@@ -79,7 +67,7 @@ std::string write_test_schemas(const std::string& source_dir, const std::string&
     r.AddMember("sha256", json::string_value(sha256_hex(text), a), a);
     index.PushBack(r, a);
   }
-  spit(fs::path(target_dir) / "index.json", json::to_string(index));
+  fleetmcp::testing::write_test_file(fs::path(target_dir) / "index.json", json::to_string(index));
   return target_dir;
 }
 

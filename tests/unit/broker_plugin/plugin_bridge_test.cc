@@ -132,7 +132,7 @@ TEST_F(Bridge, ARememberedCertificateIsRecheckedForItsValidityPeriod) {
 
 TEST_F(Bridge, AnotherCaCertificateInTheEnrolledDirectoryIsIgnored) {
   testing::TestPki other;
-  auto impostor = other.enroll("acme", remote->node_id);
+  auto impostor = other.enroll("acme", {.node_id = remote->node_id});
   enrolled.add(*impostor);  // overwrites the real one
   EXPECT_EQ(bridged("announce", manifest(*impostor, f.now), true, impostor.get()), Verdict::kDeny);
 }
@@ -204,7 +204,7 @@ class BridgePrincipal : public Bridge {
     return f.connect_agent("bridge-b", f.pki.token("bridge-b", "acme", scopes, f.now / 1000 + 3600), accepted, &cert);
   }
   const Certificate& bridge_certificate(const std::string& cn, const std::string& o = "fleet:bridge") {
-    certificates_.push_back(f.pki.enroll(o, new_node_id(), cn));
+    certificates_.push_back(f.pki.enroll(o, {.cn = cn}));
     return certificates_.back()->certificate;
   }
   std::vector<std::shared_ptr<TestNode>> certificates_;
@@ -223,7 +223,7 @@ TEST_F(BridgePrincipal, ATokenWithoutItsBridgeCertificateIsRefused) {
   EXPECT_FALSE(accepted) << "not O=fleet:bridge";
   EXPECT_NE(f.audit_log().find("the client certificate is not this bridge's"), std::string::npos);
   testing::TestPki other;
-  auto foreign = other.enroll("fleet:bridge", new_node_id(), "bridge-b");
+  auto foreign = other.enroll("fleet:bridge", {.cn = "bridge-b"});
   connect_bridge({"fleet:bridge"}, &accepted, &foreign->certificate);
   EXPECT_FALSE(accepted) << "another CA's";
   connect_bridge({"fleet:bridge"}, &accepted);

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <variant>
 
-#include "tests/support/plugin_test_pki.h"
+#include "tests/support/test_pki.h"
 
 namespace fleetmcp::plugin {
 namespace {
@@ -46,7 +46,7 @@ TEST_F(Identity, NodeRefusals) {
   EXPECT_EQ(refusal_of(identity.identify_node(node->certificate, "other-id", node->node_id, now)),
             "certificate CN is not the MQTT username and client id (set use_identity_as_username and "
             "use_username_as_clientid on the device listener)");
-  const auto bad_cn = pki.enroll("acme", new_node_id(), "Not+A/ULID");
+  const auto bad_cn = pki.enroll("acme", {.cn = "Not+A/ULID"});
   EXPECT_EQ(refusal_of(identity.identify_node(bad_cn->certificate, "Not+A/ULID", "Not+A/ULID", now)),
             "certificate CN is not a lowercase ULID node_id");
   const auto bad_tenant = pki.enroll("Bad Tenant");

@@ -1,11 +1,7 @@
-// ManifestVerifier and the signing procedure of docs/protocol.md §5: a temp PKI made in-process with
-// OpenSSL (a fleet CA, node certificates, a second CA), signed manifests, and every refusal of the
+// ManifestVerifier and the signing procedure of docs/protocol.md §5: the test PKI made in-process
+// (tests/support/test_pki.h: a fleet CA, node certificates, a second CA), signed manifests, and every refusal of the
 // §5 table with the code and message a device operator would see.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 #include <sodium.h>
 
 #include <functional>
@@ -22,93 +18,10 @@
 #include "common/registry/schema_registry.h"
 #include "common/ids/ulid.h"
 #include "common/crypto/x509.h"
+#include "tests/support/test_pki.h"
 
 namespace fleetmcp {
 namespace {
-
-// ---- a throwaway PKI, in memory -------------------------------------------------------------
-
-struct PkeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-struct X509Free {
-  void operator()(X509* c) const { X509_free(c); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
-using X509Ptr = std::unique_ptr<X509, X509Free>;
-
-Pkey new_ed25519_key() {
-  EVP_PKEY* key = nullptr;
-  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr);
-  EXPECT_EQ(EVP_PKEY_keygen_init(ctx), 1);
-  EXPECT_EQ(EVP_PKEY_keygen(ctx, &key), 1);
-  EVP_PKEY_CTX_free(ctx);
-  return Pkey(key);
-}
-
-std::string key_pem(EVP_PKEY* key) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
-  char* data = nullptr;
-  const long n = BIO_get_mem_data(bio, &data);
-  std::string pem(data, static_cast<size_t>(n));
-  BIO_free(bio);
-  return pem;
-}
-
-void add_ext(X509* cert, X509* issuer, int nid, const char* value) {
-  X509V3_CTX v3;
-  X509V3_set_ctx(&v3, issuer, cert, nullptr, nullptr, 0);
-  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, nid, value);
-  X509_add_ext(cert, ext, -1);
-  X509_EXTENSION_free(ext);
-}
-
-// issuer == nullptr: self-signed CA.
-X509Ptr new_cert(EVP_PKEY* subject_key, const std::string& cn, const std::string& o, X509* issuer,
-                 EVP_PKEY* issuer_key) {
-  static long serial = 1;
-  X509* cert = X509_new();
-  X509_set_version(cert, 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), serial++);
-  X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(cert), 3600L * 24 * 365);
-  X509_set_pubkey(cert, subject_key);
-  X509_NAME* name = X509_get_subject_name(cert);
-  X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(o.c_str()), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0);
-  X509_set_issuer_name(cert, issuer ? X509_get_subject_name(issuer) : name);
-  if (issuer == nullptr) {
-    add_ext(cert, cert, NID_basic_constraints, "critical,CA:TRUE");
-    add_ext(cert, cert, NID_key_usage, "critical,keyCertSign,cRLSign");
-  } else {
-    add_ext(cert, issuer, NID_basic_constraints, "critical,CA:FALSE");
-  }
-  EXPECT_GT(X509_sign(cert, issuer_key, nullptr), 0);  // Ed25519 takes no digest
-  return X509Ptr(cert);
-}
-
-struct Node {
-  std::string node_id;
-  Pkey pkey;
-  X509Ptr x509;
-
-  Ed25519PrivateKey key() const { return Ed25519PrivateKey::from_pem(key_pem(pkey.get())); }
-  Certificate cert() const { return Certificate::from_x509(x509.get()); }
-};
-
-struct Authority {
-  Pkey pkey;
-  X509Ptr x509;
-
-  Authority() : pkey(new_ed25519_key()), x509(new_cert(pkey.get(), "fleetmcp test CA", "fleet", nullptr, pkey.get())) {}
-  Node enroll(const std::string& node_id, EVP_PKEY* key = nullptr) const {
-    Node n{node_id, key ? Pkey((EVP_PKEY_up_ref(key), key)) : new_ed25519_key(), nullptr};
-    n.x509 = new_cert(n.pkey.get(), node_id, "acme", x509.get(), pkey.get());
-    return n;
-  }
-  Certificate cert() const { return Certificate::from_x509(x509.get()); }
-};
 
 // ---- the fixture ------------------------------------------------------------------------------
 
@@ -116,22 +29,22 @@ class ManifestTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     schemas_ = SchemaRegistry::load(FLEETMCP_SOURCE_DIR "/schemas");
-    ca_ = new Authority();
-    other_ca_ = new Authority();
-    node_ = new Node(ca_->enroll(new_node_id()));
-    other_node_ = new Node(ca_->enroll(new_node_id()));
+    pki_ = new testing::TestPki();
+    other_pki_ = new testing::TestPki();
+    node_ = pki_->enroll("acme");
+    other_node_ = pki_->enroll("acme");
   }
   static void TearDownTestSuite() {
-    delete ca_;
-    delete other_ca_;
-    delete node_;
-    delete other_node_;
+    delete pki_;
+    delete other_pki_;
+    node_.reset();
+    other_node_.reset();
   }
 
   void SetUp() override {
     now_ = now_ms();
-    cert_ = std::make_unique<Certificate>(node_->cert());
-    verifier_ = std::make_unique<ManifestVerifier>(schemas_, ca_->cert(), std::make_shared<RevocationList>());
+    cert_ = std::make_unique<Certificate>(node_->certificate);
+    verifier_ = std::make_unique<ManifestVerifier>(schemas_, pki_->ca(), std::make_shared<RevocationList>());
     ctx_.now_ms = now_;
     ctx_.certificate = cert_.get();
   }
@@ -171,7 +84,7 @@ class ManifestTest : public ::testing::Test {
                               const Ed25519PrivateKey* key = nullptr) const {
     json::Document doc = build_manifest(content());
     if (edit) edit(doc);
-    return sign_manifest(doc, key ? *key : node_->key());
+    return sign_manifest(doc, key ? *key : node_->signing_key);
   }
 
   // Edits already-signed bytes without re-signing (what an attacker on the wire could do).
@@ -202,10 +115,9 @@ class ManifestTest : public ::testing::Test {
   }
 
   static inline std::shared_ptr<const SchemaRegistry> schemas_;
-  static inline Authority* ca_ = nullptr;
-  static inline Authority* other_ca_ = nullptr;
-  static inline Node* node_ = nullptr;
-  static inline Node* other_node_ = nullptr;
+  static inline testing::TestPki* pki_ = nullptr;
+  static inline testing::TestPki* other_pki_ = nullptr;
+  static inline std::shared_ptr<testing::TestNode> node_, other_node_;
 
   int64_t now_ = 0;
   std::unique_ptr<Certificate> cert_;
@@ -287,14 +199,14 @@ TEST_F(ManifestTest, SignFillsMissingAttestationMembers) {
   json::Document doc = build_manifest(content());
   doc["node_attestation"].RemoveMember("sig");
   doc["node_attestation"].RemoveMember("payload_hash");
-  const std::string published = sign_manifest(doc, node_->key());
+  const std::string published = sign_manifest(doc, node_->signing_key);
   EXPECT_EQ(verifier_->verify(published, ctx_).etag, blake3_256_hex(published));
 }
 
 TEST_F(ManifestTest, SignRefusesAManifestWithoutKid) {
   json::Document doc = build_manifest(content());
   doc["node_attestation"].RemoveMember("kid");
-  EXPECT_THROW(sign_manifest(doc, node_->key()), Error);
+  EXPECT_THROW(sign_manifest(doc, node_->signing_key), Error);
 }
 
 TEST_F(ManifestTest, PiecesGiveTheSameAnswerAsVerify) {
@@ -381,7 +293,7 @@ TEST_F(ManifestTest, RefusesSignatureOfAnotherKey) {
 }
 
 TEST_F(ManifestTest, RefusesKidOfAnotherCertificate) {
-  const std::string other_kid = other_node_->cert().thumbprint();
+  const std::string other_kid = other_node_->certificate.thumbprint();
   const auto bad = signed_manifest([&](json::Document& d) { set_string(d["node_attestation"], "kid", other_kid, d.GetAllocator()); });
   refused(bad, ErrorCode::kAttestationFailed, "kid " + other_kid + " is not the thumbprint");
 }
@@ -389,8 +301,8 @@ TEST_F(ManifestTest, RefusesKidOfAnotherCertificate) {
 // ---- check 6: the certificate ----------------------------------------------------------------
 
 TEST_F(ManifestTest, RefusesCertificateFromAnotherCa) {
-  const Node foreign = other_ca_->enroll(node_->node_id, node_->pkey.get());
-  const Certificate foreign_cert = foreign.cert();
+  const auto foreign = other_pki_->enroll("acme", {.node_id = node_->node_id, .key = node_->key.get()});
+  const Certificate& foreign_cert = foreign->certificate;
   const auto bad = signed_manifest([&](json::Document& d) {
     set_string(d["node_attestation"], "kid", foreign_cert.thumbprint(), d.GetAllocator());
   });
@@ -426,8 +338,8 @@ TEST_F(ManifestTest, RefusesRevokedNode) {
 
 TEST_F(ManifestTest, RefusesCertificateWhoseCnIsNotTheNodeId) {
   // Signed consistently by other_node (its key, its kid), but claiming node_'s node_id.
-  const Certificate other_cert = other_node_->cert();
-  const auto other_key = other_node_->key();
+  const Certificate other_cert = other_node_->certificate;
+  const auto other_key = other_node_->signing_key;
   const auto bad = signed_manifest(
       [&](json::Document& d) { set_string(d["node_attestation"], "kid", other_cert.thumbprint(), d.GetAllocator()); },
       &other_key);

@@ -22,18 +22,18 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
 #include <pthread.h>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "common/crypto/digest.h"
 #include "common/base/error.h"
+#include "common/base/file_text.h"
 #include "common/protocol/manifest.h"
+#include "tests/support/test_files.h"
 
 namespace fleetmcp {
 namespace {
@@ -43,27 +43,15 @@ namespace fs = std::filesystem;
 const fs::path kSchemasDir = fs::path(FLEETMCP_SOURCE_DIR) / "schemas";
 constexpr std::string_view kNode = "01hzx9k3m4p7q8r9s0t1v2w3xy";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void spit(const fs::path& p, std::string_view text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
-
 // Every schema file compiled by stock valijson (its own pattern/const/enum/type, std::regex).
 class Oracle {
  public:
   explicit Oracle(const fs::path& dir = kSchemasDir) {
-    const auto index = json::parse_strict(slurp(dir / "index.json"));
+    const auto index = json::parse_strict(read_file(dir / "index.json"));
     for (const auto& row : index.GetArray()) {
       const std::string id(*json::get_string(row, "id"));
       if (!id.starts_with("mcp://schemas/")) continue;
-      const auto doc = json::parse_strict(slurp(dir / std::string(*json::get_string(row, "file"))));
+      const auto doc = json::parse_strict(read_file(dir / std::string(*json::get_string(row, "file"))));
       auto schema = std::make_unique<valijson::Schema>();
       valijson::SchemaParser(valijson::SchemaParser::kDraft7).populateSchema(valijson::adapters::RapidJsonAdapter(doc), *schema);
       schemas_.emplace(id, std::move(schema));
@@ -134,21 +122,30 @@ class TempSchemas {
 
   // Adds a document and its index row.
   void add(const std::string& id, const std::string& file, std::string_view text) const {
-    spit(dir_ / file, text);
-    std::string index = slurp(dir_ / "index.json");
+    testing::write_test_file(dir_ / file, text);
+    std::string index = read_file(dir_ / "index.json");
     index.insert(index.find('[') + 1, "\n  {\"id\": \"" + id + "\", \"file\": \"" + file + "\", \"sha256\": \"" +
                                           sha256_hex(std::string(text)) + "\"},");
-    spit(dir_ / "index.json", index);
+    testing::write_test_file(dir_ / "index.json", index);
+  }
+
+  // Replaces the first `from` in `file` with `to`, as a hand edit would (index.json left as it is).
+  void edit(const std::string& file, std::string_view from, std::string_view to) const {
+    std::string text = read_file(dir_ / file);
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from << " is not in " << file;
+    text.replace(at, from.size(), to);
+    testing::write_test_file(dir_ / file, text);
   }
 
   // Rewrites index.json's sha256 for `file` to match its current bytes (an "intended" change).
   void reindex(const std::string& file) const {
-    std::string index = slurp(dir_ / "index.json");
+    std::string index = read_file(dir_ / "index.json");
     const auto row = index.find("\"file\": \"" + file + "\"");
     ASSERT_NE(row, std::string::npos) << file;
     const auto sha = index.find("\"sha256\": \"", row) + 11;
-    index.replace(sha, 64, sha256_hex(slurp(dir_ / file)));
-    spit(dir_ / "index.json", index);
+    index.replace(sha, 64, sha256_hex(read_file(dir_ / file)));
+    testing::write_test_file(dir_ / "index.json", index);
   }
 
  private:
@@ -204,19 +201,19 @@ constexpr std::string_view kManifest = "mcp://schemas/manifest@1.1.0";
 // ------------------------------------------------------------------------------------------
 
 TEST_F(SchemaRegistryTest, IndexHashesMatchTheFilesAndListEveryDocument) {
-  const auto index = json::parse_strict(slurp(kSchemasDir / "index.json"));
+  const auto index = json::parse_strict(read_file(kSchemasDir / "index.json"));
   ASSERT_TRUE(index.IsArray());
   std::set<std::string> listed;
   for (const auto& row : index.GetArray()) {
     const std::string file(*json::get_string(row, "file"));
     const std::string id(*json::get_string(row, "id"));
     listed.insert(file);
-    EXPECT_EQ(sha256_hex(slurp(kSchemasDir / file)), *json::get_string(row, "sha256")) << file;
+    EXPECT_EQ(sha256_hex(read_file(kSchemasDir / file)), *json::get_string(row, "sha256")) << file;
     if (id.starts_with("mcp://schemas/")) {
       const auto* doc = reg().find(id);
       ASSERT_NE(doc, nullptr) << id;
       EXPECT_EQ(doc->file, file);
-      EXPECT_EQ(doc->bytes, slurp(kSchemasDir / file));  // served as-is
+      EXPECT_EQ(doc->bytes, read_file(kSchemasDir / file));  // served as-is
       EXPECT_EQ(doc->sha256_hex, *json::get_string(row, "sha256"));
       EXPECT_EQ(file, id.substr(14) + ".json");
     }
@@ -566,20 +563,13 @@ TEST_F(SchemaRegistryTest, EchoArgumentsAreClamped) {
 
 TEST(SchemaRegistryIntegrity, TamperedFileIsRefusedNamingIt) {
   TempSchemas tmp;
-  const auto file = tmp.dir() / "system.echo.invoke.input@1.0.0.json";
-  std::string text = slurp(file);
-  const auto at = text.find("\"maxLength\": 1024");
-  ASSERT_NE(at, std::string::npos);
-  text.replace(at, 17, "\"maxLength\": 4096");
-  spit(file, text);
+  tmp.edit("system.echo.invoke.input@1.0.0.json", "\"maxLength\": 1024", "\"maxLength\": 4096");
   expect_load_fails_naming(tmp.dir(), "system.echo.invoke.input@1.0.0.json", "does not match index.json");
 }
 
 TEST(SchemaRegistryIntegrity, TamperedKindRegistryIsRefused) {
   TempSchemas tmp;
-  std::string text = slurp(tmp.dir() / "kinds.json");
-  text.replace(text.find("\"sysecho\""), 9, "\"sysxcho\"");
-  spit(tmp.dir() / "kinds.json", text);
+  tmp.edit("kinds.json", "\"sysecho\"", "\"sysxcho\"");
   expect_load_fails_naming(tmp.dir(), "kinds.json", "does not match index.json");
 }
 
@@ -597,41 +587,34 @@ TEST(SchemaRegistryIntegrity, MissingIndexIsRefused) {
 
 TEST(SchemaRegistryIntegrity, IdThatDiffersFromTheIndexIsRefused) {
   TempSchemas tmp;
-  const auto file = tmp.dir() / "status@1.0.0.json";
-  std::string text = slurp(file);
-  text.replace(text.find("status@1.0.0"), 12, "status@1.0.1");
-  spit(file, text);
+  tmp.edit("status@1.0.0.json", "status@1.0.0", "status@1.0.1");
   tmp.reindex("status@1.0.0.json");  // the hash matches; the $id does not
   expect_load_fails_naming(tmp.dir(), "status@1.0.0.json", "$id");
 }
 
 TEST(SchemaRegistryIntegrity, SchemaValijsonCannotCompileIsRefused) {
   TempSchemas tmp;
-  spit(tmp.dir() / "status@1.0.0.json",
+  testing::write_test_file(tmp.dir() / "status@1.0.0.json",
        R"({"$id": "mcp://schemas/status@1.0.0", "type": "object", "properties": {"a": {"pattern": "("}}})");
   tmp.reindex("status@1.0.0.json");
   expect_load_fails_naming(tmp.dir(), "status@1.0.0.json", "compile");
-  spit(tmp.dir() / "status@1.0.0.json", R"({"$id": "mcp://schemas/status@1.0.0", "$ref": "mcp://elsewhere/x"})");
+  testing::write_test_file(tmp.dir() / "status@1.0.0.json", R"({"$id": "mcp://schemas/status@1.0.0", "$ref": "mcp://elsewhere/x"})");
   tmp.reindex("status@1.0.0.json");
   expect_load_fails_naming(tmp.dir(), "status@1.0.0.json", "compile");
-  spit(tmp.dir() / "status@1.0.0.json", R"({"$id": "mcp://schemas/status@1.0.0", "type": "integer", "x": 1, "x": 2})");
+  testing::write_test_file(tmp.dir() / "status@1.0.0.json", R"({"$id": "mcp://schemas/status@1.0.0", "type": "integer", "x": 1, "x": 2})");
   tmp.reindex("status@1.0.0.json");
   expect_load_fails_naming(tmp.dir(), "status@1.0.0.json", "duplicate object key");  // strict parser
 }
 
 TEST(SchemaRegistryIntegrity, IndexCannotPointOutsideTheDirectory) {
   TempSchemas tmp;
-  std::string index = slurp(tmp.dir() / "index.json");
-  index.replace(index.find("\"file\": \"status@1.0.0.json\""), 27, "\"file\": \"../status@1.0.0.json\"");
-  spit(tmp.dir() / "index.json", index);
+  tmp.edit("index.json", "\"file\": \"status@1.0.0.json\"", "\"file\": \"../status@1.0.0.json\"");
   expect_load_fails_naming(tmp.dir(), "index.json", "outside");
 }
 
 TEST(SchemaRegistryIntegrity, KindRowNamingAnUnknownSchemaIsRefused) {
   TempSchemas tmp;
-  std::string text = slurp(tmp.dir() / "kinds.json");
-  text.replace(text.find("system.echo.invoke.output@1.0.0"), 31, "system.echo.invoke.output@9.0.0");
-  spit(tmp.dir() / "kinds.json", text);
+  tmp.edit("kinds.json", "system.echo.invoke.output@1.0.0", "system.echo.invoke.output@9.0.0");
   tmp.reindex("kinds.json");
   expect_load_fails_naming(tmp.dir(), "kinds.json", "system.echo.invoke.output@9.0.0");
 }

@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,62 +11,29 @@
 #include <memory>
 
 #include "common/base/error.h"
+#include "tests/support/test_pki.h"
 
 namespace fleetmcp {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct PkeyFree { void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); } };
-using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
+using testing::CertificateSpec;
+using testing::new_ed25519_key;
+using testing::new_p256_key;
+using testing::PkeyPtr;
 
-PkeyPtr new_ed25519() { return PkeyPtr(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519")); }
-PkeyPtr new_p256() { return PkeyPtr(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256")); }
-
-struct Spec {
-  std::string cn, o;
-  bool ca = false;
-  int64_t not_before_s, not_after_s;
-};
-
-void add_ext(X509* cert, X509V3_CTX* ctx, int nid, const char* value) {
-  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, ctx, nid, value);
-  ASSERT_NE(ext, nullptr);
-  X509_add_ext(cert, ext, -1);
-  X509_EXTENSION_free(ext);
-}
-
-// A certificate built in-test with OpenSSL, so validity periods and issuers can be anything.
-Certificate make_cert(const Spec& s, EVP_PKEY* subject_key, const Certificate* issuer, EVP_PKEY* issuer_key) {
-  X509* cert = X509_new();
-  X509_set_version(cert, X509_VERSION_3);
-  ASN1_INTEGER_set(X509_get_serialNumber(cert), static_cast<long>(std::time(nullptr) & 0xffffff));
-  X509_NAME* name = X509_get_subject_name(cert);
-  if (!s.o.empty()) X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, (const unsigned char*)s.o.c_str(), -1, -1, 0);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, (const unsigned char*)s.cn.c_str(), -1, -1, 0);
-  X509_set_issuer_name(cert, issuer ? X509_get_subject_name(issuer->native()) : name);
-  X509_set_pubkey(cert, subject_key);
-  ASN1_TIME_set(X509_getm_notBefore(cert), static_cast<time_t>(s.not_before_s));
-  ASN1_TIME_set(X509_getm_notAfter(cert), static_cast<time_t>(s.not_after_s));
-  X509V3_CTX ctx;
-  X509V3_set_ctx_nodb(&ctx);
-  X509V3_set_ctx(&ctx, issuer ? issuer->native() : cert, cert, nullptr, nullptr, 0);
-  add_ext(cert, &ctx, NID_basic_constraints, s.ca ? "critical,CA:TRUE" : "critical,CA:FALSE");
-  add_ext(cert, &ctx, NID_key_usage, s.ca ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature");
-  add_ext(cert, &ctx, NID_subject_key_identifier, "hash");
-  add_ext(cert, &ctx, NID_authority_key_identifier, "keyid:always");
-  const EVP_MD* md = EVP_PKEY_get_id(issuer_key) == EVP_PKEY_ED25519 ? nullptr : EVP_sha256();
-  EXPECT_GT(X509_sign(cert, issuer_key, md), 0);
-  Certificate out = Certificate::from_x509(cert);
-  X509_free(cert);  // from_x509 took its own reference
-  return out;
+// A certificate minted by the test PKI, so validity periods and issuers can be anything.
+Certificate make_cert(const CertificateSpec& s, EVP_PKEY* subject_key, const Certificate* issuer, EVP_PKEY* issuer_key) {
+  const auto x509 = testing::mint_certificate(s, subject_key, issuer ? issuer->native() : nullptr, issuer_key);
+  return Certificate::from_x509(x509.get());  // takes its own reference
 }
 
 class X509Test : public ::testing::Test {
  protected:
   const int64_t now_s = std::time(nullptr);
   const int64_t day = 86400;
-  PkeyPtr ca_key = new_ed25519(), leaf_key = new_ed25519();
+  PkeyPtr ca_key = new_ed25519_key(), leaf_key = new_ed25519_key();
   Certificate ca = make_cert({"fleetmcp test root CA", "", true, now_s - day, now_s + 365 * day}, ca_key.get(), nullptr,
                              ca_key.get());
   Certificate leaf(int64_t not_before_s, int64_t not_after_s) {
@@ -93,7 +58,7 @@ TEST_F(X509Test, LeafChainsToItsCa) {
 }
 
 TEST_F(X509Test, AnotherCaWithTheSameNameFails) {
-  auto other_key = new_ed25519();
+  auto other_key = new_ed25519_key();
   const auto other_ca = make_cert({"fleetmcp test root CA", "", true, now_s - day, now_s + day}, other_key.get(), nullptr,
                                   other_key.get());
   EXPECT_FALSE(leaf(now_s - 60, now_s + day).is_issued_by(other_ca, now_ms()));
@@ -114,7 +79,7 @@ TEST_F(X509Test, ExpiredCaFails) {
 
 TEST_F(X509Test, NonCaIssuerFails) {
   const auto not_a_ca = leaf(now_s - 60, now_s + day);
-  auto key = new_ed25519();
+  auto key = new_ed25519_key();
   const auto cert = make_cert({"n", "acme", false, now_s - 60, now_s + day}, key.get(), &not_a_ca, leaf_key.get());
   EXPECT_FALSE(cert.is_issued_by(not_a_ca, now_ms()));
 }
@@ -156,7 +121,7 @@ TEST_F(X509Test, FromPemRejectsGarbageAndBundlesNamingTheOrigin) {
 }
 
 TEST_F(X509Test, NonEd25519KeyIsRefused) {
-  auto ec = new_p256();
+  auto ec = new_p256_key();
   const auto cert = make_cert({"ec", "acme", false, now_s - 60, now_s + day}, ec.get(), &ca, ca_key.get());
   EXPECT_TRUE(cert.is_issued_by(ca, now_ms()));
   try {
