@@ -26,7 +26,7 @@ case "$mode" in
   mosquitto mosquitto-clients b3sum
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  curl jq procps iproute2
+  curl jq procps iproute2 gdb   # gdb: lib.sh prints the threads of a broker that hangs on stop
   docker-compose   # compose.sh validates docker-compose.yml
   ) ;;
   *) echo "install-deps: unknown mode $mode (--build, --docker or --vm)" >&2; exit 2 ;;

@@ -22,24 +22,9 @@
 // ~150 us, mostly allocating paths). The unit tests check both walks agree on every document.
 #include "common/registry/schema_registry.h"
 
-// valijson reports an unusable schema by calling abort() unless VALIJSON_USE_EXCEPTIONS is set;
-// the registry must refuse the file instead. With the macro set, rapidjson_adapter.hpp would also
-// redefine RAPIDJSON_ASSERT, which other translation units already use as RapidJSON's default:
-// so the throwing valijson::throwRuntimeError is pulled in first and the adapter is included with
-// the macro briefly unset. (Any other file including valijson must do the same.)
-#define VALIJSON_USE_EXCEPTIONS 1
-#include <valijson/exceptions.hpp>
-#undef VALIJSON_USE_EXCEPTIONS
-#include <valijson/adapters/rapidjson_adapter.hpp>
-#define VALIJSON_USE_EXCEPTIONS 1
-
 #include <re2/re2.h>
-#include <valijson/constraint_builder.hpp>
-#include <valijson/constraints/concrete_constraints.hpp>
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validation_results.hpp>
-#include <valijson/validation_visitor.hpp>
+
+#include "common/registry/valijson_include.h"
 
 #include <algorithm>
 #include <charconv>

@@ -15,7 +15,24 @@ T=$(mktemp -d /tmp/fleetmcp-test.XXXXXX)
 _pids=()
 _cleanup() {
   local rc=$?
-  for p in "${_pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+  # SIGCONT after SIGTERM: a process a test stopped (SIGSTOP) acts on the SIGTERM only once it runs.
+  for p in "${_pids[@]:-}"; do [ -n "$p" ] && { kill "$p"; kill -CONT "$p"; } 2>/dev/null || true; done
+  # What has not exited 30 s after SIGTERM hangs (a user's systemctl stop would too): name it,
+  # kill it and fail, rather than wait for ctest's timeout.
+  local deadline=$((SECONDS + 30)) running
+  while :; do
+    running=()
+    for p in "${_pids[@]:-}"; do
+      [ -n "$p" ] && [ -e "/proc/$p" ] && ! grep -qs '^State:.*Z' "/proc/$p/status" && running+=("$p")
+    done
+    [ ${#running[@]} -eq 0 ] || [ $SECONDS -ge $deadline ] && break
+    sleep 0.1
+  done
+  for p in "${running[@]}"; do
+    echo "FAIL: $(cat "/proc/$p/comm" 2>/dev/null) (pid $p) did not exit within 30 s of SIGTERM" >&2
+    kill -9 "$p" 2>/dev/null
+    rc=1
+  done
   for p in "${_pids[@]:-}"; do [ -n "$p" ] && wait "$p" 2>/dev/null || true; done
   if [ $rc -ne 0 ] && [ -z "${KEEP_TMP:-}" ]; then
     echo "---- logs of the failed test ($T) ----" >&2
@@ -322,7 +339,25 @@ run_broker() {
   local port
   for port in $(awk '$1=="listener"{print $2}' "$1"); do wait_for_port "$port" 10; done
 }
-stop_broker() { kill "$BROKER_PID" 2>/dev/null || true; wait "$BROKER_PID" 2>/dev/null || true; }
+# stop_broker: SIGTERM, as systemctl stop does, and wait for mosquitto to exit. A broker that is
+# still running 20 s later (the plugin's cleanup stops the HTTP front in <= 2 s) is a hang: its
+# threads' stacks go to the log (gdb, when installed) and the test fails at once, instead of
+# waiting for ctest's timeout.
+stop_broker() {
+  kill "$BROKER_PID" 2>/dev/null || return 0
+  local deadline=$((SECONDS + 20))
+  while kill -0 "$BROKER_PID" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
+  if kill -0 "$BROKER_PID" 2>/dev/null && ! grep -qs '^State:.*Z' "/proc/$BROKER_PID/status"; then
+    if command -v gdb >/dev/null; then
+      gdb -p "$BROKER_PID" -batch -ex 'thread apply all bt' >"$T/broker-hang.txt" 2>&1 || true
+      echo "--- the broker's threads (gdb):" >&2; grep -E '^(Thread|#)' "$T/broker-hang.txt" | head -80 >&2
+    fi
+    kill -9 "$BROKER_PID" 2>/dev/null
+    wait "$BROKER_PID" 2>/dev/null || true
+    fail "mosquitto did not exit within 20 s of SIGTERM (pid $BROKER_PID)"
+  fi
+  wait "$BROKER_PID" 2>/dev/null || true
+}
 
 # ---- HTTP front (broker_plugin/http) ----------------------------------------------------------
 HTTP_TESTHOST=$BIN/tests/programs/fleetmcp-http-testhost

@@ -3,17 +3,8 @@
 // failure paths and messages a user sees.
 #include "common/registry/schema_registry.h"
 
-// valijson itself, unmodified, is the oracle the registry's validation is compared with. The
-// include order is the one common/registry/schema_registry.cc explains (exceptions on, RapidJSON's assert
-// left alone).
-#define VALIJSON_USE_EXCEPTIONS 1
-#include <valijson/exceptions.hpp>
-#undef VALIJSON_USE_EXCEPTIONS
-#include <valijson/adapters/rapidjson_adapter.hpp>
-#define VALIJSON_USE_EXCEPTIONS 1
-#include <valijson/schema.hpp>
-#include <valijson/schema_parser.hpp>
-#include <valijson/validator.hpp>
+// valijson itself, unmodified, is the oracle the registry's validation is compared with.
+#include "common/registry/valijson_include.h"
 
 #include <gtest/gtest.h>
 
