@@ -33,10 +33,11 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       auth_(config_.issuer, config_.options.token_audience, fleet),
       origins_(config_.options.allowed_origins),
       schema_routes_(*config_.schemas, catalog_.cursors()),
-      services_{config_.options, fleet, catalog_, surface(), compact_, gate_, elicitations_, resources_, fanout_, sessions_, *streams_, metrics_, log_, resource_,
-                config_.wall_ms, config_.steady_ms},
-      mcp_(services_),
-      rfc0009_(services_),
+      mcp_methods_(config_.options, fleet, surface(), compact_, gate_, elicitations_, resources_, fanout_, *streams_,
+                   metrics_, log_, resource_, config_.wall_ms, config_.steady_ms),
+      mcp_(config_.options, mcp_methods_, sessions_, elicitations_, *streams_, metrics_, config_.wall_ms),
+      rfc0009_(config_.options, *config_.schemas, fleet, gate_, fanout_, *streams_, metrics_, log_, resource_,
+               config_.wall_ms, config_.steady_ms),
       list_changed_(fleet, sessions_, list_digest()) {
   fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {
     // The broker thread must not wait for digests and notifications: hand the work over.

@@ -17,12 +17,18 @@
 
 #include "broker_plugin/http/auth/bearer_auth.h"
 #include "broker_plugin/http/calls/call_audit.h"
+#include "broker_plugin/http/calls/call_gate.h"
+#include "broker_plugin/http/calls/call_limiter.h"
+#include "broker_plugin/http/calls/call_log.h"
+#include "broker_plugin/http/calls/commit_tokens.h"
 #include "broker_plugin/http/transport/exchange.h"
 #include "broker_plugin/http/front/front_options.h"
-#include "broker_plugin/http/front/front_services.h"
+#include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/surface/kind_tools.h"
+#include "broker_plugin/http/surface/tool_catalog.h"
 #include "broker_plugin/http/mcp/list_changed.h"
 #include "broker_plugin/http/mcp/mcp_endpoint.h"
+#include "broker_plugin/http/mcp/mcp_methods.h"
 #include "broker_plugin/http/rfc0009/open_streams.h"
 #include "broker_plugin/http/front/origin_policy.h"
 #include "broker_plugin/http/rfc0009/rfc0009_endpoint.h"
@@ -93,7 +99,7 @@ class FrontHandler {
   BearerAuth auth_;
   OriginPolicy origins_;
   SchemaRoutes schema_routes_;
-  FrontServices services_;
+  McpMethods mcp_methods_;
   McpEndpoint mcp_;
   Rfc0009Endpoint rfc0009_;
   ListChangedNotifier list_changed_;

@@ -76,7 +76,7 @@ void McpEndpoint::post(const std::shared_ptr<Exchange>& ex, const SharedAgentTok
   if (m.kind == RpcKind::kRequest && m.method == "initialize") return initialize(ex, *agent, m);
   const auto session = session_for(*ex, *agent);
   if (!session) return;
-  session->touch(s_.wall_ms());
+  session->touch(wall_ms_());
   if (body.IsArray()) return batch(ex, agent, session, body);
   single(ex, agent, session, body, m);
 }
@@ -88,7 +88,7 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
   }
   // Echo a revision we speak; otherwise offer our latest and let the client decide.
   const McpRevision revision = revision_from_name(*asked).value_or(kLatestRevision);
-  auto created = s_.sessions.create(agent, revision, s_.wall_ms());
+  auto created = sessions_.create(agent, revision, wall_ms_());
   if (const auto* refusal = std::get_if<SessionRefusal>(&created)) {
     if (*refusal == SessionRefusal::kTenantQuota) {
       HttpReply r = HttpReply::json(429, rpc_error(m.id, rpc::kServerError,
@@ -99,7 +99,7 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
     return ex->respond(HttpReply::json(503, rpc_error(m.id, rpc::kServerError, "Service Unavailable: too many MCP sessions")));
   }
   const auto& session = std::get<std::shared_ptr<McpSession>>(created);
-  s_.elicitations.session_started(session, m.params && m.params->IsObject() ? json::find(*m.params, "capabilities") : nullptr);
+  elicitations_.session_started(session, m.params && m.params->IsObject() ? json::find(*m.params, "capabilities") : nullptr);
   HttpReply r = HttpReply::json(200, rpc_result(*m.id, methods_.initialize_result(revision)));
   ex->respond(std::move(r.with(std::string(kSessionHeader), session->id())));
 }
@@ -110,7 +110,7 @@ std::shared_ptr<McpSession> McpEndpoint::session_for(Exchange& ex, const AgentTo
     refuse(ex, 400, rpc::kServerError, "Bad Request: Mcp-Session-Id header is required");
     return nullptr;
   }
-  auto session = s_.sessions.find(*id);
+  auto session = sessions_.find(*id);
   // Another agent's session is as unknown as a made-up one.
   if (!session || !session->owned_by(agent)) {
     refuse(ex, 404, rpc::kSessionNotFound, "Session not found");
@@ -128,7 +128,7 @@ void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const SharedAgentT
       methods_.notification(m, *session);
       return ex->respond(HttpReply::empty(202));
     case RpcKind::kResponse:
-      s_.elicitations.deliver(session->id(), message);  // the only requests the server sends
+      elicitations_.deliver(session->id(), message);  // the only requests the server sends
       return ex->respond(HttpReply::empty(202));
     case RpcKind::kRequest:
       methods_.request(m, agent, session, ex, ex->scheduler(),
@@ -143,10 +143,10 @@ void McpEndpoint::batch(const std::shared_ptr<Exchange>& ex, const SharedAgentTo
     return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kInvalidRequest,
                                                       "Invalid Request: JSON-RPC batches are only allowed in 2025-03-26")));
   }
-  if (messages.Size() > s_.options.max_batch) {  // each request may be a device call: bound them
+  if (messages.Size() > options_.max_batch) {  // each request may be a device call: bound them
     return ex->respond(HttpReply::json(
         400, rpc_error(nullptr, rpc::kInvalidRequest,
-                       "Invalid Request: a batch may hold at most " + std::to_string(s_.options.max_batch) +
+                       "Invalid Request: a batch may hold at most " + std::to_string(options_.max_batch) +
                            " messages (plugin_opt_http_max_batch); send the rest in further requests")));
   }
   // Two requests with one id would get answers the client cannot tell apart, and a cancellation
@@ -184,10 +184,10 @@ void McpEndpoint::get(const std::shared_ptr<Exchange>& ex, const AgentToken& age
   }
   const auto session = session_for(*ex, agent);
   if (!session) return;
-  session->touch(s_.wall_ms());
+  session->touch(wall_ms_());
   // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
   auto stream = std::make_shared<std::weak_ptr<McpGetStream>>();
-  auto ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop) {
+  auto ticket = streams_.open(agent, wall_ms_(), [stream](StreamStop) {
     if (const auto s = stream->lock()) s->close();
   });
   if (!ticket) {
@@ -195,7 +195,7 @@ void McpEndpoint::get(const std::shared_ptr<Exchange>& ex, const AgentToken& age
                   "Too Many Requests: this token or its tenant holds its quota of SSE streams "
                   "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
   }
-  *stream = McpGetStream::open(*ex, session, s_.options.mcp_keepalive, s_.options.mcp_stream_buffer, s_.metrics);
+  *stream = McpGetStream::open(*ex, session, options_.mcp_keepalive, options_.mcp_stream_buffer, metrics_);
   if (!stream->lock()) return refuse(*ex, 409, rpc::kServerError, "Conflict: only one SSE stream is allowed per session");
   stream->lock()->hold(std::move(ticket));
 }
@@ -203,7 +203,7 @@ void McpEndpoint::get(const std::shared_ptr<Exchange>& ex, const AgentToken& age
 void McpEndpoint::remove(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {
   const auto session = session_for(*ex, agent);
   if (!session) return;
-  s_.sessions.end(session->id());
+  sessions_.end(session->id());
   ex->respond(HttpReply::empty(200));
 }
 

@@ -9,16 +9,28 @@
 // Origin and the bearer token are checked before (front_router.h).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "broker_plugin/http/transport/exchange.h"
+#include "broker_plugin/http/front/front_metrics.h"
+#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/mcp/elicitation.h"
 #include "broker_plugin/http/mcp/mcp_methods.h"
+#include "broker_plugin/http/mcp/mcp_session.h"
+#include "broker_plugin/http/rfc0009/open_streams.h"
 
 namespace fleetmcp::http {
 
 class McpEndpoint {
  public:
-  explicit McpEndpoint(FrontServices& services) : s_(services), methods_(services) {}
+  // Everything is owned by the front (FrontHandler) or a unit test and outlives every exchange.
+  // `wall_ms`: Unix milliseconds (session activity, stream token re-checks).
+  McpEndpoint(const FrontOptions& options, McpMethods& methods, McpSessions& sessions, Elicitations& elicitations,
+              OpenStreams& streams, FrontMetrics& metrics, std::function<int64_t()> wall_ms)
+      : options_(options), methods_(methods), sessions_(sessions), elicitations_(elicitations), streams_(streams),
+        metrics_(metrics), wall_ms_(std::move(wall_ms)) {}
 
   void handle(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent);
 
@@ -35,8 +47,13 @@ class McpEndpoint {
   // The request's session, or nullptr after answering 400/404.
   std::shared_ptr<McpSession> session_for(Exchange& exchange, const AgentToken& agent);
 
-  FrontServices& s_;
-  McpMethods methods_;
+  const FrontOptions& options_;
+  McpMethods& methods_;
+  McpSessions& sessions_;
+  Elicitations& elicitations_;
+  OpenStreams& streams_;
+  FrontMetrics& metrics_;
+  std::function<int64_t()> wall_ms_;
 };
 
 }  // namespace fleetmcp::http

@@ -85,7 +85,7 @@ void McpMethods::request(const RpcMessage& m, const SharedAgentToken& agent, con
 void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
                                    const std::shared_ptr<McpSession>& session, Answer& answer) {
   const json::Value& id = *m.id;
-  const auto fleet = s_.fleet.snapshot();
+  const auto fleet = fleet_.snapshot();
   const auto text = [&](std::string_view key) {
     const json::Value* v = member(m.params, key);
     return v != nullptr && v->IsString() ? std::optional<std::string>(std::string(v->GetString(), v->GetStringLength()))
@@ -94,24 +94,24 @@ void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
   const auto not_found = [&](const std::optional<std::string>& uri) {
     answer(error(id, rpc::kResourceNotFound, "Resource not found: " + ascii_clamp(uri.value_or(""), 200)));
   };
-  if (m.method == "resources/templates/list") return answer(result(id, s_.resources.templates_result()));
+  if (m.method == "resources/templates/list") return answer(result(id, resources_.templates_result()));
   if (m.method == "resources/list") {
-    const auto page = s_.resources.list_result(*fleet, agent.tenant, text("cursor"));
+    const auto page = resources_.list_result(*fleet, agent.tenant, text("cursor"));
     if (!page) return answer(error(id, rpc::kInvalidParams, "Invalid params: the cursor is not one this server issued"));
     return answer(result(id, *page));
   }
   const auto uri = text("uri");
   if (!uri) return answer(error(id, rpc::kInvalidParams, "Invalid params: uri is required"));
   if (m.method == "resources/read") {
-    const auto read = s_.resources.read_result(*fleet, agent.tenant, *uri);
+    const auto read = resources_.read_result(*fleet, agent.tenant, *uri);
     return read ? answer(result(id, *read)) : not_found(uri);
   }
   if (m.method == "resources/subscribe") {
-    return s_.resources.subscribe(*fleet, session, *uri) ? answer(result(id, json::Value(rapidjson::kObjectType)))
+    return resources_.subscribe(*fleet, session, *uri) ? answer(result(id, json::Value(rapidjson::kObjectType)))
                                                           : not_found(uri);
   }
   if (m.method == "resources/unsubscribe") {
-    s_.resources.unsubscribe(*session, *uri);
+    resources_.unsubscribe(*session, *uri);
     return answer(result(id, json::Value(rapidjson::kObjectType)));
   }
   answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
@@ -124,7 +124,7 @@ void McpMethods::notification(const RpcMessage& m, McpSession& session) {
 
 void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer) {
   const json::Value& id = *m.id;
-  const auto page = s_.tools.list(*s_.fleet.snapshot(), agent.tenant, member(m.params, "cursor"), session.revision());
+  const auto page = tools_.list(*fleet_.snapshot(), agent.tenant, member(m.params, "cursor"), session.revision());
   if (!page) return answer(error(id, rpc::kInvalidParams, "Invalid params: " + page.error().message));
   answer(result(id, *page));
 }
@@ -140,16 +140,16 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
     return;
   }
   const McpRevision revision = session->revision();
-  const auto fleet = s_.fleet.snapshot();
+  const auto fleet = fleet_.snapshot();
   const json::Value* arguments = member(m.params, "arguments");
   // The one resolution of the name (tool_surface.h): the same in every tools mode.
   auto resolved = ToolSurface::resolve(*fleet, agent.tenant, *name, arguments);
   if (!resolved) return refuse(resolved.refusal(), id, agent, revision, answer);
   switch (resolved->action) {
     case ResolvedCall::Action::kFindNodes:
-      return answer(result(id, s_.compact.find_nodes(*fleet, agent.tenant, arguments, revision)));
+      return answer(result(id, compact_.find_nodes(*fleet, agent.tenant, arguments, revision)));
     case ResolvedCall::Action::kDescribeNode:
-      return answer(result(id, s_.compact.describe_node(*fleet, agent.tenant, arguments, revision)));
+      return answer(result(id, compact_.describe_node(*fleet, agent.tenant, arguments, revision)));
     case ResolvedCall::Action::kFleetRead:
       return fleet_read(m, agent, arguments, session, scheduler, std::move(answer));
     case ResolvedCall::Action::kCall:
@@ -160,7 +160,7 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
 
 void McpMethods::refuse(const CallRefusal& refusal, const json::Value& id, const AgentToken& agent,
                         McpRevision revision, const Answer& answer) {
-  if (refusal.kind != RefusalKind::kMalformedFleetCall) s_.log.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
+  if (refusal.kind != RefusalKind::kMalformedFleetCall) log_.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
   switch (refusal.kind) {
     case RefusalKind::kUnknownTool:
       answer(error(id, rpc::kInvalidParams, refusal.error.message, &refusal.error));
@@ -168,7 +168,7 @@ void McpMethods::refuse(const CallRefusal& refusal, const json::Value& id, const
     case RefusalKind::kScope:
       // MCP authorization: a runtime scope shortfall is HTTP 403 with a step-up challenge.
       answer(RpcAnswer{403, rpc_error(&id, rpc::kInvalidRequest, refusal.error.message, &refusal.error),
-                       {{"WWW-Authenticate", s_.resource.challenge("insufficient_scope", refusal.error.message,
+                       {{"WWW-Authenticate", resource_.challenge("insufficient_scope", refusal.error.message,
                                                                    refusal.required_scope)}}});
       break;
     case RefusalKind::kExecution:
@@ -189,10 +189,10 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
                           Answer answer, std::string_view confirmed_by) {
   const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
-  auto admitted = s_.gate.admit(*fleet, agent, call, s_.wall_ms());
+  auto admitted = gate_.admit(*fleet, agent, call, wall_ms_());
   if (!admitted) {
     const CallRefusal& refusal = admitted.refusal();
-    if (!refusal.commit_token.empty() && confirmed_by.empty() && s_.elicitations.can_ask(*session)) {
+    if (!refusal.commit_token.empty() && confirmed_by.empty() && elicitations_.can_ask(*session)) {
       // The first phase of a two-phase call, from a client that can ask its human: ask, and on
       // accept repeat the call with the token the gate just issued.
       return confirm_by_elicitation(*refusal.tool, refusal.commit_token, call.arguments, m, caller, session, exchange,
@@ -202,7 +202,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
   }
   GatePass& pass = *admitted;
   if (pass.confirmed_by_commit_token) {
-    s_.log.confirmation(kVia, agent, *pass.tool, true, confirmed_by.empty() ? "commit_token" : confirmed_by);
+    log_.confirmation(kVia, agent, *pass.tool, true, confirmed_by.empty() ? "commit_token" : confirmed_by);
   }
   if (is_metrics_stream(*pass.tool)) {
     if (!exchange) {
@@ -236,7 +236,7 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
   request->CopyFrom(*m.id, request->GetAllocator());
   auto timer = std::make_shared<std::unique_ptr<Timer>>();
   std::string key;
-  const std::string question = s_.elicitations.ask(
+  const std::string question = elicitations_.ask(
       session->id(), message,
       [this, tool, confirmed, request, timer, agent, session, exchange, scheduler, answer](ElicitationAnswer reply) {
         scheduler->post([this, tool, confirmed, request, timer, agent, session, exchange, scheduler, answer, reply] {
@@ -245,7 +245,7 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
           m.kind = RpcKind::kRequest;
           m.id = request.get();
           if (reply != ElicitationAnswer::kAccept) {
-            s_.log.confirmation(kVia, *agent, tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
+            log_.confirmation(kVia, *agent, tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
             const ErrorEnvelope denied(ErrorCode::kSafetyDenied,
                                        "the user did not confirm this physical actuation (" +
                                            std::string(elicitation_answer_name(reply)) + ")",
@@ -254,7 +254,7 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
                                                       session->revision())));
           }
           // The fleet may have changed while the human thought: the tool again, in today's snapshot.
-          const auto fleet = s_.fleet.snapshot();
+          const auto fleet = fleet_.snapshot();
           const FleetTool* again = fleet->find_tool(agent->tenant, tool.name);
           if (again == nullptr) return refuse(unknown_tool(tool.name.dotted()), *request, *agent, session->revision(), answer);
           dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, again, confirmed.get(), {}}, m, agent, session,
@@ -262,7 +262,7 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
         });
       },
       key);
-  *timer = scheduler->after(kElicitationTimeout, [this, key] { s_.elicitations.abandon(key); });
+  *timer = scheduler->after(kElicitationTimeout, [this, key] { elicitations_.abandon(key); });
   session->notify(question);
 }
 
@@ -270,10 +270,10 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
                             const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler,
                             Answer answer) {
   const McpRevision revision = session->revision();
-  const auto fleet = s_.fleet.snapshot();
+  const auto fleet = fleet_.snapshot();
   const auto planned = plan_fleet_read(*fleet, agent.tenant, arguments);
   if (!planned) {
-    s_.log.refused(kVia, &agent, kFleetReadTool, nullptr, planned.error());
+    log_.refused(kVia, &agent, kFleetReadTool, nullptr, planned.error());
     return answer(result(*m.id, tool_error(planned.error(), has_structured_output(revision), revision)));
   }
   const FleetReadPlan& plan = *planned;
@@ -315,19 +315,19 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
       one_done([i, none](FleetReadResults& r) { r.set_error(i, none); });
       continue;
     }
-    auto admitted = s_.gate.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, &args, {}}, s_.wall_ms());
+    auto admitted = gate_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, &args, {}}, wall_ms_());
     if (!admitted) {
       const CallRefusal& refusal = admitted.refusal();
-      s_.log.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
+      log_.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
       one_done([i, e = refusal.error](FleetReadResults& r) { r.set_error(i, e); });
       continue;
     }
     GatePass& pass = *admitted;
-    const int64_t started = s_.steady_ms();
-    InFlightCall::start(s_.fleet, scheduler, call_request(agent, *pass.tool, std::move(pass.arguments_json)),
+    const int64_t started = steady_ms_();
+    InFlightCall::start(fleet_, scheduler, call_request(agent, *pass.tool, std::move(pass.arguments_json)),
                         [this, i, one_done, tool = *pass.tool, slot = pass.slot, agent, started](CallResult result) {
                           if (slot) slot->release();
-                          s_.log.finished(kVia, agent, tool, result, s_.steady_ms() - started);
+                          log_.finished(kVia, agent, tool, result, steady_ms_() - started);
                           one_done([i, &result](FleetReadResults& r) {
                             if (result) r.set_result(i, *result);
                             else r.set_error(i, result.error());
@@ -353,18 +353,18 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
     std::string key;  // the JSON-RPC id's text, also the id as the answer writes it
     McpRevision revision;
   };
-  const auto u = std::make_shared<const Unary>(Unary{std::move(tool), agent, s_.steady_ms(), std::move(slot),
+  const auto u = std::make_shared<const Unary>(Unary{std::move(tool), agent, steady_ms_(), std::move(slot),
                                                      std::move(answer), id_key(*m.id), session->revision()});
   // The call's one answer: the device's result, the deadline's, or its session's end.
   const auto finish = [this](const Unary& u, const CallResult& result) {
     if (u.slot) u.slot->release();
-    s_.log.finished(kVia, *u.agent, *u.tool, result, s_.steady_ms() - u.started);
+    log_.finished(kVia, *u.agent, *u.tool, result, steady_ms_() - u.started);
     u.answer(RpcAnswer{200,
                        result ? rpc_tool_success(u.key, *result, u.revision)
                               : rpc_result(u.key, tool_error(result.error(), has_output_schema(*u.tool, u.revision), u.revision)),
                        {}});
   };
-  auto call = InFlightCall::start(s_.fleet, scheduler, std::move(request), [finish, u, session](CallResult result) {
+  auto call = InFlightCall::start(fleet_, scheduler, std::move(request), [finish, u, session](CallResult result) {
     session->untrack(u->key);
     finish(*u, result);
   });
@@ -378,7 +378,7 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
         return finish(*u, session_end_error(*ended, tool_hints(u->tool->safety_class, u->tool->name.verb).read_only));
       }
       if (u->slot) u->slot->release();
-      s_.log.cancelled(kVia, *u->agent, *u->tool, s_.steady_ms() - u->started);
+      log_.cancelled(kVia, *u->agent, *u->tool, steady_ms_() - u->started);
       u->answer(std::nullopt);
     });
   });
@@ -390,13 +390,13 @@ void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments
   // The stream quota, and the token re-checks that end the stream with its token (open_streams.h),
   // as for RFC-0009 and GET streams: a metrics stream holds a connection as long as they do.
   auto stream = std::make_shared<std::weak_ptr<McpMetricsStream>>();
-  std::shared_ptr<OpenStreams::Ticket> ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop why) {
+  std::shared_ptr<OpenStreams::Ticket> ticket = streams_.open(agent, wall_ms_(), [stream](StreamStop why) {
     if (const auto s = stream->lock()) s->stop(stream_stop_error(why));
   });
   if (!ticket) {
     // An execution error (docs/protocol.md §9, D14): a result the model reads, not an HTTP 429.
     const ErrorEnvelope e = stream_quota_error();
-    s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    log_.refused(kVia, &agent, tool.name.dotted(), &tool, e);
     return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
   }
   const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal);
@@ -411,16 +411,16 @@ void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments
   request.send_messages = session->logs("info");
   request.revision = session->revision();
   const std::string key = id_key(*m.id);
-  const int64_t started = s_.steady_ms();
-  s_.metrics.stream_opened(StreamKind::kMcpCall);
+  const int64_t started = steady_ms_();
+  metrics_.stream_opened(StreamKind::kMcpCall);
   // The ticket lives as long as the ended callback: until the stream has finished.
   *stream = McpMetricsStream::open(
-      *exchange, s_.fanout, tool, agent.tenant, std::move(request), s_.options.mcp_max_stream,
-      s_.options.mcp_stream_buffer, s_.wall_ms,
+      *exchange, fanout_, tool, agent.tenant, std::move(request), options_.mcp_max_stream,
+      options_.mcp_stream_buffer, wall_ms_,
       [this, session, key, tool, agent, started, ticket](std::string_view code) {
         session->untrack(key);
-        s_.metrics.stream_closed(StreamKind::kMcpCall);
-        s_.log.stream_ended(kVia, agent, tool, code, s_.steady_ms() - started);
+        metrics_.stream_closed(StreamKind::kMcpCall);
+        log_.stream_ended(kVia, agent, tool, code, steady_ms_() - started);
       });
   session->track(key, [weak = *stream](std::optional<SessionEnd> ended) {
     const auto s = weak.lock();

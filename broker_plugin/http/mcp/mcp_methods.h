@@ -4,6 +4,7 @@
 // stream takes over the HTTP exchange to answer with SSE.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -11,7 +12,19 @@
 #include <vector>
 
 #include "broker_plugin/http/transport/exchange.h"
-#include "broker_plugin/http/front/front_services.h"
+#include "broker_plugin/http/auth/protected_resource.h"
+#include "broker_plugin/http/calls/call_gate.h"
+#include "broker_plugin/http/calls/call_log.h"
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/front/front_metrics.h"
+#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/mcp/elicitation.h"
+#include "broker_plugin/http/mcp/mcp_session.h"
+#include "broker_plugin/http/mcp/node_resources.h"
+#include "broker_plugin/http/rfc0009/open_streams.h"
+#include "broker_plugin/http/rfc0009/telemetry_fanout.h"
+#include "broker_plugin/http/surface/compact_tools.h"
+#include "broker_plugin/http/surface/tool_surface.h"
 #include "broker_plugin/http/mcp/jsonrpc.h"
 
 namespace fleetmcp::http {
@@ -26,7 +39,17 @@ using Answer = std::function<void(std::optional<RpcAnswer>)>;
 
 class McpMethods {
  public:
-  explicit McpMethods(FrontServices& services) : s_(services) {}
+  // Everything is owned by the front (FrontHandler) or a unit test and outlives every exchange.
+  // `tools` is the configured tools mode (what tools/list shows); `compact` serves
+  // fleet_find_nodes and fleet_describe_node, callable in every mode. `wall_ms` is Unix
+  // milliseconds (tokens, commit tokens, rate buckets), `steady_ms` monotonic (latencies).
+  McpMethods(const FrontOptions& options, FleetView& fleet, const ToolSurface& tools, const CompactTools& compact,
+             CallGate& gate, Elicitations& elicitations, NodeResources& resources, TelemetryFanout& fanout,
+             OpenStreams& streams, FrontMetrics& metrics, const CallLog& log, const ProtectedResource& resource,
+             std::function<int64_t()> wall_ms, std::function<int64_t()> steady_ms)
+      : options_(options), fleet_(fleet), tools_(tools), compact_(compact), gate_(gate), elicitations_(elicitations),
+        resources_(resources), fanout_(fanout), streams_(streams), metrics_(metrics), log_(log), resource_(resource),
+        wall_ms_(std::move(wall_ms)), steady_ms_(std::move(steady_ms)) {}
 
   json::Document initialize_result(McpRevision revision) const;
 
@@ -67,7 +90,20 @@ class McpMethods {
                    const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                    const std::shared_ptr<Exchange>& exchange, Answer& answer);
 
-  FrontServices& s_;
+  const FrontOptions& options_;
+  FleetView& fleet_;
+  const ToolSurface& tools_;
+  const CompactTools& compact_;
+  CallGate& gate_;
+  Elicitations& elicitations_;
+  NodeResources& resources_;
+  TelemetryFanout& fanout_;
+  OpenStreams& streams_;
+  FrontMetrics& metrics_;
+  const CallLog& log_;
+  const ProtectedResource& resource_;
+  std::function<int64_t()> wall_ms_;
+  std::function<int64_t()> steady_ms_;
 };
 
 }  // namespace fleetmcp::http

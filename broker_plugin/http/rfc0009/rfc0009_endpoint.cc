@@ -33,37 +33,37 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   } catch (const Error& e) {
     return ex->respond(envelope_reply(e.envelope()));
   }
-  if (const auto failure = s_.catalog.schemas().validate(kRequestSchema, body)) {
+  if (const auto failure = schemas_.validate(kRequestSchema, body)) {
     const std::string where = failure->path.empty() ? "the top level" : ascii_clamp(failure->path, 80);
     return ex->respond(envelope_reply(bad_request("request body invalid at " + where + ": " + ascii_clamp(failure->message, 200),
                                                   "send {\"tool\": \"<name from tools/list>\", \"arguments\": {...}}")));
   }
   const std::string tool_name(*json::get_string(body, "tool"));
   const json::Value* arguments = json::find(body, "arguments");
-  const auto fleet = s_.fleet.snapshot();
+  const auto fleet = fleet_.snapshot();
 
   // RFC-0009 calls per-node tools by their projected names only: resolved here, once.
   const FleetTool* resolved = find_projected(*fleet, agent.tenant, tool_name);
   if (resolved == nullptr) {
     const ErrorEnvelope e = unknown_tool_error(tool_name);
-    s_.log.refused(kVia, &agent, tool_name, nullptr, e);
+    log_.refused(kVia, &agent, tool_name, nullptr, e);
     return ex->respond(envelope_reply(404, e));
   }
   // §3: a subscribe without Accept: text/event-stream is refused before it costs a rate token.
   if (is_metrics_stream(*resolved) && !names(req.header("Accept"), "text/event-stream")) {
     const ErrorEnvelope e = bad_request("subscribe streams need Accept: text/event-stream (RFC-0009 section 3)",
                                         "send Accept: text/event-stream, or call the snapshot verb for one sample");
-    s_.log.refused(kVia, &agent, tool_name, resolved, e);
+    log_.refused(kVia, &agent, tool_name, resolved, e);
     return ex->respond(envelope_reply(e));
   }
 
-  auto admitted = s_.gate.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, resolved, arguments, {}}, s_.wall_ms());
+  auto admitted = gate_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, resolved, arguments, {}}, wall_ms_());
   if (!admitted) {
     const CallRefusal& refusal = admitted.refusal();
-    s_.log.refused(kVia, &agent, tool_name, refusal.tool, refusal.error);
+    log_.refused(kVia, &agent, tool_name, refusal.tool, refusal.error);
     HttpReply r = envelope_reply(http_status(refusal.error.code), refusal.error);
     if (refusal.kind == RefusalKind::kScope) {
-      r.with("WWW-Authenticate", s_.resource.challenge("insufficient_scope", refusal.error.message, refusal.required_scope));
+      r.with("WWW-Authenticate", resource_.challenge("insufficient_scope", refusal.error.message, refusal.required_scope));
     }
     return ex->respond(std::move(r));
   }
@@ -78,11 +78,11 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
 void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
                                 std::shared_ptr<const FleetTool> tool, GatePass pass) {
   CallRequest request = call_request(*agent, *tool, std::move(pass.arguments_json));
-  const int64_t started = s_.steady_ms();
-  InFlightCall::start(s_.fleet, ex->scheduler(), std::move(request),
+  const int64_t started = steady_ms_();
+  InFlightCall::start(fleet_, ex->scheduler(), std::move(request),
                       [this, ex, agent, tool = std::move(tool), started, slot = std::move(pass.slot)](CallResult result) {
     if (slot) slot->release();
-    s_.log.finished(kVia, *agent, *tool, result, s_.steady_ms() - started);
+    log_.finished(kVia, *agent, *tool, result, steady_ms_() - started);
     ex->respond(result ? HttpReply::json(200, std::move(*result)) : envelope_reply(result.error()));
   });
 }
@@ -91,28 +91,28 @@ void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const Age
                                   const std::string& arguments_json) {
   const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal);
   const int64_t interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
-  const Rfc0009StreamConfig config{s_.options.sse_ping, s_.options.sse_idle_timeout, s_.options.sse_buffer_frames};
-  const int64_t started = s_.steady_ms();
+  const Rfc0009StreamConfig config{options_.sse_ping, options_.sse_idle_timeout, options_.sse_buffer_frames};
+  const int64_t started = steady_ms_();
   // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
   auto stream = std::make_shared<std::weak_ptr<Rfc0009Stream>>();
-  std::shared_ptr<OpenStreams::Ticket> ticket = s_.streams.open(agent, s_.wall_ms(), [stream](StreamStop) {
+  std::shared_ptr<OpenStreams::Ticket> ticket = streams_.open(agent, wall_ms_(), [stream](StreamStop) {
     if (const auto s = stream->lock()) s->stop();
   });
   if (!ticket) {
     const ErrorEnvelope e = stream_quota_error();
-    s_.log.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    log_.refused(kVia, &agent, tool.name.dotted(), &tool, e);
     return Rfc0009Stream::refuse(*ex, CloseCode::kRateLimited);
   }
-  s_.metrics.stream_opened(StreamKind::kRfc0009);
+  metrics_.stream_opened(StreamKind::kRfc0009);
   // The ticket lives as long as this callback: until the stream has closed.
   auto closed = [this, agent, tool, started, ticket](CloseCode code) {
-    s_.metrics.stream_closed(StreamKind::kRfc0009);
+    metrics_.stream_closed(StreamKind::kRfc0009);
     const std::string_view e = code == CloseCode::kDeviceOffline ? "E_NODE_OFFLINE"
                                : code == CloseCode::kNormal     ? ""
                                                                 : close_reason(code);
-    s_.log.stream_ended(kVia, agent, tool, e, s_.steady_ms() - started);
+    log_.stream_ended(kVia, agent, tool, e, steady_ms_() - started);
   };
-  *stream = Rfc0009Stream::open(*ex, s_.fanout, tool, agent.tenant, interval_ms, config, std::move(closed));
+  *stream = Rfc0009Stream::open(*ex, fanout_, tool, agent.tenant, interval_ms, config, std::move(closed));
 }
 
 }  // namespace fleetmcp::http

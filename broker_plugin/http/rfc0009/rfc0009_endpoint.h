@@ -6,16 +6,36 @@
 // The token is checked before (front_router.h); a scope it lacks is 403 insufficient_scope.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "broker_plugin/http/transport/exchange.h"
-#include "broker_plugin/http/front/front_services.h"
+#include "broker_plugin/http/auth/protected_resource.h"
+#include "broker_plugin/http/calls/call_gate.h"
+#include "broker_plugin/http/calls/call_log.h"
+#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/front/front_metrics.h"
+#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/rfc0009/open_streams.h"
+#include "broker_plugin/http/rfc0009/telemetry_fanout.h"
+#include "common/registry/schema_registry.h"
 
 namespace fleetmcp::http {
 
 class Rfc0009Endpoint {
  public:
-  explicit Rfc0009Endpoint(FrontServices& services) : s_(services) {}
+  // Everything is owned by the front (FrontHandler) or a unit test and outlives every exchange.
+  // `schemas` validates the request body; `wall_ms` is Unix milliseconds (tokens, rate buckets),
+  // `steady_ms` monotonic (latencies).
+  Rfc0009Endpoint(const FrontOptions& options, const SchemaRegistry& schemas, FleetView& fleet, CallGate& gate,
+                  TelemetryFanout& fanout, OpenStreams& streams, FrontMetrics& metrics, const CallLog& log,
+                  const ProtectedResource& resource, std::function<int64_t()> wall_ms,
+                  std::function<int64_t()> steady_ms)
+      : options_(options), schemas_(schemas), fleet_(fleet), gate_(gate), fanout_(fanout), streams_(streams),
+        metrics_(metrics), log_(log), resource_(resource), wall_ms_(std::move(wall_ms)),
+        steady_ms_(std::move(steady_ms)) {}
   void handle(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent);
 
  private:
@@ -25,7 +45,17 @@ class Rfc0009Endpoint {
   void open_stream(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const FleetTool& tool,
                    const std::string& arguments_json);
 
-  FrontServices& s_;
+  const FrontOptions& options_;
+  const SchemaRegistry& schemas_;
+  FleetView& fleet_;
+  CallGate& gate_;
+  TelemetryFanout& fanout_;
+  OpenStreams& streams_;
+  FrontMetrics& metrics_;
+  const CallLog& log_;
+  const ProtectedResource& resource_;
+  std::function<int64_t()> wall_ms_;
+  std::function<int64_t()> steady_ms_;
 };
 
 }  // namespace fleetmcp::http

@@ -1,7 +1,7 @@
 // One client connection of the Beast server (http_server.h): reads requests with Beast's parser
 // (no HTTP parsing of ours), hands each to the front as an Exchange, writes the reply, and keeps
 // the connection alive between requests. An exchange may instead turn the connection into a
-// Server-Sent Events stream (sse_socket_stream.cc): the response header, then frames until the
+// Server-Sent Events stream ("Stream mode" below): the response header, then frames until the
 // stream finishes, and the connection is closed after it.
 //
 // With TLS (plugin_opt_http_tls_*) the same happens inside a TLS session, after a handshake.
@@ -96,7 +96,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   const std::shared_ptr<AsioScheduler>& scheduler() const { return scheduler_; }
   Executor executor();
 
-  // Stream mode (sse_socket_stream.cc), on the io thread.
+  // Stream mode, on the io thread.
   void stream_send(std::string text, bool counted);
   void stream_finish(std::string last);
   void stream_on_end(std::function<void(StreamEnd)> handler);
