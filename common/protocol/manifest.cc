@@ -381,9 +381,10 @@ Status ManifestVerifier::check_time(const ManifestFacts& m, int64_t now_ms) cons
   return {};
 }
 
-// Checks 5 and 6, in the order of docs/protocol.md §6.1: all of 5 (node_id is the topic's, the
-// publisher's and the certificate's CN) before all of 6 (kid, chain, revocation). node_id passed
-// the schema pattern, so it may be named in messages.
+// Checks 5 and 6: the topic, the publisher, then the certificate: present, its thumbprint is the
+// kid, it chains to the fleet CA, its node is not revoked, and last its CN (a certificate of
+// another node is reported by its kid, which names both thumbprints). node_id passed the schema
+// pattern, so it may be named in messages.
 Status ManifestVerifier::check_identity(const ManifestFacts& m, const AnnounceContext& ctx) const {
   const std::string node_id(m.node_id);
   if (!ctx.topic_node_id.empty() && m.node_id != ctx.topic_node_id) {
@@ -401,11 +402,6 @@ Status ManifestVerifier::check_identity(const ManifestFacts& m, const AnnounceCo
                               "enroll the node (fleetctl pki enroll) and connect with its certificate; offline, "
                               "pass the node certificate (fleetctl manifest verify --cert)");
   }
-  if (cert->subject_cn() != m.node_id) {
-    return attestation_failed("the certificate CN does not equal node_id " + node_id,
-                              "use the node_id the certificate was issued for (its CN), or sign with that node's "
-                              "key and certificate");
-  }
   if (m.kid != cert->thumbprint()) {
     return attestation_failed("node_attestation.kid " + std::string(m.kid) + " is not the thumbprint of node " +
                                   node_id + "'s certificate (" + cert->thumbprint() + ")",
@@ -422,6 +418,11 @@ Status ManifestVerifier::check_identity(const ManifestFacts& m, const AnnounceCo
     return attestation_failed(
         "node " + node_id + " is revoked",
         "an operator revoked this node; re-enroll it under a new node_id if it is trusted again");
+  }
+  if (cert->subject_cn() != m.node_id) {
+    return attestation_failed("the certificate CN does not equal node_id " + node_id,
+                              "use the node_id the certificate was issued for (its CN), or sign with that node's "
+                              "key and certificate");
   }
   return {};
 }
