@@ -1,12 +1,13 @@
-// docs/protocol.md §5 for announces arriving at the broker: ManifestVerifier's checks, in the table's
-// order, with the expensive part (parse, schema, signature) done once per payload and cached
-// (verdict_cache.h). The certificate handed in must already be known to chain to the fleet CA:
-// the plugin checks that once per connection (client_identity) or, for announces restored from
-// persistence, before calling here.
+// docs/protocol.md §6.1 for announces arriving at the broker: ManifestVerifier's one sequence of
+// checks (common/protocol/manifest.h), with what depends on the bytes alone (parse, kinds,
+// schema, signature) done once per payload and cached (verdict_cache.h). What this class adds is
+// the cache and the facts the plugin supplies: revocations, the node's certificate, the clock.
+// The certificate handed in must already be known to chain to the fleet CA: the plugin checks
+// that once per connection (client_identity) or, for announces restored from persistence, before
+// calling here (AnnounceContext::chain_verified).
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,15 +16,6 @@
 #include "common/protocol/manifest.h"
 
 namespace fleetmcp::plugin {
-
-struct AnnounceFacts {
-  int64_t now_ms = 0;
-  std::string_view topic_node_id;
-  std::string_view publisher_identity;           // the node the publisher authenticated as
-  const Certificate* certificate = nullptr;      // its certificate (chain already checked)
-  std::optional<int64_t> last_issued_at_ms;      // check 8
-  std::optional<std::string> pinned_hw_fingerprint;  // check 9 (none after a re-enrolment)
-};
 
 struct AnnounceOutcome {
   bool accepted = false;
@@ -39,8 +31,8 @@ class AnnounceVerifier {
   AnnounceVerifier(std::shared_ptr<const SchemaRegistry> schemas, Certificate ca,
                    std::shared_ptr<const RevocationList> revoked, size_t cache_capacity);
 
-  AnnounceOutcome check(std::string_view payload, const AnnounceFacts& facts);
-  void set_revocations(std::shared_ptr<const RevocationList> revoked);
+  AnnounceOutcome check(std::string_view payload, const AnnounceContext& facts);
+  void set_revocations(std::shared_ptr<const RevocationList> revoked) { verifier_.set_revocations(std::move(revoked)); }
   // A node's manifest was replaced or withdrawn: its verdict (and the summary it holds) goes.
   // Without this every refresh of every node left ~1.5 KiB behind until the cache filled
   // (verdict_cache_entries, 65536 by default: ~100 MiB), which the soak saw as RSS growth.
@@ -48,12 +40,12 @@ class AnnounceVerifier {
   size_t cached() const { return cache_.size(); }
 
  private:
-  CachedVerdict analyse(std::string_view payload, const Digest32& digest, const AnnounceFacts& facts) const;
-  void check_identity(const ManifestSummary& m, const AnnounceFacts& facts) const;
-  void check_signature(CachedVerdict& verdict, std::string_view payload, const Certificate& cert) const;
+  CachedVerdict analyse(std::string_view payload, const Digest32& digest, const Certificate* cert) const;
+  // Check 7 from the verdict, verifying (and remembering) it the first time the payload meets
+  // the certificate its kid names.
+  Status signature_of(CachedVerdict& verdict, std::string_view payload, const Certificate& cert) const;
 
   ManifestVerifier verifier_;
-  std::shared_ptr<const RevocationList> revoked_;
   VerdictCache cache_;
 };
 

@@ -15,6 +15,16 @@ ManifestSummary ManifestSummary::from(const ParsedManifest& m, const Digest32& p
   return s;
 }
 
+ManifestFacts ManifestSummary::facts() const {
+  ManifestFacts f;
+  f.node_id = node_id;
+  f.kid = kid;
+  f.hw_fingerprint = hw_fingerprint;
+  f.issued_at_ms = issued_at_ms;
+  f.expires_at_ms = expires_at_ms;
+  return f;
+}
+
 const Capability* ManifestSummary::capability(std::string_view cap_id) const {
   for (const auto& cap : capabilities) {
     if (cap.cap_id == cap_id) return &cap;

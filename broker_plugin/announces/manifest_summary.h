@@ -21,6 +21,8 @@ struct ManifestSummary {
 
   static ManifestSummary from(const ParsedManifest& m, const Digest32& payload_digest);
   const Capability* capability(std::string_view cap_id) const;
+  // What checks 4–9 read (common/protocol/manifest.h): views into this summary.
+  ManifestFacts facts() const;
 };
 
 }  // namespace fleetmcp::plugin

@@ -133,7 +133,7 @@ class FleetPlugin : private NodeFacts {
   // fleet_plugin_announce.cc
   Verdict check_announce(const ClientView& client, Session& session, const AclEvent& event,
                          const AclVerdict& policy);
-  AnnounceFacts facts_for(const NodeRecord* node, std::string_view node_id, const Certificate* cert,
+  AnnounceContext facts_for(const NodeRecord* node, std::string_view node_id, const Certificate* cert,
                           int64_t now_ms) const;
   void refuse_announce(std::string_view client_id, const Principal& node, const ErrorEnvelope& error,
                        std::string_view etag);

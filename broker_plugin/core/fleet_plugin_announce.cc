@@ -55,13 +55,14 @@ Verdict FleetPlugin::check_announce(const ClientView& client, Session& session, 
   return Verdict::kAllow;
 }
 
-AnnounceFacts FleetPlugin::facts_for(const NodeRecord* node, std::string_view node_id, const Certificate* cert,
-                                     int64_t now_ms) const {
-  AnnounceFacts facts;
+AnnounceContext FleetPlugin::facts_for(const NodeRecord* node, std::string_view node_id, const Certificate* cert,
+                                       int64_t now_ms) const {
+  AnnounceContext facts;
   facts.now_ms = now_ms;
   facts.topic_node_id = node_id;
   facts.publisher_identity = node_id;
   facts.certificate = cert;
+  facts.chain_verified = true;  // client_identity at connect, or the restore path before calling (bridge)
   if (node != nullptr) {
     facts.last_issued_at_ms = node->last_issued_at_ms;
     // The pin holds for the certificate it was made with; a new certificate is a re-enrolment.

@@ -30,12 +30,12 @@ const std::string& canonical(const json::Value& value) {
   return t_canonical;
 }
 
-Error manifest_invalid(const std::string& message, const std::string& fix) {
-  return Error(ErrorCode::kManifestInvalid, message, fix);
+ErrorEnvelope manifest_invalid(const std::string& message, const std::string& fix) {
+  return ErrorEnvelope(ErrorCode::kManifestInvalid, message, fix);
 }
 
-Error attestation_failed(const std::string& message, const std::string& fix) {
-  return Error(ErrorCode::kAttestationFailed, message, fix);
+ErrorEnvelope attestation_failed(const std::string& message, const std::string& fix) {
+  return ErrorEnvelope(ErrorCode::kAttestationFailed, message, fix);
 }
 
 // Adds the member `key` as "" when it is missing (signing fills what the caller left out).
@@ -100,17 +100,17 @@ std::string without_quoted(std::string_view message) {
   return out;
 }
 
-json::Document parse_payload(std::string_view payload) {
+Result<json::Document> parse_payload(std::string_view payload) {
   if (payload.size() > kMaxManifestBytes) {
-    throw manifest_invalid("manifest is " + std::to_string(payload.size()) + " bytes, over the limit of " +
+    return manifest_invalid("manifest is " + std::to_string(payload.size()) + " bytes, over the limit of " +
                                std::to_string(kMaxManifestBytes) + " bytes",
                            "publish fewer or smaller capabilities; a manifest must fit in 64 KiB");
   }
-  try {
+  try {  // the JSON layer throws; its refusal becomes this check's value here
     return json::parse_strict(payload, ErrorCode::kManifestInvalid, {.max_bytes = kMaxManifestBytes, .max_depth = 16});
   } catch (const Error& e) {
     // Re-templated here because the verifier's messages go back to devices and into audit logs.
-    throw manifest_invalid("manifest is not strict JSON: " + without_quoted(e.envelope().message),
+    return manifest_invalid("manifest is not strict JSON: " + without_quoted(e.envelope().message),
                            "publish exactly one JSON object: valid UTF-8, no duplicate keys, nothing after it "
                            "(sign it with fleetmcp-device or fleetctl manifest sign)");
   }
@@ -118,10 +118,10 @@ json::Document parse_payload(std::string_view payload) {
 
 // Check 2 runs on the raw parse, before the schema, so an unknown kind is reported as
 // E_KIND_UNSUPPORTED even when the same manifest has other defects.
-void check_kinds(const json::Value& doc, const KindRegistry& kinds) {
-  if (!doc.IsObject()) return;
+Status check_kinds(const json::Value& doc, const KindRegistry& kinds) {
+  if (!doc.IsObject()) return {};
   const json::Value* caps = json::find(doc, "capabilities");
-  if (caps == nullptr || !caps->IsArray()) return;
+  if (caps == nullptr || !caps->IsArray()) return {};
   for (rapidjson::SizeType i = 0; i < caps->Size(); ++i) {
     const json::Value& cap = (*caps)[i];
     if (!cap.IsObject()) continue;
@@ -129,17 +129,18 @@ void check_kinds(const json::Value& doc, const KindRegistry& kinds) {
     if (!kind || kinds.by_kind(*kind) != nullptr) continue;
     std::string registered;
     for (const auto& spec : kinds.all()) registered += (registered.empty() ? "" : ", ") + spec.kind;
-    throw Error(ErrorCode::kKindUnsupported,
+    return ErrorEnvelope(ErrorCode::kKindUnsupported,
                 "capabilities[" + std::to_string(i) + "].kind is not a registered kind (registered: " + registered + ")",
                 "use a registered kind (GET /schemas lists their contracts) or remove that capability; "
                 "a new kind needs an RFC-0001 registry amendment");
   }
+  return {};
 }
 
-int64_t required_int64(const json::Value& object, std::string_view key) {
+Result<int64_t> required_int64(const json::Value& object, std::string_view key) {
   const auto v = json::get_int64(object, key);
   if (!v) {
-    throw manifest_invalid(std::string(key) + " is not a 64-bit integer",
+    return manifest_invalid(std::string(key) + " is not a 64-bit integer",
                            "write " + std::string(key) + " as integer milliseconds since the Unix epoch");
   }
   return *v;
@@ -179,26 +180,31 @@ std::string blanked(const ParsedManifest& m, bool blank_hash) {
   return text;
 }
 
+}  // namespace
+
 // Check 7.
-void verify_attestation(const ParsedManifest& m, const Certificate& cert) {
+Status ManifestVerifier::check_signature(const ParsedManifest& m, const Certificate& cert) {
   if (blake3_256_hex(blanked(m, /*blank_hash=*/true)) != m.payload_hash) {  // P0
-    throw attestation_failed(
+    return attestation_failed(
         "node_attestation.payload_hash does not match the BLAKE3-256 of the canonical manifest (P0, docs/protocol.md "
         "section 5): the manifest was changed after signing or hashed differently",
         "re-sign the manifest on the device after every change (hash JCS with sig and payload_hash blanked)");
   }
   const auto sig = base64url_decode(m.sig);
   if (!sig || sig->size() != 64) {
-    throw attestation_failed("node_attestation.sig is not a base64url Ed25519 signature",
+    return attestation_failed("node_attestation.sig is not a base64url Ed25519 signature",
                              "re-sign the manifest; sig is 86 base64url characters without padding");
   }
   if (!ed25519_verify(cert.ed25519_public_key(), blanked(m, /*blank_hash=*/false), *sig)) {  // P1
-    throw attestation_failed("node_attestation.sig does not verify with the Ed25519 key of certificate " + m.kid +
+    return attestation_failed("node_attestation.sig does not verify with the Ed25519 key of certificate " + m.kid +
                                  " for node " + m.node_id,
                              "sign with the private key that belongs to the node's enrolled certificate "
                              "(node.key next to node.crt), over JCS with only sig blanked");
   }
+  return {};
 }
+
+namespace {
 
 // Chain verification (an X.509 store set up per call plus an Ed25519 signature check, ~80 us) has
 // the same answer every time for the same (CA, leaf DER) pair; only the validity windows move with
@@ -284,8 +290,8 @@ std::string sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key
   auto& a = manifest.GetAllocator();
   const json::Value* found = manifest.IsObject() ? json::find(manifest, "node_attestation") : nullptr;
   if (found == nullptr || !found->IsObject() || !json::get_string(*found, "alg") || !json::get_string(*found, "kid")) {
-    throw manifest_invalid("cannot sign: the manifest has no node_attestation object with alg and kid",
-                           "set node_attestation.alg to \"Ed25519\" and .kid to the certificate thumbprint");
+    throw Error(manifest_invalid("cannot sign: the manifest has no node_attestation object with alg and kid",
+                                 "set node_attestation.alg to \"Ed25519\" and .kid to the certificate thumbprint"));
   }
   json::Value& attestation = manifest["node_attestation"];
   // Both members exist before either is referenced: adding a member may move the member array.
@@ -308,32 +314,38 @@ ManifestVerifier::ManifestVerifier(std::shared_ptr<const SchemaRegistry> schemas
                                    std::shared_ptr<const RevocationList> revoked)
     : schemas_(std::move(schemas)), ca_(std::move(ca)), revoked_(std::move(revoked)) {}
 
-ParsedManifest ManifestVerifier::parse(std::string_view payload) const {
+Result<ParsedManifest> ManifestVerifier::parse(std::string_view payload) const {
+  auto doc = parse_payload(payload);  // check 1
+  if (!doc) return std::move(doc).error();
   ParsedManifest m;
-  m.doc = parse_payload(payload);                // check 1
-  check_kinds(m.doc, schemas_->kinds());         // check 2
+  m.doc = std::move(*doc);
+  if (Status kinds = check_kinds(m.doc, schemas_->kinds()); !kinds) return std::move(kinds).error();  // check 2
   if (auto failure = schemas_->validate(kManifestSchemaId, m.doc)) {  // check 3
     const std::string path = safe_path(failure->path);
     const std::string where = path == "/" ? "the top level" : path;
-    throw manifest_invalid("manifest does not match " + std::string(kManifestSchemaId) + " at " + where + ": " +
-                               failure->message,
-                           "fix the manifest at " + where +
-                               " (the schema is served at GET /schemas/manifest@1.2.0) and re-sign it");
+    return manifest_invalid("manifest does not match " + std::string(kManifestSchemaId) + " at " + where + ": " +
+                                failure->message,
+                            "fix the manifest at " + where +
+                                " (the schema is served at GET /schemas/manifest@1.2.0) and re-sign it");
   }
-  const json::Value& doc = m.doc;
-  const json::Value& attestation = doc["node_attestation"];
-  m.node_id = string_member(doc, "node_id");
+  const json::Value& doc_root = m.doc;
+  const json::Value& attestation = doc_root["node_attestation"];
+  m.node_id = string_member(doc_root, "node_id");
   m.kid = string_member(attestation, "kid");
   m.sig = string_member(attestation, "sig");
   m.payload_hash = string_member(attestation, "payload_hash");
-  m.hw_fingerprint = string_member(doc["hw_fingerprint"], "value");
-  m.issued_at_ms = required_int64(doc, "issued_at_ms");
-  m.expires_at_ms = required_int64(doc, "expires_at_ms");
-  const auto& caps = doc["capabilities"].GetArray();
+  m.hw_fingerprint = string_member(doc_root["hw_fingerprint"], "value");
+  const auto issued = required_int64(doc_root, "issued_at_ms");
+  if (!issued) return issued.error();
+  const auto expires = required_int64(doc_root, "expires_at_ms");
+  if (!expires) return expires.error();
+  m.issued_at_ms = *issued;
+  m.expires_at_ms = *expires;
+  const auto& caps = doc_root["capabilities"].GetArray();
   m.capabilities.reserve(caps.Size());
   for (const auto& cap : caps) m.capabilities.push_back(capability_from(cap));
   std::array<jcs::ValueSpan, 2> spans{{{&attestation["sig"]}, {&attestation["payload_hash"]}}};
-  jcs::canonicalize(doc, m.canonical, spans);
+  jcs::canonicalize(doc_root, m.canonical, spans);
   m.sig_begin = spans[0].begin;
   m.sig_end = spans[0].end;
   m.hash_begin = spans[1].begin;
@@ -342,99 +354,102 @@ ParsedManifest ManifestVerifier::parse(std::string_view payload) const {
   return m;
 }
 
-void ManifestVerifier::check_time(const ParsedManifest& m, int64_t now_ms) const {
+Status ManifestVerifier::check_time(const ManifestFacts& m, int64_t now_ms) const {
   const int64_t ttl = m.expires_at_ms - m.issued_at_ms;
   if (ttl <= 0) {
-    throw manifest_invalid("expires_at_ms is not after issued_at_ms (expires - issued = " + std::to_string(ttl) +
-                               " ms)",
-                           "set expires_at_ms to issued_at_ms plus the manifest TTL (at most 86400000 ms)");
+    return manifest_invalid("expires_at_ms is not after issued_at_ms (expires - issued = " + std::to_string(ttl) +
+                                " ms)",
+                            "set expires_at_ms to issued_at_ms plus the manifest TTL (at most 86400000 ms)");
   }
   if (ttl > kMaxManifestTtlMs) {
-    throw manifest_invalid("manifest lifetime expires_at_ms - issued_at_ms = " + std::to_string(ttl) +
-                               " ms exceeds the 24 h maximum of 86400000 ms",
-                           "lower the manifest TTL (manifest_ttl_s in device.conf) to at most 86400 s");
+    return manifest_invalid("manifest lifetime expires_at_ms - issued_at_ms = " + std::to_string(ttl) +
+                                " ms exceeds the 24 h maximum of 86400000 ms",
+                            "lower the manifest TTL (manifest_ttl_s in device.conf) to at most 86400 s");
   }
   if (m.issued_at_ms > now_ms + kMaxClockSkewMs) {
-    throw manifest_invalid("issued_at_ms is " + std::to_string(m.issued_at_ms - now_ms) +
-                               " ms ahead of the broker clock (at most 60000 ms allowed)",
-                           "check the device clock (NTP); issued_at_ms is " + std::to_string(m.issued_at_ms - now_ms) +
-                               " ms ahead of the broker");
+    return manifest_invalid("issued_at_ms is " + std::to_string(m.issued_at_ms - now_ms) +
+                                " ms ahead of the broker clock (at most 60000 ms allowed)",
+                            "check the device clock (NTP); issued_at_ms is " +
+                                std::to_string(m.issued_at_ms - now_ms) + " ms ahead of the broker");
   }
   if (now_ms >= m.expires_at_ms) {
-    throw manifest_invalid("manifest expired " + std::to_string(now_ms - m.expires_at_ms) +
-                               " ms ago (expires_at_ms is not after the broker clock)",
-                           "re-sign and re-announce the manifest with a fresh issued_at_ms/expires_at_ms; if it "
-                           "was just signed, check the device clock (NTP)");
+    return manifest_invalid("manifest expired " + std::to_string(now_ms - m.expires_at_ms) +
+                                " ms ago (expires_at_ms is not after the broker clock)",
+                            "re-sign and re-announce the manifest with a fresh issued_at_ms/expires_at_ms; if it "
+                            "was just signed, check the device clock (NTP)");
   }
+  return {};
 }
 
-void ManifestVerifier::check_identity(const ParsedManifest& m, const AnnounceContext& ctx) const {
-  // Check 5. node_id passed the schema pattern, so it may be named in messages.
+// Checks 5 and 6: the topic, the publisher, then the certificate: present, its thumbprint is the
+// kid, it chains to the fleet CA, its node is not revoked, and last its CN (a certificate of
+// another node is reported by its kid, which names both thumbprints). node_id passed the schema
+// pattern, so it may be named in messages.
+Status ManifestVerifier::check_identity(const ManifestFacts& m, const AnnounceContext& ctx) const {
+  const std::string node_id(m.node_id);
   if (!ctx.topic_node_id.empty() && m.node_id != ctx.topic_node_id) {
-    throw attestation_failed("node_id " + m.node_id + " does not match the announce topic's node id",
-                             "publish the manifest on $devices/<its own node_id>/announce");
+    return attestation_failed("node_id " + node_id + " does not match the announce topic's node id",
+                              "publish the manifest on $devices/<its own node_id>/announce");
   }
   if (!ctx.publisher_identity.empty() && m.node_id != ctx.publisher_identity) {
-    throw attestation_failed("node_id " + m.node_id + " is not the identity (certificate CN) of the publisher",
-                             "a node may only announce its own manifest: use the node_id of the certificate the "
-                             "device connects with");
+    return attestation_failed("node_id " + node_id + " is not the identity (certificate CN) of the publisher",
+                              "a node may only announce its own manifest: use the node_id of the certificate the "
+                              "device connects with");
   }
-  // Check 6.
   const Certificate* cert = ctx.certificate;
   if (cert == nullptr) {
-    throw attestation_failed("no certificate is known for node " + m.node_id +
-                                 " (none presented and none enrolled)",
-                             "enroll the node (fleetctl pki enroll) and connect with its certificate, or pass "
-                             "the node certificate (--cert)");
+    return attestation_failed("no certificate is known for node " + node_id + " (none presented and none enrolled)",
+                              "enroll the node (fleetctl pki enroll) and connect with its certificate; offline, "
+                              "pass the node certificate (fleetctl manifest verify --cert)");
   }
   if (m.kid != cert->thumbprint()) {
-    throw attestation_failed("node_attestation.kid " + m.kid + " is not the thumbprint of node " + m.node_id +
-                                 "'s certificate (" + cert->thumbprint() + ")",
-                             "set kid to the lowercase hex SHA-256 of the DER of the node's own certificate and "
-                             "re-sign");
+    return attestation_failed("node_attestation.kid " + std::string(m.kid) + " is not the thumbprint of node " +
+                                  node_id + "'s certificate (" + cert->thumbprint() + ")",
+                              "set kid to the lowercase hex SHA-256 of the DER of the node's own certificate and "
+                              "re-sign");
   }
-  if (!chains_to(*cert, ca_, ctx.now_ms)) {
-    throw attestation_failed("the certificate of node " + m.node_id +
-                                 " does not chain to the fleet CA or is outside its validity period",
-                             "re-enroll the node with this fleet's CA (fleetctl pki enroll) and install the new "
-                             "bundle on the device");
+  if (!ctx.chain_verified && !chains_to(*cert, ca_, ctx.now_ms)) {
+    return attestation_failed("the certificate of node " + node_id +
+                                  " does not chain to the fleet CA or is outside its validity period",
+                              "re-enroll the node with this fleet's CA (fleetctl pki enroll) and install the new "
+                              "bundle on the device");
   }
   if (revoked_ != nullptr && revoked_->contains(m.node_id)) {
-    throw attestation_failed("node " + m.node_id + " is revoked",
-                             "an operator revoked this node; re-enroll it under a new node_id if it is trusted again");
+    return attestation_failed(
+        "node " + node_id + " is revoked",
+        "an operator revoked this node; re-enroll it under a new node_id if it is trusted again");
   }
   if (cert->subject_cn() != m.node_id) {
-    throw attestation_failed("the certificate CN does not equal node_id " + m.node_id,
-                             "use the node_id the certificate was issued for (its CN), or sign with that node's "
-                             "key and certificate");
+    return attestation_failed("the certificate CN does not equal node_id " + node_id,
+                              "use the node_id the certificate was issued for (its CN), or sign with that node's "
+                              "key and certificate");
   }
+  return {};
 }
 
-void ManifestVerifier::check_signature(const ParsedManifest& m, const Certificate& cert) const {
-  verify_attestation(m, cert);
-}
-
-void ManifestVerifier::check_history(const ParsedManifest& m, const AnnounceContext& ctx) const {
+Status ManifestVerifier::check_history(const ManifestFacts& m, const AnnounceContext& ctx) const {
   if (ctx.last_issued_at_ms && m.issued_at_ms < *ctx.last_issued_at_ms) {  // check 8
-    throw manifest_invalid("issued_at_ms is " + std::to_string(*ctx.last_issued_at_ms - m.issued_at_ms) +
-                               " ms older than the last accepted manifest of node " + m.node_id + " (replay)",
-                           "announce a freshly signed manifest; if the device clock went backwards, fix it (NTP)");
+    return manifest_invalid("issued_at_ms is " + std::to_string(*ctx.last_issued_at_ms - m.issued_at_ms) +
+                                " ms older than the last accepted manifest of node " + std::string(m.node_id) +
+                                " (replay)",
+                            "announce a freshly signed manifest; if the device clock went backwards, fix it (NTP)");
   }
   if (ctx.pinned_hw_fingerprint && m.hw_fingerprint != *ctx.pinned_hw_fingerprint) {  // check 9
-    throw attestation_failed("hw_fingerprint.value of node " + m.node_id +
-                                 " differs from the one first seen for this node",
-                             "if the hardware was replaced, re-enroll the node (fleetctl pki enroll); otherwise "
-                             "treat the node's credentials as copied to another device");
+    return attestation_failed("hw_fingerprint.value of node " + std::string(m.node_id) +
+                                  " differs from the one first seen for this node",
+                              "if the hardware was replaced, re-enroll the node (fleetctl pki enroll); otherwise "
+                              "treat the node's credentials as copied to another device");
   }
+  return {};
 }
 
-ParsedManifest ManifestVerifier::verify(std::string_view payload, const AnnounceContext& ctx) const {
-  ParsedManifest m = parse(payload);  // 1–3
-  check_time(m, ctx.now_ms);          // 4
-  check_identity(m, ctx);             // 5, 6 (throws when there is no certificate)
-  verify_attestation(m, *ctx.certificate);  // 7
-  check_history(m, ctx);              // 8, 9
-  return m;
+Result<ParsedManifest> ManifestVerifier::verify(std::string_view payload, const AnnounceContext& ctx) const {
+  auto parsed = parse(payload);  // 1–3
+  if (!parsed) return parsed;
+  const ParsedManifest& m = *parsed;
+  Status rest = check_after_parse(m, ctx, [&](const Certificate& cert) { return check_signature(m, cert); });  // 4–9
+  if (!rest) return std::move(rest).error();
+  return parsed;
 }
 
 }  // namespace fleetmcp

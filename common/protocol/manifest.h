@@ -14,8 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "common/crypto/ed25519.h"
 #include "common/base/json.h"
+#include "common/base/result.h"
+#include "common/crypto/ed25519.h"
 #include "common/registry/kinds.h"
 #include "common/registry/schema_registry.h"
 #include "common/crypto/x509.h"
@@ -75,32 +76,64 @@ struct ParsedManifest {
   std::vector<Capability> capabilities;
 };
 
+// What checks 4–9 read of a manifest that passed checks 1–3: views into a ParsedManifest or into
+// the plugin's cached summary of one (broker_plugin/announces/manifest_summary.h), so the same checks
+// run on either without copying it.
+struct ManifestFacts {
+  std::string_view node_id, kid, hw_fingerprint;
+  int64_t issued_at_ms = 0, expires_at_ms = 0;
+
+  ManifestFacts() = default;
+  ManifestFacts(const ParsedManifest& m)  // NOLINT: implicit, a parsed manifest is its facts
+      : node_id(m.node_id), kid(m.kid), hw_fingerprint(m.hw_fingerprint), issued_at_ms(m.issued_at_ms),
+        expires_at_ms(m.expires_at_ms) {}
+};
+
 // What the verifier needs to know about the announce beyond its bytes.
 struct AnnounceContext {
   int64_t now_ms = 0;
   std::string_view topic_node_id;       // "" = not checked (offline verification)
   std::string_view publisher_identity;  // certificate CN of the publisher; "" = not checked
   const Certificate* certificate = nullptr;  // presented or enrolled cert of the node (checks 6, 7)
+  // The caller already verified that `certificate` chains to the fleet CA and is valid now (the
+  // plugin does so once per connection, and before re-checking an announce restored from
+  // persistence), so check 6 does not repeat the chain verification.
+  bool chain_verified = false;
   std::optional<int64_t> last_issued_at_ms;  // check 8
   std::optional<std::string> pinned_hw_fingerprint;  // check 9
 };
 
-// docs/protocol.md §5 verification, every check in the table's order; the first failure throws
-// fleetmcp::Error with that check's code and a message naming what failed.
+// docs/protocol.md §6.1 verification, every check in the table's order; the first failure is
+// returned with that check's code and a message naming what failed. The one sequence of checks:
+// `fleetctl manifest verify`, the tests and vectors run verify(); the plugin's AnnounceVerifier runs
+// check_after_parse() with check 7 answered from its verdict cache.
 class ManifestVerifier {
  public:
   ManifestVerifier(std::shared_ptr<const SchemaRegistry> schemas, Certificate ca,
                    std::shared_ptr<const RevocationList> revoked);
 
   // Checks 1–9.
-  ParsedManifest verify(std::string_view payload, const AnnounceContext& ctx) const;
+  Result<ParsedManifest> verify(std::string_view payload, const AnnounceContext& ctx) const;
 
-  // The pieces, for callers that cache the expensive part by (kid, payload_hash):
-  ParsedManifest parse(std::string_view payload) const;                         // checks 1–3
-  void check_time(const ParsedManifest& m, int64_t now_ms) const;               // check 4
-  void check_identity(const ParsedManifest& m, const AnnounceContext& ctx) const;  // 5, 6
-  void check_signature(const ParsedManifest& m, const Certificate& cert) const;   // 7
-  void check_history(const ParsedManifest& m, const AnnounceContext& ctx) const;  // 8, 9
+  // Checks 1–3: what depends on the bytes alone (with check 7, what the plugin caches).
+  Result<ParsedManifest> parse(std::string_view payload) const;
+
+  // Checks 4–9 in order. `check_signature(const Certificate&) -> Status` is check 7 as the caller
+  // has it: verify() checks the document; the plugin answers from its verdict cache. It is called
+  // only once checks 4–6 passed, so with the certificate the manifest's kid names.
+  template <typename CheckSignature>
+  Status check_after_parse(const ManifestFacts& m, const AnnounceContext& ctx, CheckSignature&& check_signature) const {
+    if (Status time = check_time(m, ctx.now_ms); !time) return time;        // 4
+    if (Status identity = check_identity(m, ctx); !identity) return identity;  // 5, 6
+    if (Status signature = check_signature(*ctx.certificate); !signature) return signature;  // 7
+    return check_history(m, ctx);                                            // 8, 9
+  }
+
+  // The single checks, in table order.
+  Status check_time(const ManifestFacts& m, int64_t now_ms) const;                 // 4
+  Status check_identity(const ManifestFacts& m, const AnnounceContext& ctx) const;  // 5, 6
+  static Status check_signature(const ParsedManifest& m, const Certificate& cert);  // 7
+  Status check_history(const ManifestFacts& m, const AnnounceContext& ctx) const;   // 8, 9
 
   const SchemaRegistry& schemas() const { return *schemas_; }
   const Certificate& ca() const { return ca_; }

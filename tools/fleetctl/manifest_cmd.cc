@@ -158,6 +158,14 @@ void print_accepted(const fleetmcp::ParsedManifest& m, bool as_json) {
   std::printf("%s\n", json::to_string(out).c_str());
 }
 
+// The refusal is the answer: the envelope on stdout, a one-line summary on stderr.
+int print_refused(const fleetmcp::ErrorEnvelope& e) {
+  std::printf("%s\n", e.to_json().c_str());
+  std::fprintf(stderr, "fleetctl: manifest refused: %s: %s\n", std::string(fleetmcp::error_code_name(e.code)).c_str(),
+               e.message.c_str());
+  return kExitRefused;
+}
+
 int cmd_verify(const Argv& argv) {
   Args args(argv,
             {"ca", "cert", "revoked", "topic-node", "publisher", "now-ms", "last-issued-ms", "pinned-hw", "schemas"},
@@ -187,23 +195,23 @@ int cmd_verify(const Argv& argv) {
 
   const fleetmcp::ManifestVerifier verifier(std::move(schemas), std::move(ca), std::move(revoked));
   const std::string payload = read_stdin();
-  try {  // the refusal boundary: a verifier Error is the answer, printed as the envelope
-    if (!cert) {
-      // The enrolled certificate is found by node_id, which only a manifest that passed checks 1-3
-      // provides (and which the schema restricts to a ULID, so it is safe in a path).
-      const auto parsed = verifier.parse(payload);
-      const auto enrolled = ca_dir / "nodes" / parsed.node_id / "node.crt";
+  if (!cert) {
+    // The enrolled certificate is found by node_id, which only a manifest that passed checks 1-3
+    // provides (and which the schema restricts to a ULID, so it is safe in a path).
+    const auto parsed = verifier.parse(payload);
+    if (!parsed) return print_refused(parsed.error());
+    const auto enrolled = ca_dir / "nodes" / parsed->node_id / "node.crt";
+    try {  // an unreadable enrolled certificate refuses the manifest, as a missing one does
       if (std::filesystem::exists(enrolled)) cert = fleetmcp::Certificate::load_pem_file(enrolled.string());
+    } catch (const Error& e) {
+      return print_refused(e.envelope());
     }
-    ctx.certificate = cert ? &*cert : nullptr;
-    print_accepted(verifier.verify(payload, ctx), args.has("json"));
-    return kExitOk;
-  } catch (const Error& e) {
-    std::printf("%s\n", e.envelope().to_json().c_str());
-    std::fprintf(stderr, "fleetctl: manifest refused: %s: %s\n", std::string(fleetmcp::error_code_name(e.code())).c_str(),
-                 e.envelope().message.c_str());
-    return kExitRefused;
   }
+  ctx.certificate = cert ? &*cert : nullptr;
+  const auto verified = verifier.verify(payload, ctx);
+  if (!verified) return print_refused(verified.error());
+  print_accepted(*verified, args.has("json"));
+  return kExitOk;
 }
 
 int cmd_example(const Argv& argv) {
