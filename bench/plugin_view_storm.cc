@@ -43,7 +43,7 @@ std::string topic(const std::string& node_id, const char* leaf) { return "$devic
 // A fleet of `size` connected nodes with verified manifests, and the view over it.
 class Fleet {
  public:
-  explicit Fleet(int size) : view_(*f_.plugin, f_.plugin->schemas()) {
+  explicit Fleet(int size) : view_(*f_.plugin, f_.plugin->parts().schemas) {
     for (int i = 0; i < size; ++i) {
       nodes_.push_back(f_.pki.enroll(i % 10 == 0 ? "globex" : "acme"));
       clients_.push_back(&connect(*nodes_.back()));

@@ -26,9 +26,9 @@ bool shows_the_same(const FleetNode& a, const FleetNode& b) {
 
 PluginFleetView::PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas)
     : core_(core), schemas_(std::move(schemas)), snapshot_(std::make_shared<FleetSnapshot>(0, std::vector<FleetNode>{})) {
-  if (!core_.options().revocation_file.empty()) {
+  if (!core_.parts().options.revocation_file.empty()) {
     revoked_ = std::make_shared<const RevocationList>(
-        RevocationList::load(core_.options().revocation_file, /*missing_is_empty=*/false));
+        RevocationList::load(core_.parts().options.revocation_file, /*missing_is_empty=*/false));
   }
 }
 
@@ -58,7 +58,7 @@ std::optional<FleetNode> PluginFleetView::node_of(const plugin::NodeRecord& reco
 
 std::shared_ptr<const FleetSnapshot> PluginFleetView::full_build(int64_t now_ms) const {
   std::vector<FleetNode> nodes;
-  core_.registry().for_each([&](const plugin::NodeRecord& record) {
+  core_.parts().registry.for_each([&](const plugin::NodeRecord& record) {
     if (auto n = node_of(record, now_ms)) nodes.push_back(std::move(*n));
   });
   return std::make_shared<const FleetSnapshot>(generation_ + 1, std::move(nodes));
@@ -68,7 +68,7 @@ std::shared_ptr<const FleetSnapshot> PluginFleetView::changed_build(int64_t now_
   std::vector<FleetNode> changed;
   std::vector<std::string> removed;
   for (const std::string& node_id : changed_) {
-    const plugin::NodeRecord* record = core_.registry().find(node_id);
+    const plugin::NodeRecord* record = core_.parts().registry.find(node_id);
     auto n = record != nullptr ? node_of(*record, now_ms) : std::nullopt;
     const FleetNode* shown = snapshot_->node(n ? n->tenant : std::string(), node_id);
     if (n && shown != nullptr && shows_the_same(*n, *shown)) continue;  // e.g. the same manifest again
@@ -161,7 +161,7 @@ std::unique_ptr<TelemetryWatch> PluginFleetView::watch_telemetry(std::string_vie
 }
 
 FleetStats PluginFleetView::stats() const {
-  const plugin::PluginCounters& c = core_.counters();
+  const plugin::PluginCounters& c = core_.parts().counters;
   FleetStats s;
   s.announces_verified = c.announces_accepted.load(std::memory_order_relaxed);
   s.announces_refused = c.announces_refused.load(std::memory_order_relaxed);

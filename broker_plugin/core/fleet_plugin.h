@@ -93,18 +93,26 @@ class FleetPlugin : private NodeFacts {
   void accept_scanned(std::string topic, std::string payload);
   void set_waker(Waker* waker);  // before the broker loop runs
   void set_observer(FleetObserver* observer) { observer_ = observer; }  // before the loop runs
-  uint64_t ticks() const { return ticks_.load(std::memory_order_relaxed); }
-  const PluginCounters& counters() const { return counters_; }
-  // The audit log is shared with the HTTP front, so a deployment has one audit trail.
-  void audit_line(std::string_view line) { audit_->write_line(line); }
 
-  const PluginOptions& options() const { return options_; }
-  const WakerCredentials& waker_credentials() const { return identity_.waker(); }
-  const NodeRegistry& registry() const { return registry_; }
-  std::shared_ptr<const SchemaRegistry> schemas() const { return schemas_; }
-  size_t session_count() const { return sessions_.size(); }
-  size_t pending_calls() const { return calls_.pending(); }
-  size_t cached_announce_verdicts() const { return announces_.cached(); }
+  // What the module, the adapter, the benches and the tests read of the core. Every part lives
+  // as long as the core; the registry is broker-thread state, the rest may be read from any thread.
+  struct Parts {
+    const PluginOptions& options;
+    const WakerCredentials& waker_credentials;
+    const NodeRegistry& registry;
+    const std::shared_ptr<const SchemaRegistry>& schemas;
+    const PluginCounters& counters;  // counters.ticks tells the waker the broker loop turns
+    // Shared with the HTTP front, so a deployment has one audit trail (write_line is thread-safe).
+    AuditLog& audit;
+  };
+  Parts parts() const { return {options_, identity_.waker(), registry_, schemas_, counters_, *audit_}; }
+
+  // Broker-thread probes for the tests: how much state the core holds right now.
+  struct Load {
+    size_t pending_calls;
+    size_t cached_announce_verdicts;
+  };
+  Load load() const { return {calls_.pending(), announces_.cached()}; }
 
  private:
   // NodeFacts, for the policy's node conditions.
@@ -188,6 +196,7 @@ class FleetPlugin : private NodeFacts {
   std::string nodes_json(const Principal& agent) const;
 
   // fleet_plugin_tick.cc
+  uint64_t ticks() const { return counters_.ticks.load(std::memory_order_relaxed); }
   void first_tick();
   void drain_scanned();
   void sweep_expired(int64_t now_ms);
@@ -225,7 +234,6 @@ class FleetPlugin : private NodeFacts {
   Waker* waker_ = nullptr;
   FleetObserver* observer_ = nullptr;
 
-  std::atomic<uint64_t> ticks_{0};
   std::set<std::string, std::less<>> clearing_;  // announces being cleared this loop turn
   // Kicked from the tick, never inside a check; only if that very connection is still there.
   struct PendingKick {

@@ -39,7 +39,7 @@ std::vector<PersistedNode> persisted_nodes(NodeRegistry& registry) {
 
 void FleetPlugin::on_tick() {
   const int64_t now = clock_();
-  if (ticks_.fetch_add(1, std::memory_order_relaxed) == 0) first_tick();
+  if (counters_.ticks.fetch_add(1, std::memory_order_relaxed) == 0) first_tick();
   clearing_.clear();  // the clears queued last turn have been applied by now
   drain_scanned();
   dispatch_submitted(now);

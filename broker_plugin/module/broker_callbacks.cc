@@ -147,7 +147,7 @@ int register_callbacks(PluginInstance& instance) {
       return rc;
     }
   }
-  if (instance.core->options().control_api) {
+  if (instance.core->parts().options.control_api) {
     if (const int rc = mosquitto_callback_register(instance.id, MOSQ_EVT_CONTROL, on_control,
                                                    event_data_for(MOSQ_EVT_CONTROL), &instance)) {
       unregister_callbacks(instance);
@@ -159,7 +159,7 @@ int register_callbacks(PluginInstance& instance) {
 
 void unregister_callbacks(PluginInstance& instance) {
   for (const auto& r : kRegistrations) mosquitto_callback_unregister(instance.id, r.event, r.callback, nullptr);
-  if (instance.core && instance.core->options().control_api) {
+  if (instance.core && instance.core->parts().options.control_api) {
     mosquitto_callback_unregister(instance.id, MOSQ_EVT_CONTROL, on_control, event_data_for(MOSQ_EVT_CONTROL));
   }
 }

@@ -22,7 +22,7 @@ const char* const kScanTopics[] = {kEveryAnnounce, kEveryStatus};
 
 LoopbackWaker::LoopbackWaker(FleetPlugin& plugin, int port) : plugin_(plugin), port_(port) {
   mosquitto_lib_init();
-  const auto& credentials = plugin_.waker_credentials();
+  const auto& credentials = plugin_.parts().waker_credentials;
   client_ = mosquitto_new(credentials.username.c_str(), true, this);
   if (client_ == nullptr) throw Error(ErrorCode::kInternal, "cannot create the loopback waker client", "out of memory?");
   mosquitto_username_pw_set(client_, credentials.username.c_str(), credentials.secret.c_str());
@@ -129,7 +129,7 @@ bool LoopbackWaker::connect_once() {
 void LoopbackWaker::check_ticks() {
   if (tick_checked_ || std::chrono::steady_clock::now() - started_ < kTickGrace) return;
   tick_checked_ = true;
-  if (plugin_.ticks() > 0) return;
+  if (plugin_.parts().counters.ticks.load(std::memory_order_relaxed) > 0) return;
   std::fprintf(stderr,
                "fleetmcp: no MOSQ_EVT_TICK within 5 s of start (is per_listener_settings true?); stopping the "
                "broker\n");

@@ -81,18 +81,19 @@ void check_broker_settings(const std::optional<BrokerConfig>& config) {
 // is registered, so a busy port refuses to start the broker cleanly.
 void create_http_front(PluginInstance& instance, const OptionSet& given, http::FrontOptions options) {
   FleetPlugin& core = *instance.core;
-  if (!given.has("http_token_audience")) options.token_audience = core.options().token_audience;
+  const FleetPlugin::Parts parts = core.parts();
+  if (!given.has("http_token_audience")) options.token_audience = parts.options.token_audience;
   const std::string issuer_file =
-      options.issuer_public_key.empty() ? core.options().issuer_public_key : options.issuer_public_key;
+      options.issuer_public_key.empty() ? parts.options.issuer_public_key : options.issuer_public_key;
   const Ed25519PublicKey issuer = ed25519_public_key_from_pem(read_file(issuer_file), issuer_file);
   http::CallAudit audit = given.has("http_audit_log")
                               ? http::CallAudit::to_file(options.audit_log)
-                              : http::CallAudit([&core](std::string_view line) { core.audit_line(line); });
-  instance.view = std::make_unique<http::PluginFleetView>(core, core.schemas());
+                              : http::CallAudit([&log = parts.audit](std::string_view line) { log.write_line(line); });
+  instance.view = std::make_unique<http::PluginFleetView>(core, parts.schemas);
   instance.view->on_tick(now_ms(), true);
   core.set_observer(instance.view.get());
   instance.front = std::make_unique<http::HttpFront>(
-      options, *instance.view, core.schemas(), issuer, std::move(audit),
+      options, *instance.view, parts.schemas, issuer, std::move(audit),
       [](std::string_view line) { std::fprintf(stderr, "fleetmcp-http: %.*s\n", static_cast<int>(line.size()), line.data()); });
   mosquitto_log_printf(MOSQ_LOG_NOTICE, "fleetmcp: MCP endpoint %s (HTTP front on port %u)",
                        instance.front->resource_url().c_str(), static_cast<unsigned>(instance.front->port()));

@@ -95,7 +95,7 @@ class Bridge : public ::testing::Test {
 
 TEST_F(Bridge, AnAnnounceOfAnEnrolledNodeIsVerifiedAndTheNodeIsRemote) {
   EXPECT_EQ(bridged_announce(), Verdict::kAllow);
-  const NodeRecord* node = f.plugin->registry().find(remote->node_id);
+  const NodeRecord* node = f.plugin->parts().registry.find(remote->node_id);
   ASSERT_NE(node, nullptr);
   EXPECT_TRUE(node->remote);
   EXPECT_EQ(node->tenant, "acme") << "from the enrolled certificate's O=";
@@ -116,8 +116,8 @@ TEST_F(Bridge, AnAnnounceIsRefusedWithoutAnEnrolledCertificateOrAValidSignature)
   tampered.replace(tampered.find("\"echo\""), 6, "\"ecko\"");
   EXPECT_EQ(bridged("announce", tampered, true), Verdict::kDeny);
   EXPECT_EQ(bridged("announce", manifest(*remote, f.now), false), Verdict::kDeny) << "announces are retained";
-  EXPECT_EQ(f.plugin->counters().bridged_refused.load(), 3u);
-  EXPECT_EQ(f.plugin->registry().find(remote->node_id), nullptr);
+  EXPECT_EQ(f.plugin->parts().counters.bridged_refused.load(), 3u);
+  EXPECT_EQ(f.plugin->parts().registry.find(remote->node_id), nullptr);
 }
 
 // Issue 17 item 8: the certificate remembered from an earlier announce is re-checked each time;
@@ -143,7 +143,7 @@ TEST_F(Bridge, CallsReachARemoteNodeThroughTheBridgeAndItsAckAnswersThem) {
   EXPECT_EQ(answer_code(), "E_NODE_OFFLINE") << "no status from the owner yet";
 
   ASSERT_EQ(bridged("status", status("online"), true), Verdict::kAllow);
-  EXPECT_EQ(f.plugin->registry().find(remote->node_id)->state(), NodeState::kOnline);
+  EXPECT_EQ(f.plugin->parts().registry.find(remote->node_id)->state(), NodeState::kOnline);
   const auto cmds = call();
   ASSERT_EQ(cmds.size(), 1u);
   EXPECT_TRUE(cmds[0].client_id.empty()) << "routed through the subscriptions: the bridge's";
@@ -162,7 +162,7 @@ TEST_F(Bridge, TheOwnersOfflineStatusAndALostBridgeFailCallsAtOnce) {
   ASSERT_EQ(call().size(), 1u);
   f.plugin->on_disconnect(bridge.view());
   EXPECT_EQ(answer_code(), "E_NODE_OFFLINE");
-  EXPECT_EQ(f.plugin->registry().find(remote->node_id)->state(), NodeState::kOffline);
+  EXPECT_EQ(f.plugin->parts().registry.find(remote->node_id)->state(), NodeState::kOffline);
   EXPECT_TRUE(f.broker.kicked.empty()) << "a bridge is never taken for a node";
 }
 
@@ -174,8 +174,8 @@ TEST_F(Bridge, ItCannotSpeakForANodeConnectedHere) {
   EXPECT_EQ(bridged("telemetry", "{}"), Verdict::kDeny);
   EXPECT_EQ(bridged("cmd_ack", "{}"), Verdict::kDeny);
   EXPECT_EQ(bridged("rejected", "{}"), Verdict::kDeny);
-  EXPECT_FALSE(f.plugin->registry().find(remote->node_id)->remote);
-  EXPECT_EQ(f.plugin->registry().find(remote->node_id)->state(), NodeState::kOnline);
+  EXPECT_FALSE(f.plugin->parts().registry.find(remote->node_id)->remote);
+  EXPECT_EQ(f.plugin->parts().registry.find(remote->node_id)->state(), NodeState::kOnline);
 }
 
 TEST_F(Bridge, ANodeThatConnectsHereStopsBeingRemote) {
@@ -183,14 +183,14 @@ TEST_F(Bridge, ANodeThatConnectsHereStopsBeingRemote) {
   ASSERT_EQ(bridged("status", status("online"), true), Verdict::kAllow);
   FakeClient& local = f.connect_node(*remote);
   ASSERT_EQ(f.publish(local, topic(remote->node_id, "announce"), manifest(*remote, f.now + 1), true), Verdict::kAllow);
-  EXPECT_FALSE(f.plugin->registry().find(remote->node_id)->remote);
+  EXPECT_FALSE(f.plugin->parts().registry.find(remote->node_id)->remote);
   EXPECT_FALSE(f.broker.take(topic(remote->node_id, "status")).empty()) << "its status is this plugin's again";
 }
 
 TEST_F(Bridge, TheOwnersClearDeregistersTheRemoteNode) {
   ASSERT_EQ(bridged_announce(), Verdict::kAllow);
   ASSERT_EQ(bridged("announce", "", true), Verdict::kAllow);
-  EXPECT_FALSE(f.plugin->registry().find(remote->node_id)->manifest_fresh(f.now));
+  EXPECT_FALSE(f.plugin->parts().registry.find(remote->node_id)->manifest_fresh(f.now));
 }
 
 // --- the owning side: another broker's bridge as a client ------------------------------------
@@ -266,7 +266,7 @@ TEST_F(BridgePrincipal, ItsAnnouncesAreVerifiedInTheWriteCheck) {
   tampered.replace(tampered.find("\"echo\""), 6, "\"ecko\"");
   EXPECT_EQ(f.publish(b, topic(remote->node_id, "announce"), tampered, true), Verdict::kDeny);
   EXPECT_EQ(f.publish(b, topic(remote->node_id, "announce"), manifest(*remote, f.now), true), Verdict::kAllow);
-  EXPECT_TRUE(f.plugin->registry().find(remote->node_id)->remote);
+  EXPECT_TRUE(f.plugin->parts().registry.find(remote->node_id)->remote);
 }
 
 TEST_F(BridgePrincipal, TheAckOfARelayedCmdIsNotAuditedAsUnknown) {
@@ -276,7 +276,7 @@ TEST_F(BridgePrincipal, TheAckOfARelayedCmdIsNotAuditedAsUnknown) {
   const std::string cmd = R"({"type":"cmd","msg_id":")" + new_msg_id() + R"(","ts_ms":1,"deadline_ms":2000,)" +
                           R"("payload":{"tool":")" + echo_tool() + R"(","arguments":{"message":"ping"}}})";
   ASSERT_EQ(f.publish(b, topic(remote->node_id, "cmd"), cmd, false), Verdict::kAllow);
-  EXPECT_EQ(f.plugin->counters().relayed_cmds.load(), 1u);
+  EXPECT_EQ(f.plugin->parts().counters.relayed_cmds.load(), 1u);
   ASSERT_EQ(f.publish(local, topic(remote->node_id, "cmd_ack"), ack_for(cmd), false), Verdict::kAllow);
   EXPECT_EQ(f.audit_log().find("answers no call"), std::string::npos);
 }

@@ -63,23 +63,23 @@ TEST_F(FleetPluginTest, AValidAnnounceIsAcceptedAndTheNodeGoesOnline) {
   const auto doc = parse(status.back().payload);
   EXPECT_EQ(json::get_string(doc, "state"), "online");
   EXPECT_EQ(json::get_int64(doc, "expires_at_ms"), f.now + 3'600'000);
-  const NodeRecord* record = f.plugin->registry().find(node->node_id);
+  const NodeRecord* record = f.plugin->parts().registry.find(node->node_id);
   ASSERT_NE(record, nullptr);
   EXPECT_TRUE(record->manifest_fresh(f.now));
   EXPECT_EQ(record->tenant, "acme");
-  EXPECT_EQ(f.plugin->counters().announces_accepted.load(), 1u);
+  EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 1u);
 }
 
 TEST_F(FleetPluginTest, ARefusedAnnounceIsExplainedCountedAuditedAndKeepsThePreviousOne) {
   FakeClient& c = f.connect_node(*node);
   ASSERT_EQ(announce(c, manifest(f.now)), Verdict::kAllow);
-  const std::string before = f.plugin->registry().find(node->node_id)->manifest->etag;
+  const std::string before = f.plugin->parts().registry.find(node->node_id)->manifest->etag;
   std::string tampered = manifest(f.now + 1);
   tampered.replace(tampered.find("\"rate_limit_rps\":10"), 19, "\"rate_limit_rps\":11");
   EXPECT_EQ(announce(c, tampered), Verdict::kDeny);
   EXPECT_EQ(rejected_code(c.id), "E_ATTESTATION_FAILED");
-  EXPECT_EQ(f.plugin->registry().find(node->node_id)->manifest->etag, before);
-  EXPECT_EQ(f.plugin->counters().announces_refused.load(), 1u);
+  EXPECT_EQ(f.plugin->parts().registry.find(node->node_id)->manifest->etag, before);
+  EXPECT_EQ(f.plugin->parts().counters.announces_refused.load(), 1u);
   EXPECT_NE(f.audit_log().find(R"("decision":"refuse","code":"E_ATTESTATION_FAILED")"), std::string::npos);
 }
 
@@ -87,9 +87,9 @@ TEST_F(FleetPluginTest, AKnownEtagCostsALookup) {
   FakeClient& c = f.connect_node(*node);
   const std::string m = manifest(f.now);
   ASSERT_EQ(announce(c, m), Verdict::kAllow);
-  const auto hits = f.plugin->counters().announce_cache_hits.load();
+  const auto hits = f.plugin->parts().counters.announce_cache_hits.load();
   ASSERT_EQ(announce(c, m), Verdict::kAllow);
-  EXPECT_EQ(f.plugin->counters().announce_cache_hits.load(), hits + 1);
+  EXPECT_EQ(f.plugin->parts().counters.announce_cache_hits.load(), hits + 1);
   EXPECT_EQ(last_status_state(), "online");
   EXPECT_EQ(last_status_state(), "none") << "the same etag publishes no new status";
 }
@@ -99,13 +99,13 @@ TEST_F(FleetPluginTest, AKnownEtagCostsALookup) {
 TEST_F(FleetPluginTest, RefreshesAndDeregistrationLeaveNoVerdictsBehind) {
   FakeClient& c = f.connect_node(*node);
   for (int i = 0; i < 20; ++i) ASSERT_EQ(announce(c, manifest(f.now + i)), Verdict::kAllow) << i;
-  EXPECT_EQ(f.plugin->counters().announces_accepted.load(), 20u);
-  EXPECT_EQ(f.plugin->cached_announce_verdicts(), 1u) << "only the current manifest's verdict is kept";
-  const auto hits = f.plugin->counters().announce_cache_hits.load();
+  EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 20u);
+  EXPECT_EQ(f.plugin->load().cached_announce_verdicts, 1u) << "only the current manifest's verdict is kept";
+  const auto hits = f.plugin->parts().counters.announce_cache_hits.load();
   ASSERT_EQ(announce(c, manifest(f.now + 19)), Verdict::kAllow);
-  EXPECT_EQ(f.plugin->counters().announce_cache_hits.load(), hits + 1) << "the current one is still a lookup";
+  EXPECT_EQ(f.plugin->parts().counters.announce_cache_hits.load(), hits + 1) << "the current one is still a lookup";
   ASSERT_EQ(announce(c, ""), Verdict::kAllow);
-  EXPECT_EQ(f.plugin->cached_announce_verdicts(), 0u) << "deregistration forgets it";
+  EXPECT_EQ(f.plugin->load().cached_announce_verdicts, 0u) << "deregistration forgets it";
 }
 
 TEST_F(FleetPluginTest, AnOlderManifestIsAReplay) {
@@ -353,14 +353,14 @@ TEST_F(FleetPluginTest, RefusalLinesAreThrottledPerKindAndCountedExactly) {
   EXPECT_EQ(lines("answers no call"), 2u);
   EXPECT_NE(f.audit_log().find("answers no call to this node; 5 more like this since the previous line"),
             std::string::npos);
-  EXPECT_EQ(f.plugin->counters().acks_unmatched.load(), 7u);
-  EXPECT_EQ(f.plugin->counters().acks_malformed.load(), 1u);
-  EXPECT_EQ(f.plugin->counters().audit_lines_throttled.load(), 5u);
+  EXPECT_EQ(f.plugin->parts().counters.acks_unmatched.load(), 7u);
+  EXPECT_EQ(f.plugin->parts().counters.acks_malformed.load(), 1u);
+  EXPECT_EQ(f.plugin->parts().counters.audit_lines_throttled.load(), 5u);
 
   // Refused CONNECTs: made-up usernames are one kind. Accepts are never held back.
   for (int i = 0; i < 4; ++i) f.connect_agent("made-up-" + std::to_string(i), "not-a-token");
   EXPECT_EQ(lines("\"decision\":\"refuse\""), 1u);
-  EXPECT_EQ(f.plugin->counters().auth_refused.load(), 4u);
+  EXPECT_EQ(f.plugin->parts().counters.auth_refused.load(), 4u);
   for (int i = 0; i < 3; ++i) f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read"}, f.now / 1000 + 600));
   EXPECT_EQ(lines("\"caller\":\"claude\",\"tenant\":\"acme\",\"decision\":\"accept\""), 3u);
 }
@@ -370,7 +370,7 @@ TEST(RefusalLines, AnIntervalOfZeroWritesEveryOne) {
   for (int i = 0; i < 3; ++i) f.connect_agent("made-up", "not-a-token");
   const std::string log = f.audit_log();
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 3);
-  EXPECT_EQ(f.plugin->counters().audit_lines_throttled.load(), 0u);
+  EXPECT_EQ(f.plugin->parts().counters.audit_lines_throttled.load(), 0u);
 }
 
 // --- restored announces --------------------------------------------------------------------------
@@ -405,7 +405,7 @@ TEST(RestoredAnnounceRuns, ValidOnesSurviveInvalidOnesAreCleared) {
   const std::string planted = testing::signed_manifest(*stranger, testing::example_content(*stranger, f.now));
   EXPECT_EQ(delivery(stranger->node_id, planted), Verdict::kDeny);
   EXPECT_TRUE(cleared(stranger->node_id));
-  EXPECT_EQ(f.plugin->counters().restored_cleared.load(), 1u);
+  EXPECT_EQ(f.plugin->parts().counters.restored_cleared.load(), 1u);
   EXPECT_NE(f.audit_log().find("restored announce refused"), std::string::npos);
 
   // Tampered on disk, found by the waker's scan and handled on the tick.
@@ -514,7 +514,7 @@ TEST_F(CommandPath, ACallReachesTheNodeAndItsResultTheCaller) {
   EXPECT_EQ(json::get_bool(a, "ok"), true);
   EXPECT_EQ(json::get_string(a["result"], "message"), "ping");
   EXPECT_EQ(json::get_string(a, "node_id"), node->node_id);
-  EXPECT_EQ(f.plugin->pending_calls(), 0u);
+  EXPECT_EQ(f.plugin->load().pending_calls, 0u);
   EXPECT_NE(f.audit_log().find(R"("tool":")" + echo_tool() + R"(","node_id":")" + node->node_id +
                                R"(","decision":"ok")"),
             std::string::npos);
@@ -544,7 +544,7 @@ TEST_F(CommandPath, TheGatewayDeadlineFailsTheCallAndALateAckIsDroppedAndAudited
   EXPECT_EQ(code_of(answer()), "E_DEADLINE_EXCEEDED");
   f.publish(*device, topic(node->node_id, "cmd_ack"), ack(cmd, echo_result(node->node_id)), false);
   EXPECT_TRUE(f.broker.take(std::string(kControlResponseTopic)).empty());
-  EXPECT_EQ(f.plugin->counters().late_acks.load(), 1u);
+  EXPECT_EQ(f.plugin->parts().counters.late_acks.load(), 1u);
   EXPECT_NE(f.audit_log().find("late cmd_ack"), std::string::npos);
 }
 
@@ -673,7 +673,7 @@ TEST_F(CommandPath, AnAckFromAnotherNodeDoesNotAnswerTheCall) {
   const std::string cmd = call(echo_tool());
   f.publish(impostor, topic(other->node_id, "cmd_ack"), ack(cmd, echo_result(node->node_id)), false);
   EXPECT_TRUE(f.broker.take(std::string(kControlResponseTopic)).empty());
-  EXPECT_EQ(f.plugin->pending_calls(), 1u);
+  EXPECT_EQ(f.plugin->load().pending_calls, 1u);
 }
 
 TEST_F(CommandPath, CallsAreRefusedBeforeDispatchWhenTheyCannotSucceed) {
