@@ -9,7 +9,7 @@ target_compile_definitions(fleetmcp_json_headers INTERFACE RAPIDJSON_HAS_STDSTRI
 # tools/call's instructions in the broker): in RapidJSON 1.1.0 (Debian's) those scans take only
 # bytes up to 0x19 for control characters, so the parser accepts a raw 0x1A..0x1F inside a long
 # string and the Writer writes a decoded "\u001b" back raw, both invalid JSON
-# (tests/unit/common/json_test.cc, JsonStrict.RefusesAndEscapesEveryControlByteInLongStrings).
+# (tests/unit/common/base/json_test.cc, JsonStrict.RefusesAndEscapesEveryControlByteInLongStrings).
 
 find_path(MOSQUITTO_INCLUDE_DIR mosquitto_broker.h)
 find_library(MOSQUITTO_LIBRARY mosquitto)

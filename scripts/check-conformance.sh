@@ -17,7 +17,7 @@ while IFS= read -r row; do
   [[ "$status" =~ ^(done|deviates|n/a|gap) ]] || complain "row $id has no status (done/deviates/n/a/gap): [$status]"
 done < <(grep -E '^\| (R[1459]|D5)-[0-9]+ \|' "$doc")
 
-cases=$(grep -ohE '^TEST(_F|_P)?\([A-Za-z0-9_]+, *[A-Za-z0-9_]+' tests/unit/*/*.cc | sed -E 's/^TEST(_F|_P)?\(//; s/, */./' | sort -u)
+cases=$(grep -ohE '^TEST(_F|_P)?\([A-Za-z0-9_]+, *[A-Za-z0-9_]+' tests/unit/*/*.cc tests/unit/common/*/*.cc | sed -E 's/^TEST(_F|_P)?\(//; s/, */./' | sort -u)
 for t in $(grep -oE '`[A-Z][A-Za-z0-9]+\.[A-Z][A-Za-z0-9_]+`' "$doc" | tr -d '`' | sort -u); do
   grep -qxF "$t" <<<"$cases" || complain "cites gtest case $t, which does not exist"
 done
@@ -28,7 +28,7 @@ for f in $(grep -oE '`[a-z0-9_]+\.mjs`' "$doc" | tr -d '`' | sort -u); do
   [ -f "tests/node/$f" ] || complain "cites $f, not in tests/node/"
 done
 for f in $(grep -oE '`[a-z0-9_]+_test\.cc`' "$doc" | tr -d '`' | sort -u); do
-  compgen -G "tests/unit/*/$f" >/dev/null || complain "cites $f, not in tests/unit/<folder>/"
+  { compgen -G "tests/unit/*/$f" || compgen -G "tests/unit/common/*/$f"; } >/dev/null || complain "cites $f, not in tests/unit/<folder>/ or tests/unit/common/<folder>/"
 done
 [ "$problems" -eq 0 ] || exit 1
 echo "check-conformance: $(grep -cE '^\| (R[1459]|D5)-[0-9]+ \|' "$doc") rows, each with a status; every cited test exists"

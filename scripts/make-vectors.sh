@@ -5,7 +5,7 @@
 #
 # Every run makes a NEW test CA, node key and node_id, so every byte of the outputs changes: commit
 # them together. The keys are TEST MATERIAL, made for these vectors only; nothing trusts them.
-# The vectors are checked by tests/unit/common/protocol_vectors_test.cc and
+# The vectors are checked by tests/unit/common/protocol/protocol_vectors_test.cc and
 # tests/integration/protocol_vectors.sh, which compare exact bytes (Ed25519 signing is deterministic).
 #
 # Times are fixed (issued_at_ms below, verification at VECTOR_NOW_MS), so the vectors verify whatever

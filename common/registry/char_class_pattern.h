@@ -2,7 +2,7 @@
 // (^[0-9A-HJKMNP-TV-Z]{26}$, ^[\x20-\x7E]*$, ^[a-z-]{1,32}$). SchemaRegistry checks a pattern of
 // this shape with a table of allowed bytes and a length test instead of RE2, whose set-up alone
 // costs ~1,200 instructions per match (bench/profile.sh calls --callgrind: five matches per echo
-// call between the gate and the cmd_ack). Same answers as RE2 (tests/unit/common/char_class_pattern_test.cc
+// call between the gate and the cmd_ack). Same answers as RE2 (tests/unit/common/registry/char_class_pattern_test.cc
 // compares the two on every pattern in schemas/); any other pattern is left to RE2.
 #pragma once
 

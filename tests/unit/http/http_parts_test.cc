@@ -17,7 +17,7 @@
 #include "broker_plugin/http/transport/sse_event.h"
 #include "tests/support/front_fixture.h"
 #include "broker_plugin/http/surface/tool_result.h"
-#include "tests/unit/common/writer_reference.h"
+#include "tests/unit/common/base/writer_reference.h"
 
 namespace fleetmcp::http {
 namespace {

@@ -8,7 +8,7 @@
 #include <limits>
 #include <string>
 
-#include "tests/unit/common/writer_reference.h"
+#include "tests/unit/common/base/writer_reference.h"
 
 namespace fleetmcp {
 namespace {
