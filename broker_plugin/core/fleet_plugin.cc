@@ -44,7 +44,7 @@ ClientIdentity make_identity(const PluginOptions& o, std::shared_ptr<const Revoc
 
 }  // namespace
 
-FleetPlugin::FleetPlugin(PluginOptions options, BrokerPort& broker, Clock clock)
+FleetPlugin::FleetPlugin(PluginOptions options, BrokerPort& broker, PluginClock clock)
     : options_(std::move(options)),
       broker_(broker),
       clock_(std::move(clock)),

@@ -62,10 +62,8 @@ class Waker {
 
 class FleetPlugin {
  public:
-  using Clock = PluginClock;
-
   // Loads everything the options name; throws Error naming the option whose file is wrong.
-  FleetPlugin(PluginOptions options, BrokerPort& broker, Clock clock);
+  FleetPlugin(PluginOptions options, BrokerPort& broker, PluginClock clock);
   ~FleetPlugin();
 
   // Broker thread: one method per event.
@@ -138,7 +136,7 @@ class FleetPlugin {
 
   PluginOptions options_;
   BrokerPort& broker_;
-  Clock clock_;
+  PluginClock clock_;
   PluginCounters counters_;
   std::shared_ptr<const SchemaRegistry> schemas_;
   std::shared_ptr<const RevocationList> revoked_;
