@@ -27,6 +27,8 @@ namespace fleetmcp::plugin {
 
 class Admission {
  public:
+  // `counters.ticks` is the broker loop's turn (FleetPlugin::on_tick advances it before calling
+  // on_tick here): kicks are due by it.
   Admission(ClientIdentity identity, int64_t persistent_client_expiration_ms, BrokerPort& broker, const PluginClock& clock,
             AuditTrail& audit, PluginCounters& counters);
 
