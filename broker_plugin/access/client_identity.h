@@ -55,7 +55,7 @@ class ClientIdentity {
   // whatever the sub: a node id (a ULID), the plugin's waker id, and ids over 256 bytes.
   // nullopt = acceptable. The plugin cannot tell an id mosquitto assigned from one a client sent
   // in that form (2.0.11 shows plugins neither), so an id is also refused while another principal
-  // holds it or its session (ClientIdClaims, FleetPlugin::on_basic_auth).
+  // holds it or its session (ClientIdClaims, Admission::basic_auth).
   std::optional<IdentityRefusal> check_client_id(const Principal& who, std::string_view client_id,
                                                  bool could_be_assigned) const;
 

@@ -36,7 +36,6 @@ class SessionTable {
   Session* end(const void* handle);
   void drop_ended();
   void for_each(const std::function<void(const void* handle, Session&)>& visit);
-  size_t size() const { return sessions_.size(); }
 
  private:
   std::unordered_map<const void*, Session> sessions_;

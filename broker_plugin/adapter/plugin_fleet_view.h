@@ -53,7 +53,7 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) override;
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;
-  bool answers_by_deadline() const override { return true; }  // FleetPlugin::expire_calls
+  bool answers_by_deadline() const override { return true; }  // CallDispatch::expire
 
   static constexpr int64_t kPublishIntervalMs = 250;
 

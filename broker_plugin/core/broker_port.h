@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 
@@ -13,6 +14,9 @@
 namespace fleetmcp::plugin {
 
 enum class LogLevel { kInfo, kNotice, kWarning, kError };
+
+// The core's clock: milliseconds since the epoch (the module's system clock; a test sets its own).
+using PluginClock = std::function<int64_t()>;
 
 class BrokerPort {
  public:
@@ -31,6 +35,10 @@ class BrokerPort {
   // The certificate the TLS client behind `handle` presented; nullopt without one.
   virtual std::optional<Certificate> client_certificate(const void* handle) = 0;
 };
+
+// The core's answer to a broker event: MOSQ_ERR_SUCCESS / MOSQ_ERR_ACL_DENIED (or MOSQ_ERR_AUTH) /
+// MOSQ_ERR_PLUGIN_DEFER.
+enum class Verdict { kAllow, kDeny, kDefer };
 
 // What the callbacks tell the core about the client behind an event.
 struct ClientView {

@@ -44,18 +44,28 @@ ClientIdentity make_identity(const PluginOptions& o, std::shared_ptr<const Revoc
 
 }  // namespace
 
-FleetPlugin::FleetPlugin(PluginOptions options, BrokerPort& broker, Clock clock)
+FleetPlugin::FleetPlugin(PluginOptions options, BrokerPort& broker, PluginClock clock)
     : options_(std::move(options)),
       broker_(broker),
       clock_(std::move(clock)),
       schemas_(load_schemas(options_)),
       revoked_(load_revocations(options_)),
-      identity_(make_identity(options_, revoked_)),
+      admission_(make_identity(options_, revoked_), options_.persistent_client_expiration_ms, broker_, clock_, audit_,
+                 counters_),
       acl_(for_option("acl_file", [&] { return TopicAcl::load(options_.acl_file); })),
-      announces_(schemas_, identity_.ca(), revoked_, options_.verdict_cache_entries),
-      claims_(options_.persistent_client_expiration_ms),
-      audit_(for_option("audit_log", [&] { return std::make_unique<AuditLog>(options_.audit_log); })),
-      refusal_lines_(options_.audit_refusal_interval_ms) {
+      announces_({.schemas = schemas_,
+                  .ca = admission_.identity().ca(),
+                  .revoked = revoked_,
+                  .verdict_cache_entries = options_.verdict_cache_entries,
+                  .enrolled_certs_dir = options_.enrolled_certs_dir},
+                 broker_, clock_, audit_, counters_),
+      audit_(for_option("audit_log", [&] {
+        return AuditTrail(options_.audit_log, options_.audit_refusal_interval_ms, clock_, counters_);
+      })),
+      calls_(announces_.registry(), *schemas_, broker_, clock_, audit_, counters_),
+      control_(calls_, announces_.registry(), *schemas_, counters_, broker_, clock_) {
+  announces_.set_unreachable(
+      [this](std::string_view node_id) { calls_.fail_calls_of(node_id, ErrorCode::kNodeOffline); });
   for_option("state_file", [&] {
     load_state();
     return 0;
@@ -64,17 +74,6 @@ FleetPlugin::FleetPlugin(PluginOptions options, BrokerPort& broker, Clock clock)
 
 FleetPlugin::~FleetPlugin() = default;
 
-std::optional<std::string_view> FleetPlugin::tenant_of(std::string_view node_id) const {
-  const NodeRecord* node = registry_.find(node_id);
-  if (node == nullptr || node->tenant.empty()) return std::nullopt;
-  return std::string_view(node->tenant);
-}
-
-bool FleetPlugin::manifest_fresh(std::string_view node_id) const {
-  const NodeRecord* node = registry_.find(node_id);
-  return node != nullptr && !node->revoked && node->manifest_fresh(clock_());
-}
-
 void FleetPlugin::set_waker(Waker* waker) {
   waker_ = waker;
   calls_.set_wake([this] {
@@ -82,9 +81,13 @@ void FleetPlugin::set_waker(Waker* waker) {
   });
 }
 
+Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::string_view> password) {
+  return admission_.basic_auth(client, password);
+}
+
 void FleetPlugin::submit_call(CallRequest request, CallDone done) {
   bump(counters_.calls_submitted);
-  calls_.submit(QueuedCall{std::move(request), std::move(done)}, clock_());
+  calls_.submit(QueuedCall{std::move(request), std::move(done)});
 }
 
 void FleetPlugin::accept_scanned(std::string topic, std::string payload) {
@@ -92,31 +95,12 @@ void FleetPlugin::accept_scanned(std::string topic, std::string payload) {
   scanned_.emplace_back(std::move(topic), std::move(payload));
 }
 
-void FleetPlugin::audit(const AuditRecord& record, bool caller_verified) {
-  const int64_t now = clock_();
-  const bool refusal = record.decision == "drop" || record.decision == "deny" || record.decision == "refuse";
-  if (!refusal) {
-    audit_->write(record, now);
-    return;
-  }
-  std::string key;
-  key.reserve(96);
-  for (std::string_view part : {record.decision, record.code, record.tenant}) key.append(part).push_back('\n');
-  if (caller_verified) key.append(record.caller);
-  const auto unwritten = refusal_lines_.admit(key, now);
-  if (!unwritten) {
-    bump(counters_.audit_lines_throttled);
-    return;
-  }
-  if (*unwritten == 0) {
-    audit_->write(record, now);
-    return;
-  }
-  const std::string reason = std::string(record.reason) + (record.reason.empty() ? "" : "; ") +
-                             std::to_string(*unwritten) + " more like this since the previous line";
-  AuditRecord counted = record;
-  counted.reason = reason;
-  audit_->write(counted, now);
+// The $CONTROL test driver answers authenticated agents only.
+void FleetPlugin::on_control(const ClientView& client, std::string_view payload) {
+  const Session* session = admission_.find(client);
+  if (session == nullptr || !session->principal || session->principal->kind != PrincipalKind::kAgent) return;
+  const Principal agent = *session->principal;
+  control_.on_request(client.id, agent, payload);
 }
 
 void FleetPlugin::shutdown() { save_state_if_due(clock_(), true); }

@@ -1,4 +1,4 @@
-// ACL checks. mosquitto asks on every publish (WRITE), every Will (WRITE, after DISCONNECT),
+// ACL checks, routed to the collaborators. mosquitto asks on every publish (WRITE), every Will (WRITE, after DISCONNECT),
 // every subscription filter (SUBSCRIBE), every delivery to every matching subscription (READ)
 // and, with check_retain_source, every retained delivery again as a WRITE by the message's
 // original publisher. READ is the hot path: a session lookup, a topic split, a few rules and at
@@ -32,17 +32,36 @@ bool node_level_valid(const DevicesTopic& topic, AclAccess access) {
 
 Verdict FleetPlugin::on_acl_check(const ClientView& client, const AclEvent& event) {
   if (client.protocol_version == 0 && client.address.empty() && event.access == kAclWrite) {
-    return check_retain_source(client, event);
+    // check_retain_source: a retained message's original publisher, asked again at delivery.
+    return is_devices_topic(event.topic) ? announces_.check_retain_source(client, event.topic, event.payload)
+                                         : Verdict::kDefer;
   }
   Session* session = session_for(client);
   if (!session->principal) return refuse_unidentified(client, *session, event);
-  if (token_expired(*session->principal)) {
-    queue_kick(client.handle, *session, "agent token expired");
+  if (admission_.token_expired(*session->principal)) {
+    admission_.queue_kick(client.handle, *session, "agent token expired");
     return Verdict::kDeny;
   }
   if (event.access == kAclUnsubscribe) return Verdict::kAllow;  // giving something up never leaks
   if (is_devices_topic(event.topic)) return check_devices_topic(client, *session, event);
   return check_other_topic(*session, event);
+}
+
+Session* FleetPlugin::admitted(Session* session, const ClientView& client) {
+  if (session->principal && session->principal->kind == PrincipalKind::kNode) {
+    announces_.node_connected(client.handle, *session->principal);
+  }
+  return session;
+}
+
+AclVerdict FleetPlugin::evaluate_policy(const Session& session, const AclEvent& event) const {
+  const AclQuery query{.who = *session.principal,
+                       .access = event.access,
+                       .topic = event.topic,
+                       .retain = event.retain,
+                       .is_will = session.ended && event.access == kAclWrite,
+                       .payload_empty = event.payload.empty()};
+  return acl_.evaluate(query, announces_.facts());
 }
 
 Verdict FleetPlugin::check_devices_topic(const ClientView& client, Session& session, const AclEvent& event) {
@@ -51,20 +70,22 @@ Verdict FleetPlugin::check_devices_topic(const ClientView& client, Session& sess
     audit_acl_denial(session, event, AclRefusal::kNoRule);
     return Verdict::kDeny;
   }
-  const AclQuery query{.who = *session.principal,
-                       .access = event.access,
-                       .topic = event.topic,
-                       .retain = event.retain,
-                       .is_will = session.ended && event.access == kAclWrite,
-                       .payload_empty = event.payload.empty()};
-  const AclVerdict verdict = acl_.evaluate(query, *this);
+  const AclVerdict verdict = evaluate_policy(session, event);
   if (event.access == kAclWrite && verdict.rule != nullptr && verdict.rule->attest_manifest) {
-    return check_announce(client, session, event, verdict);
+    if (session.principal->kind != PrincipalKind::kBridge) {
+      return announces_.check(client.id, *session.principal, event.payload, verdict);
+    }
+    // A bridge principal's announce: verified now, committed in MESSAGE.
+    if (!verdict.allowed) {
+      audit_acl_denial(session, event, verdict.refusal);
+      return Verdict::kDeny;
+    }
+    return announces_.check_bridged(client, topic->node_id, event.payload);
   }
   if (!verdict.allowed && event.access == kAclWrite && topic->kind == DeviceLeaf::kAnnounce &&
       session.principal->kind == PrincipalKind::kNode && !session.ended) {
     // docs/protocol.md §5 check 5 at the topic level: explained on the publisher's own rejected topic.
-    refuse_announce(client.id, *session.principal,
+    announces_.refuse(client.id, *session.principal,
                     ErrorEnvelope(ErrorCode::kAttestationFailed,
                                   "node " + session.principal->name +
                                       " may announce only on its own topic, not on another node's",
@@ -86,15 +107,15 @@ Verdict FleetPlugin::check_devices_topic(const ClientView& client, Session& sess
 // routes, i.e. the nodes connected here: never to a node elsewhere (no relaying through this
 // broker to a third one), nor to a node that is not here at all (issue 17).
 Verdict FleetPlugin::check_bridged_cmd(const Principal& bridge, std::string_view node_id, const AclEvent& event) {
-  const NodeRecord* node = registry_.find(node_id);
+  const NodeRecord* node = announces_.registry().find(node_id);
   if (node != nullptr && node->session != nullptr) return Verdict::kAllow;
   bump(counters_.acl_denied_write);
-  audit({.caller = bridge.name,
-         .topic = event.topic,
-         .node_id = node_id,
-         .decision = "deny",
-         .code = "E_SAFETY_DENIED",
-         .reason = "write: a bridge's cmd for a node not connected to this broker"});
+  audit_({.caller = bridge.name,
+          .topic = event.topic,
+          .node_id = node_id,
+          .decision = "deny",
+          .code = "E_SAFETY_DENIED",
+          .reason = "write: a bridge's cmd for a node not connected to this broker"});
   return Verdict::kDeny;
 }
 
@@ -112,7 +133,7 @@ Verdict FleetPlugin::refuse_unidentified(const ClientView& client, Session& sess
     Principal claimed;
     claimed.kind = PrincipalKind::kNode;
     claimed.name = client.username;
-    refuse_announce(client.id, claimed,
+    announces_.refuse(client.id, claimed,
                     ErrorEnvelope(session.refusal->code, "the node's identity is refused: " + session.refusal->reason,
                                   "re-enroll the node (fleetctl pki enroll) and install the new bundle"),
                     blake3_256_hex(event.payload));
@@ -123,50 +144,7 @@ Verdict FleetPlugin::refuse_unidentified(const ClientView& client, Session& sess
 // Topics outside $devices/ (the $CONTROL driver, the waker's wake topic, an operator's own):
 // the policy may allow them; otherwise the next mechanism decides (all defer = denied).
 Verdict FleetPlugin::check_other_topic(Session& session, const AclEvent& event) {
-  const AclQuery query{.who = *session.principal,
-                       .access = event.access,
-                       .topic = event.topic,
-                       .retain = event.retain,
-                       .is_will = session.ended && event.access == kAclWrite,
-                       .payload_empty = event.payload.empty()};
-  return acl_.evaluate(query, *this).allowed ? Verdict::kAllow : Verdict::kDefer;
-}
-
-// check_retain_source: may the original publisher of this retained message still have written
-// it? For an announce that means: the node itself (or, for a node on another broker, the bridge)
-// published it and it is the node's current, verified, unexpired manifest, or it verifies now (a
-// message restored from persistence, which mosquitto loads without asking the plugin). Failures
-// are cleared from the retained store.
-Verdict FleetPlugin::check_retain_source(const ClientView& source, const AclEvent& event) {
-  if (!is_devices_topic(event.topic)) return Verdict::kDefer;
-  const auto topic = parse_devices_topic(event.topic);
-  if (!topic || !is_node_id(topic->node_id)) return Verdict::kDeny;
-  switch (topic->kind) {
-    case DeviceLeaf::kAnnounce: {
-      const NodeRecord* node = registry_.find(topic->node_id);
-      if (source.username != topic->node_id && (node == nullptr || !node->remote)) {
-        // Only a node (or a bridge, for a remote node) writes its announce; anything else got
-        // there while the plugin was absent.
-        clear_restored(topic->node_id,
-                       ErrorEnvelope(ErrorCode::kAttestationFailed, "the retained announce was not published by the node",
-                                     "the node announces again when it reconnects"));
-        return Verdict::kDeny;
-      }
-      if (node != nullptr && !node->revoked && node->manifest_fresh(clock_()) &&
-          node->manifest->payload_digest == blake3_256(event.payload)) {
-        return Verdict::kAllow;
-      }
-      return verify_restored(topic->node_id, event.payload) ? Verdict::kAllow : Verdict::kDeny;
-    }
-    case DeviceLeaf::kStatus:
-      // Only the plugin writes status; a restored one of a known node stands until the first
-      // tick republishes it, one of a node nobody remembers is removed.
-      if (registry_.find(topic->node_id) != nullptr) return Verdict::kAllow;
-      broker_.publish("", event.topic, "", 1, true);
-      return Verdict::kDeny;
-    default:
-      return Verdict::kDeny;
-  }
+  return evaluate_policy(session, event).allowed ? Verdict::kAllow : Verdict::kDefer;
 }
 
 void FleetPlugin::audit_acl_denial(const Session& session, const AclEvent& event, AclRefusal refusal) {
@@ -181,12 +159,12 @@ void FleetPlugin::audit_acl_denial(const Session& session, const AclEvent& event
   const Principal& who = *session.principal;
   const std::string reason = std::string(access_name(event.access)) + (session.ended ? " (Will)" : "") + ": " +
                              std::string(acl_refusal_name(refusal));
-  audit({.caller = who.name,
-         .tenant = who.tenant,
-         .topic = event.topic,
-         .decision = "deny",
-         .code = "E_SAFETY_DENIED",
-         .reason = reason});
+  audit_({.caller = who.name,
+          .tenant = who.tenant,
+          .topic = event.topic,
+          .decision = "deny",
+          .code = "E_SAFETY_DENIED",
+          .reason = reason});
 }
 
 }  // namespace fleetmcp::plugin

@@ -1,35 +1,19 @@
-// The command path (docs/protocol.md §4): calls queued from any thread are dispatched on the tick as a
-// `cmd` straight to the node's client (for a node on another broker: to the bridge), correlated with its `cmd_ack` by node and in_reply_to,
-// checked against the tool's output schema and result.node_id (RFC-0005 §6 step 8), failed at
-// once when the node's session ends, failed at the gateway deadline, and late acks dropped and
-// audited. Also the opt-in $CONTROL/fleetmcp/v1 test driver.
-#include "broker_plugin/core/fleet_plugin.h"
+#include "broker_plugin/calls/call_dispatch.h"
 
 #include <algorithm>
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
+#include "broker_plugin/access/principal.h"
 #include "broker_plugin/calls/device_error.h"
-#include "broker_plugin/calls/control_api.h"
+#include "common/crypto/agent_token.h"
+#include "common/ids/ulid.h"
 #include "common/protocol/cmd.h"
+#include "common/protocol/cmd_ack.h"
 #include "common/protocol/deadlines.h"
 #include "common/protocol/topics.h"
-#include "common/crypto/agent_token.h"
 #include "common/registry/kinds.h"
-#include "common/ids/ulid.h"
 
 namespace fleetmcp::plugin {
 namespace {
-
-ErrorEnvelope not_found(const CallRequest& request) {
-  // The same answer for "no such node", "another tenant's node" and "no such capability", so a
-  // caller learns nothing about nodes it may not see.
-  return ErrorEnvelope(ErrorCode::kManifestNotFound,
-                       "no announced tool " + ascii_clamp(request.cap_id, 32) + "." + ascii_clamp(request.verb, 32) +
-                           " on node " + ascii_clamp(request.node_id, 32) + " is visible to this caller",
-                       "list the tools again; the node may have gone, expired or never existed for your tenant");
-}
 
 Status check_arguments(const SchemaRegistry& schemas, const VerbSpec& verb, std::string_view arguments_json) {
   json::Document arguments;
@@ -86,27 +70,36 @@ CallResult checked_result(const SchemaRegistry& schemas, const SentCall& call, s
 
 }  // namespace
 
-void FleetPlugin::dispatch_submitted(int64_t now_ms) {
+ErrorEnvelope call_target_not_found(const CallRequest& request) {
+  return ErrorEnvelope(ErrorCode::kManifestNotFound,
+                       "no announced tool " + ascii_clamp(request.cap_id, 32) + "." + ascii_clamp(request.verb, 32) +
+                           " on node " + ascii_clamp(request.node_id, 32) + " is visible to this caller",
+                       "list the tools again; the node may have gone, expired or never existed for your tenant");
+}
+
+CallDispatch::CallDispatch(const NodeRegistry& registry, const SchemaRegistry& schemas, BrokerPort& broker,
+                           const PluginClock& clock, AuditTrail& audit, PluginCounters& counters)
+    : registry_(registry), schemas_(schemas), broker_(broker), clock_(clock), audit_(audit), counters_(counters) {}
+
+void CallDispatch::dispatch_submitted(int64_t now_ms) {
   calls_.take_submitted(submitted_);
   for (QueuedCall& queued : submitted_) {
     if (Status sent = dispatch(queued, now_ms); !sent) {
-      SentCall unsent;
-      unsent.queued = std::move(queued);
-      finish_call(unsent, std::move(sent).error());
+      refuse(std::move(queued), {}, std::move(sent).error());
     }
   }
   submitted_.clear();  // keeps its capacity for the inbox (take_submitted)
 }
 
-Result<FleetPlugin::CallTarget> FleetPlugin::resolve(const QueuedCall& queued, int64_t now_ms) const {
+Result<CallDispatch::Target> CallDispatch::resolve(const QueuedCall& queued, int64_t now_ms) const {
   const CallRequest& request = queued.request;
   const NodeRecord* node = registry_.find(request.node_id);
   if (node == nullptr || node->tenant != request.tenant || node->revoked || !node->manifest_fresh(now_ms)) {
-    return not_found(request);
+    return call_target_not_found(request);
   }
   const Capability* cap = node->manifest->capability(request.cap_id);
-  const KindSpec* kind = cap != nullptr ? schemas_->kinds().by_kind(cap->kind) : nullptr;
-  if (kind == nullptr) return not_found(request);
+  const KindSpec* kind = cap != nullptr ? schemas_.kinds().by_kind(cap->kind) : nullptr;
+  if (kind == nullptr) return call_target_not_found(request);
   const VerbSpec* verb = kind->verb(request.verb);
   if (verb == nullptr || std::find(cap->verbs.begin(), cap->verbs.end(), request.verb) == cap->verbs.end()) {
     return ErrorEnvelope(ErrorCode::kVerbUnsupported,
@@ -133,17 +126,17 @@ Result<FleetPlugin::CallTarget> FleetPlugin::resolve(const QueuedCall& queued, i
     return ErrorEnvelope(ErrorCode::kNodeOffline, "node " + node->node_id + " has no live session",
                          "retry when $devices/<node_id>/status says online");
   }
-  return CallTarget{node, cap, verb, ToolName{kind->kind_short, node->node_id, cap->cap_id, verb->verb}.dotted()};
+  return Target{node, cap, verb, ToolName{kind->kind_short, node->node_id, cap->cap_id, verb->verb}.dotted()};
 }
 
-Status FleetPlugin::dispatch(QueuedCall& queued, int64_t now_ms) {
+Status CallDispatch::dispatch(QueuedCall& queued, int64_t now_ms) {
   auto resolved = resolve(queued, now_ms);
   if (!resolved) return std::move(resolved).error();
-  CallTarget& target = *resolved;
+  Target& target = *resolved;
   // The front's gate has parsed and validated the arguments it serialised; the $CONTROL driver's
   // are parsed and validated here. Either way the text goes into the cmd as it is.
   if (queued.request.origin != CallOrigin::kFront) {
-    if (Status valid = check_arguments(*schemas_, *target.verb, queued.request.arguments_json); !valid) return valid;
+    if (Status valid = check_arguments(schemas_, *target.verb, queued.request.arguments_json); !valid) return valid;
   }
 
   SentCall call;
@@ -168,12 +161,12 @@ Status FleetPlugin::dispatch(QueuedCall& queued, int64_t now_ms) {
   return {};
 }
 
-void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge) {
-  const auto ack = parse_cmd_ack(payload, *schemas_, ack_arena_);
+void CallDispatch::on_cmd_ack(std::string_view node_id, std::string_view payload, bool over_bridge) {
+  const auto ack = parse_cmd_ack(payload, schemas_, ack_arena_);
   if (!ack) {
     bump(counters_.acks_malformed);
-    audit({.caller = node_id, .node_id = node_id, .decision = "drop", .code = "E_BAD_REQUEST",
-           .reason = "cmd_ack does not match cmd_ack@1.0.0"});
+    audit_({.caller = node_id, .node_id = node_id, .decision = "drop", .code = "E_BAD_REQUEST",
+            .reason = "cmd_ack does not match cmd_ack@1.0.0"});
     return;
   }
   auto call = calls_.take_answered(node_id, ack->in_reply_to);
@@ -190,14 +183,14 @@ void FleetPlugin::on_cmd_ack(std::string_view node_id, std::string_view payload,
                                  : ack->not_run ? "late cmd_ack for a call that already finished; the device did not "
                                                   "run it: the cmd arrived after its deadline"
                                                 : "late cmd_ack for a call that already finished";
-    audit({.caller = node_id, .node_id = node_id, .decision = "drop",
-           .code = ack->ok ? std::string_view{} : error_code_name(ack->code), .reason = why});
+    audit_({.caller = node_id, .node_id = node_id, .decision = "drop",
+            .code = ack->ok ? std::string_view{} : error_code_name(ack->code), .reason = why});
     return;
   }
-  finish_call(*call, checked_result(*schemas_, *call, node_id, *ack));
+  finish(*call, checked_result(schemas_, *call, node_id, *ack));
 }
 
-void FleetPlugin::finish_call(SentCall& call, CallResult result) {
+void CallDispatch::finish(SentCall& call, CallResult result) {
   const int64_t now = clock_();
   if (!call.msg_id.empty()) calls_.remember_finished(call.msg_id, now);
   const int64_t latency_ms = now - call.queued.submitted_at_ms;
@@ -208,13 +201,13 @@ void FleetPlugin::finish_call(SentCall& call, CallResult result) {
   }
   // The front's CallLog writes its own line, naming the endpoint (CallOrigin::kFront).
   if (call.queued.request.origin != CallOrigin::kFront) {
-    audit({.caller = call.queued.request.caller,
-           .tenant = call.queued.request.tenant,
-           .tool = call.tool,
-           .node_id = call.node_id(),
-           .decision = result ? "ok" : "error",
-           .code = result ? std::string_view{} : error_code_name(result.error().code),
-           .latency_ms = latency_ms});
+    audit_({.caller = call.queued.request.caller,
+            .tenant = call.queued.request.tenant,
+            .tool = call.tool,
+            .node_id = call.node_id(),
+            .decision = result ? "ok" : "error",
+            .code = result ? std::string_view{} : error_code_name(result.error().code),
+            .latency_ms = latency_ms});
   }
   if (!call.queued.done) return;
   try {
@@ -224,112 +217,37 @@ void FleetPlugin::finish_call(SentCall& call, CallResult result) {
   }
 }
 
-void FleetPlugin::fail_calls_of(std::string_view node_id, ErrorCode code) {
+void CallDispatch::fail_calls_of(std::string_view node_id, ErrorCode code) {
   for (SentCall& call : calls_.take_for_node(node_id)) {
-    finish_call(call, ErrorEnvelope(code, "node " + call.node_id() + " went offline before answering",
+    finish(call, ErrorEnvelope(code, "node " + call.node_id() + " went offline before answering",
                                     "retry when $devices/<node_id>/status says online"));
   }
 }
 
-void FleetPlugin::expire_calls(int64_t now_ms) {
+void CallDispatch::expire(int64_t now_ms) {
   for (SentCall& call : calls_.take_overdue(now_ms)) {
-    finish_call(call, deadline_exceeded(call, "node " + call.node_id() + " did not answer in time"));
+    finish(call, deadline_exceeded(call, "node " + call.node_id() + " did not answer in time"));
   }
 }
 
-void FleetPlugin::on_control(const ClientView& client, std::string_view payload) {
-  const Session* session = sessions_.find(client.handle, client.id);
-  if (session == nullptr || !session->principal || session->principal->kind != PrincipalKind::kAgent) return;
-  const Principal agent = *session->principal;
-  const std::string client_id(client.id);
-  std::string id;
-  ControlRequest request;
+void CallDispatch::refuse(QueuedCall call, std::string tool, ErrorEnvelope error) {
+  SentCall unsent;
+  unsent.tool = std::move(tool);
+  unsent.queued = std::move(call);
+  finish(unsent, std::move(error));
+}
+
+// A relayed cmd's msg_id, so that its ack (which the bridge carries back) is not audited here.
+void CallDispatch::note_relayed_cmd(std::string_view payload) {
   try {
-    request = parse_control_request(payload, &id);
-  } catch (const Error& e) {
-    broker_.publish(client_id, kControlResponseTopic, control_error(id, e.envelope()), 1, false);
-    return;
-  }
-  if (const auto* command = std::get_if<ControlCommand>(&request)) {
-    const bool counters = command->command == "counters";
-    const std::string body = counters ? counters_.to_json() : nodes_json(agent);
-    broker_.publish(client_id, kControlResponseTopic, control_command_answer(id, command->command, body), 1, false);
-    return;
-  }
-  const auto& call = std::get<ControlCall>(request);
-  // The driver's origin resolves the name it was given; the core then looks the tool up by ids.
-  const auto name = parse_tool_name(call.tool);
-  QueuedCall queued;
-  queued.request.caller = agent.name;
-  queued.request.tenant = agent.tenant;
-  queued.request.origin = CallOrigin::kControl;
-  queued.request.arguments_json = call.arguments_json;
-  queued.control_scopes = agent.scopes;
-  if (name) {
-    queued.request.node_id = name->node_id;
-    queued.request.cap_id = name->cap_id;
-    queued.request.verb = name->verb;
-  }
-  const std::string dotted = name ? name->dotted() : std::string();
-  const int64_t submitted_at = clock_();
-  queued.done = [this, client_id, id, dotted, node_id = queued.request.node_id, submitted_at](CallResult result) {
-    const std::string answer = result ? control_call_answer(id, dotted, node_id, *result, clock_() - submitted_at)
-                                      : control_error(id, result.error());
-    broker_.publish(client_id, kControlResponseTopic, answer, 1, false);
-  };
-  // The name's kind_short must be its capability's kind; an unknown node or capability is left to
-  // dispatch, which answers it like any other.
-  const auto names_its_kind = [this](const ToolName& n) {
-    const NodeRecord* node = registry_.find(n.node_id);
-    const Capability* cap = node != nullptr && node->manifest ? node->manifest->capability(n.cap_id) : nullptr;
-    const KindSpec* kind = cap != nullptr ? schemas_->kinds().by_kind(cap->kind) : nullptr;
-    return kind == nullptr || kind->kind_short == n.kind_short;
-  };
-  bump(counters_.calls_submitted);
-  if (!name || !names_its_kind(*name)) {
-    // Refused as a dispatch would refuse it: counted, audited, answered.
-    SentCall unsent;
-    unsent.tool = dotted;
-    unsent.queued = std::move(queued);
-    finish_call(unsent, name ? not_found(unsent.queued.request)
-                             : ErrorEnvelope(ErrorCode::kBadRequest,
-                                             "not a tool name: expected {kind_short}.{node_id}.{cap_id}.{verb}",
-                                             "use a name from tools/list"));
-    return;
-  }
-  // Already on the broker thread: the tick at the end of this loop turn dispatches it, no wake.
-  calls_.submit(std::move(queued), submitted_at, /*wake=*/false);
-}
-
-std::string FleetPlugin::nodes_json(const Principal& agent) const {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  const int64_t now = clock_();
-  w.StartArray();
-  registry_.for_each([&](const NodeRecord& node) {
-    if (node.tenant != agent.tenant) return;
-    w.StartObject();
-    w.Key("node_id");
-    w.String(node.node_id.c_str());
-    w.Key("state");
-    w.String(std::string(node_state_name(node.state())).c_str());
-    w.Key("tools");
-    w.StartArray();
-    if (node.manifest_fresh(now) && !node.revoked) {
-      for (const Capability& cap : node.manifest->capabilities) {
-        const KindSpec* kind = schemas_->kinds().by_kind(cap.kind);
-        for (const std::string& verb : cap.verbs) {
-          if (const auto name = kind ? make_tool_name(kind->kind_short, node.node_id, cap.cap_id, verb) : std::nullopt) {
-            w.String(name->dotted().c_str());
-          }
-        }
-      }
+    const json::Document cmd = json::parse_strict(payload);
+    if (const auto msg_id = json::get_string(cmd, "msg_id")) {
+      calls_.remember_relayed(std::string(*msg_id), clock_());
+      bump(counters_.relayed_cmds);
     }
-    w.EndArray();
-    w.EndObject();
-  });
-  w.EndArray();
-  return std::string(buf.GetString(), buf.GetSize());
+  } catch (const Error&) {
+    // The node checks every cmd itself (docs/protocol.md §4) and answers a bad one with an error ack.
+  }
 }
 
 }  // namespace fleetmcp::plugin

@@ -1,13 +1,26 @@
-// Who a client is: BASIC_AUTH for agents and the waker, the TLS certificate for nodes (whose
-// listener sets use_identity_as_username, so mosquitto never calls BASIC_AUTH for them and the
-// plugin identifies them at their first ACL check).
-#include "broker_plugin/core/fleet_plugin.h"
+#include "broker_plugin/access/admission.h"
 
+#include <algorithm>
 #include <variant>
 
 namespace fleetmcp::plugin {
+namespace {
 
-Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::string_view> password) {
+constexpr int64_t kTokenSweepIntervalMs = 1000;
+constexpr int64_t kClaimSweepIntervalMs = 60'000;  // claims are kept for days; a lookup ignores expired ones
+
+}  // namespace
+
+Admission::Admission(ClientIdentity identity, int64_t persistent_client_expiration_ms, BrokerPort& broker,
+                     const PluginClock& clock, AuditTrail& audit, PluginCounters& counters)
+    : identity_(std::move(identity)),
+      claims_(persistent_client_expiration_ms),
+      broker_(broker),
+      clock_(clock),
+      audit_(audit),
+      counters_(counters) {}
+
+Verdict Admission::basic_auth(const ClientView& client, std::optional<std::string_view> password) {
   IdentityResult result = identity_.identify_password(client.username, password, client.address, clock_());
   const bool identified = std::holds_alternative<Principal>(result);
   if (const auto* who = std::get_if<Principal>(&result)) {
@@ -28,11 +41,11 @@ Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::
   session.client_id = client.id;
   if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
     bump(counters_.auth_refused);
-    audit({.caller = client.username.empty() ? client.id : client.username,
-           .decision = "refuse",
-           .code = error_code_name(refusal->code),
-           .reason = refusal->reason},
-          /*caller_verified=*/identified);
+    audit_({.caller = client.username.empty() ? client.id : client.username,
+            .decision = "refuse",
+            .code = error_code_name(refusal->code),
+            .reason = refusal->reason},
+           /*caller_verified=*/identified);
     // On SIGHUP mosquitto re-runs BASIC_AUTH for connected clients and disconnects the refused;
     // until then the recorded refusal denies every check.
     sessions_.put(client.handle, std::move(session));
@@ -40,7 +53,7 @@ Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::
   }
   const Principal& who = std::get<Principal>(result);
   bump(counters_.auth_accepted);
-  audit({.caller = who.name, .tenant = who.tenant, .decision = "accept", .reason = principal_kind_name(who.kind)});
+  audit_({.caller = who.name, .tenant = who.tenant, .decision = "accept", .reason = principal_kind_name(who.kind)});
   claim_client_id(client, who);
   session.principal = who;
   sessions_.put(client.handle, std::move(session));
@@ -50,7 +63,7 @@ Verdict FleetPlugin::on_basic_auth(const ClientView& client, std::optional<std::
 // mosquitto would disconnect the client holding this id once the new one is authorised, or hand
 // the new one the session it left behind: a principal (kind, tenant, sub) may take neither from
 // another, e.g. an agent "ops" of one tenant from the agent "ops" of another (issue 24).
-std::optional<IdentityRefusal> FleetPlugin::client_id_held_by_another(const ClientView& client, const Principal& who) {
+std::optional<IdentityRefusal> Admission::client_id_held_by_another(const ClientView& client, const Principal& who) {
   const auto holder = claims_.held_by_another(client.id, who, clock_());
   if (!holder) return std::nullopt;
   const std::string owner = std::string(principal_kind_name(holder->owner.kind)) + " " + holder->owner.name +
@@ -61,7 +74,7 @@ std::optional<IdentityRefusal> FleetPlugin::client_id_held_by_another(const Clie
                                                  ") left, which mosquitto may still keep"};
 }
 
-void FleetPlugin::claim_client_id(const ClientView& client, const Principal& who) {
+void Admission::claim_client_id(const ClientView& client, const Principal& who) {
   if (who.kind != PrincipalKind::kAgent && who.kind != PrincipalKind::kBridge) return;
   // MQTT 3.1.1 with clean session ends its session with its connection; anything else may leave
   // one behind, and only clean session false writes it to mosquitto's persistence file.
@@ -69,35 +82,30 @@ void FleetPlugin::claim_client_id(const ClientView& client, const Principal& who
   claims_.connected(client.id, who, client.handle, may_persist, /*durable=*/!client.clean_session);
 }
 
-Session* FleetPlugin::session_for(const ClientView& client) {
-  if (Session* known = sessions_.find(client.handle, client.id)) return known;
-  return identify_by_certificate(client);
-}
-
-Session* FleetPlugin::identify_by_certificate(const ClientView& client) {
+Session* Admission::identify_by_certificate(const ClientView& client) {
   const std::optional<Certificate> cert = broker_.client_certificate(client.handle);
   if (cert) return identify_node(client, *cert);
   // Neither BASIC_AUTH nor a certificate vouched for this connection (a delayed Will of a gone
   // session, or a listener configured without either): nothing it asks for is allowed.
   bump(counters_.auth_refused);
-  audit({.caller = client.id, .decision = "refuse", .code = "E_SAFETY_DENIED", .reason = "no identity"},
-        /*caller_verified=*/false);
+  audit_({.caller = client.id, .decision = "refuse", .code = "E_SAFETY_DENIED", .reason = "no identity"},
+         /*caller_verified=*/false);
   Session session;
   session.client_id = client.id;
   return &sessions_.put(client.handle, std::move(session));
 }
 
-Session* FleetPlugin::identify_node(const ClientView& client, const Certificate& cert) {
+Session* Admission::identify_node(const ClientView& client, const Certificate& cert) {
   Session session;
   session.client_id = client.id;
   IdentityResult result = identity_.identify_node(cert, client.id, client.username, clock_());
   if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
     bump(counters_.auth_refused);
-    audit({.caller = client.id,
-           .decision = "refuse",
-           .code = error_code_name(refusal->code),
-           .reason = refusal->reason},
-          /*caller_verified=*/false);
+    audit_({.caller = client.id,
+            .decision = "refuse",
+            .code = error_code_name(refusal->code),
+            .reason = refusal->reason},
+           /*caller_verified=*/false);
     session.refusal = *refusal;
     Session& refused = sessions_.put(client.handle, std::move(session));
     queue_kick(client.handle, refused, "identity refused");
@@ -105,37 +113,62 @@ Session* FleetPlugin::identify_node(const ClientView& client, const Certificate&
   }
   session.principal = std::get<Principal>(std::move(result));
   bump(counters_.auth_accepted);
-  audit({.caller = session.principal->name, .tenant = session.principal->tenant, .decision = "accept", .reason = "node"});
-  Session& accepted = sessions_.put(client.handle, std::move(session));
-  start_node_session(client.handle, *accepted.principal);
-  return &accepted;
+  audit_({.caller = session.principal->name, .tenant = session.principal->tenant, .decision = "accept", .reason = "node"});
+  return &sessions_.put(client.handle, std::move(session));
 }
 
-void FleetPlugin::start_node_session(const void* handle, const Principal& node) {
-  NodeRecord& record = registry_.get_or_create(node.name, node.tenant);
-  record.session = handle;
-  record.remote = false;  // connected here now, whatever another broker said of it
-  record.remote_online = false;
-  record.remote_via = nullptr;
-  refresh_status(record);
-}
-
-void FleetPlugin::queue_kick(const void* handle, Session& session, std::string_view reason) {
+void Admission::queue_kick(const void* handle, Session& session, std::string_view reason) {
   if (session.kick_queued || session.ended) return;
   session.kick_queued = true;
   // Not this tick but the next: a refused node's first publish may have queued an explanation
   // on its rejected topic, which mosquitto sends at the start of the next loop turn.
-  kicks_.push_back({ticks() + 2, handle, session.client_id});
+  kicks_.push_back({counters_.ticks.load(std::memory_order_relaxed) + 2, handle, session.client_id});
   const Principal* who = session.principal ? &*session.principal : nullptr;
-  audit({.caller = who ? std::string_view(who->name) : std::string_view(session.client_id),
-         .tenant = who ? std::string_view(who->tenant) : std::string_view{},
-         .decision = "kick",
-         .reason = reason});
+  audit_({.caller = who ? std::string_view(who->name) : std::string_view(session.client_id),
+          .tenant = who ? std::string_view(who->tenant) : std::string_view{},
+          .decision = "kick",
+          .reason = reason});
 }
 
-bool FleetPlugin::token_expired(const Principal& who) const {
-  return (who.kind == PrincipalKind::kAgent || who.kind == PrincipalKind::kBridge) && who.expires_at_s != 0 &&
-         clock_() / 1000 >= who.expires_at_s;
+void Admission::release_client_id(const ClientView& client) { claims_.disconnected(client.id, client.handle, clock_()); }
+
+void Admission::on_tick(int64_t now_ms) {
+  if (now_ms - last_token_sweep_ms_ >= kTokenSweepIntervalMs) {
+    last_token_sweep_ms_ = now_ms;
+    sessions_.for_each([&](const void* handle, Session& session) {
+      if (session.principal && token_expired(*session.principal)) queue_kick(handle, session, "agent token expired");
+    });
+  }
+  if (now_ms - last_claim_sweep_ms_ >= kClaimSweepIntervalMs) {
+    last_claim_sweep_ms_ = now_ms;
+    claims_.forget_expired(now_ms);
+  }
+  run_kicks();
+  sessions_.drop_ended();
+}
+
+void Admission::run_kicks() {
+  const uint64_t tick = counters_.ticks.load(std::memory_order_relaxed);
+  const auto due = std::partition(kicks_.begin(), kicks_.end(), [&](const auto& k) { return k.due_tick > tick; });
+  for (auto it = due; it != kicks_.end(); ++it) {
+    // mosquitto kicks by client id: skip it when that connection already left, so a new
+    // connection under the same id is not hit.
+    const Session* session = sessions_.find(it->handle, it->client_id);
+    if (session == nullptr || session->ended) continue;
+    broker_.kick(it->client_id);
+    bump(counters_.clients_kicked);
+  }
+  kicks_.erase(due, kicks_.end());
+}
+
+// Revoked agents, bridges and nodes: kicked, and every check denied until then.
+void Admission::set_revocations(std::shared_ptr<const RevocationList> revoked) {
+  identity_.set_revocations(std::move(revoked));
+  sessions_.for_each([&](const void* handle, Session& session) {
+    if (!session.principal || identity_.still_trusted(*session.principal)) return;
+    queue_kick(handle, session, "credentials revoked");
+    session.principal.reset();
+  });
 }
 
 }  // namespace fleetmcp::plugin

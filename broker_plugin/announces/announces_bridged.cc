@@ -1,0 +1,169 @@
+// Announces over a bridge between brokers (docs/protocol.md §12, docs/sharding.md): a bridge is
+// trusted to carry traffic, not to vouch for it. An announce of a node connected elsewhere is
+// verified (docs/protocol.md §5) against the node's certificate, remembered or enrolled on this
+// broker; its status is believed only for remote nodes, and says whether calls can reach it.
+#include "broker_plugin/announces/announces.h"
+
+#include <filesystem>
+
+#include "common/base/json.h"
+#include "common/ids/tenant.h"
+#include "common/ids/ulid.h"
+
+namespace fleetmcp::plugin {
+namespace {
+
+std::string_view bridge_name(const ClientView& bridge) { return bridge.username.empty() ? bridge.id : bridge.username; }
+
+ErrorEnvelope no_enrolled_certificate(std::string_view node_id) {
+  return ErrorEnvelope(ErrorCode::kAttestationFailed,
+                       "no valid enrolled certificate of node " + std::string(node_id) +
+                           " (from the fleet CA, not expired) is known to this broker, so its announce from a "
+                           "bridge cannot be verified",
+                       "copy the node's node.crt to <plugin_opt_enrolled_certs_dir>/<node_id>/node.crt on this broker");
+}
+
+}  // namespace
+
+// A bridge principal's announce, in its ACL WRITE check: verified now, committed in MESSAGE.
+Verdict Announces::check_bridged(const ClientView& bridge, std::string_view node_id, std::string_view payload) {
+  if (payload.empty()) return Verdict::kAllow;
+  const NodeRecord* node = registry_.find(node_id);
+  if (node != nullptr && node->session != nullptr) return Verdict::kDeny;
+  const BridgedAnnounce checked = verify_bridged(node_id, payload);
+  if (!checked.outcome.accepted) {
+    refuse_bridged(bridge, node_id, checked.outcome.error);
+    return Verdict::kDeny;
+  }
+  return Verdict::kAllow;
+}
+
+Verdict Announces::accept_bridged(const ClientView& bridge, std::string_view node_id, std::string_view payload,
+                                  bool retain) {
+  if (payload.empty()) {  // the owning plugin cleared it: deregistered, expired or revoked
+    NodeRecord* node = registry_.find(node_id);
+    if (node != nullptr && node->remote && node->manifest) deregister(*node);
+    return Verdict::kAllow;
+  }
+  if (!retain) {
+    refuse_bridged(bridge, node_id,
+                            ErrorEnvelope(ErrorCode::kManifestInvalid, "an announce must be retained",
+                                          "bridge $devices/+/announce with mqttv50 (retain as published)"));
+    return Verdict::kDeny;
+  }
+  const BridgedAnnounce checked = verify_bridged(node_id, payload);
+  if (!checked.outcome.accepted) {
+    refuse_bridged(bridge, node_id, checked.outcome.error);
+    return Verdict::kDeny;
+  }
+  NodeRecord& node = registry_.get_or_create(node_id, checked.certificate->subject_o());
+  node.remote = true;
+  node.remote_via = bridge.handle;
+  accept(node, checked.outcome, checked.certificate, bridge_name(bridge), " over a bridge");
+  bump(counters_.bridged_announces);
+  return Verdict::kAllow;
+}
+
+// docs/protocol.md §5 for a node connected elsewhere: checks 5 and 6 against its enrolled certificate.
+Announces::BridgedAnnounce Announces::verify_bridged(std::string_view node_id, std::string_view payload) {
+  BridgedAnnounce checked;
+  const NodeRecord* node = registry_.find(node_id);
+  const int64_t now = clock_();
+  // A certificate remembered from an earlier announce chained to the CA then; it may have expired
+  // since (issue 17): outside its validity period the one on disk must decide.
+  std::shared_ptr<const Certificate> remembered = node != nullptr ? node->certificate : nullptr;
+  if (remembered && (now < remembered->not_before_ms() || now >= remembered->not_after_ms())) remembered = nullptr;
+  checked.certificate = remembered ? std::move(remembered) : enrolled_certificate(node_id);
+  checked.outcome = verifier_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
+  if (checked.outcome.accepted || checked.outcome.error.code != ErrorCode::kAttestationFailed) return checked;
+  // The remembered certificate may predate a re-enrolment: the one on disk decides.
+  auto enrolled = enrolled_certificate(node_id);
+  if (enrolled && (!checked.certificate || enrolled->thumbprint() != checked.certificate->thumbprint())) {
+    checked.certificate = std::move(enrolled);
+    checked.outcome = verifier_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
+  } else if (!checked.certificate) {
+    checked.outcome.error = no_enrolled_certificate(node_id);
+  }
+  return checked;
+}
+
+// <enrolled_certs_dir>/<node_id>/node.crt, if it is this node's certificate from the fleet CA.
+// node_id is a validated ULID, so it cannot walk out of the directory.
+std::shared_ptr<const Certificate> Announces::enrolled_certificate(std::string_view node_id) const {
+  if (enrolled_certs_dir_.empty()) return nullptr;
+  const std::string path = enrolled_certs_dir_ + "/" + std::string(node_id) + "/node.crt";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return nullptr;
+  try {
+    auto cert = std::make_shared<const Certificate>(Certificate::load_pem_file(path));
+    if (cert->subject_cn() == node_id && is_tenant_name(cert->subject_o()) &&
+        cert->is_issued_by(ca_, clock_())) {
+      return cert;
+    }
+    broker_.log(LogLevel::kWarning, "fleetmcp: " + path + " is not node " + std::string(node_id) +
+                                        "'s certificate from the fleet CA (or has expired); ignored");
+  } catch (const Error& e) {
+    broker_.log(LogLevel::kWarning, std::string("fleetmcp: ") + e.what());
+  }
+  return nullptr;
+}
+
+// No rejected topic to explain it on: the node is not here. The owning plugin told it already.
+void Announces::refuse_bridged(const ClientView& bridge, std::string_view node_id, const ErrorEnvelope& error) {
+  counters_.count_refusal(error.code);
+  bump(counters_.bridged_refused);
+  audit_refused(bridge_name(bridge), node_id, "refuse", error, "announce over a bridge: ");
+}
+
+// The owning plugin's $devices/<id>/status: the liveness of a node connected there.
+Verdict Announces::accept_bridged_status(const ClientView& bridge, std::string_view node_id, std::string_view payload) {
+  NodeRecord* node = registry_.find(node_id);
+  if (payload.empty()) {
+    if (node != nullptr && node->remote) set_remote_liveness(*node, bridge.handle, false);
+    return Verdict::kAllow;
+  }
+  std::optional<std::string> state;
+  try {
+    const json::Document doc = json::parse_strict(payload);
+    if (const auto s = json::get_string(doc, "state")) state = std::string(*s);
+  } catch (const Error&) {
+    // Not a status this plugin could have written: dropped below.
+  }
+  if (!state) {
+    bump(counters_.bridged_dropped);
+    audit_({.caller = bridge_name(bridge), .topic = devices_topic(node_id, DeviceLeaf::kStatus), .node_id = node_id,
+            .decision = "drop", .code = "E_BAD_REQUEST", .reason = "status over a bridge is not a status message"});
+    return Verdict::kDeny;
+  }
+  if (node == nullptr) {
+    // Learnt from its enrolled certificate (for the tenant); without one nobody here may read it.
+    auto cert = enrolled_certificate(node_id);
+    if (!cert) return Verdict::kAllow;
+    node = &registry_.get_or_create(node_id, cert->subject_o());
+    node->certificate = std::move(cert);
+  }
+  node->remote = true;
+  set_remote_liveness(*node, bridge.handle, *state == "online");
+  return Verdict::kAllow;
+}
+
+void Announces::set_remote_liveness(NodeRecord& node, const void* bridge, bool online) {
+  const bool was_live = node.live();
+  node.remote_via = bridge;
+  node.remote_online = online;
+  node_changed(node.node_id);
+  if (was_live && !node.live()) {
+    went_offline(node.node_id, /*fail_calls=*/true);
+  }
+}
+
+// The nodes a bridge carried are unreachable once it drops, whatever their last status said.
+bool Announces::bridge_went_down(const void* bridge) {
+  if (bridges_.erase(bridge) == 0) return false;
+  registry_.for_each([&](NodeRecord& node) {
+    if (node.remote && node.remote_via == bridge) set_remote_liveness(node, bridge, false);
+  });
+  return true;
+}
+
+}  // namespace fleetmcp::plugin
