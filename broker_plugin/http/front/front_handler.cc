@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "broker_plugin/http/front/error_status.h"
+#include "broker_plugin/http/transport/error_status.h"
 #include "broker_plugin/http/mcp/jsonrpc.h"
 
 namespace fleetmcp::http {
