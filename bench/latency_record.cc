@@ -36,6 +36,15 @@ uint64_t LatencyRecord::failed_count() const {
   return n;
 }
 
+void add_percentiles(json::Value& object, const LatencySummary& s, json::Allocator& alloc) {
+  object.AddMember("mean_ms", s.mean_ms, alloc);
+  object.AddMember("p50_ms", s.p50_ms, alloc);
+  object.AddMember("p90_ms", s.p90_ms, alloc);
+  object.AddMember("p99_ms", s.p99_ms, alloc);
+  object.AddMember("p999_ms", s.p999_ms, alloc);
+  object.AddMember("max_ms", s.max_ms, alloc);
+}
+
 LatencySummary LatencyRecord::ok_summary() { return summarize(latencies_ms_); }
 
 std::string LatencyRecord::describe() {
@@ -59,12 +68,7 @@ void LatencyRecord::add_to(json::Value& object, json::Allocator& alloc) {
   json::Value kinds(rapidjson::kObjectType);
   for (const auto& [kind, count] : failures_) kinds.AddMember(json::string_value(kind, alloc), json::Value(count), alloc);
   object.AddMember("failures", kinds, alloc);
-  object.AddMember("mean_ms", s.mean_ms, alloc);
-  object.AddMember("p50_ms", s.p50_ms, alloc);
-  object.AddMember("p90_ms", s.p90_ms, alloc);
-  object.AddMember("p99_ms", s.p99_ms, alloc);
-  object.AddMember("p999_ms", s.p999_ms, alloc);
-  object.AddMember("max_ms", s.max_ms, alloc);
+  add_percentiles(object, s, alloc);
 }
 
 }  // namespace fleetmcp::bench

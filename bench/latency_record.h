@@ -20,6 +20,8 @@ struct LatencySummary {
 
 // Exact percentiles of `samples_ms` (sorted in place); all zero when there are none.
 LatencySummary summarize(std::vector<double>& samples_ms);
+// Adds mean_ms, p50_ms, p90_ms, p99_ms, p999_ms and max_ms to `object`.
+void add_percentiles(json::Value& object, const LatencySummary& s, json::Allocator& alloc);
 
 class LatencyRecord {
  public:

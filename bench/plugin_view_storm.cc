@@ -152,19 +152,19 @@ Figures measure(int size, int changes) {
   for (int i = 0; i < kRebuilds; ++i) rebuild += fleet.full_rebuild();
   out.rebuild_ns = static_cast<double>(rebuild) / kRebuilds;
 
-  const http::ToolCatalog catalog(SchemaRegistry::load(std::string(FLEETMCP_SOURCE_DIR) + "/schemas"),
+  const http::PerNodeTools per_node(SchemaRegistry::load(std::string(FLEETMCP_SOURCE_DIR) + "/schemas"),
                                   http::ToolNameStyle::kDotted, 100);
-  const http::KindTools kinds(catalog);
+  const http::KindTools kinds(per_node);
   out.per_node_digest_ns =
       static_cast<double>(fleet.on_snapshot([](const auto& s) { return s.tools_digest("acme").size(); }, 1000));
   out.by_kind_digest_ns =
       static_cast<double>(fleet.on_snapshot([&](const auto& s) { return kinds.digest(s, "acme").size(); }, 5));
   // The second tools/list page (the cursor's name is found in O(log N), wherever it is).
-  const auto first = catalog.list_page(*fleet.snapshot(), "acme", std::nullopt, http::kLatestRevision);
+  const auto first = per_node.list_page(*fleet.snapshot(), "acme", std::nullopt, http::kLatestRevision);
   const std::string cursor = (*first)["nextCursor"].GetString();
   out.list_page_ns = static_cast<double>(fleet.on_snapshot(
       [&](const auto& s) {
-        return catalog.list_page(s, "acme", cursor, http::kLatestRevision)->operator[]("tools").Size();
+        return per_node.list_page(s, "acme", cursor, http::kLatestRevision)->operator[]("tools").Size();
       },
       20));
   return out;

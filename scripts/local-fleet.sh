@@ -66,6 +66,12 @@ stop_all() {
   devices_pid="" broker_pid=""
 }
 on_exit() { local rc=$?; trap - EXIT INT TERM; stop_all; exit "$rc"; }
+# In a wait for a process to be ready: dies with the end of its log when it has exited, or when
+# $SECONDS has reached the deadline (stop_all still reaps it).
+still_starting() {  # pid log deadline name late-message
+  kill -0 "$1" 2>/dev/null || { tail -20 "$2"; die "$4 exited (log: $2)"; }
+  [ $SECONDS -lt "$3" ] || { tail -20 "$2"; die "$5"; }
+}
 trap on_exit EXIT
 trap 'echo; step "stopping (Ctrl-C)"; stop_all; say "stopped; nothing left running"; trap - EXIT; exit 0' INT TERM HUP
 
@@ -137,8 +143,7 @@ mosquitto -c "$fleet/mosquitto.conf" >"$fleet/mosquitto.log" 2>&1 &
 broker_pid=$!
 deadline=$((SECONDS + 15))
 until grep -q "fleetmcp: plugin ready" "$fleet/mosquitto.log" && port_busy "$device_port" && port_busy "$http_port"; do
-  kill -0 "$broker_pid" 2>/dev/null || { tail -20 "$fleet/mosquitto.log"; broker_pid=""; die "mosquitto exited (log: $fleet/mosquitto.log)"; }
-  [ $SECONDS -lt $deadline ] || { tail -20 "$fleet/mosquitto.log"; die "mosquitto not ready within 15 s"; }
+  still_starting "$broker_pid" "$fleet/mosquitto.log" "$deadline" mosquitto "mosquitto not ready within 15 s"
   sleep 0.1
 done
 say "devices: mqtts://127.0.0.1:$device_port (mTLS)   agents: mqtt://127.0.0.1:$agent_port   MCP: http://127.0.0.1:$http_port/mcp"
@@ -160,8 +165,8 @@ deadline=$((SECONDS + 60))
 while :; do
   n=$(online_count)
   [ "$n" -ge "$nodes" ] && break
-  kill -0 "$devices_pid" 2>/dev/null || { tail -20 "$fleet/devices.log"; devices_pid=""; die "fleetmcp-device exited (log: $fleet/devices.log)"; }
-  [ $SECONDS -lt $deadline ] || { tail -20 "$fleet/devices.log"; die "only $n of $nodes nodes online after 60 s (logs: $fleet/devices.log, $fleet/mosquitto.log)"; }
+  still_starting "$devices_pid" "$fleet/devices.log" "$deadline" fleetmcp-device \
+    "only $n of $nodes nodes online after 60 s (logs: $fleet/devices.log, $fleet/mosquitto.log)"
   sleep 0.5
 done
 say "all $nodes nodes verified and online (their \$devices/<id>/status says so)"

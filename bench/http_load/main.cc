@@ -141,10 +141,7 @@ int report_calls(const Options& o, const std::string& mode, CallApi api, double 
 
 void add_summary(json::Value& object, const char* name, const LatencySummary& s, json::Allocator& a) {
   json::Value v(rapidjson::kObjectType);
-  v.AddMember("p50_ms", s.p50_ms, a);
-  v.AddMember("p90_ms", s.p90_ms, a);
-  v.AddMember("p99_ms", s.p99_ms, a);
-  v.AddMember("max_ms", s.max_ms, a);
+  add_percentiles(v, s, a);
   object.AddMember(rapidjson::StringRef(name), v, a);
 }
 

@@ -6,15 +6,6 @@
 namespace fleetmcp::http {
 namespace {
 
-class PluginWatch final : public TelemetryWatch {
- public:
-  explicit PluginWatch(std::function<void()> remove) : remove_(std::move(remove)) {}
-  ~PluginWatch() override { remove_(); }
-
- private:
-  std::function<void()> remove_;
-};
-
 // The tools are a function of the etag and of whether the manifest is fresh, which the tool
 // count tells apart (a fresh manifest shows its tools, a stale one none).
 bool shows_the_same(const FleetNode& a, const FleetNode& b) {
@@ -25,7 +16,7 @@ bool shows_the_same(const FleetNode& a, const FleetNode& b) {
 }  // namespace
 
 PluginFleetView::PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas)
-    : core_(core), schemas_(std::move(schemas)), snapshot_(std::make_shared<FleetSnapshot>(0, std::vector<FleetNode>{})) {
+    : core_(core), schemas_(std::move(schemas)) {
   if (!core_.parts().options.revocation_file.empty()) {
     revoked_ = std::make_shared<const RevocationList>(
         RevocationList::load(core_.parts().options.revocation_file, /*missing_is_empty=*/false));
@@ -61,23 +52,24 @@ std::shared_ptr<const FleetSnapshot> PluginFleetView::full_build(int64_t now_ms)
   core_.parts().registry.for_each([&](const plugin::NodeRecord& record) {
     if (auto n = node_of(record, now_ms)) nodes.push_back(std::move(*n));
   });
-  return std::make_shared<const FleetSnapshot>(generation_ + 1, std::move(nodes));
+  return std::make_shared<const FleetSnapshot>(snapshot()->generation() + 1, std::move(nodes));
 }
 
 std::shared_ptr<const FleetSnapshot> PluginFleetView::changed_build(int64_t now_ms) {
   std::vector<FleetNode> changed;
   std::vector<std::string> removed;
+  const std::shared_ptr<const FleetSnapshot> last = snapshot();
   for (const std::string& node_id : changed_) {
     const plugin::NodeRecord* record = core_.parts().registry.find(node_id);
     auto n = record != nullptr ? node_of(*record, now_ms) : std::nullopt;
-    const FleetNode* shown = snapshot_->node(n ? n->tenant : std::string(), node_id);
+    const FleetNode* shown = last->node(n ? n->tenant : std::string(), node_id);
     if (n && shown != nullptr && shows_the_same(*n, *shown)) continue;  // e.g. the same manifest again
     if (n) changed.push_back(std::move(*n));
     else removed.push_back(node_id);
   }
   changed_.clear();
   if (changed.empty() && removed.empty()) return nullptr;
-  return snapshot_->next(generation_ + 1, std::move(changed), removed);
+  return last->next(last->generation() + 1, std::move(changed), removed);
 }
 
 void PluginFleetView::on_tick(int64_t now_ms, bool force) {
@@ -92,34 +84,14 @@ void PluginFleetView::on_tick(int64_t now_ms, bool force) {
   if (auto next = changed_build(now_ms)) publish(std::move(next));
 }
 
-void PluginFleetView::publish(std::shared_ptr<const FleetSnapshot> snapshot) {
-  std::function<void()> listener;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++generation_;
-    snapshot_ = std::move(snapshot);
-    listener = listener_;
-  }
-  if (listener) listener();
-}
-
-std::vector<std::shared_ptr<TelemetryHandler>> PluginFleetView::handlers_of(std::string_view node_id) const {
-  std::vector<std::shared_ptr<TelemetryHandler>> out;
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (const auto it = watchers_.find(node_id); it != watchers_.end()) {
-    for (const auto& w : it->second) out.push_back(w.handler);
-  }
-  return out;
-}
-
 void PluginFleetView::on_telemetry(std::string_view node_id, std::string_view payload) {
-  for (const auto& h : handlers_of(node_id)) {
+  for (const auto& h : watchers_of(node_id)) {
     if (h->on_sample) h->on_sample(payload);
   }
 }
 
 void PluginFleetView::on_node_offline(std::string_view node_id) {
-  for (const auto& h : handlers_of(node_id)) {
+  for (const auto& h : watchers_of(node_id)) {
     if (h->on_offline) h->on_offline();
   }
 }
@@ -129,35 +101,11 @@ void PluginFleetView::set_revocations(std::shared_ptr<const RevocationList> revo
   revoked_ = std::move(revoked);
 }
 
-std::shared_ptr<const FleetSnapshot> PluginFleetView::snapshot() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return snapshot_;
-}
-
-void PluginFleetView::set_change_listener(std::function<void()> on_change) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  listener_ = std::move(on_change);
-}
-
 void PluginFleetView::call(CallRequest request, CallDone done) {
   // The same request and result types on both sides (tool_call.h): the front's CallGate has
   // resolved the tool and checked it (CallOrigin::kFront), so the core trusts the request as it is
   // and the result comes back untouched. The deadline is the core's (the same rule, §4).
   core_.submit_call(std::move(request), std::move(done));
-}
-
-std::unique_ptr<TelemetryWatch> PluginFleetView::watch_telemetry(std::string_view node_id, TelemetryHandler handler) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const uint64_t id = next_watch_++;
-  const std::string node(node_id);
-  watchers_[node].push_back(Watcher{id, std::make_shared<TelemetryHandler>(std::move(handler))});
-  return std::make_unique<PluginWatch>([this, alive = std::weak_ptr<bool>(alive_), node, id] {
-    if (!alive.lock()) return;
-    std::lock_guard<std::mutex> guard(mutex_);
-    auto& list = watchers_[node];
-    std::erase_if(list, [id](const Watcher& w) { return w.id == id; });
-    if (list.empty()) watchers_.erase(node);
-  });
 }
 
 FleetStats PluginFleetView::stats() const {

@@ -21,11 +21,11 @@
 #include <vector>
 
 #include "broker_plugin/core/fleet_plugin.h"
-#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/fleet/fleet_view_base.h"
 
 namespace fleetmcp::http {
 
-class PluginFleetView : public FleetView, public plugin::FleetObserver {
+class PluginFleetView : public FleetViewBase, public plugin::FleetObserver {
  public:
   PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas);
 
@@ -46,11 +46,8 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   void node_changed(std::string_view node_id) override { changed_.emplace(node_id); }
   void revocations_reloaded(std::shared_ptr<const RevocationList> revoked) override { set_revocations(std::move(revoked)); }
 
-  // FleetView.
-  std::shared_ptr<const FleetSnapshot> snapshot() const override;
-  void set_change_listener(std::function<void()> on_change) override;
+  // FleetView (snapshot, its listener and telemetry watches: FleetViewBase).
   void call(CallRequest request, CallDone done) override;
-  std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) override;
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;
   bool answers_by_deadline() const override { return true; }  // CallDispatch::expire
@@ -63,8 +60,6 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   std::shared_ptr<const FleetSnapshot> full_build(int64_t now_ms) const;
   // nullptr when the changed nodes show nothing new.
   std::shared_ptr<const FleetSnapshot> changed_build(int64_t now_ms);
-  void publish(std::shared_ptr<const FleetSnapshot> snapshot);
-  std::vector<std::shared_ptr<TelemetryHandler>> handlers_of(std::string_view node_id) const;
 
   plugin::FleetPlugin& core_;
   std::shared_ptr<const SchemaRegistry> schemas_;
@@ -72,18 +67,8 @@ class PluginFleetView : public FleetView, public plugin::FleetObserver {
   int64_t last_publish_ms_ = 0;
   std::set<std::string, std::less<>> changed_;  // node_ids named by the core since the last snapshot
 
-  mutable std::mutex mutex_;  // guards everything below
-  std::shared_ptr<const FleetSnapshot> snapshot_;
-  uint64_t generation_ = 0;
-  std::function<void()> listener_;
+  mutable std::mutex mutex_;  // guards revoked_
   std::shared_ptr<const RevocationList> revoked_;
-  struct Watcher {
-    uint64_t id;
-    std::shared_ptr<TelemetryHandler> handler;
-  };
-  std::map<std::string, std::vector<Watcher>, std::less<>> watchers_;
-  uint64_t next_watch_ = 1;
-  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
 }  // namespace fleetmcp::http

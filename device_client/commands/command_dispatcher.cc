@@ -176,7 +176,7 @@ void CommandDispatcher::run(const std::shared_ptr<Call>& call) {
   call->tool->limit->release(call->deadline_at_mono_ms);  // before the ack: the caller may send more
   timers_.cancel(call->deadline_timer);
   if (finish(*call, ack)) {
-    if (log_enabled(LogLevel::kDebug)) {  // not even the line's text unless it is logged
+    if (log_enabled(EventLogLevel::kDebug)) {  // not even the line's text unless it is logged
       log_debug(node_id_, "cmd.done", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool +
                                           " ms=" + std::to_string(mono_ms() - started));
     }

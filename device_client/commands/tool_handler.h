@@ -40,11 +40,14 @@ struct ToolCall {
 
 class ToolHandler {
  public:
+  // What the handler declares in the manifest: its safety class and the verbs it serves (a subset
+  // of the kind's verbs, in the kind registry).
+  ToolHandler(SafetyClass safety_class, std::vector<std::string> verbs)
+      : safety_class_(safety_class), verbs_(std::move(verbs)) {}
   virtual ~ToolHandler() = default;
 
-  virtual std::string_view kind() const = 0;                // "system.echo"
-  virtual SafetyClass safety_class() const = 0;              // what the manifest declares
-  virtual std::vector<std::string> verbs() const = 0;        // a subset of the kind's verbs
+  SafetyClass safety_class() const { return safety_class_; }
+  const std::vector<std::string>& verbs() const { return verbs_; }
 
   // False when this call cannot block (no hardware, no I/O, no sleep: it finishes in microseconds).
   // Such a call runs at once on the thread that received the cmd, without a worker or a deadline
@@ -57,6 +60,10 @@ class ToolHandler {
   // the verb's output schema) or throws fleetmcp::Error, whose envelope becomes the cmd_ack's
   // error. Messages must be templated ASCII: never device strings (RFC-0001 decision #7).
   virtual json::Document run(const ToolCall& call) = 0;
+
+ private:
+  const SafetyClass safety_class_;
+  const std::vector<std::string> verbs_;
 };
 
 }  // namespace fleetmcp::device

@@ -31,7 +31,7 @@ std::string_view message_of(const ToolCall& call) {
 }  // namespace
 
 EchoHandler::EchoHandler(const NodeServices& services)
-    : node_id_(services.node_id), test_hooks_(services.test_hooks) {}
+    : ToolHandler(SafetyClass::kReadOnly, {"invoke"}), node_id_(services.node_id), test_hooks_(services.test_hooks) {}
 
 bool EchoHandler::may_block(const ToolCall& call) const {
   return test_hooks_ && requested_sleep_ms(message_of(call)) > 0;

@@ -14,9 +14,6 @@ class EchoHandler : public ToolHandler {
  public:
   explicit EchoHandler(const NodeServices& services);
 
-  std::string_view kind() const override { return kEchoKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
-  std::vector<std::string> verbs() const override { return {"invoke"}; }
   // Only the --test-hooks sleep can block; every other echo runs inline.
   bool may_block(const ToolCall& call) const override;
   json::Document run(const ToolCall& call) override;

@@ -14,18 +14,13 @@ inline constexpr std::string_view kProcessKind = "process.table";
 
 class NetworkHandler : public ToolHandler {
  public:
-  std::string_view kind() const override { return kNetworkKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
-  std::vector<std::string> verbs() const override { return {"get"}; }
+  NetworkHandler() : ToolHandler(SafetyClass::kReadOnly, {"get"}) {}
   json::Document run(const ToolCall& call) override;
 };
 
 class ProcessHandler : public ToolHandler {
  public:
-  explicit ProcessHandler(std::string proc_root = "/proc") : proc_root_(std::move(proc_root)) {}
-  std::string_view kind() const override { return kProcessKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
-  std::vector<std::string> verbs() const override { return {"snapshot", "get"}; }
+  explicit ProcessHandler(std::string proc_root = "/proc") : ToolHandler(SafetyClass::kReadOnly, {"snapshot", "get"}), proc_root_(std::move(proc_root)) {}
   json::Document run(const ToolCall& call) override;
 
  private:

@@ -14,11 +14,8 @@ inline constexpr std::string_view kLogsKind = "logs.journal";
 
 class LogHandler : public ToolHandler {
  public:
-  explicit LogHandler(std::unique_ptr<LogSource> source) : source_(std::move(source)) {}
+  explicit LogHandler(std::unique_ptr<LogSource> source) : ToolHandler(SafetyClass::kReadOnly, {"get"}), source_(std::move(source)) {}
 
-  std::string_view kind() const override { return kLogsKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
-  std::vector<std::string> verbs() const override { return {"get"}; }
   json::Document run(const ToolCall& call) override;
 
  private:

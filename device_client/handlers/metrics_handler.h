@@ -12,11 +12,8 @@ inline constexpr std::string_view kMetricsKind = "system.metrics";
 
 class MetricsHandler : public ToolHandler {
  public:
-  explicit MetricsHandler(const NodeServices& services) : services_(services) {}
+  explicit MetricsHandler(const NodeServices& services) : ToolHandler(SafetyClass::kReadOnly, {"snapshot", "subscribe"}), services_(services) {}
 
-  std::string_view kind() const override { return kMetricsKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
-  std::vector<std::string> verbs() const override { return {"snapshot", "subscribe"}; }
   json::Document run(const ToolCall& call) override;
 
  private:

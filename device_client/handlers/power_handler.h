@@ -18,11 +18,9 @@ inline constexpr std::string_view kPowerKind = "system.power";
 class PowerHandler : public ToolHandler {
  public:
   PowerHandler(std::unique_ptr<PowerControl> control, std::string action, std::string node_id)
-      : control_(std::move(control)), action_(std::move(action)), node_id_(std::move(node_id)) {}
+      : ToolHandler(SafetyClass::kPhysicalActuation, {"invoke"}),
+        control_(std::move(control)), action_(std::move(action)), node_id_(std::move(node_id)) {}
 
-  std::string_view kind() const override { return kPowerKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kPhysicalActuation; }
-  std::vector<std::string> verbs() const override { return {"invoke"}; }
   json::Document run(const ToolCall& call) override;
 
  private:

@@ -11,7 +11,7 @@
 namespace fleetmcp::device {
 
 ServerHandler::ServerHandler(const NodeServices& services, std::unique_ptr<ServiceControl> update_unit)
-    : services_(services), update_unit_(std::move(update_unit)) {}
+    : ToolHandler(SafetyClass::kReversible, {"get", "invoke"}), services_(services), update_unit_(std::move(update_unit)) {}
 
 json::Document ServerHandler::status() {
   json::Document d(rapidjson::kObjectType);

@@ -21,9 +21,6 @@ class ServerHandler : public ToolHandler {
   // `update_unit` null: self-update disabled.
   ServerHandler(const NodeServices& services, std::unique_ptr<ServiceControl> update_unit);
 
-  std::string_view kind() const override { return kServerKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReversible; }
-  std::vector<std::string> verbs() const override { return {"get", "invoke"}; }
   json::Document run(const ToolCall& call) override;
 
  private:

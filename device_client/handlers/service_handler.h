@@ -15,11 +15,8 @@ inline constexpr std::string_view kServiceKind = "service.unit";
 
 class ServiceHandler : public ToolHandler {
  public:
-  explicit ServiceHandler(std::unique_ptr<ServiceControl> unit) : unit_(std::move(unit)) {}
+  explicit ServiceHandler(std::unique_ptr<ServiceControl> unit) : ToolHandler(SafetyClass::kReversible, {"get", "invoke", "set"}), unit_(std::move(unit)) {}
 
-  std::string_view kind() const override { return kServiceKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReversible; }
-  std::vector<std::string> verbs() const override { return {"get", "invoke", "set"}; }
   json::Document run(const ToolCall& call) override;
 
  private:

@@ -16,10 +16,7 @@ inline constexpr std::string_view kSystemHealthKind = "system.health";
 
 class SystemInfoHandler : public ToolHandler {
  public:
-  explicit SystemInfoHandler(std::string root = "") : root_(std::move(root)) {}
-  std::string_view kind() const override { return kSystemInfoKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
-  std::vector<std::string> verbs() const override { return {"get"}; }
+  explicit SystemInfoHandler(std::string root = "") : ToolHandler(SafetyClass::kReadOnly, {"get"}), root_(std::move(root)) {}
   json::Document run(const ToolCall& call) override;
 
  private:
@@ -29,10 +26,7 @@ class SystemInfoHandler : public ToolHandler {
 class HealthHandler : public ToolHandler {
  public:
   HealthHandler(const NodeServices& services, std::string root = "", CommandRunner run = run_helper)
-      : services_(services), root_(std::move(root)), run_(std::move(run)) {}
-  std::string_view kind() const override { return kSystemHealthKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
-  std::vector<std::string> verbs() const override { return {"snapshot"}; }
+      : ToolHandler(SafetyClass::kReadOnly, {"snapshot"}), services_(services), root_(std::move(root)), run_(std::move(run)) {}
   json::Document run(const ToolCall& call) override;
 
  private:

@@ -15,7 +15,7 @@ struct CliOptions {
   int simulate = 0;         // --simulate N
   std::string bundle_dir;   // --bundle-dir DIR (with --simulate)
   std::string schema_dir;   // --schemas DIR
-  LogLevel log_level = LogLevel::kInfo;
+  EventLogLevel log_level = EventLogLevel::kInfo;
   size_t workers = 0;       // --workers N
   bool test_hooks = false;  // --test-hooks (tests only)
   bool catalogue = false;   // --catalogue (with --simulate): the simulated Doc 05 catalogue

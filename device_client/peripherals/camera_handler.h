@@ -19,11 +19,8 @@ inline constexpr size_t kMaxPreviewBytes = 24 * 1024;  // 32 KiB of base64, the 
 class CameraHandler : public ToolHandler {
  public:
   CameraHandler(std::unique_ptr<CameraSource> source, std::unique_ptr<PhotoStore> store)
-      : source_(std::move(source)), store_(std::move(store)) {}
+      : ToolHandler(SafetyClass::kReversible, {"invoke"}), source_(std::move(source)), store_(std::move(store)) {}
 
-  std::string_view kind() const override { return kCameraKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kReversible; }
-  std::vector<std::string> verbs() const override { return {"invoke"}; }
   json::Document run(const ToolCall& call) override;
 
  private:

@@ -34,7 +34,11 @@ PinPull pull_from(std::string_view s) {
 }  // namespace
 
 GpioHandler::GpioHandler(std::unique_ptr<GpioLine> line, int pin, bool writable, TimerQueue* timers)
-    : pin_(std::make_shared<Pin>()), number_(pin), writable_(writable), timers_(timers) {
+    : ToolHandler(SafetyClass::kPhysicalActuation, writable ? std::vector<std::string>{"get", "set", "invoke"}
+                                                             : std::vector<std::string>{"get"}),
+      pin_(std::make_shared<Pin>()),
+      number_(pin),
+      timers_(timers) {
   pin_->line = std::move(line);
 }
 
@@ -48,11 +52,6 @@ GpioHandler::~GpioHandler() {
   } catch (const Error&) {
     // Reconfigured as an input meanwhile: nothing to restore.
   }
-}
-
-std::vector<std::string> GpioHandler::verbs() const {
-  if (!writable_) return {"get"};
-  return {"get", "set", "invoke"};
 }
 
 json::Document GpioHandler::describe(Pin& pin) {

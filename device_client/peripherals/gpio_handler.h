@@ -22,9 +22,6 @@ class GpioHandler : public ToolHandler {
   GpioHandler(std::unique_ptr<GpioLine> line, int pin, bool writable, TimerQueue* timers);
   ~GpioHandler() override;
 
-  std::string_view kind() const override { return kGpioPinKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kPhysicalActuation; }
-  std::vector<std::string> verbs() const override;
   json::Document run(const ToolCall& call) override;
 
  private:
@@ -43,7 +40,6 @@ class GpioHandler : public ToolHandler {
 
   const std::shared_ptr<Pin> pin_;
   const int number_;
-  const bool writable_;
   TimerQueue* const timers_;
 };
 

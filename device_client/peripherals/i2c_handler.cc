@@ -21,16 +21,12 @@ std::string allow_list_text(const std::set<int>& allowed) {
 
 I2cHandler::I2cHandler(std::unique_ptr<I2cBus> bus, int bus_number, std::set<int> allowed,
                        std::set<int> readable_registers, bool writable)
-    : bus_(std::move(bus)),
+    : ToolHandler(SafetyClass::kPhysicalActuation, writable ? std::vector<std::string>{"snapshot", "get", "set"}
+                                                             : std::vector<std::string>{"snapshot", "get"}),
+      bus_(std::move(bus)),
       bus_number_(bus_number),
       allowed_(std::move(allowed)),
-      readable_registers_(std::move(readable_registers)),
-      writable_(writable) {}
-
-std::vector<std::string> I2cHandler::verbs() const {
-  if (!writable_) return {"snapshot", "get"};
-  return {"snapshot", "get", "set"};
-}
+      readable_registers_(std::move(readable_registers)) {}
 
 int I2cHandler::allowed_address(const json::Value& arguments) const {
   const int address = arguments["address"].GetInt();

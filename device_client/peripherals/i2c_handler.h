@@ -24,9 +24,6 @@ class I2cHandler : public ToolHandler {
   I2cHandler(std::unique_ptr<I2cBus> bus, int bus_number, std::set<int> allowed, std::set<int> readable_registers,
              bool writable);
 
-  std::string_view kind() const override { return kI2cKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kPhysicalActuation; }
-  std::vector<std::string> verbs() const override;
   json::Document run(const ToolCall& call) override;
 
  private:
@@ -40,7 +37,6 @@ class I2cHandler : public ToolHandler {
   const int bus_number_;
   const std::set<int> allowed_;
   const std::set<int> readable_registers_;
-  const bool writable_;
 };
 
 }  // namespace fleetmcp::device

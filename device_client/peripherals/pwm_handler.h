@@ -15,11 +15,8 @@ inline constexpr std::string_view kPwmKind = "gpio.pwm";
 
 class PwmHandler : public ToolHandler {
  public:
-  PwmHandler(std::unique_ptr<PwmChannel> channel, int pin) : channel_(std::move(channel)), pin_(pin) {}
+  PwmHandler(std::unique_ptr<PwmChannel> channel, int pin) : ToolHandler(SafetyClass::kPhysicalActuation, {"get", "set"}), channel_(std::move(channel)), pin_(pin) {}
 
-  std::string_view kind() const override { return kPwmKind; }
-  SafetyClass safety_class() const override { return SafetyClass::kPhysicalActuation; }
-  std::vector<std::string> verbs() const override { return {"get", "set"}; }
   json::Document run(const ToolCall& call) override;
 
  private:

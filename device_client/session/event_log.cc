@@ -11,14 +11,14 @@
 namespace fleetmcp::device {
 namespace {
 
-std::atomic<LogLevel> g_level{LogLevel::kInfo};
+std::atomic<EventLogLevel> g_level{EventLogLevel::kInfo};
 
-std::string_view level_name(LogLevel level) {
+std::string_view level_name(EventLogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "DEBUG";
-    case LogLevel::kInfo: return "INFO";
-    case LogLevel::kWarn: return "WARN";
-    case LogLevel::kError: return "ERROR";
+    case EventLogLevel::kDebug: return "DEBUG";
+    case EventLogLevel::kInfo: return "INFO";
+    case EventLogLevel::kWarn: return "WARN";
+    case EventLogLevel::kError: return "ERROR";
   }
   return "INFO";
 }
@@ -38,19 +38,19 @@ std::string utc_timestamp() {
 
 }  // namespace
 
-std::optional<LogLevel> log_level_from_name(std::string_view name) {
-  if (name == "debug") return LogLevel::kDebug;
-  if (name == "info") return LogLevel::kInfo;
-  if (name == "warn" || name == "warning") return LogLevel::kWarn;
-  if (name == "error") return LogLevel::kError;
+std::optional<EventLogLevel> log_level_from_name(std::string_view name) {
+  if (name == "debug") return EventLogLevel::kDebug;
+  if (name == "info") return EventLogLevel::kInfo;
+  if (name == "warn" || name == "warning") return EventLogLevel::kWarn;
+  if (name == "error") return EventLogLevel::kError;
   return std::nullopt;
 }
 
-void set_log_level(LogLevel level) { g_level.store(level); }
+void set_log_level(EventLogLevel level) { g_level.store(level); }
 
-bool log_enabled(LogLevel level) { return level >= g_level.load(std::memory_order_relaxed); }
+bool log_enabled(EventLogLevel level) { return level >= g_level.load(std::memory_order_relaxed); }
 
-void log_event(LogLevel level, std::string_view node_id, std::string_view event,
+void log_event(EventLogLevel level, std::string_view node_id, std::string_view event,
                std::string_view detail) {
   if (!log_enabled(level)) return;
   std::string line = utc_timestamp();

@@ -14,27 +14,24 @@ PORT_TLS=$(free_port); PORT_PLAIN=$(free_port)
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN" "plugin_opt_ca_fille $T/pki/ca.crt")
 broker_refuses "$conf" "plugin_opt_ca_fille: unknown option" "a misspelt option is named"
 
-conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
-sed -i '/plugin_opt_loopback_port/d' "$conf"
-broker_refuses "$conf" "plugin_opt_loopback_port: is required" "a missing required option is named"
+# The broker refuses the plugin's configuration with one sed edit, naming what is wrong.
+refuses_edited() {  # sed-edit expected-line description
+  local conf
+  conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
+  sed -i "$1" "$conf"
+  broker_refuses "$conf" "$2" "$3"
+}
 
-conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
-sed -i "s|plugin_opt_ca_file .*|plugin_opt_ca_file $T/pki/issuer.pub|" "$conf"
-broker_refuses "$conf" "plugin_opt_ca_file: " "a CA file that is not a certificate is named"
+refuses_edited '/plugin_opt_loopback_port/d' "plugin_opt_loopback_port: is required" "a missing required option is named"
+refuses_edited "s|plugin_opt_ca_file .*|plugin_opt_ca_file $T/pki/issuer.pub|" "plugin_opt_ca_file: " \
+  "a CA file that is not a certificate is named"
 
 echo "allow = node publish \$devices/{node_id}/announce retain=maybe" >"$T/bad.acl"
-conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
-sed -i "s|plugin_opt_acl_file .*|plugin_opt_acl_file $T/bad.acl|" "$conf"
-broker_refuses "$conf" "plugin_opt_acl_file: $T/bad.acl:1: allow: retain takes yes or no" \
-  "a malformed policy line is named by file and line"
-
-conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
-sed -i '/check_retain_source/d' "$conf"
-broker_refuses "$conf" "check_retain_source must be true" "a broker without check_retain_source is refused"
-
-conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
-sed -i 's/set_tcp_nodelay true/set_tcp_nodelay false/' "$conf"
-broker_refuses "$conf" "set_tcp_nodelay must be true" "a broker without set_tcp_nodelay is refused"
+refuses_edited "s|plugin_opt_acl_file .*|plugin_opt_acl_file $T/bad.acl|" \
+  "plugin_opt_acl_file: $T/bad.acl:1: allow: retain takes yes or no" "a malformed policy line is named by file and line"
+refuses_edited '/check_retain_source/d' "check_retain_source must be true" "a broker without check_retain_source is refused"
+refuses_edited 's/set_tcp_nodelay true/set_tcp_nodelay false/' "set_tcp_nodelay must be true" \
+  "a broker without set_tcp_nodelay is refused"
 
 conf=$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN")
 start_mosquitto "$conf" broker

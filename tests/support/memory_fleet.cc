@@ -66,15 +66,6 @@ json::Document sample(const std::string& node_id, int64_t now_ms, uint64_t n) {
   return d;
 }
 
-class MemoryWatch final : public TelemetryWatch {
- public:
-  MemoryWatch(std::function<void()> remove) : remove_(std::move(remove)) {}
-  ~MemoryWatch() override { remove_(); }
-
- private:
-  std::function<void()> remove_;
-};
-
 MemoryCapability capability_from(const json::Value& c) {
   MemoryCapability cap;
   cap.cap_id = std::string(json::get_string(c, "cap_id").value_or(""));
@@ -131,17 +122,15 @@ void MemoryFleet::publish_locked() {
     }
     nodes.push_back(std::move(n));
   }
-  snapshot_ = std::make_shared<FleetSnapshot>(++generation_, std::move(nodes));
+  set_snapshot(std::make_shared<FleetSnapshot>(++generation_, std::move(nodes)));
 }
 
 void MemoryFleet::changed() {
-  std::function<void()> listener;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     publish_locked();
-    listener = listener_;
   }
-  if (listener) listener();
+  notify_listener();
 }
 
 void MemoryFleet::add_node(const std::string& tenant, const std::string& node_id, std::vector<MemoryCapability> caps,
@@ -236,22 +225,6 @@ int64_t MemoryFleet::leased_interval_ms(const std::string& node_id) const {
   return it == nodes_.end() ? 0 : it->second->lease_interval_ms;
 }
 
-size_t MemoryFleet::watchers(const std::string& node_id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const auto it = watchers_.find(node_id);
-  return it == watchers_.end() ? 0 : it->second.size();
-}
-
-std::shared_ptr<const FleetSnapshot> MemoryFleet::snapshot() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return snapshot_;
-}
-
-void MemoryFleet::set_change_listener(std::function<void()> on_change) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  listener_ = std::move(on_change);
-}
-
 void MemoryFleet::call(CallRequest request, CallDone done) {
   ++calls_received_;
   device_->post([this, alive = std::weak_ptr<bool>(alive_), request = std::move(request), done = std::move(done)]() mutable {
@@ -329,7 +302,7 @@ void MemoryFleet::emit(const std::string& node_id, uint64_t generation) {
     const int64_t now = wall_ms_();
     if (now >= node.lease_expires_at_ms) return;  // the lease ran out: no base cadence here
     text = json::to_string(sample(node_id, now, node.samples++));
-    for (const auto& w : watchers_[node_id]) handlers.push_back(w.handler);
+    handlers = watchers_of(node_id);
     node.telemetry = device_->after(std::chrono::milliseconds(node.lease_interval_ms),
                                     [this, alive = std::weak_ptr<bool>(alive_), node_id, generation] {
                                       if (alive.lock()) emit(node_id, generation);
@@ -341,27 +314,10 @@ void MemoryFleet::emit(const std::string& node_id, uint64_t generation) {
 }
 
 void MemoryFleet::notify_offline(const std::string& node_id) {
-  std::vector<std::shared_ptr<TelemetryHandler>> handlers;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& w : watchers_[node_id]) handlers.push_back(w.handler);
-  }
-  device_->post([handlers = std::move(handlers)] {
+  device_->post([handlers = watchers_of(node_id)] {
     for (const auto& h : handlers) {
       if (h->on_offline) h->on_offline();
     }
-  });
-}
-
-std::unique_ptr<TelemetryWatch> MemoryFleet::watch_telemetry(std::string_view node_id, TelemetryHandler handler) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  const uint64_t id = next_watch_++;
-  const std::string node(node_id);
-  watchers_[node].push_back(Watcher{id, std::make_shared<TelemetryHandler>(std::move(handler))});
-  return std::make_unique<MemoryWatch>([this, alive = std::weak_ptr<bool>(alive_), node, id] {
-    if (!alive.lock()) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::erase_if(watchers_[node], [id](const Watcher& w) { return w.id == id; });
   });
 }
 

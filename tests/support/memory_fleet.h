@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "broker_plugin/http/transport/exchange.h"
-#include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/fleet/fleet_view_base.h"
 #include "common/registry/schema_registry.h"
 
 namespace fleetmcp::http::testing {
@@ -29,7 +29,7 @@ struct MemoryCapability {
   CapabilityConstraints constraints;
 };
 
-class MemoryFleet : public FleetView {
+class MemoryFleet : public FleetViewBase {
  public:
   MemoryFleet(std::shared_ptr<const SchemaRegistry> schemas, std::shared_ptr<Scheduler> device,
               std::function<int64_t()> wall_ms);
@@ -51,13 +51,10 @@ class MemoryFleet : public FleetView {
   size_t calls_received() const { return calls_received_.load(); }
   int64_t leased_interval_ms(const std::string& node_id) const;
   size_t lease_calls() const { return lease_calls_.load(); }
-  size_t watchers(const std::string& node_id) const;
+  size_t watchers(const std::string& node_id) const { return watcher_count(node_id); }
 
-  // FleetView.
-  std::shared_ptr<const FleetSnapshot> snapshot() const override;
-  void set_change_listener(std::function<void()> on_change) override;
+  // FleetView (snapshot, its listener and telemetry watches: FleetViewBase).
   void call(CallRequest request, CallDone done) override;
-  std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) override;
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;
 
@@ -76,16 +73,8 @@ class MemoryFleet : public FleetView {
   std::function<int64_t()> wall_ms_;
   mutable std::mutex mutex_;
   std::map<std::string, std::unique_ptr<Node>> nodes_;
-  std::shared_ptr<const FleetSnapshot> snapshot_;
   uint64_t generation_ = 0;
-  std::function<void()> listener_;
   std::set<std::string, std::less<>> revoked_;
-  struct Watcher {
-    uint64_t id;
-    std::shared_ptr<TelemetryHandler> handler;
-  };
-  std::map<std::string, std::vector<Watcher>, std::less<>> watchers_;
-  uint64_t next_watch_ = 1;
   std::atomic<size_t> calls_received_{0}, lease_calls_{0};
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "broker_plugin/http/front/error_status.h"
+#include "broker_plugin/http/transport/error_status.h"
 #include "broker_plugin/http/mcp/jsonrpc.h"
 
 namespace fleetmcp::http {
@@ -17,10 +17,10 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
     : config_(std::move(config)),
       fleet_(fleet),
       log_(std::move(audit), metrics_, config_.wall_ms, config_.options.audit_refusal_interval.count()),
-      catalog_(config_.schemas, config_.options.tool_names, config_.options.page_size),
-      compact_(catalog_),
-      kinds_(catalog_),
-      resources_(catalog_.cursors(), config_.options.page_size),
+      per_node_(config_.schemas, config_.options.tool_names, config_.options.page_size),
+      compact_(per_node_),
+      kinds_(per_node_),
+      resources_(per_node_.cursors(), config_.options.page_size),
       commits_(config_.options.commit_token_ttl.count(), config_.options.max_commit_tokens_per_caller),
       gate_(*config_.schemas, limiter_, commits_),
       fanout_(fleet, *config_.schemas, config_.background, config_.options.lease_renew, config_.steady_ms),
@@ -32,7 +32,7 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       resource_(config_.resource_url, config_.options.authorization_servers),
       auth_(config_.issuer, config_.options.token_audience, fleet),
       origins_(config_.options.allowed_origins),
-      schema_routes_(*config_.schemas, catalog_.cursors()),
+      schema_routes_(*config_.schemas, per_node_.cursors()),
       mcp_methods_(config_.options, fleet, surface(), compact_, gate_, elicitations_, resources_, fanout_, *streams_,
                    metrics_, log_, resource_, config_.wall_ms, config_.steady_ms),
       mcp_(config_.options, mcp_methods_, sessions_, elicitations_, *streams_, metrics_, config_.wall_ms),
@@ -57,7 +57,7 @@ const ToolSurface& FrontHandler::surface() const {
     case ToolsMode::kCompact: return compact_;
     case ToolsMode::kByKind: return kinds_;
   }
-  return catalog_;
+  return per_node_;
 }
 
 ListChangedNotifier::Digest FrontHandler::list_digest() const {

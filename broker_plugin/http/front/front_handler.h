@@ -1,4 +1,4 @@
-// The HTTP front as an application, free of sockets: it owns the shared services (catalog, gate,
+// The HTTP front as an application, free of sockets: it owns the shared services (the per_node tools, gate,
 // limiter, commit tokens, sessions, fan-out, metrics, audit) and routes each exchange:
 //   GET  /healthz                               liveness and the fleet snapshot's generation
 //   GET  /metrics                               Prometheus text
@@ -25,7 +25,7 @@
 #include "broker_plugin/http/front/front_options.h"
 #include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/surface/kind_tools.h"
-#include "broker_plugin/http/surface/tool_catalog.h"
+#include "broker_plugin/http/surface/per_node_tools.h"
 #include "broker_plugin/http/mcp/list_changed.h"
 #include "broker_plugin/http/mcp/mcp_endpoint.h"
 #include "broker_plugin/http/mcp/mcp_methods.h"
@@ -84,7 +84,7 @@ class FrontHandler {
   FleetView& fleet_;
   FrontMetrics metrics_;
   CallLog log_;
-  ToolCatalog catalog_;
+  PerNodeTools per_node_;
   CompactTools compact_;
   KindTools kinds_;
   Elicitations elicitations_;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "broker_plugin/http/front/error_status.h"
+#include "broker_plugin/http/transport/error_status.h"
 
 namespace fleetmcp::http {
 namespace {

@@ -72,25 +72,19 @@ std::optional<std::string> metrics_frame_json(const json::Value& sample) {
   if (!f) return std::nullopt;
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  const auto integer = [&w](const char* key, int64_t v) { w.Key(key); w.Int64(v); };
+  const auto real = [&w](const char* key, double v) { w.Key(key); w.Double(v); };
   w.StartObject();  // §5.1 field order
-  w.Key("ts_ms");
-  w.Int64(f->ts_ms);
+  integer("ts_ms", f->ts_ms);
   w.Key("node_id");
   w.String(f->node_id.c_str(), static_cast<rapidjson::SizeType>(f->node_id.size()));
-  w.Key("cpu_pct");
-  w.Double(f->cpu_pct);
-  w.Key("mem_bytes");
-  w.Int64(f->mem_bytes);
-  w.Key("mem_total_bytes");
-  w.Int64(f->mem_total_bytes);
-  w.Key("disk_pct");
-  w.Double(f->disk_pct);
-  w.Key("load_1m");
-  w.Double(f->load_1m);
-  w.Key("load_5m");
-  w.Double(f->load_5m);
-  w.Key("load_15m");
-  w.Double(f->load_15m);
+  real("cpu_pct", f->cpu_pct);
+  integer("mem_bytes", f->mem_bytes);
+  integer("mem_total_bytes", f->mem_total_bytes);
+  real("disk_pct", f->disk_pct);
+  real("load_1m", f->load_1m);
+  real("load_5m", f->load_5m);
+  real("load_15m", f->load_15m);
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
 }

@@ -145,7 +145,7 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
   const std::string context = "fleet_find_nodes\n" + kind + "\n" + state;
   std::string after;
   if (const auto cursor = string_arg(args, "cursor")) {
-    const auto decoded = catalog_.cursors().decode(context, *cursor);
+    const auto decoded = per_node_.cursors().decode(context, *cursor);
     if (!decoded) return bad_arguments("cursor is not one this query returned", true, revision);
     after = *decoded;
   }
@@ -172,7 +172,7 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
     last = node->node_id;
   }
   out.AddMember("nodes", nodes, a);
-  if (more) out.AddMember("next_cursor", str(catalog_.cursors().encode(context, last), a), a);
+  if (more) out.AddMember("next_cursor", str(per_node_.cursors().encode(context, last), a), a);
   return structured_result(out, revision);
 }
 
@@ -196,11 +196,11 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
     json::Value* cap = &capability_entry(caps, t, a);
     json::Value v(rapidjson::kObjectType);
     v.AddMember("verb", str(t.name.verb, a), a);
-    v.AddMember("tool", str(catalog_.presented_name(t.name), a), a);
+    v.AddMember("tool", str(per_node_.presented_name(t.name), a), a);
     v.AddMember("description", str(render_description(t.verb, t.name), a), a);
     v.AddMember("required_scope", str(required_scope(t.safety_class, t.name.verb), a), a);
     v.AddMember("two_phase", needs_commit_token(t.safety_class, t.name.verb), a);
-    v.AddMember("input_schema", catalog_.input_schema_json(t, a), a);
+    v.AddMember("input_schema", per_node_.input_schema_json(t, a), a);
     (*cap)["verbs"].PushBack(v, a);
   }
   out.AddMember("capabilities", caps, a);

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "broker_plugin/http/surface/tool_catalog.h"
+#include "broker_plugin/http/surface/per_node_tools.h"
 #include "broker_plugin/http/surface/tool_surface.h"
 
 namespace fleetmcp::http {
@@ -28,7 +28,7 @@ json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Alloc
 
 class CompactTools final : public ToolSurface {
  public:
-  explicit CompactTools(const ToolCatalog& catalog) : catalog_(catalog) {}
+  explicit CompactTools(const PerNodeTools& per_node) : per_node_(per_node) {}
 
   // The three fleet tools, whatever the cursor.
   Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
@@ -45,7 +45,7 @@ class CompactTools final : public ToolSurface {
                                McpRevision revision) const;
 
  private:
-  const ToolCatalog& catalog_;
+  const PerNodeTools& per_node_;
 };
 
 // fleet_call: the per-node tool it names and its arguments (at "/arguments"); a refusal of kind

@@ -48,7 +48,7 @@ json::Value string_enum(const std::set<std::string>& values, json::Allocator& a)
   return e;
 }
 
-json::Value input_schema(const ToolCatalog& catalog, const FleetTool& sample, const KindVerbGroup& g,
+json::Value input_schema(const PerNodeTools& per_node, const FleetTool& sample, const KindVerbGroup& g,
                          json::Allocator& a) {
   json::Value props(rapidjson::kObjectType), required(rapidjson::kArrayType);
   json::Value node(rapidjson::kObjectType);
@@ -69,7 +69,7 @@ json::Value input_schema(const ToolCatalog& catalog, const FleetTool& sample, co
     cap.AddMember("description", "Which capability of this kind on the node; may be left out when the node has only one.", a);
     props.AddMember("cap_id", cap, a);
   }
-  json::Value arguments = catalog.input_schema_json(sample, a);
+  json::Value arguments = per_node.input_schema_json(sample, a);
   const json::Value* req = json::find(arguments, "required");
   if (req != nullptr && req->IsArray() && !req->Empty()) required.PushBack("arguments", a);
   props.AddMember("arguments", arguments, a);
@@ -81,7 +81,7 @@ json::Value input_schema(const ToolCatalog& catalog, const FleetTool& sample, co
   return schema;
 }
 
-json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const KindVerbGroup& g,
+json::Value tool_json(const PerNodeTools& per_node, const std::string& name, const KindVerbGroup& g,
                       McpRevision revision, json::Allocator& a) {
   const FleetTool& t = g.sample;
   json::Value v(rapidjson::kObjectType);
@@ -90,8 +90,8 @@ json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const
   // The kind's static template, its fields naming the arguments rather than one node.
   const ToolName placeholder{t.name.kind_short, "<node_id>", "<cap_id>", t.name.verb};
   v.AddMember("description", str(render_description(t.verb, placeholder), a), a);
-  v.AddMember("inputSchema", input_schema(catalog, t, g, a), a);
-  if (has_structured_output(revision)) v.AddMember("outputSchema", catalog.output_schema_json(t.verb.output_schema, a), a);
+  v.AddMember("inputSchema", input_schema(per_node, t, g, a), a);
+  if (has_structured_output(revision)) v.AddMember("outputSchema", per_node.output_schema_json(t.verb.output_schema, a), a);
   v.AddMember("annotations", annotations_json(t.safety_class, t.name.verb, a), a);
   const std::string_view safety = safety_class_name(t.safety_class);
   v.AddMember("x-safety-class", str(safety, a), a);
@@ -153,7 +153,7 @@ Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_v
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
-  for (const auto& [name, group] : *groups(fleet, tenant)) tools.PushBack(tool_json(catalog_, name, group, revision, a), a);
+  for (const auto& [name, group] : *groups(fleet, tenant)) tools.PushBack(tool_json(per_node_, name, group, revision, a), a);
   tools.PushBack(CompactTools::find_nodes_tool(revision, a), a);
   tools.PushBack(fleet_read_tool(revision, a), a);
   d.AddMember("tools", tools, a);

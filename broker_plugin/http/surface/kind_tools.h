@@ -25,7 +25,7 @@
 #include <string>
 #include <string_view>
 
-#include "broker_plugin/http/surface/tool_catalog.h"
+#include "broker_plugin/http/surface/per_node_tools.h"
 #include "broker_plugin/http/surface/tool_surface.h"
 
 namespace fleetmcp::http {
@@ -37,7 +37,7 @@ inline constexpr size_t kCapEnumMax = 32;
 
 class KindTools final : public ToolSurface {
  public:
-  explicit KindTools(const ToolCatalog& catalog) : catalog_(catalog) {}
+  explicit KindTools(const PerNodeTools& per_node) : per_node_(per_node) {}
 
   // The by_kind tools of the tenant in name order, then fleet_find_nodes and fleet_read; one page
   // (a few dozen tools at most), whatever the cursor.
@@ -59,7 +59,7 @@ class KindTools final : public ToolSurface {
     uint64_t generation = 0;
     std::shared_ptr<const Groups> groups;
   };
-  const ToolCatalog& catalog_;
+  const PerNodeTools& per_node_;
   mutable std::mutex mutex_;
   mutable std::map<std::string, Cached, std::less<>> cache_;
 };

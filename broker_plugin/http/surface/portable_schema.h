@@ -9,7 +9,7 @@
 //  - `$schema`, `$id` and `title` are dropped at the top: MCP's default dialect is 2020-12, the id
 //    names a registry document the served schema no longer is byte for byte, and the title only
 //    repeats the tool's name (output schemas also lose their top description and get an `$id` of
-//    their own, "<id>/served-<hash>", see ToolCatalog::output_schema_json);
+//    their own, "<id>/served-<hash>", see PerNodeTools::output_schema_json);
 // The result validates exactly the same instances as the original (the unit test checks it).
 #pragma once
 

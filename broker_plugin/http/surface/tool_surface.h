@@ -1,6 +1,6 @@
 // The tool surface an agent sees (docs/protocol.md §7): one interface, three modes behind it
 // (plugin_opt_http_tools_mode):
-//   per_node   one tool per capability × verb of every node (ToolCatalog, tool_catalog.h)
+//   per_node   one tool per capability × verb of every node (PerNodeTools, per_node_tools.h)
 //   compact    fleet_find_nodes, fleet_describe_node, fleet_call (CompactTools, compact_tools.h)
 //   by_kind    one tool per (kind, verb), plus fleet_find_nodes and fleet_read (KindTools, kind_tools.h)
 // Only tools/list (and the digest list_changed compares) differs by mode. A tools/call name is

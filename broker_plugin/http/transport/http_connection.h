@@ -33,7 +33,7 @@
 #include "broker_plugin/http/transport/connection_limit.h"
 #include "broker_plugin/http/transport/exchange.h"
 #include "broker_plugin/http/transport/frame_backlog.h"
-#include "broker_plugin/http/front/host_policy.h"
+#include "broker_plugin/http/transport/host_policy.h"
 
 namespace fleetmcp::http {
 
@@ -68,7 +68,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // type-erased executor allocate on every prefer/require, ~25 times per request
   // (bench/profile.sh calls --callgrind). Not a strand: the io_context has one thread.
   using Executor = AsioScheduler::Executor;
-  // A plain socket, not Beast's basic_stream: the timeouts are the connection's own (connection_deadline.cc).
+  // A plain socket, not Beast's basic_stream: the timeouts are the connection's own (http_connection.cc, "Timeouts").
   using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Executor>;
   using PlainStream = Socket;
   using TlsStream = boost::beast::ssl_stream<Socket>;
@@ -141,7 +141,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void shutdown_tls();    // close_notify, bounded, then close_socket()
   void close_socket();
 
-  // Timeouts (connection_deadline.cc): a stored deadline that one timer checks now and then.
+  // Timeouts (http_connection.cc, "Timeouts"): a stored deadline that one timer checks now and then.
   void expire_after(std::chrono::milliseconds timeout) { expire_at(Clock::now() + timeout); }
   void expire_at(Clock::time_point deadline);
   void expire_never() { deadline_ = Clock::time_point::max(); }

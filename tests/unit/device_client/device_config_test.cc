@@ -150,7 +150,7 @@ TEST(DeviceCli, ParsesFlagsAndRejectsNonsense) {
   const CliOptions o = parse_cli(6, argv1).value();
   EXPECT_EQ(o.simulate, 50);
   EXPECT_EQ(o.bundle_dir, "/tmp/pki");
-  EXPECT_EQ(o.log_level, LogLevel::kDebug);
+  EXPECT_EQ(o.log_level, EventLogLevel::kDebug);
 
   const char* argv2[] = {"fleetmcp-device"};
   EXPECT_EQ(parse_cli(1, argv2)->config, "/etc/fleetmcp/device.conf");

@@ -57,10 +57,7 @@ struct HandlerControl {
 
 class TestHandler : public ToolHandler {
  public:
-  explicit TestHandler(HandlerControl& control) : control_(control) {}
-  std::string_view kind() const override { return "test.block"; }
-  SafetyClass safety_class() const override { return SafetyClass::kReadOnly; }
-  std::vector<std::string> verbs() const override { return {"invoke"}; }
+  explicit TestHandler(HandlerControl& control) : ToolHandler(SafetyClass::kReadOnly, {"invoke"}), control_(control) {}
   // "hold" may block (the worker pool); every other mode runs inline.
   bool may_block(const ToolCall& call) const override {
     return json::get_string(call.arguments, "mode") == "hold";

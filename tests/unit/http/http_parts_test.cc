@@ -8,7 +8,7 @@
 #include "broker_plugin/http/calls/commit_tokens.h"
 #include "broker_plugin/http/transport/frame_backlog.h"
 #include "broker_plugin/http/front/front_options.h"
-#include "broker_plugin/http/front/host_policy.h"
+#include "broker_plugin/http/transport/host_policy.h"
 #include "broker_plugin/http/mcp/jsonrpc.h"
 #include "broker_plugin/http/surface/list_cursor.h"
 #include "broker_plugin/http/front/media_type.h"

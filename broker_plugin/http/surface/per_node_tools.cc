@@ -1,4 +1,4 @@
-#include "broker_plugin/http/surface/tool_catalog.h"
+#include "broker_plugin/http/surface/per_node_tools.h"
 
 #include <algorithm>
 
@@ -55,7 +55,7 @@ json::Document output_document(std::string_view id, const json::Value& portable)
 
 }  // namespace
 
-ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size)
+PerNodeTools::PerNodeTools(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size)
     : schemas_(std::move(schemas)), style_(style), page_size_(std::max<size_t>(1, page_size)) {
   for (const SchemaDocument* doc : schemas_->list()) {
     // Served schemas are the portable rewrite (portable_schema.h); validation uses the registry's.
@@ -66,11 +66,11 @@ ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolName
   }
 }
 
-std::string ToolCatalog::presented_name(const ToolName& name) const {
+std::string PerNodeTools::presented_name(const ToolName& name) const {
   return style_ == ToolNameStyle::kDashed ? name.dashed() : name.dotted();
 }
 
-json::Value ToolCatalog::schema_json(std::string_view id, json::Allocator& alloc) const {
+json::Value PerNodeTools::schema_json(std::string_view id, json::Allocator& alloc) const {
   json::Value out;
   const auto it = parsed_.find(id);
   if (it == parsed_.end()) {
@@ -84,7 +84,7 @@ json::Value ToolCatalog::schema_json(std::string_view id, json::Allocator& alloc
   return out;
 }
 
-json::Value ToolCatalog::output_schema_json(std::string_view id, json::Allocator& a) const {
+json::Value PerNodeTools::output_schema_json(std::string_view id, json::Allocator& a) const {
   const auto it = parsed_output_.find(id);
   if (it == parsed_output_.end()) return schema_json(id, a);  // unknown id: see schema_json
   json::Value out;
@@ -92,7 +92,7 @@ json::Value ToolCatalog::output_schema_json(std::string_view id, json::Allocator
   return out;
 }
 
-json::Value ToolCatalog::input_schema_json(const FleetTool& tool, json::Allocator& a) const {
+json::Value PerNodeTools::input_schema_json(const FleetTool& tool, json::Allocator& a) const {
   json::Value schema = schema_json(tool.verb.input_schema, a);
   if (!needs_commit_token(tool.safety_class, tool.name.verb)) return schema;
   if (!schema.HasMember("properties")) schema.AddMember("properties", json::Value(rapidjson::kObjectType), a);
@@ -106,7 +106,7 @@ json::Value ToolCatalog::input_schema_json(const FleetTool& tool, json::Allocato
   return schema;
 }
 
-json::Value ToolCatalog::tool_json(const FleetTool& tool, McpRevision revision, json::Allocator& a) const {
+json::Value PerNodeTools::tool_json(const FleetTool& tool, McpRevision revision, json::Allocator& a) const {
   json::Value v(rapidjson::kObjectType);
   v.AddMember("name", str(presented_name(tool.name), a), a);
   if (has_structured_output(revision)) v.AddMember("title", str(tool_title(tool), a), a);
@@ -124,7 +124,7 @@ json::Value ToolCatalog::tool_json(const FleetTool& tool, McpRevision revision, 
   return v;
 }
 
-Result<json::Document> ToolCatalog::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
+Result<json::Document> PerNodeTools::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
                                          McpRevision revision) const {
   const auto invalid = [](std::string_view what) {
     return ErrorEnvelope(ErrorCode::kBadRequest, what, "call tools/list without a cursor, or with the last nextCursor");
@@ -139,7 +139,7 @@ Result<json::Document> ToolCatalog::list(const FleetSnapshot& fleet, std::string
   return std::move(*page);
 }
 
-std::optional<json::Document> ToolCatalog::list_page(const FleetSnapshot& fleet, std::string_view tenant,
+std::optional<json::Document> PerNodeTools::list_page(const FleetSnapshot& fleet, std::string_view tenant,
                                                      const std::optional<std::string>& cursor,
                                                      McpRevision revision) const {
   const auto& tools = fleet.tools(tenant);

@@ -1,4 +1,4 @@
-#include "broker_plugin/http/front/error_status.h"
+#include "broker_plugin/http/transport/error_status.h"
 
 #include <algorithm>
 

@@ -24,9 +24,9 @@ namespace fleetmcp::http {
 json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& alloc);
 
 // Also the per_node tool surface: tools/list pages through every tool of the tenant.
-class ToolCatalog final : public ToolSurface {
+class PerNodeTools final : public ToolSurface {
  public:
-  ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size);
+  PerNodeTools(std::shared_ptr<const SchemaRegistry> schemas, ToolNameStyle style, size_t page_size);
 
   // ToolSurface: list_page, the cursor a string this server issued.
   Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,

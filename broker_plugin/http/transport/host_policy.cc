@@ -1,4 +1,4 @@
-#include "broker_plugin/http/front/host_policy.h"
+#include "broker_plugin/http/transport/host_policy.h"
 
 #include <algorithm>
 
