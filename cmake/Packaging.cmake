@@ -1,5 +1,8 @@
 # Debian packages with CPack (README "Install on a Pi"):
 #   fleetmcp-device   the node: fleetmcp-device, its systemd unit, /etc/fleetmcp, user fleetmcp
+#   fleetmcp-camera   the still-camera helper, the only program linking libcamera: apart, because
+#                     Raspberry Pi OS ships its own libcamera under other package names (README
+#                     "Install on a Pi" says how to build this one helper there)
 #   fleetmcp-broker   mosquitto's side: fleetmcp_plugin.so, fleetctl, the topic policy, the
 #                     broker configuration (/etc/fleetmcp/mosquitto.conf) and fleetmcp-broker.service
 #   fleetmcp-schemas  the schema bundle both of them read (/usr/share/fleetmcp/schemas)
@@ -26,24 +29,27 @@ endfunction()
 fleetmcp_configure_packaged_unit()
 
 # ---- components -------------------------------------------------------------------------------
+install(TARGETS fleetmcp-device RUNTIME DESTINATION bin COMPONENT device)
 # The camera helper runs libcamera in its own process, spawned per photo (docs/catalogue.md):
 # fleetmcp-device looks for it beside itself.
-install(TARGETS fleetmcp-device fleetmcp-camera-still RUNTIME DESTINATION bin COMPONENT device)
+install(TARGETS fleetmcp-camera-still RUNTIME DESTINATION bin COMPONENT camera)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-device.service DESTINATION lib/systemd/system COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/device_client/device.conf.example DESTINATION /etc/fleetmcp COMPONENT device)
 install(FILES ${FLEETMCP_PACKAGING_DIR}/device/60-fleetmcp-device.rules DESTINATION lib/udev/rules.d COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/device-client.md DESTINATION share/doc/fleetmcp-device COMPONENT device)
 
-install(TARGETS fleetmcp_plugin LIBRARY DESTINATION lib/fleetmcp COMPONENT broker)
-install(TARGETS fleetctl RUNTIME DESTINATION bin COMPONENT broker)
-install(FILES ${PROJECT_SOURCE_DIR}/acl/fleetmcp.acl ${PROJECT_SOURCE_DIR}/acl/README.md
-        DESTINATION share/fleetmcp/acl COMPONENT broker)
-install(FILES ${PROJECT_SOURCE_DIR}/mosquitto.conf DESTINATION /etc/fleetmcp COMPONENT broker)
-install(FILES ${PROJECT_SOURCE_DIR}/mosquitto.conf DESTINATION share/doc/fleetmcp-broker
-        RENAME mosquitto.conf.example COMPONENT broker)
-install(FILES ${FLEETMCP_PACKAGING_DIR}/broker/fleetmcp-broker.service DESTINATION lib/systemd/system COMPONENT broker)
-install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/plugin.md ${PROJECT_SOURCE_DIR}/docs/http-front.md
-        DESTINATION share/doc/fleetmcp-broker COMPONENT broker)
+if(FLEETMCP_BUILD_BROKER)
+  install(TARGETS fleetmcp_plugin LIBRARY DESTINATION lib/fleetmcp COMPONENT broker)
+  install(TARGETS fleetctl RUNTIME DESTINATION bin COMPONENT broker)
+  install(FILES ${PROJECT_SOURCE_DIR}/acl/fleetmcp.acl ${PROJECT_SOURCE_DIR}/acl/README.md
+          DESTINATION share/fleetmcp/acl COMPONENT broker)
+  install(FILES ${PROJECT_SOURCE_DIR}/mosquitto.conf DESTINATION /etc/fleetmcp COMPONENT broker)
+  install(FILES ${PROJECT_SOURCE_DIR}/mosquitto.conf DESTINATION share/doc/fleetmcp-broker
+          RENAME mosquitto.conf.example COMPONENT broker)
+  install(FILES ${FLEETMCP_PACKAGING_DIR}/broker/fleetmcp-broker.service DESTINATION lib/systemd/system COMPONENT broker)
+  install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/plugin.md ${PROJECT_SOURCE_DIR}/docs/http-front.md
+          DESTINATION share/doc/fleetmcp-broker COMPONENT broker)
+endif()
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION share/fleetmcp/schemas COMPONENT schemas
         FILES_MATCHING PATTERN "*.json")
@@ -57,7 +63,14 @@ set(CPACK_PACKAGE_CONTACT "fleetmcp maintainers <fleetmcp@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "MCP tools over MQTT for fleets of Raspberry Pi-class devices")
 set(CPACK_PACKAGING_INSTALL_PREFIX ${FLEETMCP_PACKAGE_PREFIX})
 set(CPACK_PACKAGE_DIRECTORY ${PROJECT_BINARY_DIR}/packages)
-set(CPACK_COMPONENTS_ALL device broker schemas)
+set(CPACK_COMPONENTS_ALL device camera schemas)
+if(FLEETMCP_BUILD_BROKER)
+  list(APPEND CPACK_COMPONENTS_ALL broker)
+endif()
+if(CMAKE_CROSSCOMPILING)
+  # cmake/toolchains/linux-cross.cmake; dpkg-shlibdeps reads the target's libraries by this too.
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${FLEETMCP_CROSS_ARCH})
+endif()
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_PROJECT_CONFIG_FILE ${PROJECT_BINARY_DIR}/packaging/check.cmake)
 file(WRITE ${PROJECT_BINARY_DIR}/packaging/check.cmake
@@ -81,6 +94,11 @@ set(CPACK_COMPONENT_DEVICE_DEPENDS schemas)
 set(CPACK_DEBIAN_DEVICE_PACKAGE_DEPENDS "adduser")
 set(CPACK_DEBIAN_DEVICE_PACKAGE_CONTROL_EXTRA
     "${FLEETMCP_PACKAGING_DIR}/device/postinst;${FLEETMCP_PACKAGING_DIR}/device/prerm;${FLEETMCP_PACKAGING_DIR}/device/postrm;${FLEETMCP_PACKAGING_DIR}/device/conffiles")
+
+set(CPACK_DEBIAN_CAMERA_PACKAGE_NAME fleetmcp-camera)
+set(CPACK_COMPONENT_CAMERA_DESCRIPTION
+    "fleetmcp still-camera helper\n fleetmcp-camera-still takes one frame with libcamera for fleetmcp-device's camera\n tools; without it a camera tool call is refused with a fix naming this package.")
+set(CPACK_COMPONENT_CAMERA_DEPENDS device)
 
 set(CPACK_DEBIAN_BROKER_PACKAGE_NAME fleetmcp-broker)
 set(CPACK_COMPONENT_BROKER_DESCRIPTION

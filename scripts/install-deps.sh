@@ -7,21 +7,29 @@
 #   scripts/install-deps.sh --docker  also a Docker engine and mmdebstrap (tests/integration/docker_fleet.sh)
 #   scripts/install-deps.sh --vm      also QEMU, Debian's kernel and headers, mmdebstrap, socat
 #                                     (tests/integration/virtual_pi.sh)
+#   scripts/install-deps.sh --cross ARCH
+#                                     the cross compilers and ARCH's libraries for the node's
+#                                     packages (arm64, armhf: scripts/cross-build.sh), qemu-user
 set -euo pipefail
 mode=${1:-test}
+cross_arch=${2:-}
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 
+# What the node (device_client/, common/) links: for this machine, or for a cross build (--cross).
+node_libraries=(libpaho-mqtt-dev libpaho-mqttpp-dev libsodium-dev libssl-dev libre2-dev
+                libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev)
 packages=(
   build-essential cmake pkg-config git ca-certificates file   # cpack's shlibdeps needs file
   mosquitto-dev libmosquitto-dev
-  libpaho-mqtt-dev libpaho-mqttpp-dev
-  rapidjson-dev libsodium-dev libssl-dev openssl libvalijson-dev libre2-dev
-  libboost-dev libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev
-  librust-blake3-dev
+  rapidjson-dev openssl libvalijson-dev libboost-dev librust-blake3-dev   # header-only or sources
+  "${node_libraries[@]}"
 )
 case "$mode" in
   --build) ;;
+  --cross)
+    case "$cross_arch" in arm64|armhf) ;; *) echo "install-deps: --cross arm64 or --cross armhf" >&2; exit 2 ;; esac
+    packages+=(crossbuild-essential-"$cross_arch" qemu-user dpkg-dev "${node_libraries[@]/%/:$cross_arch}") ;;
   test|--docker|--vm) packages+=(
   mosquitto mosquitto-clients b3sum
   googletest libgtest-dev libgmock-dev libbenchmark-dev
@@ -29,7 +37,7 @@ case "$mode" in
   curl jq procps iproute2 gdb   # gdb: lib.sh prints the threads of a broker that hangs on stop
   docker-compose   # compose.sh validates docker-compose.yml
   ) ;;
-  *) echo "install-deps: unknown mode $mode (--build, --docker or --vm)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown mode $mode (--build, --docker, --vm or --cross ARCH)" >&2; exit 2 ;;
 esac
 # The tests that run the product off the simulator install their own tools.
 case "$mode" in
@@ -39,13 +47,18 @@ case "$mode" in
 esac
 # Node.js runs the independent test clients. Machines that already carry a Node with
 # its own npm (as ours do) keep it: Debian's npm package conflicts with those builds.
-if [ "$mode" != --build ]; then
+if [ "$mode" != --build ] && [ "$mode" != --cross ]; then
   command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 fi
 
+# Installed for this machine (or for all), or for the architecture a name asks for (name:arm64):
+# with a foreign architecture added, a plain name may be installed for both.
+native=$(dpkg --print-architecture)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+  want=$native; [[ "$p" == *:* ]] && want=${p#*:}
+  dpkg-query -W -f='${Status} ${Architecture}\n' "$p" 2>/dev/null \
+    | grep -qE "^install ok installed ($want|all)$" || missing+=("$p")
 done
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -58,6 +71,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   # The off-simulator tests run this beside each other (two apt-get updates at once fail).
   mkdir -p /run/lock && exec 9>/run/lock/fleetmcp-install-deps.lock
   flock -w 900 9
+  if [ -n "$cross_arch" ] && ! dpkg --print-foreign-architectures | grep -qx "$cross_arch"; then
+    dpkg --add-architecture "$cross_arch"
+  fi
   apt-get update -qq
   # ... and wait for a dpkg lock another apt holds instead of failing.
   apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}" >/dev/null
@@ -72,7 +88,7 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet mosquitto
 fi
 
 # Node test clients, pinned by tests/node/package-lock.json.
-if [ "$mode" != --build ] && [ -f "$here/tests/node/package.json" ]; then
+if [ "$mode" != --build ] && [ "$mode" != --cross ] && [ -f "$here/tests/node/package.json" ]; then
   if [ ! -d "$here/tests/node/node_modules" ] || [ "$here/tests/node/package.json" -nt "$here/tests/node/node_modules" ]; then
     echo "install-deps: installing Node test clients"
     (cd "$here/tests/node" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1 || npm install --no-audit --no-fund --loglevel=error >/dev/null)

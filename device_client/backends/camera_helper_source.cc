@@ -57,7 +57,7 @@ class HelperCameraSource : public CameraSource {
   Frame capture(int width, int height) override {
     if (::access(helper_.c_str(), X_OK) != 0) {
       throw failed_precondition("the camera helper " + helper_ + " is not installed",
-                                "install fleetmcp-camera-still with fleetmcp-device, or set helper= on this capability");
+                                "install the fleetmcp-camera package (it holds fleetmcp-camera-still), or set helper= on this capability");
     }
     int out[2];
     if (::pipe2(out, O_CLOEXEC) != 0) throw failed_precondition("cannot create a pipe: " + errno_text(errno), "retry");

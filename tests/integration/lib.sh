@@ -157,6 +157,27 @@ CONF
   echo "$conf"
 }
 
+# ---- packages (tests/integration/packages.sh, cross_packages.sh) ----------------------------
+
+# The packages a node's .debs may depend on, whatever the architecture: a library that is not on
+# this list got linked in unseen (README "Install on a Pi": a Pi must be able to install them).
+NODE_DEB_DEPENDS="adduser fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libpaho-mqtt1.3 libpaho-mqttpp3-1
+libssl3 libsodium23 libre2-9 libgpiod2 libsystemd0 libturbojpeg0"
+
+# deb_depends DEB: the package names of DEB's Depends, alternatives included, one per line.
+deb_depends() {
+  dpkg-deb -f "$1" Depends | tr ',|' '\n\n' | sed -E 's/\(.*\)//; s/^ +//; s/ +$//' | grep -v '^$' | sort -u
+}
+# deb_depends_only DEB "NAMES…": every package DEB depends on is one of NAMES; fails naming any other.
+deb_depends_only() {
+  local name
+  for name in $(deb_depends "$1"); do
+    [[ " $(tr '\n' ' ' <<<"$2") " == *" $name "* ]] \
+      || fail "$(basename "$1") depends on $name, which is not on its list (Depends: $(dpkg-deb -f "$1" Depends))"
+  done
+  pass "$(basename "$1") depends only on: $(deb_depends "$1" | tr '\n' ' ')"
+}
+
 # ---- fleetmcp-device helpers (tests/integration/device_*.sh) ---------------------------------
 
 # device_enroll COUNT TLS_PORT : enrols COUNT nodes in $T/pki for mqtts://127.0.0.1:TLS_PORT and

@@ -38,8 +38,8 @@ else
   echo "# configured, built ($deb_build) and packaged in $((SECONDS - start)) s"
 fi
 deb() { ls "$pkgs"/"$1"_*.deb 2>/dev/null | head -1; }
-for p in fleetmcp-device fleetmcp-broker fleetmcp-schemas; do [ -n "$(deb $p)" ] || fail "no $p .deb in $pkgs ($(ls "$pkgs"))"; done
-pass "three packages: fleetmcp-device, fleetmcp-broker, fleetmcp-schemas"
+for p in fleetmcp-device fleetmcp-camera fleetmcp-broker fleetmcp-schemas; do [ -n "$(deb $p)" ] || fail "no $p .deb in $pkgs ($(ls "$pkgs"))"; done
+pass "four packages: fleetmcp-device, fleetmcp-camera, fleetmcp-broker, fleetmcp-schemas"
 
 field() { dpkg-deb -f "$(deb "$1")" "$2"; }
 assert_eq "$(field fleetmcp-device Package)" fleetmcp-device "device package name"
@@ -50,13 +50,18 @@ assert_contains "$(field fleetmcp-broker Depends)" "mosquitto (>= 2.0.11)" "brok
 assert_contains "$(field fleetmcp-broker Depends)" "fleetmcp-schemas" "broker depends on the schema bundle"
 assert_eq "$(field fleetmcp-schemas Architecture)" all "schemas are architecture independent"
 assert_eq "$(field fleetmcp-device Architecture)" "$(dpkg --print-architecture)" "device package is for this architecture"
+# Every dependency on a list: a new library cannot slip into a package unseen.
+deb_depends_only "$(deb fleetmcp-device)" "$NODE_DEB_DEPENDS"
+deb_depends_only "$(deb fleetmcp-camera)" "$NODE_DEB_DEPENDS fleetmcp-device libcamera0.0.3"
+deb_depends_only "$(deb fleetmcp-broker)" "mosquitto libmosquitto1 fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libssl3 libsodium23 libre2-9
+libpaho-mqtt1.3 libpaho-mqttpp3-1"
 info=$(dpkg-deb --info "$(deb fleetmcp-device)")
 for f in postinst prerm postrm conffiles; do assert_contains "$info" " $f" "device control has $f"; done
 
 contents() { dpkg-deb --contents "$(deb "$1")" | awk '{print $NF}' | sed 's|^\./|/|'; }
 has() { contents "$1" | grep -x -- "$2" >/dev/null || fail "$1 lacks $2"; pass "$1 has $2"; }
 has fleetmcp-device /usr/bin/fleetmcp-device
-has fleetmcp-device /usr/bin/fleetmcp-camera-still
+has fleetmcp-camera /usr/bin/fleetmcp-camera-still
 has fleetmcp-device /usr/lib/systemd/system/fleetmcp-device.service
 has fleetmcp-device /etc/fleetmcp/device.conf.example
 has fleetmcp-device /usr/lib/udev/rules.d/60-fleetmcp-device.rules
@@ -69,7 +74,7 @@ has fleetmcp-broker /usr/lib/systemd/system/fleetmcp-broker.service
 has fleetmcp-schemas /usr/share/fleetmcp/schemas/index.json
 has fleetmcp-schemas /usr/share/fleetmcp/schemas/kinds.json
 # No file is in two packages (dpkg would refuse to install both on one machine).
-dups=$(for p in fleetmcp-device fleetmcp-broker fleetmcp-schemas; do contents $p | grep -v '/$'; done | sort | uniq -d)
+dups=$(for p in fleetmcp-device fleetmcp-camera fleetmcp-broker fleetmcp-schemas; do contents $p | grep -v '/$'; done | sort | uniq -d)
 assert_eq "$dups" "" "no file shipped by two packages"
 if contents fleetmcp-broker | grep -E '\.(key|pem)$|revoked\.txt' >/dev/null; then fail "a key or PKI file is packaged"; fi
 pass "no keys or PKI files in the packages"
