@@ -24,6 +24,8 @@ json::Value annotations_json(SafetyClass safety_class, std::string_view verb, js
   v.AddMember("idempotentHint", hints.idempotent, a);
   // The tools act only on the caller's own enrolled devices, not on an open world.
   v.AddMember("openWorldHint", false, a);
+  // RFC-0001 §3: the projected tool's annotation carries x-safety-class, mirroring the capability.
+  v.AddMember("x-safety-class", json::string_value(safety_class_name(safety_class), a), a);
   return v;
 }
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# What tools/list serves, as the model reads it, in every tools mode (by_kind, per_node, compact):
+# the real HTTP front (fleetmcp-http-testhost) over an in-memory fleet with one capability of every
+# kind in schemas/kinds.json, listed by the official MCP SDK client (its raw messages: the SDK's
+# types drop annotation keys they do not know). Each projected tool carries x-safety-class inside
+# its annotations (RFC-0001 §3), as in _meta.
+. "$(dirname "$0")/lib.sh"
+
+pki_init
+TOKEN=$(agent_token agent-served acme "devices:read tools:call:read_only")
+"$HTTP_TESTHOST" --write-test-schemas "$SRC/schemas" "$T/schemas" >/dev/null || fail "writing the test schemas"
+NODE=01hzx9k3m4p7q8r9s0t1v2w3xy
+# One capability per kind; cap_ids are capzq<N>, so that a description quoting one shows.
+jq --arg node "$NODE" '{nodes: [{tenant: "acme", node_id: $node, capabilities: [.kinds | to_entries[] | {
+    cap_id: "capzq\(.key)", kind: .value.kind, verbs: [.value.verbs[].verb],
+    safety_class: (if (.value.kind | IN("gpio.pin", "gpio.pwm", "i2c.bus", "system.power")) then "physical_actuation"
+                   elif (.value.kind | IN("service.unit", "camera.still", "manage.server")) then "reversible"
+                   else "read_only" end)}]}]}' "$SRC/schemas/kinds.json" >"$T/fleet.json"
+
+for mode in by_kind per_node compact; do
+  start_http_testhost "host-$mode" "$T/schemas" "$T/pki/issuer.pub" "$T/fleet.json" --set "http_tools_mode=$mode"
+  SRC=$SRC MODE=$mode URL=http://127.0.0.1:$HTTP_PORT/mcp TOKEN=$TOKEN NODE=$NODE \
+    timeout 60 node --input-type=module - <<'JS' || fail "$mode: the MCP SDK checks failed (see $T/host-$mode.log)"
+import { createRequire } from 'node:module';
+const require = createRequire(process.env.SRC + '/tests/node/package.json');
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+
+const { MODE, URL: url, TOKEN } = process.env;
+const ok = (what) => console.log(`ok - ${MODE}: ${what}`);
+function check(cond, what, detail) {
+  if (cond) return ok(what);
+  console.error(`FAIL: ${MODE}: ${what}: ${JSON.stringify(detail)?.slice(0, 2000)}`);
+  process.exit(1);
+}
+
+const transport = new StreamableHTTPClientTransport(new globalThis.URL(url), {
+  requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } });
+const client = new Client({ name: 'fleetmcp-served-tools', version: '1.0.0' });
+await client.connect(transport);
+// The tools as the wire carries them: the SDK's own types strip keys they do not know (annotations
+// are a closed zod object in SDK 1.32), so the raw messages are kept beside what listTools returns.
+const raw = [];
+const deliver = transport.onmessage;
+transport.onmessage = (message, extra) => { raw.push(message); deliver(message, extra); };
+let cursor;
+do {
+  const page = await client.listTools(cursor ? { cursor } : {});
+  cursor = page.nextCursor;
+} while (cursor);
+const tools = raw.flatMap((m) => m.result?.tools ?? []);
+check(tools.length > 0, `tools/list serves ${tools.length} tools`);
+
+// RFC-0001 §3: x-safety-class in the annotation of every projected tool, mirroring _meta.
+const projected = tools.filter((t) => t._meta?.['x-safety-class']);
+check(MODE === 'compact' || projected.length > 0, `${projected.length} tools carry a safety class`);
+const misplaced = projected.filter((t) => t.annotations?.['x-safety-class'] !== t._meta['x-safety-class']);
+check(misplaced.length === 0, 'every projected tool has x-safety-class inside annotations',
+      misplaced.map((t) => [t.name, t.annotations]));
+process.exit(0);
+JS
+done
+pass "served tools/list in by_kind, per_node and compact"
