@@ -3,7 +3,8 @@
 # the real HTTP front (fleetmcp-http-testhost) over an in-memory fleet with one capability of every
 # kind in schemas/kinds.json, listed by the official MCP SDK client (its raw messages: the SDK's
 # types drop annotation keys they do not know). Each projected tool carries x-safety-class inside
-# its annotations (RFC-0001 §3), as in _meta.
+# its annotations (RFC-0001 §3), as in _meta. No description quotes a device-chosen string (a
+# node_id or cap_id): it is the kind's template alone.
 . "$(dirname "$0")/lib.sh"
 
 pki_init
@@ -57,6 +58,18 @@ check(MODE === 'compact' || projected.length > 0, `${projected.length} tools car
 const misplaced = projected.filter((t) => t.annotations?.['x-safety-class'] !== t._meta['x-safety-class']);
 check(misplaced.length === 0, 'every projected tool has x-safety-class inside annotations',
       misplaced.map((t) => [t.name, t.annotations]));
+
+// RFC-0001 §3: a description is the kind's template, never a device-chosen string (node_id, cap_id).
+const { NODE } = process.env;
+const quoting = (text) => text.includes('capzq') || text.includes(NODE);
+const quoted = tools.filter((t) => quoting(t.description));
+check(quoted.length === 0, 'no tool description quotes a node_id or cap_id', quoted.map((t) => [t.name, t.description]));
+if (MODE === 'compact') {
+  const r = await client.callTool({ name: 'fleet_describe_node', arguments: { node_id: NODE } });
+  const verbs = r.structuredContent.capabilities.flatMap((c) => c.verbs);
+  const bad = verbs.filter((v) => quoting(v.description));
+  check(!r.isError && verbs.length > 0 && bad.length === 0, 'fleet_describe_node describes each verb without quoting the device', bad);
+}
 process.exit(0);
 JS
 done

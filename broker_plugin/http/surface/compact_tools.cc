@@ -197,7 +197,7 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
     json::Value v(rapidjson::kObjectType);
     v.AddMember("verb", str(t.name.verb, a), a);
     v.AddMember("tool", str(catalog_.presented_name(t.name), a), a);
-    v.AddMember("description", str(render_description(t.verb, t.name), a), a);
+    v.AddMember("description", str(render_description(t.verb), a), a);
     v.AddMember("required_scope", str(required_scope(t.safety_class, t.name.verb), a), a);
     v.AddMember("two_phase", needs_commit_token(t.safety_class, t.name.verb), a);
     v.AddMember("input_schema", catalog_.input_schema_json(t, a), a);

@@ -87,9 +87,7 @@ json::Value tool_json(const ToolCatalog& catalog, const std::string& name, const
   json::Value v(rapidjson::kObjectType);
   v.AddMember("name", str(name, a), a);
   if (has_structured_output(revision)) v.AddMember("title", str(t.kind + " " + t.name.verb + " on a node", a), a);
-  // The kind's static template, its fields naming the arguments rather than one node.
-  const ToolName placeholder{t.name.kind_short, "<node_id>", "<cap_id>", t.name.verb};
-  v.AddMember("description", str(render_description(t.verb, placeholder), a), a);
+  v.AddMember("description", str(render_description(t.verb), a), a);  // the kind's template only
   v.AddMember("inputSchema", input_schema(catalog, t, g, a), a);
   if (has_structured_output(revision)) v.AddMember("outputSchema", catalog.output_schema_json(t.verb.output_schema, a), a);
   v.AddMember("annotations", annotations_json(t.safety_class, t.name.verb, a), a);

@@ -112,7 +112,7 @@ json::Value ToolCatalog::tool_json(const FleetTool& tool, McpRevision revision, 
   json::Value v(rapidjson::kObjectType);
   v.AddMember("name", str(presented_name(tool.name), a), a);
   if (has_structured_output(revision)) v.AddMember("title", str(tool_title(tool), a), a);
-  v.AddMember("description", str(render_description(tool.verb, tool.name), a), a);
+  v.AddMember("description", str(render_description(tool.verb), a), a);
   v.AddMember("inputSchema", input_schema_json(tool, a), a);
   if (has_structured_output(revision)) v.AddMember("outputSchema", output_schema_json(tool.verb.output_schema, a), a);
   v.AddMember("annotations", annotations_json(tool.safety_class, tool.name.verb, a), a);

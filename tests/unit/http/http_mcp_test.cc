@@ -160,7 +160,8 @@ TEST_F(McpTest, ToolObjectsCarrySchemasAnnotationsAndTemplatedDescriptions) {
   EXPECT_TRUE(echo["annotations"]["readOnlyHint"].GetBool());
   EXPECT_EQ(*json::get_string(echo, "x-safety-class"), "read_only");
   EXPECT_EQ(*json::get_string(echo["annotations"], "x-safety-class"), "read_only");  // RFC-0001 §3
-  EXPECT_NE(std::string(echo["description"].GetString()).find(std::string(kNode)), std::string::npos);
+  // RFC-0001 §3: the kind's template only; the node and capability are in the name and _meta.
+  EXPECT_EQ(std::string(echo["description"].GetString()).find(std::string(kNode)), std::string::npos);
   EXPECT_EQ(std::string(echo["description"].GetString()).find("{node_id}"), std::string::npos);
 
   const json::Value& set = *by_name.at("relay." + std::string(kNode) + ".relay0.set");
