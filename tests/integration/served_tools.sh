@@ -4,10 +4,14 @@
 # kind in schemas/kinds.json, listed by the official MCP SDK client (its raw messages: the SDK's
 # types drop annotation keys they do not know). Each projected tool carries x-safety-class inside
 # its annotations (RFC-0001 §3), as in _meta. No description quotes a device-chosen string (a
-# node_id or cap_id): it is the kind's template alone.
+# node_id or cap_id): it is the kind's template alone. No description, anywhere in a tool, cites
+# a specification (Doc 05, RFC, DESIGN, §) or keeps a placeholder; a split type union lists each
+# enum value in its own type's branch only; initialize's instructions describe the mode served and
+# serverInfo.version is the build's (CMake's project version).
 . "$(dirname "$0")/lib.sh"
 
 pki_init
+VERSION=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$BIN/CMakeCache.txt")  # the build's version
 TOKEN=$(agent_token agent-served acme "devices:read tools:call:read_only")
 "$HTTP_TESTHOST" --write-test-schemas "$SRC/schemas" "$T/schemas" >/dev/null || fail "writing the test schemas"
 NODE=01hzx9k3m4p7q8r9s0t1v2w3xy
@@ -20,7 +24,7 @@ jq --arg node "$NODE" '{nodes: [{tenant: "acme", node_id: $node, capabilities: [
 
 for mode in by_kind per_node compact; do
   start_http_testhost "host-$mode" "$T/schemas" "$T/pki/issuer.pub" "$T/fleet.json" --set "http_tools_mode=$mode"
-  SRC=$SRC MODE=$mode URL=http://127.0.0.1:$HTTP_PORT/mcp TOKEN=$TOKEN NODE=$NODE \
+  SRC=$SRC VERSION=$VERSION MODE=$mode URL=http://127.0.0.1:$HTTP_PORT/mcp TOKEN=$TOKEN NODE=$NODE \
     timeout 60 node --input-type=module - <<'JS' || fail "$mode: the MCP SDK checks failed (see $T/host-$mode.log)"
 import { createRequire } from 'node:module';
 const require = createRequire(process.env.SRC + '/tests/node/package.json');
@@ -70,6 +74,54 @@ if (MODE === 'compact') {
   const bad = verbs.filter((v) => quoting(v.description));
   check(!r.isError && verbs.length > 0 && bad.length === 0, 'fleet_describe_node describes each verb without quoting the device', bad);
 }
+
+// What tools/list serves speaks to the model: no citation of the specifications, no unfilled
+// placeholder, in any description (the tool's, or one inside its schemas).
+const descriptions = [];
+const walk = (v, at) => {
+  if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${at}/${i}`));
+  else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      if (k === 'description' && typeof x === 'string') descriptions.push([at, x]);
+      else walk(x, `${at}/${k}`);
+    }
+  }
+};
+tools.forEach((t) => walk(t, t.name));
+const citing = descriptions.filter(([, d]) => /Doc 05|RFC|DESIGN|§|<cap_id>|<node_id>/.test(d));
+check(descriptions.length > tools.length && citing.length === 0,
+      `none of ${descriptions.length} served descriptions cites a document or keeps a placeholder`, citing);
+
+// A split type union lists in each branch only the values of that branch's type.
+const misfiled = [];
+const typeOf = (x) => (x === null ? 'null' : Array.isArray(x) ? 'array' : Number.isInteger(x) ? 'integer' : typeof x);
+const fits = (x, type) => typeOf(x) === type || (type === 'number' && typeof x === 'number');
+const branches = (v, at) => {
+  if (Array.isArray(v)) v.forEach((x, i) => branches(x, `${at}/${i}`));
+  else if (v && typeof v === 'object') {
+    for (const b of Array.isArray(v.anyOf) ? v.anyOf : []) {
+      if (typeof b?.type === 'string' && Array.isArray(b.enum) && !b.enum.every((x) => fits(x, b.type))) misfiled.push([at, b]);
+    }
+    for (const [k, x] of Object.entries(v)) branches(x, `${at}/${k}`);
+  }
+};
+tools.forEach((t) => branches(t, t.name));
+check(misfiled.length === 0, 'every anyOf branch lists only enum values of its own type', misfiled);
+
+// initialize: instructions that describe the mode served; serverInfo.version is the build's.
+const instructions = client.getInstructions() ?? '';
+const names = tools.map((t) => t.name);
+const expected = {
+  per_node: ['{kind_short}.{node_id}.{cap_id}.{verb}'],
+  by_kind: ['system_echo_invoke', 'node_id', 'fleet_find_nodes', 'fleet_read'],
+  compact: ['fleet_find_nodes', 'fleet_describe_node', 'fleet_call'],
+}[MODE];
+check(expected.every((w) => instructions.includes(w)) && (MODE === 'per_node' || !instructions.includes('{kind_short}')),
+      `instructions describe the ${MODE} tools`, instructions);
+const named = instructions.match(/\b(fleet_[a-z_]+|system_[a-z_]+)\b/g) ?? [];
+check(named.every((n) => names.includes(n)), 'every tool the instructions name is listed', named);
+check(client.getServerVersion()?.version === process.env.VERSION, `serverInfo.version is the build's (${process.env.VERSION})`,
+      client.getServerVersion());
 process.exit(0);
 JS
 done

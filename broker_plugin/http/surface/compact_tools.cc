@@ -110,6 +110,13 @@ json::Value CompactTools::find_nodes_tool(McpRevision revision, json::Allocator&
               kFindInput, kFindOutput, true, revision, a);
 }
 
+std::string CompactTools::instructions() const {
+  return "Tools act on the devices of your tenant's fleet through three tools: fleet_find_nodes lists your nodes, "
+         "fleet_describe_node lists one node's capabilities with their verbs and argument schemas, and fleet_call "
+         "runs one verb of one capability on one node. " +
+         std::string(kFailureInstructions);
+}
+
 Result<json::Document> CompactTools::list(const FleetSnapshot&, std::string_view, const json::Value* /*cursor*/,
                                           McpRevision revision) const {
   json::Document d(rapidjson::kObjectType);

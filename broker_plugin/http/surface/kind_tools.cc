@@ -158,6 +158,14 @@ Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_v
   return d;
 }
 
+std::string KindTools::instructions() const {
+  return "Tools act on the devices of your tenant's fleet: one tool per kind of capability and verb (for example "
+         "system_echo_invoke), whose node_id argument names the device to act on, cap_id the capability when the "
+         "device has several of that kind, and arguments the verb's own. fleet_find_nodes lists your nodes and "
+         "their kinds; fleet_read runs one read-only tool on many nodes at once. " +
+         std::string(kFailureInstructions);
+}
+
 std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenant) const {
   std::string d;
   for (const auto& [name, g] : *groups(fleet, tenant)) {

@@ -68,6 +68,14 @@ ToolCatalog::ToolCatalog(std::shared_ptr<const SchemaRegistry> schemas, ToolName
   }
 }
 
+std::string ToolCatalog::instructions() const {
+  const std::string_view names = style_ == ToolNameStyle::kDashed
+                                     ? "{kind_short}-{node_id}-{cap_id}-{verb}, for example sysecho-<node_id>-echo-invoke"
+                                     : "{kind_short}.{node_id}.{cap_id}.{verb}, for example sysecho.<node_id>.echo.invoke";
+  return "Tools act on the devices of your tenant's fleet: one tool per device, capability and verb, named " +
+         std::string(names) + ". " + std::string(kFailureInstructions);
+}
+
 std::string ToolCatalog::presented_name(const ToolName& name) const {
   return style_ == ToolNameStyle::kDashed ? name.dashed() : name.dotted();
 }
