@@ -40,7 +40,7 @@ struct ResolvedCall {
 // How every mode's failures read (the end of each ToolSurface::instructions).
 inline constexpr std::string_view kFailureInstructions =
     "Failures come back as results with isError and an error envelope {code, message, suggested_fix, "
-    "retry_after_ms}: follow suggested_fix.";
+    "retry_after_ms, details}: follow suggested_fix; details.reason, when present, says why a device refused.";
 
 // A projected per-node name (dotted or dashed) of the tenant's, or nullptr.
 const FleetTool* find_projected(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name);
