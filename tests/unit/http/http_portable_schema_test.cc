@@ -27,8 +27,8 @@ TEST(PortableSchema, EachBranchListsOnlyTheEnumValuesOfItsOwnType) {
 }
 
 TEST(PortableSchema, ABranchNoValueIsLeftForGoesSoNullIsNotAdmittedByTheRewrite) {
-  EXPECT_EQ(portable(R"({"description":"d","type":["string","null"],"enum":["a","b"]})"),
-            R"({"description":"d","type":"string","enum":["a","b"]})");
+  EXPECT_EQ(portable(R"({"type":"object","properties":{"v":{"description":"d","type":["string","null"],"enum":["a","b"]}}})"),
+            R"({"type":"object","properties":{"v":{"description":"d","type":"string","enum":["a","b"]}}})");
   EXPECT_EQ(portable(R"({"type":["string","null"],"const":"a"})"), R"({"type":"string","const":"a"})");
 }
 
