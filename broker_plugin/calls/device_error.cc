@@ -1,11 +1,49 @@
 #include "broker_plugin/calls/device_error.h"
 
+#include <array>
+#include <string_view>
+
 namespace fleetmcp::plugin {
+
+namespace {
+
+struct ReasonText {
+  std::string_view message, suggested_fix;
+};
+
+// One template per Doc 05 §9.1.1 reason, in DeviceReason's order.
+constexpr std::array<ReasonText, 7> kReasonTexts{{
+    {"the device found the arguments inconsistent with each other (for example a time range that ends before "
+     "it starts)",
+     "check how the arguments relate to each other (ranges, combinations) and call again with consistent ones"},
+    {"the device's configuration does not allow this: the resource is outside the capability's allow-list, or "
+     "the action is disabled",
+     "use a resource the capability allows; only the device's operator can change its configuration"},
+    {"the device has no such resource: the process, unit or other thing the arguments name does not exist",
+     "list what exists first (the capability's snapshot or get) and call again with a current name or id"},
+    {"the device cannot do this in its current state: hardware or a service it needs is absent or not ready, "
+     "or the resource is not set up for it",
+     "check the node's state (its get or snapshot) or ask its operator; retrying unchanged will not help"},
+    {"the device's resource is busy or exhausted (hardware in use, storage full)", "retry after retry_after_ms"},
+    {"a service the device depends on is unreachable for now", "retry in a few seconds; if it persists, tell the "
+     "device's operator"},
+    {"the device's software failed on this call", "retry once; if it fails again, report it to the device's "
+     "operator"},
+}};
+
+}  // namespace
 
 ErrorEnvelope templated_device_error(const CmdAck& ack) {
   if (ack.not_run) {
     return ErrorEnvelope(ack.code, "the device received the command after its deadline and did not run it",
                          "nothing was changed; retry the call if it is still wanted");
+  }
+  if (ack.reason) {
+    const ReasonText& text = kReasonTexts[static_cast<size_t>(*ack.reason)];
+    ErrorEnvelope envelope(ack.code, text.message, text.suggested_fix);
+    envelope.retry_after_ms = ack.retry_after_ms;
+    envelope.reason = device_reason_name(*ack.reason);
+    return envelope;
   }
   ErrorEnvelope envelope(ack.code, "the device refused the call with " + std::string(error_code_name(ack.code)),
                          ack.code == ErrorCode::kRateLimited ? "retry after retry_after_ms"

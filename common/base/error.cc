@@ -72,6 +72,13 @@ std::string ErrorEnvelope::to_json() const {
     w.Key("correlation_id");
     w.String(correlation_id->data(), static_cast<rapidjson::SizeType>(correlation_id->size()));
   }
+  if (!reason.empty()) {
+    w.Key("details");
+    w.StartObject();
+    w.Key("reason");
+    w.String(reason.data(), static_cast<rapidjson::SizeType>(reason.size()));
+    w.EndObject();
+  }
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
 }

@@ -42,11 +42,16 @@ struct ErrorEnvelope {
   std::string suggested_fix;
   std::optional<int64_t> retry_after_ms;
   std::optional<std::string> correlation_id;  // uppercase ULID
+  // details.reason: Doc 05 §9.1.1's symbolic code of a device's error, a closed set
+  // (common/protocol/cmd_ack.h DeviceReason), never device text. Only the plugin sets it, on what
+  // it tells agents; an envelope a node sends in a cmd_ack has none (cmd_ack@1.0.0 has no field).
+  std::string reason;
 
   ErrorEnvelope() = default;
   ErrorEnvelope(ErrorCode code, std::string_view message, std::string_view suggested_fix);
 
-  // Compact JSON object, keys in schema order: {"code":…,"message":…,"suggested_fix":…,…}.
+  // Compact JSON object, keys in schema order: {"code":…,"message":…,"suggested_fix":…,…}, then
+  // "details":{"reason":…} when there is a reason.
   std::string to_json() const;
 };
 

@@ -32,7 +32,30 @@ std::string end_ack(Writer& w, rapidjson::StringBuffer& buf) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+constexpr std::array<std::string_view, 7> kReasonNames = {
+    "invalid_argument", "permission_denied", "not_found", "failed_precondition",
+    "resource_exhausted", "unavailable", "internal"};
+
+// The reason "<reason>: …" opens `message` with, if it is one of Doc 05's.
+std::optional<DeviceReason> reason_of(std::string_view message) {
+  const size_t colon = message.find(": ");
+  return colon == std::string_view::npos ? std::nullopt : device_reason_from_name(message.substr(0, colon));
+}
+
 }  // namespace
+
+std::string_view device_reason_name(DeviceReason reason) { return kReasonNames[static_cast<size_t>(reason)]; }
+
+std::optional<DeviceReason> device_reason_from_name(std::string_view name) {
+  for (size_t i = 0; i < kReasonNames.size(); ++i) {
+    if (kReasonNames[i] == name) return static_cast<DeviceReason>(i);
+  }
+  return std::nullopt;
+}
+
+std::string reasoned_message(DeviceReason reason, std::string_view what) {
+  return std::string(device_reason_name(reason)) + ": " + std::string(what);
+}
 
 std::string ok_ack(std::string_view ack_msg_id, std::string_view in_reply_to, const json::Value& result) {
   rapidjson::StringBuffer buf;
@@ -71,8 +94,9 @@ std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegist
     ack.error = &body["error"];
     ack.code = error_code_from_name(json::get_string(*ack.error, "code").value_or("")).value_or(ErrorCode::kInternal);
     if (const auto retry = json::get_int64(*ack.error, "retry_after_ms"); retry && *retry >= 0) ack.retry_after_ms = retry;
-    ack.not_run = ack.code == ErrorCode::kDeadlineExceeded &&
-                  json::get_string(*ack.error, "message").value_or("").starts_with(kNotRunPrefix);
+    const std::string_view message = json::get_string(*ack.error, "message").value_or("");
+    ack.not_run = ack.code == ErrorCode::kDeadlineExceeded && message.starts_with(kNotRunPrefix);
+    ack.reason = reason_of(message);
   }
   return ack;
 }

@@ -4,6 +4,7 @@
 //   {"type":"cmd_ack","msg_id":…,"in_reply_to":…,"payload":{"ok":false,"error":{RFC-0001 §4}}}
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -16,7 +17,26 @@
 
 namespace fleetmcp {
 
+// Doc 05 §9.1.1's symbolic error codes: the closed set of reasons a node's error may give. On the
+// wire a reason opens the error's message, "<reason>: <the device's text>" (cmd_ack@1.0.0 has no
+// field for it, and its hash is pinned); the reader takes a reason only when it is one of these, so
+// what it passes on is never the device's free text.
+enum class DeviceReason {
+  kInvalidArgument,     // arguments that pass the schema but make no sense together
+  kPermissionDenied,    // outside the capability's allow-list, or disabled by configuration
+  kNotFound,            // a named thing (a pid, a unit) does not exist
+  kFailedPrecondition,  // hardware or a service absent or not ready; the node's state forbids it
+  kResourceExhausted,   // hardware busy, disk full: retry later
+  kUnavailable,         // a dependency (D-Bus, systemd, logind) is unreachable for now
+  kInternal,            // the device software failed
+};
+std::string_view device_reason_name(DeviceReason reason);  // "invalid_argument" …
+std::optional<DeviceReason> device_reason_from_name(std::string_view name);
+
 // ---- writing (the node) -----------------------------------------------------------------------
+
+// The message of an error with `reason`: "<reason>: <what>".
+std::string reasoned_message(DeviceReason reason, std::string_view what);
 
 std::string ok_ack(std::string_view ack_msg_id, std::string_view in_reply_to, const json::Value& result);
 std::string error_ack(std::string_view ack_msg_id, std::string_view in_reply_to, const ErrorEnvelope& error);
@@ -37,6 +57,7 @@ struct CmdAck {
   const json::Value* error = nullptr;   // payload.error when !ok: an RFC-0001 envelope, device text
   ErrorCode code = ErrorCode::kInternal;  // when !ok: error.code (kInternal for a code this build lacks)
   std::optional<int64_t> retry_after_ms;  // when !ok: error.retry_after_ms, if present and >= 0
+  std::optional<DeviceReason> reason;     // when !ok: the reason error.message opens with, if any
   // E_DEADLINE_EXCEEDED with the kNotRunPrefix message: the cmd arrived after its deadline and the
   // device did not run it (docs/protocol.md §4.3 step 5).
   bool not_run = false;

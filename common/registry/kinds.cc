@@ -259,20 +259,25 @@ std::optional<ToolNameView> split_tool_name(std::string_view name) {
   return checked({parts[0], parts[1], parts[2], parts[3]});
 }
 
-std::string render_description(const VerbSpec& spec, const ToolName& name) {
-  std::string out;
+std::string render_description(const VerbSpec& spec) {
+  // The templates' phrases first, so that the sentence still reads; then a field on its own.
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kWords{{
+      {"device {node_id} (capability {cap_id})", "the device"},
+      {"capability {cap_id} of device {node_id}", "the capability"},
+      {"device {node_id}", "the device"},
+      {"{node_id}", "the device"},
+      {"{cap_id}", "the capability"},
+  }};
   const std::string_view t = spec.description;
-  out.reserve(t.size() + 32);
-  for (size_t i = 0; i < t.size(); ++i) {
-    const auto rest = t.substr(i);
-    if (rest.starts_with("{node_id}")) {
-      out += name.node_id;
-      i += 8;
-    } else if (rest.starts_with("{cap_id}")) {
-      out += name.cap_id;
-      i += 7;
+  std::string out;
+  out.reserve(t.size());
+  for (size_t i = 0; i < t.size();) {
+    const auto word = std::find_if(kWords.begin(), kWords.end(), [&](const auto& w) { return t.substr(i).starts_with(w.first); });
+    if (word == kWords.end()) {
+      out += t[i++];
     } else {
-      out += t[i];
+      out += word->second;
+      i += word->first.size();
     }
   }
   return out;

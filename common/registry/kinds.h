@@ -75,7 +75,9 @@ std::optional<ToolName> parse_tool_name(std::string_view name);
 // The same checks, the tokens left where they are in `name`.
 std::optional<ToolNameView> split_tool_name(std::string_view name);
 
-// Renders a VerbSpec description template. Only server data and validated tokens go in.
-std::string render_description(const VerbSpec& spec, const ToolName& name);
+// Renders a VerbSpec description template with no device-chosen string in it (RFC-0001 §3: a
+// node_id or cap_id is the device's word): its fields become "the device" and "the capability",
+// which the tool's name, its arguments or its _meta identify. Only server data goes in.
+std::string render_description(const VerbSpec& spec);
 
 }  // namespace fleetmcp

@@ -21,7 +21,7 @@ class LogindPower : public PowerControl {
   void schedule(std::string_view action, int64_t delay_seconds) override {
     sd_bus* bus = nullptr;
     if (const int rc = sd_bus_open_system(&bus); rc < 0) {
-      throw failed_precondition("logind is not reachable over D-Bus: " + errno_text(-rc),
+      throw unavailable("logind is not reachable over D-Bus: " + errno_text(-rc),
                                 "run fleetmcp-device on a systemd host with the system bus");
     }
     timespec ts{};

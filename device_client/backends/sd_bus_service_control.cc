@@ -39,7 +39,7 @@ Bus open_system_bus() {
   sd_bus* bus = nullptr;
   const int rc = sd_bus_open_system(&bus);
   if (rc < 0) {
-    throw failed_precondition("systemd is not reachable over D-Bus: " + errno_text(-rc),
+    throw unavailable("systemd is not reachable over D-Bus: " + errno_text(-rc),
                               "run fleetmcp-device on a systemd host with the system bus, or remove this capability");
   }
   return Bus(bus);

@@ -193,7 +193,9 @@ std::string CommandDispatcher::run_handler(const Call& call) {
     const json::Document result = tool.handler->run({tool.verb, *call.env.arguments});
     if (const auto failure = schemas_(tool.output_schema, result)) {
       log_error(node_id_, "cmd.bad_result", tool.output_schema + " at " + failure->path + ": " + failure->message);
-      throw Error(ErrorCode::kInternal, "the device produced a result that does not match " + tool.output_schema,
+      throw Error(ErrorCode::kInternal,
+                  reasoned_message(DeviceReason::kInternal,
+                                   "the device produced a result that does not match " + tool.output_schema),
                   "escalate to the operator: the device software needs fixing");
     }
     return ok_ack(ack_ids_.next_upper(), call.cmd.msg_id, result);
@@ -202,7 +204,7 @@ std::string CommandDispatcher::run_handler(const Call& call) {
   } catch (const std::exception& e) {
     log_error(node_id_, "cmd.handler_failed", e.what());  // local log only; never in the envelope
     return error_ack(ack_ids_.next_upper(), call.cmd.msg_id,
-                     ErrorEnvelope(ErrorCode::kInternal, "the tool failed on the device",
+                     ErrorEnvelope(ErrorCode::kInternal, reasoned_message(DeviceReason::kInternal, "the tool failed on the device"),
                                    "retry once; if it fails again, escalate to the operator"));
   }
 }

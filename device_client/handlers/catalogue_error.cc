@@ -2,36 +2,42 @@
 
 #include <cstring>
 
+#include "common/protocol/cmd_ack.h"
+
 namespace fleetmcp::device {
 namespace {
 
-Error coded(ErrorCode code, std::string_view symbol, std::string_view what, std::string_view fix) {
-  return Error(code, std::string(symbol) + ": " + std::string(what), fix);
+Error coded(ErrorCode code, DeviceReason reason, std::string_view what, std::string_view fix) {
+  return Error(code, reasoned_message(reason, what), fix);
 }
 
 }  // namespace
 
 Error failed_precondition(std::string_view what, std::string_view fix) {
-  return coded(ErrorCode::kBadRequest, "failed_precondition", what, fix);
+  return coded(ErrorCode::kBadRequest, DeviceReason::kFailedPrecondition, what, fix);
 }
 
 Error permission_denied(std::string_view what, std::string_view fix) {
-  return coded(ErrorCode::kSafetyDenied, "permission_denied", what, fix);
+  return coded(ErrorCode::kSafetyDenied, DeviceReason::kPermissionDenied, what, fix);
 }
 
 Error not_found(std::string_view what, std::string_view fix) {
-  return coded(ErrorCode::kBadRequest, "not_found", what, fix);
+  return coded(ErrorCode::kBadRequest, DeviceReason::kNotFound, what, fix);
 }
 
 Error invalid_argument(std::string_view what, std::string_view fix) {
-  return coded(ErrorCode::kBadRequest, "invalid_argument", what, fix);
+  return coded(ErrorCode::kBadRequest, DeviceReason::kInvalidArgument, what, fix);
 }
 
 Error resource_exhausted(std::string_view what, int64_t retry_after_ms) {
-  Error e = coded(ErrorCode::kRateLimited, "resource_exhausted", what,
+  Error e = coded(ErrorCode::kRateLimited, DeviceReason::kResourceExhausted, what,
                   "retry after " + std::to_string(retry_after_ms) + " ms");
   e.with_retry_after_ms(retry_after_ms);
   return e;
+}
+
+Error unavailable(std::string_view what, std::string_view fix) {
+  return coded(ErrorCode::kInternal, DeviceReason::kUnavailable, what, fix);
 }
 
 std::string errno_text(int err) {

@@ -26,6 +26,10 @@ while read -r announce; do
   printf '%s' "$announce" | "$FLEETCTL" manifest verify --ca "$T/pki/ca.crt" >/dev/null && verified=$((verified + 1))
 done <"$T/announces.jsonl"
 assert_eq "$verified" "$N" "every announce verifies"
+# RFC-0005 §9: every device announces exactly the seed's echo capability object.
+want='{"cap_id":"echo","constraints":{"deadline_ms_default":2000,"max_concurrency":4,"rate_limit_rps":10},"kind":"system.echo","safety_class":"read_only","schema_ref":"mcp://schemas/system.echo.invoke.input@1.0.0","verbs":["invoke"]}'
+assert_eq "$(jq -cS '.capabilities[] | select(.kind == "system.echo")' "$T/announces.jsonl" | sort -u)" "$want" \
+  "every retained announce carries RFC-0005 section 9's echo capability (schema_ref system.echo.invoke.input@1.0.0)"
 
 ACKS=$T/acks.jsonl
 device_monitor "$PLAIN" '$devices/+/cmd_ack' "$ACKS"

@@ -8,6 +8,10 @@
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"
 
+#ifndef FLEETMCP_VERSION
+#error "FLEETMCP_VERSION (CMake's PROJECT_VERSION) is defined by broker_plugin/http/CMakeLists.txt"
+#endif
+
 namespace fleetmcp::http {
 namespace {
 
@@ -45,13 +49,9 @@ json::Document McpMethods::initialize_result(McpRevision revision) const {
   json::Value info(rapidjson::kObjectType);
   info.AddMember("name", "fleetmcp", a);
   if (has_structured_output(revision)) info.AddMember("title", "fleetmcp device fleet", a);
-  info.AddMember("version", "0.1.0", a);
+  info.AddMember("version", FLEETMCP_VERSION, a);  // the build's: CMake's project version
   d.AddMember("serverInfo", info, a);
-  d.AddMember("instructions",
-              "Tools act on the devices of your tenant's fleet. Names are {kind_short}.{node_id}.{cap_id}.{verb} "
-              "(or with '-' instead of '.'). Failures come back as results with isError and an error envelope "
-              "{code, message, suggested_fix, retry_after_ms}: follow suggested_fix.",
-              a);
+  d.AddMember("instructions", json::string_value(tools_.instructions(), a), a);  // the mode served
   return d;
 }
 

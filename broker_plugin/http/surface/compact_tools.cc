@@ -110,6 +110,13 @@ json::Value CompactTools::find_nodes_tool(McpRevision revision, json::Allocator&
               kFindInput, kFindOutput, true, revision, a);
 }
 
+std::string CompactTools::instructions() const {
+  return "Tools act on the devices of your tenant's fleet through three tools: fleet_find_nodes lists your nodes, "
+         "fleet_describe_node lists one node's capabilities with their verbs and argument schemas, and fleet_call "
+         "runs one verb of one capability on one node. " +
+         std::string(kFailureInstructions);
+}
+
 Result<json::Document> CompactTools::list(const FleetSnapshot&, std::string_view, const json::Value* /*cursor*/,
                                           McpRevision revision) const {
   json::Document d(rapidjson::kObjectType);
@@ -197,7 +204,7 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
     json::Value v(rapidjson::kObjectType);
     v.AddMember("verb", str(t.name.verb, a), a);
     v.AddMember("tool", str(per_node_.presented_name(t.name), a), a);
-    v.AddMember("description", str(render_description(t.verb, t.name), a), a);
+    v.AddMember("description", str(render_description(t.verb), a), a);
     v.AddMember("required_scope", str(required_scope(t.safety_class, t.name.verb), a), a);
     v.AddMember("two_phase", needs_commit_token(t.safety_class, t.name.verb), a);
     v.AddMember("input_schema", per_node_.input_schema_json(t, a), a);

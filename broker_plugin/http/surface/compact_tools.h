@@ -35,6 +35,7 @@ class CompactTools final : public ToolSurface {
                               McpRevision revision) const override;
   // Three fixed tools: the list never changes.
   std::string digest(const FleetSnapshot&, std::string_view) const override { return {}; }
+  std::string instructions() const override;
   // The fleet_find_nodes tool object (by_kind mode lists it too).
   static json::Value find_nodes_tool(McpRevision revision, json::Allocator& alloc);
 

@@ -76,6 +76,7 @@ json::Value fleet_read_tool(McpRevision revision, json::Allocator& a) {
   ann.AddMember("destructiveHint", false, a);
   ann.AddMember("idempotentHint", true, a);
   ann.AddMember("openWorldHint", false, a);
+  ann.AddMember("x-safety-class", "read_only", a);
   v.AddMember("annotations", ann, a);
   v.AddMember("x-safety-class", "read_only", a);
   json::Value meta(rapidjson::kObjectType);

@@ -87,9 +87,7 @@ json::Value tool_json(const PerNodeTools& per_node, const std::string& name, con
   json::Value v(rapidjson::kObjectType);
   v.AddMember("name", str(name, a), a);
   if (has_structured_output(revision)) v.AddMember("title", str(t.kind + " " + t.name.verb + " on a node", a), a);
-  // The kind's static template, its fields naming the arguments rather than one node.
-  const ToolName placeholder{t.name.kind_short, "<node_id>", "<cap_id>", t.name.verb};
-  v.AddMember("description", str(render_description(t.verb, placeholder), a), a);
+  v.AddMember("description", str(render_description(t.verb), a), a);  // the kind's template only
   v.AddMember("inputSchema", input_schema(per_node, t, g, a), a);
   if (has_structured_output(revision)) v.AddMember("outputSchema", per_node.output_schema_json(t.verb.output_schema, a), a);
   v.AddMember("annotations", annotations_json(t.safety_class, t.name.verb, a), a);
@@ -158,6 +156,14 @@ Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_v
   tools.PushBack(fleet_read_tool(revision, a), a);
   d.AddMember("tools", tools, a);
   return d;
+}
+
+std::string KindTools::instructions() const {
+  return "Tools act on the devices of your tenant's fleet: one tool per kind of capability and verb (for example "
+         "system_echo_invoke), whose node_id argument names the device to act on, cap_id the capability when the "
+         "device has several of that kind, and arguments the verb's own. fleet_find_nodes lists your nodes and "
+         "their kinds; fleet_read runs one read-only tool on many nodes at once. " +
+         std::string(kFailureInstructions);
 }
 
 std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenant) const {

@@ -45,6 +45,7 @@ class KindTools final : public ToolSurface {
                               McpRevision revision) const override;
   // Changes exactly when list would (the (kind, verb) set, classes, cap_id and node enums).
   std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override;
+  std::string instructions() const override;
 
   struct Group;                                // kind_tools.cc
   using Groups = std::map<std::string, Group>;  // by by_kind name

@@ -24,6 +24,8 @@ json::Value annotations_json(SafetyClass safety_class, std::string_view verb, js
   v.AddMember("idempotentHint", hints.idempotent, a);
   // The tools act only on the caller's own enrolled devices, not on an open world.
   v.AddMember("openWorldHint", false, a);
+  // RFC-0001 §3: the projected tool's annotation carries x-safety-class, mirroring the capability.
+  v.AddMember("x-safety-class", json::string_value(safety_class_name(safety_class), a), a);
   return v;
 }
 
@@ -64,6 +66,14 @@ PerNodeTools::PerNodeTools(std::shared_ptr<const SchemaRegistry> schemas, ToolNa
     parsed_output_.emplace(doc->id, output_document(doc->id, d));
     parsed_.emplace(doc->id, std::move(d));
   }
+}
+
+std::string PerNodeTools::instructions() const {
+  const std::string_view names = style_ == ToolNameStyle::kDashed
+                                     ? "{kind_short}-{node_id}-{cap_id}-{verb}, for example sysecho-<node_id>-echo-invoke"
+                                     : "{kind_short}.{node_id}.{cap_id}.{verb}, for example sysecho.<node_id>.echo.invoke";
+  return "Tools act on the devices of your tenant's fleet: one tool per device, capability and verb, named " +
+         std::string(names) + ". " + std::string(kFailureInstructions);
 }
 
 std::string PerNodeTools::presented_name(const ToolName& name) const {
@@ -110,7 +120,7 @@ json::Value PerNodeTools::tool_json(const FleetTool& tool, McpRevision revision,
   json::Value v(rapidjson::kObjectType);
   v.AddMember("name", str(presented_name(tool.name), a), a);
   if (has_structured_output(revision)) v.AddMember("title", str(tool_title(tool), a), a);
-  v.AddMember("description", str(render_description(tool.verb, tool.name), a), a);
+  v.AddMember("description", str(render_description(tool.verb), a), a);
   v.AddMember("inputSchema", input_schema_json(tool, a), a);
   if (has_structured_output(revision)) v.AddMember("outputSchema", output_schema_json(tool.verb.output_schema, a), a);
   v.AddMember("annotations", annotations_json(tool.safety_class, tool.name.verb, a), a);

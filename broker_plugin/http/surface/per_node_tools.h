@@ -34,6 +34,7 @@ class PerNodeTools final : public ToolSurface {
   std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override {
     return fleet.tools_digest(tenant);
   }
+  std::string instructions() const override;
 
   std::string presented_name(const ToolName& name) const;
   // One MCP Tool object.

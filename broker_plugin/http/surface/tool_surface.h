@@ -37,6 +37,11 @@ struct ResolvedCall {
   std::string_view arguments_at;
 };
 
+// How every mode's failures read (the end of each ToolSurface::instructions).
+inline constexpr std::string_view kFailureInstructions =
+    "Failures come back as results with isError and an error envelope {code, message, suggested_fix, "
+    "retry_after_ms, details}: follow suggested_fix; details.reason, when present, says why a device refused.";
+
 // A projected per-node name (dotted or dashed) of the tenant's, or nullptr.
 const FleetTool* find_projected(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name);
 
@@ -51,6 +56,9 @@ class ToolSurface {
                                       McpRevision revision) const = 0;
   // Changes exactly when list() would: what notifications/tools/list_changed compares.
   virtual std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const = 0;
+  // The `instructions` of the initialize result: how this mode's tools are named and used, in plain
+  // words for the model, ending with kFailureInstructions.
+  virtual std::string instructions() const = 0;
 
   // What `name` means for the tenant, the same in every mode. A refusal says why not: an unknown
   // tool (another tenant's is indistinguishable from one that does not exist), or arguments of a

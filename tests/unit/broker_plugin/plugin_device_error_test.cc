@@ -1,10 +1,13 @@
 // What the plugin tells a caller when a device answers with an error (broker_plugin/calls/device_error.h):
-// the device's code and retry_after_ms, never its text (docs/protocol.md §4.4, §9).
+// the device's code, retry_after_ms and Doc 05 reason, never its text (docs/protocol.md §4.4, §9).
 #include "broker_plugin/calls/device_error.h"
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace fleetmcp::plugin {
 namespace {
@@ -50,6 +53,39 @@ TEST_F(DeviceError, ADeadlineTheHandlerMissedIsNotANotRun) {
   EXPECT_EQ(told.code, ErrorCode::kDeadlineExceeded);
   EXPECT_EQ(told.message, "the device refused the call with E_DEADLINE_EXCEEDED");
   EXPECT_EQ(told.suggested_fix, "check the arguments and the node's state, then retry");
+}
+
+// Doc 05 §9.1.1: each reason the device gives opening its message gets the plugin's own message and
+// fix, and travels as details.reason; the device's words never do.
+TEST_F(DeviceError, EachDoc05ReasonIsTemplatedAndCarriedInDetails) {
+  const std::vector<std::pair<std::string, std::string>> reasons{
+      {"invalid_argument", "E_BAD_REQUEST"},       {"permission_denied", "E_SAFETY_DENIED"},
+      {"not_found", "E_BAD_REQUEST"},              {"failed_precondition", "E_BAD_REQUEST"},
+      {"resource_exhausted", "E_RATE_LIMITED"},    {"unavailable", "E_INTERNAL"},
+      {"internal", "E_INTERNAL"}};
+  std::set<std::string> texts;
+  for (const auto& [reason, code] : reasons) {
+    const ErrorEnvelope told = told_for(R"({"code":")" + code + R"(","message":")" + reason +
+                                        R"(: device words","suggested_fix":"device fix","retry_after_ms":7})");
+    EXPECT_EQ(told.reason, reason);
+    EXPECT_EQ(error_code_name(told.code), code);
+    EXPECT_EQ(told.retry_after_ms, 7);
+    const std::string json = told.to_json();
+    EXPECT_NE(json.find(R"("details":{"reason":")" + reason + R"("})"), std::string::npos) << json;
+    EXPECT_EQ(json.find("device words"), std::string::npos) << json;
+    EXPECT_EQ(json.find("device fix"), std::string::npos) << json;
+    EXPECT_TRUE(texts.insert(told.message + "|" + told.suggested_fix).second) << reason << " reads like another";
+  }
+}
+
+TEST_F(DeviceError, AMessageOpeningWithAnythingElseGivesNoReason) {
+  for (const char* message : {"unauthenticated: x", "not_found:x", "Not_found: x", "no reason here"}) {
+    const ErrorEnvelope told =
+        told_for(R"({"code":"E_BAD_REQUEST","message":")" + std::string(message) + R"(","suggested_fix":"f"})");
+    EXPECT_TRUE(told.reason.empty()) << message;
+    EXPECT_EQ(told.message, "the device refused the call with E_BAD_REQUEST") << message;
+    EXPECT_EQ(told.to_json().find("details"), std::string::npos) << message;
+  }
 }
 
 }  // namespace

@@ -334,15 +334,19 @@ TEST_F(CatalogueHandlers, ConfigurationMistakesNameTheLine) {
 
 // ---- real backends on a machine without the hardware ------------------------------------------
 
-void expect_failed_precondition(const std::function<void()>& f, const std::string& starts_with) {
+void expect_refusal(const std::function<void()>& f, ErrorCode code, const std::string& starts_with) {
   try {
     f();
     ADD_FAILURE() << "no error; expected " << starts_with;
   } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kBadRequest) << e.envelope().message;
-    EXPECT_EQ(e.envelope().message.rfind("failed_precondition: " + starts_with, 0), 0u) << e.envelope().message;
+    EXPECT_EQ(e.code(), code) << e.envelope().message;
+    EXPECT_EQ(e.envelope().message.rfind(starts_with, 0), 0u) << e.envelope().message;
     EXPECT_FALSE(e.envelope().suggested_fix.empty());
   }
+}
+
+void expect_failed_precondition(const std::function<void()>& f, const std::string& starts_with) {
+  expect_refusal(f, ErrorCode::kBadRequest, "failed_precondition: " + starts_with);
 }
 
 TEST(CatalogueRealBackends, AbsentHardwareIsAFailedPrecondition) {
@@ -358,8 +362,11 @@ TEST(CatalogueRealBackends, AbsentHardwareIsAFailedPrecondition) {
   expect_failed_precondition([] { make_camera_helper_source("/nonexistent/helper", 0)->capture(640, 480); },
                              "the camera helper /nonexistent/helper is not installed");
   if (!fs::exists("/run/dbus/system_bus_socket")) {
-    expect_failed_precondition([] { make_sd_bus_service("nginx.service")->status(); }, "systemd is not reachable over D-Bus");
-    expect_failed_precondition([] { make_logind_power()->schedule("reboot", 5); }, "logind is not reachable over D-Bus");
+    // Doc 05 §9.1.1 unavailable: the dependency may come back.
+    expect_refusal([] { make_sd_bus_service("nginx.service")->status(); }, ErrorCode::kInternal,
+                   "unavailable: systemd is not reachable over D-Bus");
+    expect_refusal([] { make_logind_power()->schedule("reboot", 5); }, ErrorCode::kInternal,
+                   "unavailable: logind is not reachable over D-Bus");
   }
 }
 

@@ -344,10 +344,10 @@ TEST_F(Dispatcher, HandlerErrorsBecomeEnvelopesWithoutDeviceStrings) {
   EXPECT_EQ(json::get_string(by_id[kId1]["error"], "code"), "E_SAFETY_DENIED");
   EXPECT_EQ(json::get_string(by_id[kId1]["error"], "message"), "not allowed here");
   EXPECT_EQ(json::get_string(by_id[kId2]["error"], "code"), "E_INTERNAL");
-  EXPECT_EQ(json::get_string(by_id[kId2]["error"], "message"), "the tool failed on the device");
+  EXPECT_EQ(json::get_string(by_id[kId2]["error"], "message"), "internal: the tool failed on the device");
   EXPECT_EQ(json::get_string(by_id[kId3]["error"], "code"), "E_INTERNAL");
   EXPECT_EQ(json::get_string(by_id[kId3]["error"], "message"),
-            "the device produced a result that does not match mcp://schemas/test.block.output@1.0.0");
+            "internal: the device produced a result that does not match mcp://schemas/test.block.output@1.0.0");
 }
 
 // A call that cannot block runs on the thread that delivered the cmd: its ack is out before

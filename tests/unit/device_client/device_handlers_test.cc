@@ -81,8 +81,9 @@ TEST_F(BuiltinHandlers, ProjectsRfcToolNames) {
   EXPECT_NE(tools_->find("sys.01jd3x4m5n6p7q8r9s0t1v2w3x.metrics.subscribe"), nullptr);
   ASSERT_EQ(tools_->capabilities().size(), 2u);
   const Capability& echo = tools_->capabilities()[0];
-  EXPECT_EQ(echo.schema_ref, "mcp://schemas/system.echo@1.0.0");
+  EXPECT_EQ(echo.schema_ref, "mcp://schemas/system.echo.invoke.input@1.0.0");  // RFC-0005 §9
   EXPECT_EQ(echo.verbs, std::vector<std::string>{"invoke"});
+  EXPECT_EQ(tools_->capabilities()[1].schema_ref, "mcp://schemas/system.metrics@1.0.0");  // the kind contract
   EXPECT_EQ(tools_->capabilities()[1].verbs, (std::vector<std::string>{"snapshot", "subscribe"}));
 }
 

@@ -159,13 +159,16 @@ TEST_F(McpTest, ToolObjectsCarrySchemasAnnotationsAndTemplatedDescriptions) {
   EXPECT_STREQ(echo["outputSchema"].MemberBegin()->name.GetString(), "$id");
   EXPECT_TRUE(echo["annotations"]["readOnlyHint"].GetBool());
   EXPECT_EQ(*json::get_string(echo, "x-safety-class"), "read_only");
-  EXPECT_NE(std::string(echo["description"].GetString()).find(std::string(kNode)), std::string::npos);
+  EXPECT_EQ(*json::get_string(echo["annotations"], "x-safety-class"), "read_only");  // RFC-0001 §3
+  // RFC-0001 §3: the kind's template only; the node and capability are in the name and _meta.
+  EXPECT_EQ(std::string(echo["description"].GetString()).find(std::string(kNode)), std::string::npos);
   EXPECT_EQ(std::string(echo["description"].GetString()).find("{node_id}"), std::string::npos);
 
   const json::Value& set = *by_name.at("relay." + std::string(kNode) + ".relay0.set");
   EXPECT_FALSE(set["annotations"]["readOnlyHint"].GetBool());
   EXPECT_TRUE(set["annotations"]["destructiveHint"].GetBool());
   EXPECT_EQ(*json::get_string(set, "x-safety-class"), "physical_actuation");
+  EXPECT_EQ(*json::get_string(set["annotations"], "x-safety-class"), "physical_actuation");
   EXPECT_TRUE(set["inputSchema"]["properties"].HasMember("commit_token"));
   const json::Value& get = *by_name.at("relay." + std::string(kNode) + ".relay0.get");
   EXPECT_TRUE(get["annotations"]["readOnlyHint"].GetBool());

@@ -18,9 +18,26 @@ TEST(PortableSchema, NullableTypeArrayBecomesAnyOfWithTheConstraintsOnTheTypedBr
             R"({"type":"object","properties":{"d":{"description":"ms","anyOf":[{"type":"integer","minimum":1,"maximum":9},{"type":"null"}]}}})");
 }
 
-TEST(PortableSchema, EnumAndConstStayOnEveryBranchSoNullIsNotAdmittedByTheRewrite) {
-  EXPECT_EQ(portable(R"({"type":["string","null"],"enum":["a","b"]})"),
-            R"({"anyOf":[{"type":"string","enum":["a","b"]},{"type":"null","enum":["a","b"]}]})");
+TEST(PortableSchema, EachBranchListsOnlyTheEnumValuesOfItsOwnType) {
+  // gpio.pin.state's value: high, low or null.
+  EXPECT_EQ(portable(R"({"type":["string","null"],"enum":["high","low",null]})"),
+            R"({"anyOf":[{"type":"string","enum":["high","low"]},{"type":"null"}]})");
+  EXPECT_EQ(portable(R"({"type":["integer","string"],"enum":[1,"a",2.5]})"),
+            R"({"anyOf":[{"type":"integer","enum":[1]},{"type":"string","enum":["a"]}]})");
+}
+
+TEST(PortableSchema, ABranchNoValueIsLeftForGoesSoNullIsNotAdmittedByTheRewrite) {
+  EXPECT_EQ(portable(R"({"type":"object","properties":{"v":{"description":"d","type":["string","null"],"enum":["a","b"]}}})"),
+            R"({"type":"object","properties":{"v":{"description":"d","type":"string","enum":["a","b"]}}})");
+  EXPECT_EQ(portable(R"({"type":["string","null"],"const":"a"})"), R"({"type":"string","const":"a"})");
+}
+
+TEST(PortableSchema, DescriptionsLoseTheirCitationsAndTheTopOneGoes) {
+  EXPECT_EQ(portable(R"({"description":"Arguments of x (Doc 05 §5.3 gpio.write_pin).","type":"object","properties":{
+    "s":{"type":"string","description":"Which step of the Doc 05 §4.3 fallback chain gave t; absent with it."},
+    "r":{"type":"string","description":"Fields of Doc 05 addendum §2.1 (RFC-0001 §4). Plain."}}})"),
+            R"({"type":"object","properties":{"s":{"type":"string","description":"Which step of the fallback chain gave t; absent with it."},)"
+            R"("r":{"type":"string","description":"Fields of. Plain."}}})");
 }
 
 TEST(PortableSchema, NestedSchemasEverywhereAreRewrittenAndSingleTypeArraysUnwrapped) {

@@ -167,9 +167,8 @@ TEST(KindRegistry, ReadsRowsAndRendersDescriptions) {
   EXPECT_EQ(invoke->input_schema, "mcp://schemas/system.echo.invoke.input@1.0.0");
   EXPECT_EQ(invoke->output_schema, "mcp://schemas/system.echo.invoke.output@1.0.0");
 
-  const auto name = make_tool_name("sysecho", kNode, "echo", "invoke");
-  ASSERT_TRUE(name.has_value());
-  EXPECT_EQ(render_description(*invoke, *name), "Echo on 01hzx9k3m4p7q8r9s0t1v2w3xy via echo.");
+  // RFC-0001 §3: no device-chosen string (node_id, cap_id) in a description.
+  EXPECT_EQ(render_description(*invoke), "Echo on the device via the capability.");
 }
 
 TEST(KindRegistry, MalformedRowsAreRefusedNamingTheFile) {
