@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   p1_doc["node_attestation"]["sig"].SetString("");
   const std::string p1 = jcs::canonicalize(p1_doc);
   const Bytes sig = *base64url_decode(parsed.sig);
-  const Ed25519PublicKey pk = cert.ed25519_public_key();
+  const Ed25519PublicKey pk = cert.ed25519_public_key().value();
   if (crypto_sign_verify_detached(sig.data(), reinterpret_cast<const unsigned char*>(p1.data()), p1.size(), pk.data()) != 0) {
     std::fputs("setup error: P1 does not verify\n", stderr);
     return 3;

@@ -60,7 +60,7 @@ std::vector<ConfigEntry> parse_config_text(std::string_view text, std::string_vi
 }
 
 std::vector<ConfigEntry> read_config_file(const std::string& path) {
-  const std::string text = read_file(path, ErrorCode::kBadRequest, "config file");
+  const std::string text = read_file(path, ErrorCode::kBadRequest, "config file").value();
   if (text.size() > kMaxConfigBytes) {
     throw Error(ErrorCode::kBadRequest, path + ": larger than 1 MiB", "a config file is a few hundred lines at most");
   }

@@ -195,7 +195,9 @@ Status ManifestVerifier::check_signature(const ParsedManifest& m, const Certific
     return attestation_failed("node_attestation.sig is not a base64url Ed25519 signature",
                              "re-sign the manifest; sig is 86 base64url characters without padding");
   }
-  if (!ed25519_verify(cert.ed25519_public_key(), blanked(m, /*blank_hash=*/false), *sig)) {  // P1
+  const auto key = cert.ed25519_public_key();
+  if (!key) return key.error();
+  if (!ed25519_verify(*key, blanked(m, /*blank_hash=*/false), *sig)) {  // P1
     return attestation_failed("node_attestation.sig does not verify with the Ed25519 key of certificate " + m.kid +
                                  " for node " + m.node_id,
                              "sign with the private key that belongs to the node's enrolled certificate "

@@ -172,7 +172,7 @@ TEST_F(ManifestTest, PayloadHashSigAndEtagFollowDesignSection5) {
                               sodium_base64_VARIANT_URLSAFE_NO_PADDING),
             0);
   ASSERT_EQ(raw_len, 64u);
-  const Ed25519PublicKey pk = cert_->ed25519_public_key();
+  const Ed25519PublicKey pk = cert_->ed25519_public_key().value();
   EXPECT_EQ(crypto_sign_verify_detached(raw_sig, reinterpret_cast<const unsigned char*>(p1.data()), p1.size(),
                                         pk.data()),
             0);
