@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   auto schemas = SchemaRegistry::load(SchemaRegistry::default_dir());
   const int64_t now = now_ms();
   json::Document doc = build_manifest(sixteen_capabilities(node_id, cert.thumbprint(), now));
-  const std::string payload = sign_manifest(doc, key);
+  const std::string payload = sign_manifest(doc, key).value();
 
   const ManifestVerifier verifier(schemas, ca, std::make_shared<RevocationList>());
   AnnounceContext ctx;

@@ -288,12 +288,12 @@ json::Document build_manifest(const ManifestContent& content) {
   return doc;
 }
 
-std::string sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key) {
+Result<std::string> sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key) {
   auto& a = manifest.GetAllocator();
   const json::Value* found = manifest.IsObject() ? json::find(manifest, "node_attestation") : nullptr;
   if (found == nullptr || !found->IsObject() || !json::get_string(*found, "alg") || !json::get_string(*found, "kid")) {
-    throw Error(manifest_invalid("cannot sign: the manifest has no node_attestation object with alg and kid",
-                                 "set node_attestation.alg to \"Ed25519\" and .kid to the certificate thumbprint"));
+    return manifest_invalid("cannot sign: the manifest has no node_attestation object with alg and kid",
+                            "set node_attestation.alg to \"Ed25519\" and .kid to the certificate thumbprint");
   }
   json::Value& attestation = manifest["node_attestation"];
   // Both members exist before either is referenced: adding a member may move the member array.

@@ -134,7 +134,7 @@ ManifestContent example_content(const TestNode& node, int64_t issued_at_ms, int6
 
 std::string signed_manifest(const Ed25519PrivateKey& key, const ManifestContent& content) {
   json::Document doc = build_manifest(content);
-  return sign_manifest(doc, key);
+  return sign_manifest(doc, key).value();
 }
 
 std::string signed_manifest(const TestNode& node, const ManifestContent& content) {

@@ -130,7 +130,7 @@ int cmd_sign(const Argv& argv) {
   if (!node_id || *node_id != cert.subject_cn()) {
     std::fputs("fleetctl: warning: node_id is not the certificate's CN; verification will refuse it\n", stderr);
   }
-  const std::string published = fleetmcp::sign_manifest(doc, key);
+  const std::string published = fleetmcp::sign_manifest(doc, key).value();
   std::fwrite(published.data(), 1, published.size(), stdout);
   return kExitOk;
 }
