@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   auto schemas = SchemaRegistry::load(SchemaRegistry::default_dir());
   const int64_t now = now_ms();
   json::Document doc = build_manifest(sixteen_capabilities(node_id, cert.thumbprint(), now));
-  const std::string payload = sign_manifest(doc, key);
+  const std::string payload = sign_manifest(doc, key).value();
 
   const ManifestVerifier verifier(schemas, ca, std::make_shared<RevocationList>());
   AnnounceContext ctx;
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   p1_doc["node_attestation"]["sig"].SetString("");
   const std::string p1 = jcs::canonicalize(p1_doc);
   const Bytes sig = *base64url_decode(parsed.sig);
-  const Ed25519PublicKey pk = cert.ed25519_public_key();
+  const Ed25519PublicKey pk = cert.ed25519_public_key().value();
   if (crypto_sign_verify_detached(sig.data(), reinterpret_cast<const unsigned char*>(p1.data()), p1.size(), pk.data()) != 0) {
     std::fputs("setup error: P1 does not verify\n", stderr);
     return 3;

@@ -8,7 +8,7 @@ using namespace fleetmcp;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::expect_ok_or_error([&] {
-    const auto entries = parse_config_text(fuzz::as_text(data, size), "fuzz.conf");
+    const auto entries = parse_config_text(fuzz::as_text(data, size), "fuzz.conf").value();
     for (const auto& e : entries) {
       fuzz::expect_ok_or_error([&] { (void)e.as_int(-1000, 1000); });
       fuzz::expect_ok_or_error([&] { (void)e.as_number(0, 1e6); });

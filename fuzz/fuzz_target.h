@@ -1,9 +1,10 @@
 // What every fuzz target shares: the libFuzzer entry point's signature and the rule that decides
 // what counts as a finding.
 //
-// fleetmcp's contract for untrusted bytes is "return a value or throw fleetmcp::Error" (docs/protocol.md §9,
-// docs/CONTRIBUTING.md). So a target catches fleetmcp::Error and nothing else: any other
-// exception escapes to libFuzzer, which reports it as a crash, exactly like a sanitizer report.
+// fleetmcp's contract for untrusted bytes is "return a value (a Result's envelope for a refusal), or,
+// where not converted yet, throw fleetmcp::Error" (docs/CONTRIBUTING.md "Errors"). So a target
+// catches fleetmcp::Error and nothing else: any other exception escapes to libFuzzer, which
+// reports it as a crash, exactly like a sanitizer report.
 #pragma once
 
 #include <cstddef>

@@ -49,7 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ParsedManifest& m = *parsed;
     set_string(m.doc, m.doc["node_id"], w.node->node_id);
     set_string(m.doc, m.doc["node_attestation"]["kid"], w.node->certificate.thumbprint());
-    const std::string signed_bytes = sign_manifest(m.doc, w.node->signing_key);
+    const std::string signed_bytes = sign_manifest(m.doc, w.node->signing_key).value();
     ctx.now_ms = m.issued_at_ms;
     ctx.last_issued_at_ms = m.issued_at_ms - 1;
     ctx.pinned_hw_fingerprint = m.hw_fingerprint;

@@ -84,12 +84,9 @@ IdentityResult ClientIdentity::identify_waker(std::optional<std::string_view> pa
 
 IdentityResult ClientIdentity::identify_agent(std::string_view username, std::string_view token,
                                               int64_t now_ms) const {
-  AgentToken t;
-  try {
-    t = verify_agent_token(token, issuer_, audience_, now_ms / 1000);
-  } catch (const Error& e) {
-    return refuse(ErrorCode::kSafetyDenied, e.envelope().message);
-  }
+  const auto verified = verify_agent_token(token, issuer_, audience_, now_ms / 1000);
+  if (!verified) return refuse(ErrorCode::kSafetyDenied, verified.error().message);
+  const AgentToken& t = *verified;
   if (t.sub != username) return refuse(ErrorCode::kSafetyDenied, "MQTT username is not the token's sub");
   if (!is_tenant_name(t.tenant)) return refuse(ErrorCode::kSafetyDenied, "token tenant is not a tenant name");
   if (revoked_->contains(lowercase(t.jti))) return refuse(ErrorCode::kSafetyDenied, "agent token is revoked");

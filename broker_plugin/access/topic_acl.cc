@@ -37,10 +37,10 @@ std::string_view acl_refusal_name(AclRefusal refusal) {
   return "denied";
 }
 
-TopicAcl TopicAcl::load(const std::string& path) { return from_entries(read_config_file(path)); }
+TopicAcl TopicAcl::load(const std::string& path) { return from_entries(read_config_file(path).value()); }
 
 TopicAcl TopicAcl::parse(std::string_view text, std::string_view file_name) {
-  return from_entries(parse_config_text(text, file_name));
+  return from_entries(parse_config_text(text, file_name).value());
 }
 
 TopicAcl TopicAcl::from_entries(const std::vector<ConfigEntry>& entries) {

@@ -19,7 +19,7 @@ PluginFleetView::PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<cons
     : core_(core), schemas_(std::move(schemas)) {
   if (!core_.parts().options.revocation_file.empty()) {
     revoked_ = std::make_shared<const RevocationList>(
-        RevocationList::load(core_.parts().options.revocation_file, /*missing_is_empty=*/false));
+        RevocationList::load(core_.parts().options.revocation_file, /*missing_is_empty=*/false).value());
   }
 }
 

@@ -94,17 +94,17 @@ std::shared_ptr<const Certificate> Announces::enrolled_certificate(std::string_v
   const std::string path = enrolled_certs_dir_ + "/" + std::string(node_id) + "/node.crt";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return nullptr;
-  try {
-    auto cert = std::make_shared<const Certificate>(Certificate::load_pem_file(path));
-    if (cert->subject_cn() == node_id && is_tenant_name(cert->subject_o()) &&
-        cert->is_issued_by(ca_, clock_())) {
-      return cert;
-    }
-    broker_.log(LogLevel::kWarning, "fleetmcp: " + path + " is not node " + std::string(node_id) +
-                                        "'s certificate from the fleet CA (or has expired); ignored");
-  } catch (const Error& e) {
-    broker_.log(LogLevel::kWarning, std::string("fleetmcp: ") + e.what());
+  auto loaded = Certificate::load_pem_file(path);
+  if (!loaded) {
+    broker_.log(LogLevel::kWarning, "fleetmcp: " + loaded.error().summary());
+    return nullptr;
   }
+  auto cert = std::make_shared<const Certificate>(std::move(*loaded));
+  if (cert->subject_cn() == node_id && is_tenant_name(cert->subject_o()) && cert->is_issued_by(ca_, clock_())) {
+    return cert;
+  }
+  broker_.log(LogLevel::kWarning, "fleetmcp: " + path + " is not node " + std::string(node_id) +
+                                      "'s certificate from the fleet CA (or has expired); ignored");
   return nullptr;
 }
 

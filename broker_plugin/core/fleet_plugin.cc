@@ -26,17 +26,17 @@ std::shared_ptr<const SchemaRegistry> load_schemas(const PluginOptions& o) {
 std::shared_ptr<const RevocationList> load_revocations(const PluginOptions& o) {
   if (o.revocation_file.empty()) return std::make_shared<const RevocationList>();
   return for_option("revocation_file", [&] {
-    return std::make_shared<const RevocationList>(RevocationList::load(o.revocation_file, /*missing_is_empty=*/false));
+    return std::make_shared<const RevocationList>(RevocationList::load(o.revocation_file, /*missing_is_empty=*/false).value());
   });
 }
 
 Certificate load_ca(const PluginOptions& o) {
-  return for_option("ca_file", [&] { return Certificate::load_pem_file(o.ca_file); });
+  return for_option("ca_file", [&] { return Certificate::load_pem_file(o.ca_file).value(); });
 }
 
 ClientIdentity make_identity(const PluginOptions& o, std::shared_ptr<const RevocationList> revoked) {
   const Ed25519PublicKey issuer = for_option("issuer_public_key", [&] {
-    return ed25519_public_key_from_pem(read_file(o.issuer_public_key), o.issuer_public_key);
+    return ed25519_public_key_from_pem(read_file(o.issuer_public_key).value(), o.issuer_public_key).value();
   });
   return ClientIdentity(load_ca(o), issuer, o.token_audience, WakerCredentials::generate(o.waker_username),
                         std::move(revoked));

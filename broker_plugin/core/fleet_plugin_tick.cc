@@ -81,17 +81,18 @@ void FleetPlugin::on_disconnect(const ClientView& client) {
 }
 
 void FleetPlugin::on_reload() {
-  try {
-    // Fails closed: a file that went missing keeps the previous list (the catch below).
-    revoked_ = std::make_shared<const RevocationList>(
-        options_.revocation_file.empty() ? RevocationList()
-                                         : RevocationList::load(options_.revocation_file, /*missing_is_empty=*/false));
+  // Fails closed: a file that went missing keeps the previous list.
+  auto reloaded = options_.revocation_file.empty()
+                      ? Result<RevocationList>(RevocationList())
+                      : RevocationList::load(options_.revocation_file, /*missing_is_empty=*/false);
+  if (reloaded) {
+    revoked_ = std::make_shared<const RevocationList>(std::move(*reloaded));
     announces_.set_revocations(revoked_);
     admission_.set_revocations(revoked_);
     if (observer_ != nullptr) observer_->revocations_reloaded(revoked_);
-  } catch (const Error& e) {
+  } else {
     broker_.log(LogLevel::kError, "fleetmcp: revocation list not reloaded, keeping the previous one: " +
-                                      std::string(e.what()));
+                                      reloaded.error().summary());
   }
   try {
     acl_ = TopicAcl::load(options_.acl_file);
@@ -132,7 +133,7 @@ void FleetPlugin::load_state() {
   for (const PersistedNode& p : state.nodes) {
     NodeRecord& node = announces_.registry().get_or_create(p.node_id, p.tenant);
     if (!p.certificate_pem.empty()) {
-      node.certificate = std::make_shared<const Certificate>(Certificate::from_pem(p.certificate_pem, options_.state_file));
+      node.certificate = std::make_shared<const Certificate>(Certificate::from_pem(p.certificate_pem, options_.state_file).value());
     }
     node.last_issued_at_ms = p.last_issued_at_ms;
     if (!p.hw_fingerprint.empty()) node.hw_pin = HwPin{p.hw_fingerprint, p.hw_kid};

@@ -90,15 +90,13 @@ std::optional<Certificate> MosquittoBrokerPort::client_certificate(const void* h
   // A new reference (SSL_get_peer_certificate), released here; Certificate takes its own.
   auto* cert = static_cast<X509*>(mosquitto_client_certificate(static_cast<const struct mosquitto*>(handle)));
   if (cert == nullptr) return std::nullopt;
-  std::optional<Certificate> copy;
-  try {
-    copy = Certificate::from_x509(cert);
-  } catch (...) {
-    X509_free(cert);
-    throw;
-  }
+  auto copy = Certificate::from_x509(cert);
   X509_free(cert);
-  return copy;
+  if (!copy) {  // refused as a client without a certificate; the log says why
+    log(LogLevel::kWarning, "fleetmcp: unreadable client certificate: " + copy.error().summary());
+    return std::nullopt;
+  }
+  return std::move(*copy);
 }
 
 }  // namespace fleetmcp::plugin

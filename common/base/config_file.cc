@@ -18,8 +18,8 @@ std::string_view strip_comment(std::string_view line) {
   return line;
 }
 
-[[noreturn]] void fail_at(std::string_view file, int line, std::string_view what) {
-  throw Error(ErrorCode::kBadRequest, std::string(file) + ":" + std::to_string(line) + ": " + std::string(what),
+ErrorEnvelope fail_at(std::string_view file, int line, std::string_view what) {
+  return ErrorEnvelope(ErrorCode::kBadRequest, std::string(file) + ":" + std::to_string(line) + ": " + std::string(what),
               "fix line " + std::to_string(line) + " of " + std::string(file) + "; each line is 'key = value'");
 }
 
@@ -40,7 +40,7 @@ double ConfigEntry::as_number(double min, double max) const { return as_option(*
 
 bool ConfigEntry::as_bool() const { return as_option(*this).boolean().value(); }
 
-std::vector<ConfigEntry> parse_config_text(std::string_view text, std::string_view file_name) {
+Result<std::vector<ConfigEntry>> parse_config_text(std::string_view text, std::string_view file_name) {
   std::vector<ConfigEntry> entries;
   int number = 0;
   while (!text.empty()) {
@@ -51,20 +51,21 @@ std::vector<ConfigEntry> parse_config_text(std::string_view text, std::string_vi
     const std::string_view line = trim(strip_comment(raw));
     if (line.empty()) continue;
     const auto eq = line.find('=');
-    if (eq == std::string_view::npos) fail_at(file_name, number, "expected 'key = value'");
+    if (eq == std::string_view::npos) return fail_at(file_name, number, "expected 'key = value'");
     const std::string_view key = trim(line.substr(0, eq));
-    if (key.empty()) fail_at(file_name, number, "missing key before '='");
+    if (key.empty()) return fail_at(file_name, number, "missing key before '='");
     entries.push_back({std::string(file_name), number, std::string(key), std::string(trim(line.substr(eq + 1)))});
   }
   return entries;
 }
 
-std::vector<ConfigEntry> read_config_file(const std::string& path) {
-  const std::string text = read_file(path, ErrorCode::kBadRequest, "config file");
-  if (text.size() > kMaxConfigBytes) {
-    throw Error(ErrorCode::kBadRequest, path + ": larger than 1 MiB", "a config file is a few hundred lines at most");
+Result<std::vector<ConfigEntry>> read_config_file(const std::string& path) {
+  const auto text = read_file(path, ErrorCode::kBadRequest, "config file");
+  if (!text) return text.error();
+  if (text->size() > kMaxConfigBytes) {
+    return ErrorEnvelope(ErrorCode::kBadRequest, path + ": larger than 1 MiB", "a config file is a few hundred lines at most");
   }
-  return parse_config_text(text, path);
+  return parse_config_text(*text, path);
 }
 
 }  // namespace fleetmcp

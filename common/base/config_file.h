@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/base/error.h"
+#include "common/base/result.h"
 
 namespace fleetmcp {
 
@@ -25,8 +25,8 @@ struct ConfigEntry {
   bool as_bool() const;  // true/false/yes/no/on/off/1/0
 };
 
-// Throws Error(kBadRequest) naming the file (unreadable) or file:line (a line without '=').
-std::vector<ConfigEntry> read_config_file(const std::string& path);
-std::vector<ConfigEntry> parse_config_text(std::string_view text, std::string_view file_name);
+// E_BAD_REQUEST naming the file (unreadable, over 1 MiB) or file:line (a line without '=').
+Result<std::vector<ConfigEntry>> read_config_file(const std::string& path);
+Result<std::vector<ConfigEntry>> parse_config_text(std::string_view text, std::string_view file_name);
 
 }  // namespace fleetmcp

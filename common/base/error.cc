@@ -83,11 +83,13 @@ std::string ErrorEnvelope::to_json() const {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+std::string ErrorEnvelope::summary() const { return std::string(error_code_name(code)) + ": " + message; }
+
 Error::Error(ErrorCode code, std::string_view message, std::string_view suggested_fix)
     : Error(ErrorEnvelope(code, message, suggested_fix)) {}
 
 Error::Error(ErrorEnvelope envelope)
-    : std::runtime_error(std::string(error_code_name(envelope.code)) + ": " + envelope.message),
+    : std::runtime_error(envelope.summary()),
       envelope_(std::move(envelope)) {}
 
 }  // namespace fleetmcp

@@ -53,6 +53,8 @@ struct ErrorEnvelope {
   // Compact JSON object, keys in schema order: {"code":…,"message":…,"suggested_fix":…,…}, then
   // "details":{"reason":…} when there is a reason.
   std::string to_json() const;
+  // "E_CODE: message", for a log line (and Error::what()).
+  std::string summary() const;
 };
 
 // docs/protocol.md §4.3 step 5: a node's E_DEADLINE_EXCEEDED whose message starts with this says it

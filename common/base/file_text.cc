@@ -13,10 +13,10 @@ std::optional<std::string> try_read_file(const std::string& path) {
   return text;
 }
 
-std::string read_file(const std::string& path, ErrorCode code, std::string_view what, std::string_view fix) {
+Result<std::string> read_file(const std::string& path, ErrorCode code, std::string_view what, std::string_view fix) {
   auto text = try_read_file(path);
   if (!text) {
-    throw Error(code, "cannot read " + (what.empty() ? std::string() : std::string(what) + " ") + path, fix);
+    return ErrorEnvelope(code, "cannot read " + (what.empty() ? std::string() : std::string(what) + " ") + path, fix);
   }
   return std::move(*text);
 }

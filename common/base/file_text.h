@@ -6,15 +6,15 @@
 #include <string>
 #include <string_view>
 
-#include "common/base/error.h"
+#include "common/base/result.h"
 
 namespace fleetmcp {
 
 // The file's bytes, or nullopt when it cannot be opened or read.
 std::optional<std::string> try_read_file(const std::string& path);
 
-// The file's bytes; throws Error(code, "cannot read <what> <path>", fix) otherwise.
-std::string read_file(const std::string& path, ErrorCode code = ErrorCode::kInternal, std::string_view what = "",
+// The file's bytes, or the envelope (code, "cannot read <what> <path>", fix).
+Result<std::string> read_file(const std::string& path, ErrorCode code = ErrorCode::kInternal, std::string_view what = "",
                       std::string_view fix = "check the path and its permissions");
 
 }  // namespace fleetmcp

@@ -19,8 +19,8 @@ constexpr std::string_view kFix = "ask the fleet operator for a new token (fleet
 
 // Every refusal says what is wrong in our own words; nothing from the token is echoed back,
 // because tokens are secrets and their contents are attacker-controlled.
-[[noreturn]] void refuse(std::string_view why) {
-  throw Error(ErrorCode::kSafetyDenied, "agent token refused: " + std::string(why), kFix);
+ErrorEnvelope refuse(std::string_view why) {
+  return ErrorEnvelope(ErrorCode::kSafetyDenied, "agent token refused: " + std::string(why), kFix);
 }
 
 std::string join_scopes(const AgentToken& claims) {
@@ -44,104 +44,127 @@ std::string claims_json(const AgentToken& c) {
 
 // Decodes one base64url segment and parses it as a strict JSON object. Errors from the parser
 // are replaced by our own message, since theirs may quote the (secret) token text.
-json::Document decode_segment(std::string_view segment, std::string_view what) {
+Result<json::Document> decode_segment(std::string_view segment, std::string_view what) {
   const auto bytes = base64url_decode(segment);
-  if (!bytes) refuse(std::string(what) + " is not base64url");
+  if (!bytes) return refuse(std::string(what) + " is not base64url");
   const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
   std::optional<json::Document> doc;
   try {
     doc.emplace(json::parse_strict(text, ErrorCode::kSafetyDenied, {.max_bytes = kMaxTokenBytes, .max_depth = 4}));
   } catch (const Error&) {
-    refuse(std::string(what) + " is not valid JSON");
+    return refuse(std::string(what) + " is not valid JSON");
   }
-  if (!doc->IsObject()) refuse(std::string(what) + " is not a JSON object");
+  if (!doc->IsObject()) return refuse(std::string(what) + " is not a JSON object");
   return std::move(*doc);
 }
 
-void check_header(const json::Value& header) {
-  if (json::get_string(header, "alg") != std::optional<std::string_view>("EdDSA")) refuse("alg must be EdDSA");
+Status check_header(const json::Value& header) {
+  if (json::get_string(header, "alg") != std::optional<std::string_view>("EdDSA")) return refuse("alg must be EdDSA");
   if (const auto* typ = json::find(header, "typ"); typ && !(typ->IsString() && std::string_view(typ->GetString()) == "JWT")) {
-    refuse("typ must be JWT");
+    return refuse("typ must be JWT");
   }
   // RFC 7515 §4.1.11: a critical extension we do not understand means we must reject.
-  if (json::find(header, "crit")) refuse("critical header extensions are not supported");
+  if (json::find(header, "crit")) return refuse("critical header extensions are not supported");
+  return {};
 }
 
-std::string_view require_string(const json::Value& claims, std::string_view key) {
+Result<std::string_view> require_string(const json::Value& claims, std::string_view key) {
   const auto v = json::get_string(claims, key);
-  if (!v || v->empty()) refuse("claim " + std::string(key) + " is missing or not a non-empty string");
+  if (!v || v->empty()) return refuse("claim " + std::string(key) + " is missing or not a non-empty string");
   return *v;
 }
 
-int64_t require_int(const json::Value& claims, std::string_view key) {
+Result<int64_t> require_int(const json::Value& claims, std::string_view key) {
   const auto v = json::get_int64(claims, key);
-  if (!v) refuse("claim " + std::string(key) + " is missing or not an integer");
+  if (!v) return refuse("claim " + std::string(key) + " is missing or not an integer");
   return *v;
 }
 
 // A ULID in either case, as fleetctl issues them (the revocation list compares them lowercase).
 bool is_jti(std::string_view jti) { return is_node_id(jti) || is_msg_id(jti); }
 
-AgentToken read_claims(const json::Value& claims) {
+Result<AgentToken> read_claims(const json::Value& claims) {
   AgentToken t;
-  t.sub = require_string(claims, "sub");
-  t.tenant = require_string(claims, "tenant");
-  t.aud = require_string(claims, "aud");
-  t.jti = require_string(claims, "jti");
+  for (auto [key, field] : {std::pair{"sub", &t.sub}, {"tenant", &t.tenant}, {"aud", &t.aud}, {"jti", &t.jti}}) {
+    const auto value = require_string(claims, key);
+    if (!value) return value.error();
+    *field = *value;
+  }
   // The revocation list names tokens by jti, and holds only ULIDs (fleetctl pki revoke): a token
   // with any other jti could never be revoked.
-  if (!is_jti(t.jti)) refuse("claim jti is not a ULID, so the token could never be revoked");
-  t.iat = require_int(claims, "iat");
-  t.exp = require_int(claims, "exp");
-  for (auto scope : split(require_string(claims, "scope"), ' ')) {
-    if (!scope.empty()) t.scopes.emplace(scope);
+  if (!is_jti(t.jti)) return refuse("claim jti is not a ULID, so the token could never be revoked");
+  for (auto [key, field] : {std::pair{"iat", &t.iat}, {"exp", &t.exp}}) {
+    const auto value = require_int(claims, key);
+    if (!value) return value.error();
+    *field = *value;
+  }
+  const auto scope = require_string(claims, "scope");
+  if (!scope) return scope.error();
+  for (auto one : split(*scope, ' ')) {
+    if (!one.empty()) t.scopes.emplace(one);
   }
   return t;
 }
 
-void check_times(const AgentToken& t, int64_t now_s, int64_t leeway_s) {
+Status check_times(const AgentToken& t, int64_t now_s, int64_t leeway_s) {
   // Bounding the claims first keeps the arithmetic below free of overflow.
   constexpr int64_t kYear9999 = 253402300799;
-  if (t.iat < 0 || t.exp > kYear9999) refuse("iat or exp out of range");
-  if (t.exp <= t.iat) refuse("exp is not after iat");
-  if (now_s >= t.exp + leeway_s) refuse("token has expired");
-  if (t.iat > now_s + leeway_s) refuse("token is issued in the future (check the clocks)");
+  if (t.iat < 0 || t.exp > kYear9999) return refuse("iat or exp out of range");
+  if (t.exp <= t.iat) return refuse("exp is not after iat");
+  if (now_s >= t.exp + leeway_s) return refuse("token has expired");
+  if (t.iat > now_s + leeway_s) return refuse("token is issued in the future (check the clocks)");
+  return {};
+}
+
+// The three dot-separated parts of a compact JWS of bounded size.
+Result<std::vector<std::string_view>> jws_parts(std::string_view token) {
+  if (token.size() > kMaxTokenBytes) return refuse("token is too long");
+  auto parts = split(token, '.');
+  if (parts.size() != 3) return refuse("not a compact JWS (three dot-separated parts)");
+  return parts;
 }
 
 }  // namespace
 
-std::string issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey& issuer) {
+Result<std::string> issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey& issuer) {
   if (claims.sub.empty() || claims.tenant.empty() || claims.aud.empty() || claims.jti.empty() ||
       claims.scopes.empty()) {
-    throw Error(ErrorCode::kBadRequest, "an agent token needs sub, tenant, aud, jti and at least one scope",
-                "fill in every claim");
+    return ErrorEnvelope(ErrorCode::kBadRequest, "an agent token needs sub, tenant, aud, jti and at least one scope",
+                         "fill in every claim");
   }
-  if (claims.exp <= claims.iat) throw Error(ErrorCode::kBadRequest, "token exp must be after iat", "use a positive ttl");
-  if (!is_jti(claims.jti)) throw Error(ErrorCode::kBadRequest, "token jti must be a ULID", "use new_msg_id()");
+  if (claims.exp <= claims.iat) return ErrorEnvelope(ErrorCode::kBadRequest, "token exp must be after iat", "use a positive ttl");
+  if (!is_jti(claims.jti)) return ErrorEnvelope(ErrorCode::kBadRequest, "token jti must be a ULID", "use new_msg_id()");
   const std::string signing_input = base64url_encode(as_bytes(kHeader)) + "." + base64url_encode(as_bytes(claims_json(claims)));
   return signing_input + "." + base64url_encode(issuer.sign(signing_input));
 }
 
-std::string unverified_subject(std::string_view token) {
-  if (token.size() > kMaxTokenBytes) refuse("token is too long");
-  const auto parts = split(token, '.');
-  if (parts.size() != 3) refuse("not a compact JWS (three dot-separated parts)");
-  return std::string(require_string(decode_segment(parts[1], "claims"), "sub"));
+Result<std::string> unverified_subject(std::string_view token) {
+  const auto parts = jws_parts(token);
+  if (!parts) return parts.error();
+  const auto claims = decode_segment((*parts)[1], "claims");
+  if (!claims) return claims.error();
+  const auto sub = require_string(*claims, "sub");
+  if (!sub) return sub.error();
+  return std::string(*sub);
 }
 
-AgentToken verify_agent_token(std::string_view token, const Ed25519PublicKey& issuer, std::string_view expected_aud,
-                              int64_t now_s, int64_t leeway_s) {
-  if (token.size() > kMaxTokenBytes) refuse("token is too long");
-  const auto parts = split(token, '.');
-  if (parts.size() != 3) refuse("not a compact JWS (three dot-separated parts)");
-  check_header(decode_segment(parts[0], "header"));
-  const auto sig = base64url_decode(parts[2]);
-  const std::string_view signing_input = token.substr(0, parts[0].size() + 1 + parts[1].size());
-  if (!sig || !ed25519_verify(issuer, signing_input, *sig)) refuse("signature does not verify with the issuer key");
+Result<AgentToken> verify_agent_token(std::string_view token, const Ed25519PublicKey& issuer, std::string_view expected_aud,
+                                      int64_t now_s, int64_t leeway_s) {
+  const auto parts = jws_parts(token);
+  if (!parts) return parts.error();
+  const auto header = decode_segment((*parts)[0], "header");
+  if (!header) return header.error();
+  if (auto checked = check_header(*header); !checked) return std::move(checked).error();
+  const auto sig = base64url_decode((*parts)[2]);
+  const std::string_view signing_input = token.substr(0, (*parts)[0].size() + 1 + (*parts)[1].size());
+  if (!sig || !ed25519_verify(issuer, signing_input, *sig)) return refuse("signature does not verify with the issuer key");
   // Only now, with the issuer's signature checked, are the claims worth reading.
-  AgentToken t = read_claims(decode_segment(parts[1], "claims"));
-  check_times(t, now_s, leeway_s);
-  if (!expected_aud.empty() && t.aud != expected_aud) refuse("wrong audience");
+  const auto claims = decode_segment((*parts)[1], "claims");
+  if (!claims) return claims.error();
+  auto t = read_claims(*claims);
+  if (!t) return t;
+  if (auto checked = check_times(*t, now_s, leeway_s); !checked) return std::move(checked).error();
+  if (!expected_aud.empty() && t->aud != expected_aud) return refuse("wrong audience");
   return t;
 }
 

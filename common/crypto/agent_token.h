@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/base/result.h"
 #include "common/crypto/ed25519.h"
 
 namespace fleetmcp {
@@ -32,17 +33,18 @@ struct AgentToken {
 // it), held by the request and by every call the request starts, so no call copies the claims.
 using SharedAgentToken = std::shared_ptr<const AgentToken>;
 
-std::string issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey& issuer);
+// E_BAD_REQUEST when a claim is missing, exp is not after iat or jti is not a ULID.
+Result<std::string> issue_agent_token(const AgentToken& claims, const Ed25519PrivateKey& issuer);
 
 // Verifies signature, alg, exp (with `leeway_s`), iat not in the future, and aud == expected_aud
-// (when expected_aud is non-empty). Throws Error(kSafetyDenied) saying what is wrong; never
-// echoes token contents into the message. Revocation (jti) is the caller's check.
-AgentToken verify_agent_token(std::string_view token, const Ed25519PublicKey& issuer,
+// (when expected_aud is non-empty). E_SAFETY_DENIED saying what is wrong; never echoes token
+// contents into the message. Revocation (jti) is the caller's check.
+Result<AgentToken> verify_agent_token(std::string_view token, const Ed25519PublicKey& issuer,
                               std::string_view expected_aud, int64_t now_s, int64_t leeway_s = 30);
 
 // The "sub" claim read WITHOUT checking the signature, for a client that must name itself before
-// the server verifies the token (fleetctl's MQTT username). Never a basis for a decision. Throws
-// Error(kSafetyDenied) when the token is not a compact JWS with a string sub.
-std::string unverified_subject(std::string_view token);
+// the server verifies the token (fleetctl's MQTT username). Never a basis for a decision.
+// E_SAFETY_DENIED when the token is not a compact JWS with a string sub.
+Result<std::string> unverified_subject(std::string_view token);
 
 }  // namespace fleetmcp

@@ -31,11 +31,10 @@ using PkeyPtr = std::unique_ptr<EVP_PKEY, PkeyFree>;
 // encrypted one is simply "not a key we can use".
 int no_passphrase(char*, int, int, void*) { return 0; }
 
-BioPtr memory_bio(std::string_view text) {
-  BioPtr bio(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
-  if (!bio) throw Error(ErrorCode::kInternal, "out of memory", "retry");
-  return bio;
-}
+// Null only when out of memory.
+BioPtr memory_bio(std::string_view text) { return BioPtr(BIO_new_mem_buf(text.data(), static_cast<int>(text.size()))); }
+
+const ErrorEnvelope kOutOfMemory(ErrorCode::kInternal, "out of memory", "retry");
 
 std::string bio_contents(BIO* bio) {
   char* data = nullptr;
@@ -43,9 +42,9 @@ std::string bio_contents(BIO* bio) {
   return std::string(data, static_cast<size_t>(n));
 }
 
-[[noreturn]] void bad_key(std::string_view origin, std::string_view what) {
+ErrorEnvelope bad_key(std::string_view origin, std::string_view what) {
   ERR_clear_error();  // leave no stale OpenSSL errors behind for the next caller
-  throw Error(ErrorCode::kInternal, std::string(origin) + ": " + std::string(what),
+  return ErrorEnvelope(ErrorCode::kInternal, std::string(origin) + ": " + std::string(what),
               "use a PEM Ed25519 key as written by fleetctl pki (openssl genpkey -algorithm ed25519)");
 }
 
@@ -73,25 +72,27 @@ Ed25519PrivateKey Ed25519PrivateKey::from_seed(std::span<const uint8_t, 32> seed
   return key;
 }
 
-Ed25519PrivateKey Ed25519PrivateKey::from_pem(std::string_view pem, std::string_view origin) {
+Result<Ed25519PrivateKey> Ed25519PrivateKey::from_pem(std::string_view pem, std::string_view origin) {
   auto bio = memory_bio(pem);
+  if (!bio) return kOutOfMemory;
   PkeyPtr pkey(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr));
-  if (!pkey) bad_key(origin, "not a PEM private key");
-  if (EVP_PKEY_get_id(pkey.get()) != EVP_PKEY_ED25519) bad_key(origin, "not an Ed25519 key");
+  if (!pkey) return bad_key(origin, "not a PEM private key");
+  if (EVP_PKEY_get_id(pkey.get()) != EVP_PKEY_ED25519) return bad_key(origin, "not an Ed25519 key");
   std::array<uint8_t, 32> seed{};
   size_t len = seed.size();
   if (EVP_PKEY_get_raw_private_key(pkey.get(), seed.data(), &len) != 1 || len != seed.size()) {
-    bad_key(origin, "cannot extract the Ed25519 seed");
+    return bad_key(origin, "cannot extract the Ed25519 seed");
   }
   auto key = from_seed(seed);
   sodium_memzero(seed.data(), seed.size());
   return key;
 }
 
-Ed25519PrivateKey Ed25519PrivateKey::load_pem_file(const std::string& path) {
-  std::string pem = read_file(path, ErrorCode::kInternal, "key file");
-  auto key = from_pem(pem, path);
-  sodium_memzero(pem.data(), pem.size());
+Result<Ed25519PrivateKey> Ed25519PrivateKey::load_pem_file(const std::string& path) {
+  auto pem = read_file(path, ErrorCode::kInternal, "key file");
+  if (!pem) return pem.error();
+  auto key = from_pem(*pem, path);
+  sodium_memzero(pem->data(), pem->size());
   return key;
 }
 
@@ -135,15 +136,16 @@ bool ed25519_verify(const Ed25519PublicKey& key, std::string_view message, std::
                         signature);
 }
 
-Ed25519PublicKey ed25519_public_key_from_pem(std::string_view pem, std::string_view origin) {
+Result<Ed25519PublicKey> ed25519_public_key_from_pem(std::string_view pem, std::string_view origin) {
   auto bio = memory_bio(pem);
+  if (!bio) return kOutOfMemory;
   PkeyPtr pkey(PEM_read_bio_PUBKEY(bio.get(), nullptr, no_passphrase, nullptr));
-  if (!pkey) bad_key(origin, "not a PEM public key");
-  if (EVP_PKEY_get_id(pkey.get()) != EVP_PKEY_ED25519) bad_key(origin, "not an Ed25519 public key");
+  if (!pkey) return bad_key(origin, "not a PEM public key");
+  if (EVP_PKEY_get_id(pkey.get()) != EVP_PKEY_ED25519) return bad_key(origin, "not an Ed25519 public key");
   Ed25519PublicKey key{};
   size_t len = key.size();
   if (EVP_PKEY_get_raw_public_key(pkey.get(), key.data(), &len) != 1 || len != key.size()) {
-    bad_key(origin, "cannot extract the Ed25519 public key");
+    return bad_key(origin, "cannot extract the Ed25519 public key");
   }
   return key;
 }

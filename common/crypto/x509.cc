@@ -27,9 +27,9 @@ struct StoreCtxFree { void operator()(X509_STORE_CTX* c) const { X509_STORE_CTX_
 
 constexpr std::string_view kCertFix = "use a PEM certificate issued by fleetctl pki (one per file)";
 
-[[noreturn]] void bad_cert(std::string_view origin, std::string_view what) {
+ErrorEnvelope bad_cert(std::string_view origin, std::string_view what) {
   ERR_clear_error();  // leave no stale OpenSSL errors behind for the next caller
-  throw Error(ErrorCode::kAttestationFailed, std::string(origin) + ": " + std::string(what), kCertFix);
+  return ErrorEnvelope(ErrorCode::kAttestationFailed, std::string(origin) + ": " + std::string(what), kCertFix);
 }
 
 // The first subject entry of `nid` as UTF-8, "" when absent. The first one, because that is the
@@ -46,9 +46,9 @@ std::string subject_entry(X509* cert, int nid) {
   return out;
 }
 
-int64_t asn1_time_ms(const ASN1_TIME* t, std::string_view origin) {
+Result<int64_t> asn1_time_ms(const ASN1_TIME* t) {
   std::tm tm{};
-  if (ASN1_TIME_to_tm(t, &tm) != 1) bad_cert(origin, "unreadable validity period");
+  if (ASN1_TIME_to_tm(t, &tm) != 1) return bad_cert("certificate", "unreadable validity period");
   using namespace std::chrono;
   const sys_days day{year{tm.tm_year + 1900} / month{static_cast<unsigned>(tm.tm_mon + 1)} /
                      static_cast<unsigned>(tm.tm_mday)};
@@ -60,40 +60,46 @@ int64_t asn1_time_ms(const ASN1_TIME* t, std::string_view origin) {
 
 void Certificate::Free::operator()(X509* c) const { X509_free(c); }
 
-Certificate Certificate::from_pem(std::string_view pem, std::string_view origin) {
+Result<Certificate> Certificate::from_pem(std::string_view pem, std::string_view origin) {
   std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
-  if (!bio) throw Error(ErrorCode::kInternal, "out of memory", "retry");
+  if (!bio) return ErrorEnvelope(ErrorCode::kInternal, "out of memory", "retry");
   X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr);
-  if (!cert) bad_cert(origin, "not a PEM certificate");
+  if (!cert) return bad_cert(origin, "not a PEM certificate");
   std::unique_ptr<X509, Free> owned(cert);
   // A second certificate means the file is a bundle; which one is "the" certificate would be a
   // guess, so refuse instead of silently taking the first.
   if (X509* extra = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
     X509_free(extra);
-    bad_cert(origin, "more than one certificate");
+    return bad_cert(origin, "more than one certificate");
   }
   ERR_clear_error();  // the second read's "no start line" is expected
   return from_x509(cert);
 }
 
-Certificate Certificate::load_pem_file(const std::string& path) {
-  return from_pem(read_file(path, ErrorCode::kAttestationFailed, "", kCertFix), path);
+Result<Certificate> Certificate::load_pem_file(const std::string& path) {
+  const auto pem = read_file(path, ErrorCode::kAttestationFailed, "", kCertFix);
+  if (!pem) return pem.error();
+  return from_pem(*pem, path);
 }
 
-Certificate Certificate::from_x509(X509* cert) {
+Result<Certificate> Certificate::from_x509(X509* cert) {
   X509_up_ref(cert);
   Certificate c;
   c.cert_.reset(cert, Free{});
   unsigned char* der = nullptr;
   const int len = i2d_X509(cert, &der);
-  if (len <= 0) bad_cert("certificate", "cannot be DER-encoded");
+  if (len <= 0) return bad_cert("certificate", "cannot be DER-encoded");
   c.der_.assign(reinterpret_cast<char*>(der), static_cast<size_t>(len));
   OPENSSL_free(der);
   c.thumbprint_ = sha256_hex(c.der_);
   c.cn_ = subject_entry(cert, NID_commonName);
   c.o_ = subject_entry(cert, NID_organizationName);
-  c.not_before_ms_ = asn1_time_ms(X509_get0_notBefore(cert), "certificate");
-  c.not_after_ms_ = asn1_time_ms(X509_get0_notAfter(cert), "certificate");
+  const auto not_before = asn1_time_ms(X509_get0_notBefore(cert));
+  if (!not_before) return not_before.error();
+  const auto not_after = asn1_time_ms(X509_get0_notAfter(cert));
+  if (!not_after) return not_after.error();
+  c.not_before_ms_ = *not_before;
+  c.not_after_ms_ = *not_after;
   return c;
 }
 
@@ -107,13 +113,13 @@ std::string Certificate::to_pem() const {
   return std::string(data, static_cast<size_t>(n));
 }
 
-Ed25519PublicKey Certificate::ed25519_public_key() const {
+Result<Ed25519PublicKey> Certificate::ed25519_public_key() const {
   EVP_PKEY* pkey = X509_get0_pubkey(cert_.get());
-  if (!pkey || EVP_PKEY_get_id(pkey) != EVP_PKEY_ED25519) bad_cert("certificate " + cn_, "key is not Ed25519");
+  if (!pkey || EVP_PKEY_get_id(pkey) != EVP_PKEY_ED25519) return bad_cert("certificate " + cn_, "key is not Ed25519");
   Ed25519PublicKey key{};
   size_t len = key.size();
   if (EVP_PKEY_get_raw_public_key(pkey, key.data(), &len) != 1 || len != key.size()) {
-    bad_cert("certificate " + cn_, "unreadable Ed25519 key");
+    return bad_cert("certificate " + cn_, "unreadable Ed25519 key");
   }
   return key;
 }
@@ -126,7 +132,8 @@ bool Certificate::is_issued_by(const Certificate& issuer, int64_t now_ms) const 
   std::unique_ptr<X509_STORE_CTX, StoreCtxFree> ctx(X509_STORE_CTX_new());
   if (!store || !ctx || X509_STORE_add_cert(store.get(), issuer.native()) != 1 ||
       X509_STORE_CTX_init(ctx.get(), store.get(), cert_.get(), nullptr) != 1) {
-    throw Error(ErrorCode::kInternal, "cannot set up certificate verification", "report this as a bug");
+    ERR_clear_error();
+    return false;  // fail closed (x509.h)
   }
   X509_VERIFY_PARAM* param = X509_STORE_CTX_get0_param(ctx.get());
   X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_PARTIAL_CHAIN);
@@ -136,17 +143,17 @@ bool Certificate::is_issued_by(const Certificate& issuer, int64_t now_ms) const 
   return ok;
 }
 
-RevocationList RevocationList::load(const std::string& path, bool missing_is_empty) {
+Result<RevocationList> RevocationList::load(const std::string& path, bool missing_is_empty) {
   RevocationList list;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec) && !ec) {
     if (missing_is_empty) return list;  // no file yet: nothing revoked
-    throw Error(ErrorCode::kInternal, "revocation list " + path + " does not exist",
+    return ErrorEnvelope(ErrorCode::kInternal, "revocation list " + path + " does not exist",
                 "restore it (fleetctl pki init makes an empty one), or remove the option if nothing is ever revoked");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw Error(ErrorCode::kInternal, "cannot read revocation list " + path, "check the path and its permissions");
+    return ErrorEnvelope(ErrorCode::kInternal, "cannot read revocation list " + path, "check the path and its permissions");
   }
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -159,12 +166,12 @@ RevocationList RevocationList::load(const std::string& path, bool missing_is_emp
     // uppercase entry still revokes (node_ids and the jtis fleetctl issues are lowercase).
     for (char& c : id) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     if (!is_node_id(id)) {
-      throw Error(ErrorCode::kInternal, path + ":" + std::to_string(number) + ": not a node_id or token jti (ULID)",
+      return ErrorEnvelope(ErrorCode::kInternal, path + ":" + std::to_string(number) + ": not a node_id or token jti (ULID)",
                   "fix or delete that line; entries are 26-character ULIDs, one per line");
     }
     list.add(std::move(id));
   }
-  if (in.bad()) throw Error(ErrorCode::kInternal, "cannot read revocation list " + path, "check the file");
+  if (in.bad()) return ErrorEnvelope(ErrorCode::kInternal, "cannot read revocation list " + path, "check the file");
   return list;
 }
 

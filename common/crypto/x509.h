@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/base/result.h"
 #include "common/crypto/ed25519.h"
 
 typedef struct x509_st X509;
@@ -15,20 +16,23 @@ namespace fleetmcp {
 
 class Certificate {
  public:
-  // Throws Error(kAttestationFailed) naming `origin` when the PEM is not one certificate.
-  static Certificate from_pem(std::string_view pem, std::string_view origin = "certificate");
-  static Certificate load_pem_file(const std::string& path);
-  // Takes a new reference (X509_up_ref); the caller keeps its own.
-  static Certificate from_x509(X509* cert);
+  // E_ATTESTATION_FAILED naming `origin` when the PEM is not one certificate.
+  static Result<Certificate> from_pem(std::string_view pem, std::string_view origin = "certificate");
+  // from_pem of the file's bytes; E_ATTESTATION_FAILED naming the path when it cannot be read.
+  static Result<Certificate> load_pem_file(const std::string& path);
+  // Takes a new reference (X509_up_ref); the caller keeps its own. E_ATTESTATION_FAILED when its
+  // DER encoding or validity period cannot be read.
+  static Result<Certificate> from_x509(X509* cert);
 
+  // Throws only on a bug (OpenSSL cannot encode a certificate it holds).
   std::string to_pem() const;
   const std::string& der() const { return der_; }
   // kid: lowercase hex SHA-256 of the DER encoding (RFC-0001 decision #1).
   const std::string& thumbprint() const { return thumbprint_; }
   const std::string& subject_cn() const { return cn_; }
   const std::string& subject_o() const { return o_; }
-  // Throws Error(kAttestationFailed) when the certificate's key is not Ed25519.
-  Ed25519PublicKey ed25519_public_key() const;
+  // E_ATTESTATION_FAILED when the certificate's key is not Ed25519.
+  Result<Ed25519PublicKey> ed25519_public_key() const;
   int64_t not_before_ms() const { return not_before_ms_; }
   int64_t not_after_ms() const { return not_after_ms_; }
 
@@ -49,10 +53,10 @@ class Certificate {
 // '#' comments. The plugin reloads it on SIGHUP.
 class RevocationList {
  public:
-  // An unreadable or malformed file throws, naming file and line. A missing one is an empty list
-  // only when `missing_is_empty` (fleetctl's default path); the broker plugin, told where its list
-  // is, fails closed instead: a deleted or unmounted file must not un-revoke everything.
-  static RevocationList load(const std::string& path, bool missing_is_empty = true);
+  // An unreadable or malformed file is an error naming file and line. A missing one is an empty
+  // list only when `missing_is_empty` (fleetctl's default path); the broker plugin, told where its
+  // list is, fails closed instead: a deleted or unmounted file must not un-revoke everything.
+  static Result<RevocationList> load(const std::string& path, bool missing_is_empty = true);
   bool contains(std::string_view id) const { return ids_.find(id) != ids_.end(); }
   size_t size() const { return ids_.size(); }
   void add(std::string id) { ids_.insert(std::move(id)); }

@@ -195,7 +195,9 @@ Status ManifestVerifier::check_signature(const ParsedManifest& m, const Certific
     return attestation_failed("node_attestation.sig is not a base64url Ed25519 signature",
                              "re-sign the manifest; sig is 86 base64url characters without padding");
   }
-  if (!ed25519_verify(cert.ed25519_public_key(), blanked(m, /*blank_hash=*/false), *sig)) {  // P1
+  const auto key = cert.ed25519_public_key();
+  if (!key) return key.error();
+  if (!ed25519_verify(*key, blanked(m, /*blank_hash=*/false), *sig)) {  // P1
     return attestation_failed("node_attestation.sig does not verify with the Ed25519 key of certificate " + m.kid +
                                  " for node " + m.node_id,
                              "sign with the private key that belongs to the node's enrolled certificate "
@@ -286,12 +288,12 @@ json::Document build_manifest(const ManifestContent& content) {
   return doc;
 }
 
-std::string sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key) {
+Result<std::string> sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key) {
   auto& a = manifest.GetAllocator();
   const json::Value* found = manifest.IsObject() ? json::find(manifest, "node_attestation") : nullptr;
   if (found == nullptr || !found->IsObject() || !json::get_string(*found, "alg") || !json::get_string(*found, "kid")) {
-    throw Error(manifest_invalid("cannot sign: the manifest has no node_attestation object with alg and kid",
-                                 "set node_attestation.alg to \"Ed25519\" and .kid to the certificate thumbprint"));
+    return manifest_invalid("cannot sign: the manifest has no node_attestation object with alg and kid",
+                            "set node_attestation.alg to \"Ed25519\" and .kid to the certificate thumbprint");
   }
   json::Value& attestation = manifest["node_attestation"];
   // Both members exist before either is referenced: adding a member may move the member array.

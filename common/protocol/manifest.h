@@ -59,8 +59,9 @@ struct ManifestContent {
 json::Document build_manifest(const ManifestContent& content);
 
 // Fills node_attestation.payload_hash and .sig of `manifest` in place (alg and kid must be set)
-// and returns the published bytes: JCS of the signed manifest.
-std::string sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key);
+// and returns the published bytes: JCS of the signed manifest. E_MANIFEST_INVALID without alg
+// and kid.
+Result<std::string> sign_manifest(json::Document& manifest, const Ed25519PrivateKey& key);
 
 std::string manifest_etag(const json::Value& manifest);  // hex BLAKE3-256 of its JCS
 

@@ -868,10 +868,7 @@ std::vector<const SchemaDocument*> SchemaRegistry::list() const {
 std::optional<ValidationFailure> SchemaRegistry::validate(std::string_view id, const json::Value& doc) const {
   // A full id (as the kinds and the plugin name them) is looked up as it is, without a copy.
   const auto it = id.starts_with(kSchemaPrefix) ? compiled_.find(id) : compiled_.find(full_id(id));
-  if (it == compiled_.end()) {
-    throw Error(ErrorCode::kInternal, "schema registry has no schema " + ascii_clamp(id, 200),
-                "use a schema id listed by GET /schemas");
-  }
+  if (it == compiled_.end()) return ValidationFailure{"", "schema registry has no schema " + ascii_clamp(id, 200)};
   const valijson::Schema& schema = it->second->schema;
   if (FastVisitor(schema, doc, nullptr, 1, nullptr).validate(schema)) return std::nullopt;
   std::vector<Candidate> candidates;  // failed: walk again collecting every failure to explain it

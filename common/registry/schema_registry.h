@@ -49,7 +49,8 @@ class SchemaRegistry {
   // RFC 004 §6.5 order: name ASC, version DESC.
   std::vector<const SchemaDocument*> list() const;
 
-  // nullopt when `doc` is valid against schema `id`; throws Error(kInternal) for an unknown id.
+  // nullopt when `doc` is valid against schema `id`. An unknown id is a failure too ("no schema
+  // <id>" at path ""): a document is never valid against a schema the registry does not hold.
   std::optional<ValidationFailure> validate(std::string_view id, const json::Value& doc) const;
 
   const KindRegistry& kinds() const { return kinds_; }

@@ -19,7 +19,7 @@ SignedAnnounce AnnounceSigner::sign(int64_t now_ms) const {
   content.expires_at_ms = now_ms + ttl_ms_;
   json::Document manifest = build_manifest(content);
   SignedAnnounce out;
-  out.bytes = sign_manifest(manifest, identity_.key);
+  out.bytes = sign_manifest(manifest, identity_.key).value();  // build_manifest always sets alg and kid
   out.etag = manifest_etag(manifest);
   out.issued_at_ms = content.issued_at_ms;
   out.expires_at_ms = content.expires_at_ms;

@@ -191,7 +191,7 @@ DeviceConfig parse_device_config(const std::vector<ConfigEntry>& entries, std::s
 DeviceConfig load_device_config(const std::string& path) {
   const auto slash = path.rfind('/');
   const std::string base_dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
-  return parse_device_config(read_config_file(path), path, base_dir);
+  return parse_device_config(read_config_file(path).value(), path, base_dir);
 }
 
 }  // namespace fleetmcp::device

@@ -21,11 +21,12 @@ void check_subject(const DeviceConfig& config, const Certificate& cert) {
 }  // namespace
 
 NodeIdentity load_node_identity(const DeviceConfig& config, int64_t now_ms) {
-  Ed25519PrivateKey key = Ed25519PrivateKey::load_pem_file(config.key_file);
-  Certificate cert = Certificate::load_pem_file(config.cert_file);
-  Certificate ca = Certificate::load_pem_file(config.ca_file);
+  // Start-up: value() throws what cannot be loaded to main(), which stops the device.
+  Ed25519PrivateKey key = Ed25519PrivateKey::load_pem_file(config.key_file).value();
+  Certificate cert = Certificate::load_pem_file(config.cert_file).value();
+  Certificate ca = Certificate::load_pem_file(config.ca_file).value();
   check_subject(config, cert);
-  if (cert.ed25519_public_key() != key.public_key()) {
+  if (cert.ed25519_public_key().value() != key.public_key()) {
     bundle_error(config.key_file, "private key does not belong to " + config.cert_file,
                  "use the node.key and node.crt of the same enrolment bundle");
   }

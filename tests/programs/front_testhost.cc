@@ -84,10 +84,11 @@ int serve(const Args& args) {
 
   auto schemas = SchemaRegistry::load(args.schemas);
   testing::MemoryFleet fleet(schemas, device, [] { return now_ms(); });
-  fleet.load_json(read_file(args.fleet, ErrorCode::kBadRequest));
+  fleet.load_json(read_file(args.fleet, ErrorCode::kBadRequest).value());
 
   FrontOptions options = parse_front_options(front_option_set(args.options)).value();
-  const auto issuer = ed25519_public_key_from_pem(read_file(args.issuer_pub, ErrorCode::kBadRequest), args.issuer_pub);
+  const auto issuer =
+      ed25519_public_key_from_pem(read_file(args.issuer_pub, ErrorCode::kBadRequest).value(), args.issuer_pub).value();
   {
     HttpFront front(options, fleet, schemas, issuer, CallAudit::to_file(options.audit_log));
     front.start();

@@ -38,7 +38,7 @@ std::string signed_after(const NodeBundle& node, ManifestContent content,
                          const std::function<void(json::Document&)>& edit) {
   json::Document doc = build_manifest(content);
   edit(doc);
-  return sign_manifest(doc, node.key);
+  return sign_manifest(doc, node.key).value();
 }
 
 void set_string(json::Document& doc, json::Value& slot, const std::string& text) {

@@ -51,8 +51,8 @@ struct NodeBundle {
 
 inline NodeBundle load_bundle(const std::string& pki_dir, const std::string& node_id) {
   const std::string dir = pki_dir + "/nodes/" + node_id;
-  return {node_id, dir, Certificate::load_pem_file(dir + "/node.crt"),
-          Ed25519PrivateKey::load_pem_file(dir + "/node.key")};
+  return {node_id, dir, Certificate::load_pem_file(dir + "/node.crt").value(),
+          Ed25519PrivateKey::load_pem_file(dir + "/node.key").value()};
 }
 
 struct Broker {

@@ -92,7 +92,7 @@ std::string FrontFixture::token(std::string_view tenant, std::string_view scopes
     t.scopes.insert(rest.substr(at, space - at));
     at = space == std::string::npos ? rest.size() : space + 1;
   }
-  return issue_agent_token(t, issuer_);
+  return issue_agent_token(t, issuer_).value();
 }
 
 std::shared_ptr<MemoryExchange> FrontFixture::send(HttpRequest request) {

@@ -73,7 +73,7 @@ TestPki::TestPki()
     : ca_key_(new_ed25519_key()),
       ca_x509_(mint_certificate({.cn = "fleetmcp test CA", .o = "fleet", .ca = true}, ca_key_.get(), nullptr,
                                 ca_key_.get())),
-      ca_(Certificate::from_x509(ca_x509_.get())),
+      ca_(Certificate::from_x509(ca_x509_.get()).value()),
       issuer_(Ed25519PrivateKey::generate()) {}
 
 std::shared_ptr<TestNode> TestPki::enroll(const std::string& tenant, const NodeSpec& spec) const {
@@ -84,7 +84,7 @@ std::shared_ptr<TestNode> TestPki::enroll(const std::string& tenant, const NodeS
                                .not_before_s = spec.not_before_s,
                                .not_after_s = spec.not_after_s};
   X509Ptr x509 = mint_certificate(wanted, key.get(), ca_x509_.get(), ca_key_.get());
-  Certificate certificate = Certificate::from_x509(x509.get());
+  Certificate certificate = Certificate::from_x509(x509.get()).value();
   Ed25519PrivateKey signing_key = signing_key_of(key.get());
   return std::make_shared<TestNode>(TestNode{spec.node_id, tenant, std::move(key), std::move(x509),
                                              std::move(certificate), std::move(signing_key)});
@@ -101,7 +101,7 @@ std::string TestPki::token(const std::string& sub, const std::string& tenant,
   t.scopes = std::move(scopes);
   t.iat = std::min<int64_t>(now_ms() / 1000 - 10, exp_s - 60);  // an expired token was once valid
   t.exp = exp_s;
-  return issue_agent_token(t, issuer_);
+  return issue_agent_token(t, issuer_).value();
 }
 
 ManifestContent example_content(const std::string& node_id, const Certificate& certificate, int64_t issued_at_ms,
@@ -134,7 +134,7 @@ ManifestContent example_content(const TestNode& node, int64_t issued_at_ms, int6
 
 std::string signed_manifest(const Ed25519PrivateKey& key, const ManifestContent& content) {
   json::Document doc = build_manifest(content);
-  return sign_manifest(doc, key);
+  return sign_manifest(doc, key).value();
 }
 
 std::string signed_manifest(const TestNode& node, const ManifestContent& content) {

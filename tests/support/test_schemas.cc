@@ -43,7 +43,7 @@ std::string write_test_schemas(const std::string& source_dir, const std::string&
   for (const auto& entry : fs::directory_iterator(source_dir)) {
     if (entry.is_regular_file()) fs::copy_file(entry.path(), fs::path(target_dir) / entry.path().filename(), fs::copy_options::overwrite_existing);
   }
-  json::Document kinds = json::parse_strict(read_file(fs::path(target_dir) / "kinds.json"));
+  json::Document kinds = json::parse_strict(read_file(fs::path(target_dir) / "kinds.json").value());
   json::Document relay = json::parse_strict(kRelayKind);
   json::Value row;
   row.CopyFrom(relay, kinds.GetAllocator());
@@ -51,7 +51,7 @@ std::string write_test_schemas(const std::string& source_dir, const std::string&
   const std::string kinds_text = json::to_string(kinds);
   fleetmcp::testing::write_test_file(fs::path(target_dir) / "kinds.json", kinds_text);
 
-  json::Document index = json::parse_strict(read_file(fs::path(target_dir) / "index.json"));
+  json::Document index = json::parse_strict(read_file(fs::path(target_dir) / "index.json").value());
   auto& a = index.GetAllocator();
   for (auto& row_value : index.GetArray()) {
     if (json::get_string(row_value, "file") == std::optional<std::string_view>("kinds.json")) {

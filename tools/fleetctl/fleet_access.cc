@@ -22,7 +22,7 @@ std::string option_or_env(const Args& args, const std::string& option, const cha
 std::string agent_token(const Args& args) {
   std::string token;
   if (auto file = args.get("token-file")) {
-    token = fleetmcp::read_file(*file, ErrorCode::kBadRequest, "token file");
+    token = fleetmcp::read_file(*file, ErrorCode::kBadRequest, "token file").value();
     token = token.substr(0, token.find_first_of("\r\n"));
   } else if (const char* value = std::getenv("FLEETMCP_TOKEN"); value && *value) {
     token = value;
@@ -36,12 +36,12 @@ std::string agent_token(const Args& args) {
 }
 
 std::string token_subject(std::string_view token) {
-  try {
-    return fleetmcp::unverified_subject(token);
-  } catch (const Error&) {  // a malformed token is the operator's input here: a usage error
+  auto sub = fleetmcp::unverified_subject(token);
+  if (!sub) {  // a malformed token is the operator's input here: a usage error
     throw Error(ErrorCode::kBadRequest, "the agent token is not a JWT with a sub claim",
                 "use a token from fleetctl token issue, or give --user");
   }
+  return std::move(*sub);
 }
 
 }  // namespace fleetctl

@@ -96,8 +96,8 @@ int cmd_sign(const Argv& argv) {
     std::fputs(kSignHelp, stdout);
     return kExitOk;
   }
-  const auto key = fleetmcp::Ed25519PrivateKey::load_pem_file(args.require("key"));
-  const auto cert = fleetmcp::Certificate::load_pem_file(args.require("cert"));
+  const auto key = fleetmcp::Ed25519PrivateKey::load_pem_file(args.require("key")).value();
+  const auto cert = fleetmcp::Certificate::load_pem_file(args.require("cert")).value();
   const auto ttl_s = args.integer("ttl-s", 1, fleetmcp::kMaxManifestTtlMs / 1000);  // a manifest lives at most 24 h
   const auto now_opt = args.integer("now-ms", 0, INT64_MAX);
 
@@ -130,7 +130,7 @@ int cmd_sign(const Argv& argv) {
   if (!node_id || *node_id != cert.subject_cn()) {
     std::fputs("fleetctl: warning: node_id is not the certificate's CN; verification will refuse it\n", stderr);
   }
-  const std::string published = fleetmcp::sign_manifest(doc, key);
+  const std::string published = fleetmcp::sign_manifest(doc, key).value();
   std::fwrite(published.data(), 1, published.size(), stdout);
   return kExitOk;
 }
@@ -178,11 +178,11 @@ int cmd_verify(const Argv& argv) {
   const std::string ca_path = args.require("ca");
   const auto ca_dir = dir_of(ca_path);
   auto schemas = fleetmcp::SchemaRegistry::load(args.get("schemas").value_or(fleetmcp::SchemaRegistry::default_dir()));
-  auto ca = fleetmcp::Certificate::load_pem_file(ca_path);
+  auto ca = fleetmcp::Certificate::load_pem_file(ca_path).value();
   auto revoked = std::make_shared<fleetmcp::RevocationList>(
-      fleetmcp::RevocationList::load(args.get("revoked").value_or((ca_dir / "revoked.txt").string())));
+      fleetmcp::RevocationList::load(args.get("revoked").value_or((ca_dir / "revoked.txt").string())).value());
   std::optional<fleetmcp::Certificate> cert;
-  if (auto path = args.get("cert")) cert = fleetmcp::Certificate::load_pem_file(*path);
+  if (auto path = args.get("cert")) cert = fleetmcp::Certificate::load_pem_file(*path).value();
 
   const std::string topic_node = args.get("topic-node").value_or("");
   const std::string publisher = args.get("publisher").value_or("");
@@ -201,10 +201,11 @@ int cmd_verify(const Argv& argv) {
     const auto parsed = verifier.parse(payload);
     if (!parsed) return print_refused(parsed.error());
     const auto enrolled = ca_dir / "nodes" / parsed->node_id / "node.crt";
-    try {  // an unreadable enrolled certificate refuses the manifest, as a missing one does
-      if (std::filesystem::exists(enrolled)) cert = fleetmcp::Certificate::load_pem_file(enrolled.string());
-    } catch (const Error& e) {
-      return print_refused(e.envelope());
+    if (std::filesystem::exists(enrolled)) {
+      // An unreadable enrolled certificate refuses the manifest, as a missing one does.
+      auto loaded = fleetmcp::Certificate::load_pem_file(enrolled.string());
+      if (!loaded) return print_refused(loaded.error());
+      cert = std::move(*loaded);
     }
   }
   ctx.certificate = cert ? &*cert : nullptr;

@@ -222,7 +222,7 @@ X509Ptr issue_certificate(const CertRequest& req, const Ed25519PublicKey& subjec
   return cert;
 }
 
-std::string cert_pem(X509* cert) { return Certificate::from_x509(cert).to_pem(); }
+std::string cert_pem(X509* cert) { return Certificate::from_x509(cert).value().to_pem(); }
 
 // ---- option parsing ---------------------------------------------------------------------------
 
@@ -337,8 +337,8 @@ LoadedCa load_ca(const fs::path& dir) {
   if (!fs::exists(dir / "ca.crt") || !fs::exists(dir / "ca.key")) {
     throw Error(ErrorCode::kBadRequest, "no CA in " + dir.string(), "run fleetctl pki init --dir " + dir.string());
   }
-  LoadedCa ca{Certificate::load_pem_file((dir / "ca.crt").string()),
-              to_evp(Ed25519PrivateKey::load_pem_file((dir / "ca.key").string()))};
+  LoadedCa ca{Certificate::load_pem_file((dir / "ca.crt").string()).value(),
+              to_evp(Ed25519PrivateKey::load_pem_file((dir / "ca.key").string()).value())};
   if (X509_check_private_key(ca.cert.native(), ca.key.get()) != 1) {
     ERR_clear_error();
     throw Error(ErrorCode::kInternal, "ca.key does not belong to ca.crt in " + dir.string(),
@@ -379,7 +379,7 @@ EnrolledNode enroll_one(const EnrollPlan& plan, const LoadedCa& ca, const std::s
   const auto key = Ed25519PrivateKey::generate();
   auto cert = issue_certificate({Profile::kNode, node_id, plan.tenant, "", plan.not_after_s}, key.public_key(),
                                 ca.cert.native(), ca.key.get());
-  const auto leaf = Certificate::from_x509(cert.get());
+  const auto leaf = Certificate::from_x509(cert.get()).value();
   const fs::path bundle = plan.dir / "nodes" / node_id, staging = plan.dir / "nodes" / ("." + node_id + ".tmp");
   make_dirs(staging);
   std::error_code ignored;  // node.key is 0600 either way; the 0700 directory is extra
@@ -494,7 +494,7 @@ int pki_revoke(const Argv& argv) {
   const fs::path dir = args.require("dir"), path = dir / "revoked.txt";
   if (args.positionals().empty()) throw Error(ErrorCode::kBadRequest, "nothing to revoke", "pass node_ids or jtis");
   if (!fs::is_directory(dir)) throw Error(ErrorCode::kBadRequest, "no PKI directory " + dir.string(), "check --dir");
-  auto list = fleetmcp::RevocationList::load(path.string());
+  auto list = fleetmcp::RevocationList::load(path.string()).value();
   std::string added;
   for (const auto& arg : args.positionals()) {
     const std::string id = fleetmcp::lowercase(arg);

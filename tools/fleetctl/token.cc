@@ -147,11 +147,11 @@ int token_issue(const Argv& argv) {
   }
   const int64_t ttl = parse_ttl(args.get("ttl").value_or("1h"));
   const std::filesystem::path key_path = std::filesystem::path(args.require("dir")) / "issuer.key";
-  const auto issuer = fleetmcp::Ed25519PrivateKey::load_pem_file(key_path.string());
+  const auto issuer = fleetmcp::Ed25519PrivateKey::load_pem_file(key_path.string()).value();
   t.iat = fleetmcp::now_ms() / 1000;
   t.exp = t.iat + ttl;
   t.jti = fleetmcp::new_node_id();  // lowercase, like node_ids: revoked.txt holds both
-  const std::string token = fleetmcp::issue_agent_token(t, issuer);
+  const std::string token = fleetmcp::issue_agent_token(t, issuer).value();
   std::cout << (args.has("json") ? claims_json(t, &token) : token) << "\n";
   return kExitOk;
 }
@@ -174,18 +174,16 @@ int token_verify(const Argv& argv) {
   std::ifstream in(pub_path, std::ios::binary);
   const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in.is_open()) throw Error(ErrorCode::kInternal, "cannot read " + pub_path, "check --pub");
-  const auto issuer = fleetmcp::ed25519_public_key_from_pem(pem, pub_path);
+  const auto issuer = fleetmcp::ed25519_public_key_from_pem(pem, pub_path).value();
   const std::string token = read_stdin_token();
   // A refused token is the expected "no" of this command: exit 1 with the envelope, not a failure.
-  try {
-    const AgentToken t = fleetmcp::verify_agent_token(token, issuer, aud, fleetmcp::now_ms() / 1000, kLeewayS);
-    std::cout << claims_json(t, nullptr) << "\n";
-    return kExitOk;
-  } catch (const Error& e) {
-    if (e.code() != ErrorCode::kSafetyDenied) throw;
-    std::cerr << e.envelope().to_json() << "\n";
+  const auto t = fleetmcp::verify_agent_token(token, issuer, aud, fleetmcp::now_ms() / 1000, kLeewayS);
+  if (!t) {
+    std::cerr << t.error().to_json() << "\n";
     return kExitRefused;
   }
+  std::cout << claims_json(*t, nullptr) << "\n";
+  return kExitOk;
 }
 
 }  // namespace

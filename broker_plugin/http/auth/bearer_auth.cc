@@ -29,19 +29,17 @@ std::variant<SharedAgentToken, AuthProblem> BearerAuth::authenticate(std::option
   if (!authorization) return AuthProblem{false, "no Authorization header"};
   const auto token = bearer_token(*authorization);
   if (!token) return AuthProblem{true, "the Authorization header is not a Bearer token"};
-  try {
-    SharedAgentToken agent = verified(*token, now_s);
-    if (fleet_.token_revoked(agent->jti)) return AuthProblem{true, "the token has been revoked"};
-    if (agent->has_scope(kScopeFleetBridge)) {
-      return AuthProblem{true, "a fleet:bridge token is for broker bridges, not for agents"};
-    }
-    return agent;
-  } catch (const Error& e) {  // verify_agent_token's verdict; its message never echoes the token
-    return AuthProblem{true, e.envelope().message};
+  auto agent = verified(*token, now_s);
+  // verify_agent_token's verdict; its message never echoes the token.
+  if (!agent) return AuthProblem{true, agent.error().message};
+  if (fleet_.token_revoked((*agent)->jti)) return AuthProblem{true, "the token has been revoked"};
+  if ((*agent)->has_scope(kScopeFleetBridge)) {
+    return AuthProblem{true, "a fleet:bridge token is for broker bridges, not for agents"};
   }
+  return std::move(*agent);
 }
 
-SharedAgentToken BearerAuth::verified(std::string_view token, int64_t now_s) const {
+Result<SharedAgentToken> BearerAuth::verified(std::string_view token, int64_t now_s) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = remembered_.find(token);
@@ -52,7 +50,9 @@ SharedAgentToken BearerAuth::verified(std::string_view token, int64_t now_s) con
       remembered_.erase(it);
     }
   }
-  auto agent = std::make_shared<const AgentToken>(verify_agent_token(token, issuer_, audience_, now_s));  // throws when refused
+  auto claims = verify_agent_token(token, issuer_, audience_, now_s);
+  if (!claims) return std::move(claims).error();
+  SharedAgentToken agent = std::make_shared<const AgentToken>(std::move(*claims));
   std::lock_guard<std::mutex> lock(mutex_);
   if (remembered_.size() >= kMaxRemembered) remembered_.clear();
   remembered_.insert_or_assign(std::string(token), agent);

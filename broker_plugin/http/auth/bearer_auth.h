@@ -38,7 +38,7 @@ class BearerAuth {
                                                      int64_t now_s) const;
 
  private:
-  SharedAgentToken verified(std::string_view token, int64_t now_s) const;
+  Result<SharedAgentToken> verified(std::string_view token, int64_t now_s) const;
 
   Ed25519PublicKey issuer_;
   std::string audience_;

@@ -106,15 +106,15 @@ TEST(CatalogueHealth, ThrottlingWordBits) {
 }
 
 TEST(CatalogueNetwork, RoutesAndResolvers) {
-  const auto v4 = parse_default_route_v4(read_file(kPi + "/proc/net/route"));
+  const auto v4 = parse_default_route_v4(read_file(kPi + "/proc/net/route").value());
   ASSERT_TRUE(v4);
   EXPECT_EQ(v4->gateway, "192.168.1.1");  // wlan0's metric 600 beats eth0's 700
   EXPECT_EQ(v4->interface, "wlan0");
-  const auto v6 = parse_default_route_v6(read_file(kPi + "/proc/net/ipv6_route"));
+  const auto v6 = parse_default_route_v6(read_file(kPi + "/proc/net/ipv6_route").value());
   ASSERT_TRUE(v6);
   EXPECT_EQ(v6->gateway, "fe80::1");
   EXPECT_EQ(v6->interface, "wlan0");
-  EXPECT_EQ(parse_resolv_conf(read_file(kPi + "/etc/resolv.conf")), (std::vector<std::string>{"192.168.1.1", "fd00::1"}));
+  EXPECT_EQ(parse_resolv_conf(read_file(kPi + "/etc/resolv.conf").value()), (std::vector<std::string>{"192.168.1.1", "fd00::1"}));
   EXPECT_EQ(interface_state("dormant"), "down");
 }
 
@@ -133,7 +133,7 @@ TEST(CatalogueNetwork, StatusDocumentFromTheRecordedTree) {
 }
 
 TEST(CatalogueProcesses, StatLineWithParenthesesInTheName) {
-  const auto f = parse_pid_stat(read_file(kPi + "/proc/4242/stat"));
+  const auto f = parse_pid_stat(read_file(kPi + "/proc/4242/stat").value());
   ASSERT_TRUE(f);
   EXPECT_EQ(f->comm, "python3 (worker) x");
   EXPECT_EQ(f->state, 'R');
@@ -203,7 +203,7 @@ TEST(CatalogueProcesses, DetailsCarryIoCountersAndCpuTimes) {
 
 TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   const uint64_t now_us = 1763800600ull * 1'000'000;  // ten minutes after ActiveEnterTimestamp
-  ServiceStatus s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt")), now_us);
+  ServiceStatus s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()), now_us);
   EXPECT_EQ(s.name, "nginx.service");
   EXPECT_EQ(s.status, "active");
   EXPECT_EQ(s.sub_status, "running");
@@ -215,7 +215,7 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   EXPECT_TRUE(s.can_reload);
   expect_valid("service.unit.get.output@1.0.0", service_status_json(s));
 
-  s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_stopped.txt")), now_us);
+  s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_stopped.txt").value()), now_us);
   EXPECT_EQ(s.status, "inactive");
   EXPECT_FALSE(s.enabled);
   EXPECT_FALSE(s.memory_bytes);   // "[not set]"
@@ -225,7 +225,7 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   EXPECT_FALSE(d.HasMember("pid"));
 
   try {
-    service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_missing.txt")), now_us);
+    service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_missing.txt").value()), now_us);
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), ErrorCode::kBadRequest);
@@ -234,7 +234,7 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
 }
 
 TEST(CatalogueLogs, JournalExportEntries) {
-  const auto entries = parse_journal_export(read_file(kFixtures + "/journal_export.txt"));
+  const auto entries = parse_journal_export(read_file(kFixtures + "/journal_export.txt").value());
   ASSERT_EQ(entries.size(), 13u);
   const LogEntry first = log_entry_from_fields(entries[0]);
   EXPECT_EQ(first.ts_ms, 1763800000000);
@@ -252,7 +252,7 @@ TEST(CatalogueLogs, JournalExportEntries) {
 }
 
 TEST(CatalogueLogs, NewestFirstFilteringAndPaging) {
-  const auto fields = parse_journal_export(read_file(kFixtures + "/journal_export.txt"));
+  const auto fields = parse_journal_export(read_file(kFixtures + "/journal_export.txt").value());
   auto page = [&](LogQuery q) {
     size_t next = fields.size();
     return page_newest_first(q, [&]() -> std::optional<LogEntry> {

@@ -26,7 +26,7 @@ const std::string kEnrolled =
     "capability.metrics = system.metrics rate_limit_rps=5 max_concurrency=2 deadline_ms_default=2000\n";
 
 DeviceConfig parse(const std::string& text) {
-  return parse_device_config(parse_config_text(text, "/etc/fleetmcp/device.conf"), "/etc/fleetmcp/device.conf",
+  return parse_device_config(parse_config_text(text, "/etc/fleetmcp/device.conf").value(), "/etc/fleetmcp/device.conf",
                              "/etc/fleetmcp");
 }
 

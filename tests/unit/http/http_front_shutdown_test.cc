@@ -57,7 +57,7 @@ std::string agent_token(const Ed25519PrivateKey& issuer) {
   t.iat = now_ms() / 1000;
   t.exp = t.iat + 3600;
   t.scopes = {"tools:call:read_only"};
-  return issue_agent_token(t, issuer);
+  return issue_agent_token(t, issuer).value();
 }
 
 TEST(HttpFrontShutdown, ACallInFlightIsAnsweredServiceUnavailableWhenTheFrontStops) {

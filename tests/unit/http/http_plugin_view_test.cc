@@ -121,7 +121,7 @@ TEST_F(PluginViewTest, TelemetryReachesWatchersUntilTheyLetGo) {
 TEST_F(PluginViewTest, RevokedTokenIdsAreSeen) {
   EXPECT_FALSE(view.token_revoked("01JD0000000000000000000000"));
   f.revoke("01jd0000000000000000000000");
-  view.set_revocations(std::make_shared<const RevocationList>(RevocationList::load((f.dir() / "revoked.txt").string())));
+  view.set_revocations(std::make_shared<const RevocationList>(RevocationList::load((f.dir() / "revoked.txt").string()).value()));
   EXPECT_TRUE(view.token_revoked("01JD0000000000000000000000"));
 }
 

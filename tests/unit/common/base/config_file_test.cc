@@ -33,7 +33,7 @@ std::string message_of(const std::function<void()>& f) {
 }
 
 TEST(ConfigFile, ParsesEntriesWithFileAndLine) {
-  const auto entries = parse_config_text(kDeviceConf, "device.conf");
+  const auto entries = parse_config_text(kDeviceConf, "device.conf").value();
   ASSERT_EQ(entries.size(), 6u);
   EXPECT_EQ(entries[0].key, "node_id");
   EXPECT_EQ(entries[0].value, "01jd3x0000000000000000000a");
@@ -51,13 +51,17 @@ TEST(ConfigFile, ParsesEntriesWithFileAndLine) {
 }
 
 TEST(ConfigFile, LineWithoutEqualsNamesFileAndLine) {
-  const auto msg = message_of([] { parse_config_text("a = 1\n# c\njust words\n", "dev.conf"); });
-  EXPECT_EQ(msg.rfind("dev.conf:3: ", 0), 0u) << msg;
-  EXPECT_EQ(message_of([] { parse_config_text("= 1\n", "dev.conf"); }).rfind("dev.conf:1: ", 0), 0u);
+  const auto words = parse_config_text("a = 1\n# c\njust words\n", "dev.conf");
+  ASSERT_FALSE(words.ok());
+  EXPECT_EQ(words.error().code, ErrorCode::kBadRequest);
+  EXPECT_EQ(words.error().message.rfind("dev.conf:3: ", 0), 0u) << words.error().message;
+  const auto no_key = parse_config_text("= 1\n", "dev.conf");
+  ASSERT_FALSE(no_key.ok());
+  EXPECT_EQ(no_key.error().message.rfind("dev.conf:1: ", 0), 0u) << no_key.error().message;
 }
 
 TEST(ConfigFile, TypedValuesNameFileLineAndKey) {
-  const auto e = parse_config_text("x = 1\nrate = 12\nratio = 0.5\non = yes\nbad = 1e\noff = off\n", "d.conf");
+  const auto e = parse_config_text("x = 1\nrate = 12\nratio = 0.5\non = yes\nbad = 1e\noff = off\n", "d.conf").value();
   EXPECT_EQ(e[1].as_int(1, 50), 12);
   EXPECT_DOUBLE_EQ(e[2].as_number(0, 1), 0.5);
   EXPECT_TRUE(e[3].as_bool());
@@ -80,14 +84,16 @@ TEST(ConfigFile, TypedValuesNameFileLineAndKey) {
 TEST(ConfigFile, ReadsFilesAndNamesTheMissingOne) {
   const auto path = std::filesystem::temp_directory_path() / ("config_test_" + std::to_string(::getpid()) + ".conf");
   std::ofstream(path) << kDeviceConf;
-  const auto entries = read_config_file(path.string());
+  const auto entries = read_config_file(path.string()).value();
   ASSERT_EQ(entries.size(), 6u);
   EXPECT_EQ(entries[1].file, path.string());
   std::ofstream(path, std::ios::trunc).flush();
-  EXPECT_TRUE(read_config_file(path.string()).empty()) << "an empty file is an empty config";
+  EXPECT_TRUE(read_config_file(path.string())->empty()) << "an empty file is an empty config";
   std::filesystem::remove(path);
-  const auto msg = message_of([&] { read_config_file(path.string()); });
-  EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
+  const auto missing = read_config_file(path.string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kBadRequest);
+  EXPECT_NE(missing.error().message.find(path.string()), std::string::npos) << missing.error().message;
 }
 
 }  // namespace

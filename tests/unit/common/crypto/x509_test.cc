@@ -26,7 +26,7 @@ using testing::PkeyPtr;
 // A certificate minted by the test PKI, so validity periods and issuers can be anything.
 Certificate make_cert(const CertificateSpec& s, EVP_PKEY* subject_key, const Certificate* issuer, EVP_PKEY* issuer_key) {
   const auto x509 = testing::mint_certificate(s, subject_key, issuer ? issuer->native() : nullptr, issuer_key);
-  return Certificate::from_x509(x509.get());  // takes its own reference
+  return Certificate::from_x509(x509.get()).value();  // takes its own reference
 }
 
 class X509Test : public ::testing::Test {
@@ -54,7 +54,7 @@ TEST_F(X509Test, LeafChainsToItsCa) {
   Ed25519PublicKey expected{};
   size_t len = expected.size();
   EVP_PKEY_get_raw_public_key(leaf_key.get(), expected.data(), &len);
-  EXPECT_EQ(cert.ed25519_public_key(), expected);
+  EXPECT_EQ(cert.ed25519_public_key().value(), expected);
 }
 
 TEST_F(X509Test, AnotherCaWithTheSameNameFails) {
@@ -102,34 +102,31 @@ TEST_F(X509Test, ThumbprintIsSha256OfDerAsOpenSslComputesIt) {
   ASSERT_GE(out.size(), 64u) << "openssl or sha256sum missing";
   EXPECT_EQ(cert.thumbprint(), out.substr(0, 64));
   EXPECT_EQ(cert.thumbprint().size(), 64u);
-  EXPECT_EQ(Certificate::from_pem(cert.to_pem()).thumbprint(), cert.thumbprint());
-  EXPECT_EQ(Certificate::from_pem(cert.to_pem()).der(), cert.der());
+  EXPECT_EQ(Certificate::from_pem(cert.to_pem())->thumbprint(), cert.thumbprint());
+  EXPECT_EQ(Certificate::from_pem(cert.to_pem())->der(), cert.der());
 }
 
 TEST_F(X509Test, FromPemRejectsGarbageAndBundlesNamingTheOrigin) {
   const std::string pem = leaf(now_s - 60, now_s + day).to_pem();
   for (const std::string& bad : {std::string("garbage"), std::string(), pem + ca.to_pem()}) {
-    try {
-      Certificate::from_pem(bad, "node.crt");
-      FAIL() << "accepted";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::kAttestationFailed);
-      EXPECT_EQ(e.envelope().message.rfind("node.crt: ", 0), 0u) << e.envelope().message;
-    }
+    const auto refused = Certificate::from_pem(bad, "node.crt");
+    ASSERT_FALSE(refused.ok()) << "accepted";
+    EXPECT_EQ(refused.error().code, ErrorCode::kAttestationFailed);
+    EXPECT_EQ(refused.error().message.rfind("node.crt: ", 0), 0u) << refused.error().message;
   }
-  EXPECT_THROW(Certificate::load_pem_file("/nonexistent/node.crt"), Error);
+  const auto missing = Certificate::load_pem_file("/nonexistent/node.crt");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kAttestationFailed);
+  EXPECT_NE(missing.error().message.find("/nonexistent/node.crt"), std::string::npos) << missing.error().message;
 }
 
 TEST_F(X509Test, NonEd25519KeyIsRefused) {
   auto ec = new_p256_key();
   const auto cert = make_cert({"ec", "acme", false, now_s - 60, now_s + day}, ec.get(), &ca, ca_key.get());
   EXPECT_TRUE(cert.is_issued_by(ca, now_ms()));
-  try {
-    cert.ed25519_public_key();
-    FAIL() << "P-256 key accepted as Ed25519";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kAttestationFailed);
-  }
+  const auto key = cert.ed25519_public_key();
+  ASSERT_FALSE(key.ok()) << "P-256 key accepted as Ed25519";
+  EXPECT_EQ(key.error().code, ErrorCode::kAttestationFailed);
 }
 
 class RevocationListTest : public ::testing::Test {
@@ -140,23 +137,20 @@ class RevocationListTest : public ::testing::Test {
 };
 
 TEST_F(RevocationListTest, MissingFileIsEmpty) {
-  const auto list = RevocationList::load(path.string());
+  const auto list = RevocationList::load(path.string()).value();
   EXPECT_EQ(list.size(), 0u);
   EXPECT_FALSE(list.contains("01jd3x0000000000000000000a"));
 }
 
 TEST_F(RevocationListTest, MissingFileFailsClosedWhenRequired) {
-  try {
-    RevocationList::load(path.string(), /*missing_is_empty=*/false);
-    FAIL() << "a missing list was taken as empty";
-  } catch (const Error& e) {
-    EXPECT_NE(e.envelope().message.find(path.string() + " does not exist"), std::string::npos) << e.envelope().message;
-  }
+  const auto list = RevocationList::load(path.string(), /*missing_is_empty=*/false);
+  ASSERT_FALSE(list.ok()) << "a missing list was taken as empty";
+  EXPECT_NE(list.error().message.find(path.string() + " does not exist"), std::string::npos) << list.error().message;
 }
 
 TEST_F(RevocationListTest, ReadsIdsCommentsAndBlankLines) {
   write("# revoked\n01jd3x0000000000000000000a\n\n  01JD3X0000000000000000000B  # lost\r\n");
-  const auto list = RevocationList::load(path.string());
+  const auto list = RevocationList::load(path.string()).value();
   EXPECT_EQ(list.size(), 2u);
   EXPECT_TRUE(list.contains("01jd3x0000000000000000000a"));
   EXPECT_TRUE(list.contains("01jd3x0000000000000000000b")) << "uppercase entries are stored lowercase";
@@ -165,12 +159,9 @@ TEST_F(RevocationListTest, ReadsIdsCommentsAndBlankLines) {
 
 TEST_F(RevocationListTest, MalformedLineNamesFileAndLine) {
   write("01jd3x0000000000000000000a\n\nnot-an-id\n");
-  try {
-    RevocationList::load(path.string());
-    FAIL() << "accepted";
-  } catch (const Error& e) {
-    EXPECT_NE(e.envelope().message.find(path.string() + ":3"), std::string::npos) << e.envelope().message;
-  }
+  const auto list = RevocationList::load(path.string());
+  ASSERT_FALSE(list.ok()) << "accepted";
+  EXPECT_NE(list.error().message.find(path.string() + ":3"), std::string::npos) << list.error().message;
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ namespace {
 
 const std::string kVectors = std::string(FLEETMCP_SOURCE_DIR) + "/docs/vectors/";
 
-std::string vector_file(const std::string& name) { return read_file(kVectors + name); }
+std::string vector_file(const std::string& name) { return read_file(kVectors + name).value(); }
 
 std::string string_at(const json::Value& object, const char* key) {
   return std::string(json::get_string(object, key).value_or(""));
@@ -32,7 +32,7 @@ std::string string_at(const json::Value& object, const char* key) {
 
 ManifestVerifier verifier_with(RevocationList revoked) {
   return ManifestVerifier(SchemaRegistry::load(std::string(FLEETMCP_SOURCE_DIR) + "/schemas"),
-                          Certificate::load_pem_file(kVectors + "ca.crt"),
+                          Certificate::load_pem_file(kVectors + "ca.crt").value(),
                           std::make_shared<const RevocationList>(std::move(revoked)));
 }
 
@@ -55,15 +55,15 @@ TEST_P(ValidVector, ResignsToTheSameBytesAndVerifies) {
   json::Document unsigned_doc = json::parse_strict(vector_file(name + ".unsigned.json"));
   auto& attestation = unsigned_doc["node_attestation"];
   attestation["kid"].SetString(string_at(expected, "kid").c_str(), unsigned_doc.GetAllocator());
-  const auto key = Ed25519PrivateKey::load_pem_file(kVectors + "node.key");
-  EXPECT_EQ(sign_manifest(unsigned_doc, key), published) << "re-signing must give the committed bytes";
+  const auto key = Ed25519PrivateKey::load_pem_file(kVectors + "node.key").value();
+  EXPECT_EQ(sign_manifest(unsigned_doc, key).value(), published) << "re-signing must give the committed bytes";
 
   EXPECT_EQ(blanked(published, true), vector_file(name + ".p0.jcs"));
   EXPECT_EQ(blanked(published, false), vector_file(name + ".p1.jcs"));
   EXPECT_EQ(blake3_256_hex(vector_file(name + ".p0.jcs")), string_at(expected, "payload_hash"));
   EXPECT_EQ(blake3_256_hex(published), string_at(expected, "etag"));
 
-  const auto cert = Certificate::load_pem_file(kVectors + "node.crt");
+  const auto cert = Certificate::load_pem_file(kVectors + "node.crt").value();
   EXPECT_EQ(cert.thumbprint(), string_at(expected, "kid"));
   AnnounceContext ctx;
   ctx.now_ms = *json::get_int64(expected, "now_ms");
@@ -80,7 +80,7 @@ INSTANTIATE_TEST_SUITE_P(Vectors, ValidVector, ::testing::Values("mock", "gpio")
 
 TEST(InvalidVectors, EachIsRefusedWithItsCode) {
   const json::Document cases = json::parse_strict(vector_file("invalid/cases.json"));
-  const auto cert = Certificate::load_pem_file(kVectors + "node.crt");
+  const auto cert = Certificate::load_pem_file(kVectors + "node.crt").value();
   ASSERT_GE(cases["cases"].Size(), 20u);
   for (const auto& row : cases["cases"].GetArray()) {
     const std::string name = string_at(row, "name");
