@@ -151,3 +151,10 @@ for cmd in "pki" "pki init" "pki enroll" "pki revoke" "token" "token issue" "tok
   "$FLEETCTL" $cmd --help >"$T/help" 2>&1 </dev/null || fail "fleetctl $cmd --help exits non-zero"
   assert_contains "$(cat "$T/help")" "usage: fleetctl" "fleetctl $cmd --help"
 done
+# A missing or unknown subcommand: the envelope names the choices, exit 2 (one dispatcher for all).
+for cmd in "pki bogus" "token" "manifest bogus"; do
+  # shellcheck disable=SC2086
+  answer=$("$FLEETCTL" $cmd 2>&1 </dev/null; echo $?)
+  refused "$answer" 2 E_BAD_REQUEST "fleetctl $cmd is refused as a usage error"
+  assert_contains "$REFUSAL" "fleetctl ${cmd%% *} " "fleetctl $cmd names the subcommands to use"
+done

@@ -37,6 +37,32 @@ void usage(std::FILE* out) {
 
 }  // namespace
 
+int fleetctl::print_help(const char* text) {
+  std::cout << text;
+  return kExitOk;
+}
+
+int fleetctl::run_subcommand(std::string_view command, std::initializer_list<Subcommand> subcommands,
+                             const char* help, const Argv& args) {
+  const std::string_view name = args.empty() ? std::string_view() : std::string_view(args[0]);
+  if (name == "--help" || name == "-h" || name == "help") return print_help(help);
+  const Argv rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+  std::string choices;
+  for (const Subcommand& s : subcommands) {
+    if (s.name == name) return s.run(rest);
+    if (!choices.empty()) choices += '|';
+    choices += s.name;
+  }
+  const std::string what(command);
+  std::cerr << fleetmcp::ErrorEnvelope(fleetmcp::ErrorCode::kBadRequest,
+                                       name.empty() ? what + " needs a subcommand"
+                                                    : "unknown " + what + " subcommand '" + std::string(name) + "'",
+                                       "use fleetctl " + what + " " + choices + " (see fleetctl " + what + " --help)")
+                   .to_json()
+            << "\n";
+  return kExitUsage;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     usage(argc < 2 ? stderr : stdout);

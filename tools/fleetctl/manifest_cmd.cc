@@ -253,17 +253,7 @@ int cmd_example(const Argv& argv) {
 }  // namespace
 
 int cmd_manifest(const Argv& args) {
-  const std::string sub = args.empty() ? "" : args[0];
-  const Argv rest(args.begin() + (args.empty() ? 0 : 1), args.end());
-  if (sub == "sign") return cmd_sign(rest);
-  if (sub == "verify") return cmd_verify(rest);
-  if (sub == "example") return cmd_example(rest);
-  if (sub == "--help" || sub == "-h" || sub == "help") {
-    std::fputs(kUsage, stdout);
-    return kExitOk;
-  }
-  std::fputs(kUsage, stderr);
-  return kExitUsage;
+  return run_subcommand("manifest", {{"sign", cmd_sign}, {"verify", cmd_verify}, {"example", cmd_example}}, kUsage, args);
 }
 
 }  // namespace fleetctl

@@ -86,11 +86,6 @@ constexpr const char* kPkiHelp =
 constexpr std::string_view kDefaultBroker = "mqtts://127.0.0.1:8883";
 constexpr int64_t kClockSkewS = 300;  // notBefore in the past: devices' clocks (no RTC on a Pi) lag
 
-int print_help(const char* text) {
-  std::cout << text;
-  return kExitOk;
-}
-
 // ---- OpenSSL ownership -----------------------------------------------------------------------
 
 struct OsslFree {
@@ -515,15 +510,8 @@ int pki_revoke(const Argv& argv) {
 }  // namespace
 
 int cmd_pki(const Argv& args) {
-  const std::string sub = args.empty() ? "" : args[0];
-  const Argv rest(args.begin() + (args.empty() ? 0 : 1), args.end());
-  if (sub == "init") return pki_init(rest);
-  if (sub == "enroll") return pki_enroll(rest);
-  if (sub == "bridge") return pki_bridge(rest);
-  if (sub == "revoke") return pki_revoke(rest);
-  if (sub == "--help" || sub == "-h" || sub == "help") return print_help(kPkiHelp);
-  throw Error(ErrorCode::kBadRequest, sub.empty() ? "pki needs a subcommand" : "unknown pki subcommand '" + sub + "'",
-              "use fleetctl pki init|enroll|bridge|revoke (see fleetctl pki --help)");
+  return run_subcommand("pki", {{"init", pki_init}, {"enroll", pki_enroll}, {"bridge", pki_bridge}, {"revoke", pki_revoke}},
+                        kPkiHelp, args);
 }
 
 }  // namespace fleetctl

@@ -52,11 +52,6 @@ constexpr std::string_view kDefaultAud = "fleetmcp";
 constexpr int64_t kMaxTtlS = 365 * 86400;
 constexpr int64_t kLeewayS = 30;
 
-int print_help(const char* text) {
-  std::cout << text;
-  return kExitOk;
-}
-
 bool all_of(std::string_view s, bool (*ok)(char)) { return std::all_of(s.begin(), s.end(), ok); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -189,13 +184,7 @@ int token_verify(const Argv& argv) {
 }  // namespace
 
 int cmd_token(const Argv& args) {
-  const std::string sub = args.empty() ? "" : args[0];
-  const Argv rest(args.begin() + (args.empty() ? 0 : 1), args.end());
-  if (sub == "issue") return token_issue(rest);
-  if (sub == "verify") return token_verify(rest);
-  if (sub == "--help" || sub == "-h" || sub == "help") return print_help(kTokenHelp);
-  throw Error(ErrorCode::kBadRequest, sub.empty() ? "token needs a subcommand" : "unknown token subcommand '" + sub + "'",
-              "use fleetctl token issue|verify (see fleetctl token --help)");
+  return run_subcommand("token", {{"issue", token_issue}, {"verify", token_verify}}, kTokenHelp, args);
 }
 
 }  // namespace fleetctl
