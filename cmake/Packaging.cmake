@@ -9,13 +9,17 @@
 #
 #   cmake -S . -B build-deb -DCMAKE_INSTALL_PREFIX=/usr -DFLEETMCP_BUILD_TESTS=OFF -DFLEETMCP_BUILD_BENCH=OFF
 #   cmake --build build-deb -j2 --target fleetctl fleetmcp-device fleetmcp_plugin
-#   (cd build-deb && cpack -G DEB)          # or: cmake --build build-deb --target package
+#   (cd build-deb && cpack -G DEB)          # packages what is built (no build of `all` first)
 #
 # The prefix must be /usr: the programs compile in where the installed schema bundle is
 # (FLEETMCP_INSTALL_SCHEMAS_DIR), and cpack refuses any other build (cmake/packaging/check.cmake).
 # The packages are built from their own component install rules below, so the project's plain
 # `cmake --install` rules stay as they are.
 include(GNUInstallDirs)
+# cpack (and `make install`) package what is built and do not build `all` first: CI builds only the
+# packaged programs in Release (scripts/test.sh), and tests that cpack side by side must not each
+# start a build of the whole tree in the same build directory. Build the targets above first.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 
 set(FLEETMCP_PACKAGING_DIR ${CMAKE_CURRENT_LIST_DIR}/packaging)
 set(FLEETMCP_PACKAGE_PREFIX /usr)
