@@ -1,9 +1,10 @@
 // The one error type of fleetmcp: the RFC-0001 §4 envelope (plus E_BAD_REQUEST, docs/protocol.md D4).
 //
-// Project rule (docs/protocol.md §9, "How we write code"): an operation that fails throws fleetmcp::Error;
-// expected outcomes such as an ACL verdict or a cache miss are ordinary return values. Errors are
-// caught only at boundaries: main(), a broker callback (the C ABI), an HTTP handler, a device's
-// command dispatcher. There the envelope is what the user sees.
+// A failure that is a value is a Result<T> / Status holding an ErrorEnvelope (common/base/result.h);
+// fleetmcp::Error carries the envelope where a failure must be thrown: constructors and start-up
+// code (docs/CONTRIBUTING.md "Errors"). Thrown errors are caught only at boundaries: main(), a
+// broker callback (the C ABI), a device's command dispatcher. There the envelope is what the user
+// sees. Expected outcomes such as an ACL verdict or a cache miss are ordinary return values.
 #pragma once
 
 #include <cstdint>
