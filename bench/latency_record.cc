@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <utility>
 
 namespace fleetmcp::bench {
 
@@ -37,12 +38,11 @@ uint64_t LatencyRecord::failed_count() const {
 }
 
 void add_percentiles(json::Value& object, const LatencySummary& s, json::Allocator& alloc) {
-  object.AddMember("mean_ms", s.mean_ms, alloc);
-  object.AddMember("p50_ms", s.p50_ms, alloc);
-  object.AddMember("p90_ms", s.p90_ms, alloc);
-  object.AddMember("p99_ms", s.p99_ms, alloc);
-  object.AddMember("p999_ms", s.p999_ms, alloc);
-  object.AddMember("max_ms", s.max_ms, alloc);
+  using Field = double LatencySummary::*;
+  static constexpr std::pair<const char*, Field> kFields[] = {
+      {"mean_ms", &LatencySummary::mean_ms}, {"p50_ms", &LatencySummary::p50_ms}, {"p90_ms", &LatencySummary::p90_ms},
+      {"p99_ms", &LatencySummary::p99_ms},   {"p999_ms", &LatencySummary::p999_ms}, {"max_ms", &LatencySummary::max_ms}};
+  for (const auto& [name, field] : kFields) object.AddMember(rapidjson::StringRef(name), s.*field, alloc);
 }
 
 LatencySummary LatencyRecord::ok_summary() { return summarize(latencies_ms_); }

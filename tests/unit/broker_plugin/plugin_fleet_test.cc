@@ -14,12 +14,7 @@
 namespace fleetmcp::plugin {
 namespace {
 
-using testing::FakeClient;
-using testing::PluginFixture;
-using testing::TestNode;
-
-using testing::parse;
-using testing::topic;
+using namespace fleetmcp::testing;  // the fake broker, its fixture and test nodes
 
 class FleetPluginTest : public ::testing::Test {
  protected:

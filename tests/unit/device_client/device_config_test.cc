@@ -80,9 +80,48 @@ TEST(DeviceConfig, DefaultsWhenOptionalKeysAreAbsent) {
   EXPECT_EQ(c.capabilities[0].constraints.deadline_ms_default, 2000);
 }
 
-TEST(DeviceConfig, MissingKeyNamesFileAndKey) {
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "tenant", "# no tenant")),
-            "/etc/fleetmcp/device.conf: tenant: required key is missing");
+// One mistake per row: the line of kEnrolled that starts with `key` becomes `line` (no key: `line` is
+// added at the end), and the user reads `message`, which names the file, the line and the key.
+struct Mistake {
+  const char* key;
+  const char* line;
+  const char* message;
+};
+
+const Mistake kMistakes[] = {
+    {"tenant", "# no tenant", "/etc/fleetmcp/device.conf: tenant: required key is missing"},
+    {"node_id", "node_id = 01JD3X4M5N6P7Q8R9S0T1V2W3X",
+     "/etc/fleetmcp/device.conf:2: node_id: must be a lowercase 26-character ULID"},
+    {"manifest_ttl_s", "manifest_ttl_s = 90000",
+     "/etc/fleetmcp/device.conf:9: manifest_ttl_s: '90000' is not an integer from 4 to 86400"},
+    {"telemetry_interval_ms", "telemetry_interval_ms = fast",
+     "/etc/fleetmcp/device.conf:8: telemetry_interval_ms: 'fast' is not an integer from 1000 to 3600000"},
+    {nullptr, "colour = blue", "/etc/fleetmcp/device.conf:12: colour: unknown key (see docs/device-client.md for the keys)"},
+    {nullptr, "tenant = other", "/etc/fleetmcp/device.conf:12: tenant: given twice; keep one"},
+    // A device connects only over mutual TLS.
+    {"broker", "broker = mqtt://127.0.0.1:1883",
+     "/etc/fleetmcp/device.conf:4: broker: must be an mqtts:// URI: a device connects only over mutual TLS "
+     "(docs/protocol.md section 2)"},
+    {"broker", "broker = mqtts://broker:99999",
+     "/etc/fleetmcp/device.conf:4: broker.port: '99999' is not an integer from 1 to 65535"},
+    // A capability line's errors name the token.
+    {"capability.echo", "capability.echo = system.echo max_concurrency=0",
+     "/etc/fleetmcp/device.conf:10: capability.echo.max_concurrency: '0' is not an integer from 1 to 1024"},
+    {"capability.echo", "capability.echo = system.echo fast",
+     "/etc/fleetmcp/device.conf:10: capability.echo: expected name=value after the kind, got a bare word"},
+    {"capability.echo", "capability.Echo = system.echo",
+     "/etc/fleetmcp/device.conf:10: capability.Echo: cap_id must match ^[a-z][a-z0-9_]{0,17}$ (RFC-0001 "
+     "section 3)"},
+    {"capability.echo", "capability.echo =",
+     "/etc/fleetmcp/device.conf:10: capability.echo: expected '<kind> [name=value ...]', e.g. 'system.echo "
+     "max_concurrency=4'"},
+};
+
+TEST(DeviceConfig, EachMistakeNamesFileLineAndKey) {
+  for (const Mistake& m : kMistakes) {
+    const std::string text = m.key ? replace_line(kEnrolled, m.key, m.line) : kEnrolled + m.line + "\n";
+    EXPECT_EQ(error_of(text), m.message) << m.line;
+  }
 }
 
 TEST(DeviceConfig, NoCapabilityIsAnError) {
@@ -91,40 +130,10 @@ TEST(DeviceConfig, NoCapabilityIsAnError) {
   EXPECT_EQ(error_of(text), "/etc/fleetmcp/device.conf: capability.<cap_id>: required key is missing");
 }
 
-TEST(DeviceConfig, ErrorsNameFileLineAndKey) {
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "node_id", "node_id = 01JD3X4M5N6P7Q8R9S0T1V2W3X")),
-            "/etc/fleetmcp/device.conf:2: node_id: must be a lowercase 26-character ULID");
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "manifest_ttl_s", "manifest_ttl_s = 90000")),
-            "/etc/fleetmcp/device.conf:9: manifest_ttl_s: '90000' is not an integer from 4 to 86400");
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "telemetry_interval_ms", "telemetry_interval_ms = fast")),
-            "/etc/fleetmcp/device.conf:8: telemetry_interval_ms: 'fast' is not an integer from 1000 to 3600000");
-  EXPECT_EQ(error_of(kEnrolled + "colour = blue\n"),
-            "/etc/fleetmcp/device.conf:12: colour: unknown key (see docs/device-client.md for the keys)");
-  EXPECT_EQ(error_of(kEnrolled + "tenant = other\n"), "/etc/fleetmcp/device.conf:12: tenant: given twice; keep one");
-}
-
-TEST(DeviceConfig, BrokerMustBeMutualTls) {
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "broker", "broker = mqtt://127.0.0.1:1883")),
-            "/etc/fleetmcp/device.conf:4: broker: must be an mqtts:// URI: a device connects only over mutual TLS "
-            "(docs/protocol.md section 2)");
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "broker", "broker = mqtts://broker:99999")),
-            "/etc/fleetmcp/device.conf:4: broker.port: '99999' is not an integer from 1 to 65535");
+TEST(DeviceConfig, BrokerUriBecomesThePahoUri) {
   EXPECT_EQ(parse(replace_line(kEnrolled, "broker", "broker = mqtts://fleet.example")).paho_uri,
             "ssl://fleet.example:8883");
   EXPECT_EQ(parse(replace_line(kEnrolled, "broker", "broker = mqtts://[::1]:8884")).paho_uri, "ssl://[::1]:8884");
-}
-
-TEST(DeviceConfig, CapabilityLineErrorsNameTheToken) {
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "capability.echo", "capability.echo = system.echo max_concurrency=0")),
-            "/etc/fleetmcp/device.conf:10: capability.echo.max_concurrency: '0' is not an integer from 1 to 1024");
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "capability.echo", "capability.echo = system.echo fast")),
-            "/etc/fleetmcp/device.conf:10: capability.echo: expected name=value after the kind, got a bare word");
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "capability.echo", "capability.Echo = system.echo")),
-            "/etc/fleetmcp/device.conf:10: capability.Echo: cap_id must match ^[a-z][a-z0-9_]{0,17}$ (RFC-0001 "
-            "section 3)");
-  EXPECT_EQ(error_of(replace_line(kEnrolled, "capability.echo", "capability.echo =")),
-            "/etc/fleetmcp/device.conf:10: capability.echo: expected '<kind> [name=value ...]', e.g. 'system.echo "
-            "max_concurrency=4'");
 }
 
 TEST(DeviceConfig, CapabilityKeepsItsOwnSettingsForTheHandler) {
