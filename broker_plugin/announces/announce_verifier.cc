@@ -15,10 +15,6 @@ AnnounceOutcome refused(ErrorEnvelope error, const Digest32& digest, std::string
   return out;
 }
 
-CachedVerdict::Signature signature_state(const Status& signature) {
-  return signature ? CachedVerdict::Signature::kValid : CachedVerdict::Signature::kInvalid;
-}
-
 }  // namespace
 
 AnnounceVerifier::AnnounceVerifier(std::shared_ptr<const SchemaRegistry> schemas, Certificate ca,
@@ -35,9 +31,9 @@ AnnounceOutcome AnnounceVerifier::check(std::string_view payload, const Announce
   CachedVerdict* verdict = cache_.find(digest);
   const bool hit = verdict != nullptr;
   if (!hit) verdict = &cache_.put(digest, analyse(payload, digest, facts.certificate));
-  if (verdict->parse_error) return refused(*verdict->parse_error, digest, hex_lower(digest), nullptr);
+  if (!verdict->manifest) return refused(verdict->manifest.error(), digest, hex_lower(digest), nullptr);
 
-  const auto& manifest = verdict->manifest;
+  const auto& manifest = *verdict->manifest;
   Status checks = verifier_.check_after_parse(manifest->facts(), facts, [&](const Certificate& cert) {
     return signature_of(*verdict, payload, cert);
   });  // 4–9
@@ -53,33 +49,22 @@ AnnounceOutcome AnnounceVerifier::check(std::string_view payload, const Announce
 
 CachedVerdict AnnounceVerifier::analyse(std::string_view payload, const Digest32& digest,
                                         const Certificate* cert) const {
-  CachedVerdict verdict;
   auto parsed = verifier_.parse(payload);  // 1–3
-  if (!parsed) {
-    verdict.parse_error = std::move(parsed).error();
-    return verdict;
-  }
-  verdict.manifest = std::make_shared<const ManifestSummary>(ManifestSummary::from(*parsed, digest));
+  if (!parsed) return CachedVerdict{std::move(parsed).error(), std::nullopt};
+  CachedVerdict verdict{std::make_shared<const ManifestSummary>(ManifestSummary::from(*parsed, digest)), std::nullopt};
   // The signature is checked now, while the document is at hand, when the certificate is the one
   // the manifest names; otherwise check 6 refuses first and check 7 is never needed for it.
-  if (cert != nullptr && cert->thumbprint() == parsed->kid) {
-    Status signature = ManifestVerifier::check_signature(*parsed, *cert);
-    verdict.signature = signature_state(signature);
-    if (!signature) verdict.signature_error = std::move(signature).error();
-  }
+  if (cert != nullptr && cert->thumbprint() == parsed->kid) verdict.signature = ManifestVerifier::check_signature(*parsed, *cert);
   return verdict;
 }
 
 Status AnnounceVerifier::signature_of(CachedVerdict& verdict, std::string_view payload, const Certificate& cert) const {
-  if (verdict.signature == CachedVerdict::Signature::kUnchecked) {
+  if (!verdict.signature) {
     // First time this payload meets the certificate its kid names: parse it again to verify.
     auto parsed = verifier_.parse(payload);
-    Status signature = parsed ? ManifestVerifier::check_signature(*parsed, cert) : Status(parsed.error());
-    verdict.signature = signature_state(signature);
-    if (!signature) verdict.signature_error = std::move(signature).error();
+    verdict.signature = parsed ? ManifestVerifier::check_signature(*parsed, cert) : Status(parsed.error());
   }
-  if (verdict.signature == CachedVerdict::Signature::kInvalid) return *verdict.signature_error;
-  return {};
+  return *verdict.signature;
 }
 
 }  // namespace fleetmcp::plugin

@@ -27,9 +27,7 @@ CachedVerdict& VerdictCache::put(const Digest32& digest, CachedVerdict verdict) 
     old_ = std::move(young_);
     young_ = Map();
   }
-  CachedVerdict& slot = young_[digest];
-  slot = std::move(verdict);
-  return slot;
+  return young_.insert_or_assign(digest, std::move(verdict)).first->second;
 }
 
 void VerdictCache::erase(const Digest32& digest) {

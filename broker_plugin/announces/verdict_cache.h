@@ -13,17 +13,15 @@
 #include <unordered_map>
 
 #include "broker_plugin/announces/manifest_summary.h"
-#include "common/base/error.h"
+#include "common/base/result.h"
 
 namespace fleetmcp::plugin {
 
 struct CachedVerdict {
-  enum class Signature : uint8_t { kUnchecked, kValid, kInvalid };
-
-  std::optional<ErrorEnvelope> parse_error;         // checks 1–3 refused the bytes
-  std::shared_ptr<const ManifestSummary> manifest;  // checks 1–3 passed
-  Signature signature = Signature::kUnchecked;
-  std::optional<ErrorEnvelope> signature_error;
+  // Checks 1–3: the manifest's summary, or why the bytes were refused.
+  Result<std::shared_ptr<const ManifestSummary>> manifest;
+  // Check 7 against the certificate the manifest's kid names; empty until it was first needed.
+  std::optional<Status> signature;
 };
 
 class VerdictCache {

@@ -142,7 +142,7 @@ TEST(VerdictCache, BoundedWithTwoGenerations) {
     d[0] = n;
     return d;
   };
-  for (uint8_t i = 0; i < 6; ++i) cache.put(digest(i), CachedVerdict{});
+  for (uint8_t i = 0; i < 6; ++i) cache.put(digest(i), CachedVerdict{nullptr, std::nullopt});
   EXPECT_EQ(cache.find(digest(0)), nullptr);  // dropped with an old generation
   EXPECT_EQ(cache.find(digest(1)), nullptr);
   EXPECT_NE(cache.find(digest(2)), nullptr);  // old generation: promoted back
