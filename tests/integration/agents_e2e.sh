@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Agents at fleet scale (issue 14) end to end: mosquitto with the plugin and its HTTP front in the
-# by_kind tools mode, `fleetmcp-device --simulate 3 --catalogue` (the Doc 05 kinds), one acme
+# tools mode the shipped mosquitto.conf sets (by_kind, docs/protocol.md D26), `fleetmcp-device --simulate 3 --catalogue` (the Doc 05 kinds), one acme
 # node in its own process (killed to go offline), one node of tenant "other", and clients: the
 # official MCP SDK (tests/node/agents_client.mjs: by_kind list and calls, fleet_read, two-phase
 # GPIO, list_changed, tenant isolation), mcp-remote (the Claude Desktop stdio path) and the MCP
@@ -8,7 +8,11 @@
 . "$(dirname "$0")/lib.sh"
 
 N=3
-E2E_BROKER_LINES=("plugin_opt_http_tools_mode by_kind")
+# The shipped configuration's line, so the conformance rows this test stands for (docs/conformance.md:
+# projected names, x-safety-class, result wrapping) are checked on what users run.
+shipped=$(grep '^plugin_opt_http_tools_mode ' "$SRC/mosquitto.conf") || fail "mosquitto.conf sets no tools mode"
+assert_eq "$shipped" "plugin_opt_http_tools_mode by_kind" "the shipped mosquitto.conf serves the by_kind tools mode"
+E2E_BROKER_LINES=("$shipped")
 e2e_start "$N" --catalogue
 LONE=$(device_enroll 1 "$PORT_TLS")
 mkdir -p "$T/lone" && ln -s "$T/pki/nodes/$LONE" "$T/lone/$LONE"  # --catalogue needs --simulate

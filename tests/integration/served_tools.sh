@@ -7,7 +7,8 @@
 # node_id or cap_id): it is the kind's template alone. No description, anywhere in a tool, cites
 # a specification (Doc 05, RFC, the design document, §) or keeps a placeholder; a split type union lists each
 # enum value in its own type's branch only; initialize's instructions describe the mode served and
-# serverInfo.version is the build's (CMake's project version).
+# serverInfo.version is the build's (CMake's project version). Every name fits 64 characters, and a
+# forged cursor is refused (RFC 004 A.15) in every mode.
 . "$(dirname "$0")/lib.sh"
 
 pki_init
@@ -124,6 +125,13 @@ const named = instructions.match(/\b(fleet_[a-z_]+|system_[a-z_]+)\b/g) ?? [];
 check(named.every((n) => names.includes(n)), 'every tool the instructions name is listed', named);
 check(client.getServerVersion()?.version === process.env.VERSION, `serverInfo.version is the build's (${process.env.VERSION})`,
       client.getServerVersion());
+
+// Names clients keep whole: at most 64 characters of [A-Za-z0-9_.-] (longer ones are cut or dropped).
+const unfit = names.filter((n) => n.length > 64 || !/^[A-Za-z0-9_.-]+$/.test(n));
+check(unfit.length === 0, `every one of ${names.length} names fits 64 characters`, unfit);
+// RFC 004 A.15: a cursor this server did not issue is invalid params, in every mode.
+const forged = await client.listTools({ cursor: 'c3lzZWNoby4w' }).then(() => 0, (e) => e.code);
+check(forged === -32602, 'a forged cursor is refused with -32602', forged);
 process.exit(0);
 JS
 done

@@ -117,8 +117,13 @@ std::string CompactTools::instructions() const {
          std::string(kFailureInstructions);
 }
 
-Result<json::Document> CompactTools::list(const FleetSnapshot&, std::string_view, const json::Value* /*cursor*/,
+Result<json::Document> CompactTools::list(const FleetSnapshot&, std::string_view, const json::Value* cursor,
                                           McpRevision revision) const {
+  // One page, so no cursor is ever issued here: any cursor is refused (RFC 004 A.15).
+  if (cursor != nullptr) {
+    return ErrorEnvelope(ErrorCode::kBadRequest, "the cursor is not one this server issued",
+                         "call tools/list without a cursor, or with the last nextCursor");
+  }
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);

@@ -1,8 +1,10 @@
 #include "broker_plugin/http/surface/kind_tools.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/surface/fleet_read.h"
@@ -11,6 +13,9 @@
 
 namespace fleetmcp::http {
 namespace {
+
+// Bound into by_kind cursors, so a per_node cursor (or another list's) is refused here.
+constexpr std::string_view kCursorContext = "tools/list by_kind";
 
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
 
@@ -146,15 +151,38 @@ std::shared_ptr<const KindTools::Groups> KindTools::groups(const FleetSnapshot& 
   return fresh;
 }
 
-Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* /*cursor*/,
+Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
                                       McpRevision revision) const {
+  const auto after = per_node_.cursors().last_item(kCursorContext, cursor);
+  if (!after) return after.error();
+  const auto by_name = groups(fleet, tenant);
+  // The served order: the kind tools by name, then the two fleet tools (no group).
+  std::vector<std::pair<std::string_view, const Group*>> served;
+  served.reserve(by_name->size() + 2);
+  for (const auto& [name, group] : *by_name) served.emplace_back(name, &group);
+  served.emplace_back(kFindNodesTool, nullptr);
+  served.emplace_back(kFleetReadTool, nullptr);
+  size_t i = 0;
+  if (*after) {
+    const auto at = std::find_if(served.begin(), served.end(), [&](const auto& s) { return s.first == **after; });
+    // A tool that has gone since the cursor was made: resume at the kind tools that sort after it.
+    i = at != served.end() ? static_cast<size_t>(at - served.begin()) + 1
+                           : static_cast<size_t>(std::distance(by_name->begin(), by_name->upper_bound(**after)));
+  }
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
-  for (const auto& [name, group] : *groups(fleet, tenant)) tools.PushBack(tool_json(per_node_, name, group, revision, a), a);
-  tools.PushBack(CompactTools::find_nodes_tool(revision, a), a);
-  tools.PushBack(fleet_read_tool(revision, a), a);
+  for (; i < served.size() && tools.Size() < per_node_.page_size(); ++i) {
+    const auto& [name, group] = served[i];
+    if (group != nullptr) {
+      tools.PushBack(tool_json(per_node_, std::string(name), *group, revision, a), a);
+    } else {
+      tools.PushBack(name == kFindNodesTool ? CompactTools::find_nodes_tool(revision, a) : fleet_read_tool(revision, a), a);
+    }
+  }
   d.AddMember("tools", tools, a);
+  // Only when something follows, as in per_node: the last page has no cursor.
+  if (i < served.size()) d.AddMember("nextCursor", str(per_node_.cursors().encode(kCursorContext, served[i - 1].first), a), a);
   return d;
 }
 

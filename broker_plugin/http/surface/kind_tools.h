@@ -39,8 +39,9 @@ class KindTools final : public ToolSurface {
  public:
   explicit KindTools(const PerNodeTools& per_node) : per_node_(per_node) {}
 
-  // The by_kind tools of the tenant in name order, then fleet_find_nodes and fleet_read; one page
-  // (a few dozen tools at most), whatever the cursor.
+  // The by_kind tools of the tenant in name order, then fleet_find_nodes and fleet_read, in pages of
+  // the per_node page size (one page with the default of 100: a few dozen tools at most). A cursor
+  // names the last tool of its page; E_BAD_REQUEST when it is not one this list issued.
   Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
                               McpRevision revision) const override;
   // Changes exactly when list would (the (kind, verb) set, classes, cap_id and node enums).

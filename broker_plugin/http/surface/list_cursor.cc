@@ -44,4 +44,15 @@ std::optional<std::string> CursorCodec::decode(std::string_view context, std::st
   return item;
 }
 
+Result<std::optional<std::string>> CursorCodec::last_item(std::string_view context, const json::Value* cursor) const {
+  const auto invalid = [](std::string_view what) {
+    return ErrorEnvelope(ErrorCode::kBadRequest, what, "call tools/list without a cursor, or with the last nextCursor");
+  };
+  if (cursor == nullptr) return std::optional<std::string>();
+  if (!cursor->IsString()) return invalid("cursor must be a string");
+  auto item = decode(context, std::string_view(cursor->GetString(), cursor->GetStringLength()));
+  if (!item) return invalid("the cursor is not one this server issued");
+  return item;
+}
+
 }  // namespace fleetmcp::http

@@ -10,6 +10,9 @@
 #include <string>
 #include <string_view>
 
+#include "common/base/json.h"
+#include "common/base/result.h"
+
 namespace fleetmcp::http {
 
 class CursorCodec {
@@ -18,6 +21,9 @@ class CursorCodec {
   std::string encode(std::string_view context, std::string_view last_item) const;
   // The last item, or nullopt when the cursor was not made by this codec for `context`.
   std::optional<std::string> decode(std::string_view context, std::string_view cursor) const;
+  // The last item the `cursor` param of a list request names: nullopt when there is none, and
+  // E_BAD_REQUEST when it is not a string this codec made for `context` (RFC 004 A.15).
+  Result<std::optional<std::string>> last_item(std::string_view context, const json::Value* cursor) const;
 
  private:
   std::array<unsigned char, 32> key_{};

@@ -136,29 +136,26 @@ json::Value PerNodeTools::tool_json(const FleetTool& tool, McpRevision revision,
 
 Result<json::Document> PerNodeTools::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
                                          McpRevision revision) const {
-  const auto invalid = [](std::string_view what) {
-    return ErrorEnvelope(ErrorCode::kBadRequest, what, "call tools/list without a cursor, or with the last nextCursor");
-  };
-  std::optional<std::string> after;
-  if (cursor != nullptr) {
-    if (!cursor->IsString()) return invalid("cursor must be a string");
-    after = std::string(cursor->GetString(), cursor->GetStringLength());
-  }
-  auto page = list_page(fleet, tenant, after, revision);
-  if (!page) return invalid("the cursor is not one this server issued");
-  return std::move(*page);
+  const auto after = cursors_.last_item(kCursorContext, cursor);
+  if (!after) return after.error();
+  return page_after(fleet, tenant, *after, revision);
 }
 
 std::optional<json::Document> PerNodeTools::list_page(const FleetSnapshot& fleet, std::string_view tenant,
                                                      const std::optional<std::string>& cursor,
                                                      McpRevision revision) const {
-  const auto& tools = fleet.tools(tenant);
-  auto it = tools.begin();
+  std::optional<std::string> after;
   if (cursor) {
-    const auto after = cursors_.decode(kCursorContext, *cursor);
+    after = cursors_.decode(kCursorContext, *cursor);
     if (!after) return std::nullopt;
-    it = tools.upper_bound(*after);
   }
+  return page_after(fleet, tenant, after, revision);
+}
+
+json::Document PerNodeTools::page_after(const FleetSnapshot& fleet, std::string_view tenant,
+                                        const std::optional<std::string>& after, McpRevision revision) const {
+  const auto& tools = fleet.tools(tenant);
+  auto it = after ? tools.upper_bound(*after) : tools.begin();
   json::Document result(rapidjson::kObjectType);
   auto& a = result.GetAllocator();
   json::Value list(rapidjson::kArrayType);

@@ -58,6 +58,10 @@ class PerNodeTools final : public ToolSurface {
   size_t page_size() const { return page_size_; }
 
  private:
+  // The page that starts after the tool named `after` (from the first tool without one).
+  json::Document page_after(const FleetSnapshot& fleet, std::string_view tenant, const std::optional<std::string>& after,
+                            McpRevision revision) const;
+
   std::shared_ptr<const SchemaRegistry> schemas_;
   ToolNameStyle style_;
   size_t page_size_;

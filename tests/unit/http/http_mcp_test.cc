@@ -567,6 +567,55 @@ TEST_F(McpTest, ByKindListFollowsTheFleetSnapshot) {
   EXPECT_TRUE(after.count("system_echo_invoke"));
 }
 
+// by_kind (the default mode) pages like per_node: every tool once, in order, the last page without a
+// cursor; a cursor it did not issue, or one per_node issued, is refused (RFC 004 A.15). Compact mode
+// never issues one, so it refuses any. Names fit the 64 characters clients keep in every mode.
+TEST_F(McpTest, ByKindToolsListPagesThroughEveryToolOnceAndRefusesForeignCursors) {
+  FrontFixture by_kind(FrontOptionList{{"http_tools_mode", "by_kind"}, {"http_page_size", "2"}});
+  const std::string t = by_kind.token();
+  const std::string sid = by_kind.open_session(t);
+  std::vector<std::string> names;
+  std::string params = "{}";
+  int pages = 0;
+  for (; pages < 10; ++pages) {
+    const auto body = body_of(*by_kind.rpc(sid, t, "tools/list", params));
+    ASSERT_TRUE(body.HasMember("result")) << json::to_string(body);
+    EXPECT_LE(body["result"]["tools"].Size(), 2u);
+    for (const auto& tool : body["result"]["tools"].GetArray()) names.emplace_back(tool["name"].GetString());
+    const auto cursor = json::get_string(body["result"], "nextCursor");
+    if (!cursor) break;
+    params = R"({"cursor":")" + std::string(*cursor) + "\"}";
+  }
+  // acme's kind tools in name order (echo, metrics snapshot and subscribe, the relay's get and set),
+  // then the two fleet tools.
+  EXPECT_EQ(names, (std::vector<std::string>{"system_echo_invoke", "system_metrics_snapshot", "system_metrics_subscribe",
+                                             "test_relay_get", "test_relay_set", "fleet_find_nodes", "fleet_read"}));
+  EXPECT_EQ(pages, 3);
+  for (const auto& n : names) EXPECT_LE(n.size(), 64u) << n;
+
+  const auto refused = [&](FrontFixture& front, const std::string& session, const std::string& token,
+                           const std::string& list_params) {
+    const auto body = body_of(*front.rpc(session, token, "tools/list", list_params));
+    return body.HasMember("error") && body["error"]["code"].GetInt() == -32602;
+  };
+  EXPECT_TRUE(refused(by_kind, sid, t, R"({"cursor":"c3lzZWNoby4w"})"));
+  EXPECT_TRUE(refused(by_kind, sid, t, R"({"cursor":7})"));
+  // A cursor per_node issued names a per_node tool: not one of this list's.
+  const std::string per_node_cursor = [&] {
+    FrontFixture per_node(FrontOptionList{{"http_page_size", "2"}});
+    const std::string pt = per_node.token();
+    const auto body = body_of(*per_node.rpc(per_node.open_session(pt), pt, "tools/list", "{}"));
+    return std::string(*json::get_string(body["result"], "nextCursor"));
+  }();
+  EXPECT_TRUE(refused(by_kind, sid, t, R"({"cursor":")" + per_node_cursor + "\"}"));
+
+  FrontFixture compact(FrontOptionList{{"http_tools_mode", "compact"}});
+  const std::string ct = compact.token();
+  const std::string csid = compact.open_session(ct);
+  EXPECT_FALSE(refused(compact, csid, ct, "{}"));
+  EXPECT_TRUE(refused(compact, csid, ct, R"({"cursor":"c3lzZWNoby4w"})"));
+}
+
 TEST_F(McpTest, CompactModeOffersThreeFleetToolsThatReachTheSameGate) {
   FrontFixture compact(FrontOptionList{{"http_tools_mode", "compact"}});
   const std::string t = compact.token();

@@ -185,6 +185,8 @@ TEST(FrontOptions, ParsesHttpKeysAndNamesTheBadOne) {
   EXPECT_EQ(o.sse_idle_timeout, milliseconds(1500));
   EXPECT_EQ(resource_url(o, 4321), "http://[::1]:4321/mcp");
   EXPECT_EQ(o.read_timeout, milliseconds(60000));  // the default
+  EXPECT_EQ(o.tools_mode, ToolsMode::kByKind);      // the default, as mosquitto.conf ships it (docs/protocol.md D26)
+  EXPECT_EQ(o.page_size, 100u);
   EXPECT_EQ(parse_front_options(front_option_set({{"http_read_timeout_ms", "1500"}})).value().read_timeout, milliseconds(1500));
   EXPECT_FALSE(parse_front_options(front_option_set({{"http_read_timeout_ms", "99"}})).ok());  // below 100 ms
   EXPECT_FALSE(parse_front_options(front_option_set({{"http_read_timeout_ms", "1s"}})).ok());
