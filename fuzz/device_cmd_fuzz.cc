@@ -14,6 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (why.empty()) fuzz::property_failed("read_cmd refused without saying why");
     return 0;
   }
-  fuzz::expect_ok_or_error([&] { check_cmd_envelope(*cmd); });
+  const auto env = check_cmd_envelope(*cmd);
+  if (!env && env.error().suggested_fix.empty()) fuzz::property_failed("a refused cmd without a suggested_fix");
   return 0;
 }

@@ -14,11 +14,8 @@ using tcp = asio::ip::tcp;
 
 // The ts_ms of a sample, if `json_text` is one.
 std::optional<int64_t> sample_time(std::string_view json_text) {
-  try {
-    return json::get_int64(json::parse_strict(json_text), "ts_ms");
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+  const auto doc = json::parse_strict(json_text);
+  return doc ? json::get_int64(*doc, "ts_ms") : std::nullopt;
 }
 
 // An SSE field line "name: value" (one optional space after the colon, as the SSE spec says).
@@ -103,12 +100,9 @@ void SseSubscriber::on_event(std::string_view type, std::string_view data) {
     if (type == "close") return end("close " + std::string(data));
     if (type == "metric") ts_ms = sample_time(data);
   } else if (type == "message") {
-    json::Document message;
-    try {
-      message = json::parse_strict(data);
-    } catch (const Error&) {
-      return end("unreadable message");
-    }
+    const auto parsed = json::parse_strict(data);
+    if (!parsed) return end("unreadable message");
+    const json::Document& message = *parsed;
     if (json::find(message, "id") != nullptr) return end("result");  // the call's final answer
     if (json::get_string(message, "method") != "notifications/progress") return;
     const json::Value* params = json::find(message, "params");

@@ -32,21 +32,14 @@ std::string finished(const rapidjson::StringBuffer& buffer) { return std::string
 
 // The error code of an RFC-0001 envelope body, or "" when the body is not one.
 std::string envelope_code(const std::string& body) {
-  try {
-    const json::Document doc = json::parse_strict(body);
-    return std::string(json::get_string(doc, "code").value_or(""));
-  } catch (const Error&) {
-    return "";
-  }
+  const auto doc = json::parse_strict(body);
+  return doc ? std::string(json::get_string(*doc, "code").value_or("")) : "";
 }
 
 std::string mcp_failure(const std::string& body) {
-  json::Document doc;
-  try {
-    doc = json::parse_strict(body);
-  } catch (const Error&) {
-    return "http 200 unreadable";
-  }
+  const auto parsed = json::parse_strict(body);
+  if (!parsed) return "http 200 unreadable";
+  const json::Document& doc = *parsed;
   if (const json::Value* error = json::find(doc, "error")) {
     return "rpc " + std::to_string(error->IsObject() ? json::get_int64(*error, "code").value_or(0) : 0);
   }

@@ -16,13 +16,9 @@ namespace fleetmcp::plugin {
 namespace {
 
 Status check_arguments(const SchemaRegistry& schemas, const VerbSpec& verb, std::string_view arguments_json) {
-  json::Document arguments;
-  try {
-    arguments = json::parse_strict(arguments_json, ErrorCode::kBadRequest);
-  } catch (const Error& e) {
-    return e.envelope();
-  }
-  if (const auto failure = schemas.validate(verb.input_schema, arguments)) {
+  const auto arguments = json::parse_strict(arguments_json, ErrorCode::kBadRequest);
+  if (!arguments) return arguments.error();
+  if (const auto failure = schemas.validate(verb.input_schema, *arguments)) {
     // RFC-0005 §8: arguments failing their schema are E_MANIFEST_INVALID, found before dispatch.
     return ErrorEnvelope(ErrorCode::kManifestInvalid,
                          "arguments do not match " + verb.input_schema + " at " + ascii_clamp(failure->path, 120) +
@@ -239,14 +235,13 @@ void CallDispatch::refuse(QueuedCall call, std::string tool, ErrorEnvelope error
 
 // A relayed cmd's msg_id, so that its ack (which the bridge carries back) is not audited here.
 void CallDispatch::note_relayed_cmd(std::string_view payload) {
-  try {
-    const json::Document cmd = json::parse_strict(payload);
-    if (const auto msg_id = json::get_string(cmd, "msg_id")) {
-      calls_.remember_relayed(std::string(*msg_id), clock_());
-      bump(counters_.relayed_cmds);
-    }
-  } catch (const Error&) {
-    // The node checks every cmd itself (docs/protocol.md §4) and answers a bad one with an error ack.
+  // A cmd that does not parse is left alone: the node checks every cmd itself (docs/protocol.md §4)
+  // and answers a bad one with an error ack.
+  const auto cmd = json::parse_strict(payload);
+  if (!cmd) return;
+  if (const auto msg_id = json::get_string(*cmd, "msg_id")) {
+    calls_.remember_relayed(std::string(*msg_id), clock_());
+    bump(counters_.relayed_cmds);
   }
 }
 

@@ -33,12 +33,9 @@ std::string finish(rapidjson::StringBuffer& buf) { return std::string(buf.GetStr
 }  // namespace
 
 ControlRequest parse_control_request(std::string_view payload, std::string* id_out) {
-  json::Document doc;
-  try {
-    doc = json::parse_strict(payload, ErrorCode::kBadRequest, {.max_bytes = 64 * 1024, .max_depth = 32});
-  } catch (const Error& e) {
-    throw bad_request(e.envelope().message);
-  }
+  const auto parsed = json::parse_strict(payload, ErrorCode::kBadRequest, {.max_bytes = 64 * 1024, .max_depth = 32});
+  if (!parsed) throw bad_request(parsed.error().message);
+  const json::Document& doc = *parsed;
   if (!doc.IsObject()) throw bad_request("not a JSON object");
   const std::string id(json::get_string(doc, "id").value_or(""));
   if (id.size() > 64) throw bad_request("id is longer than 64 characters");

@@ -74,12 +74,9 @@ PersistedState load_state_file(const std::string& path) {
   if (!std::filesystem::exists(path, ec)) return {};
   const auto text = try_read_file(path);
   if (!text) throw damaged(path, "cannot be read");
-  json::Document doc;
-  try {
-    doc = json::parse_strict(*text, ErrorCode::kInternal, {.max_bytes = size_t{1} << 30, .max_depth = 8});
-  } catch (const Error& e) {
-    throw damaged(path, e.envelope().message);
-  }
+  const auto parsed = json::parse_strict(*text, ErrorCode::kInternal, {.max_bytes = size_t{1} << 30, .max_depth = 8});
+  if (!parsed) throw damaged(path, parsed.error().message);
+  const json::Document& doc = *parsed;
   if (!doc.IsObject() || json::get_int64(doc, "version") != kVersion) throw damaged(path, "not a version 1 state");
   if (json::find(doc, "nodes") == nullptr) throw damaged(path, "no nodes array");
   return {entries(doc, "nodes", path, node_from), entries(doc, "client_ids", path, claim_from)};

@@ -197,9 +197,9 @@ class StrictHandler {
 constexpr unsigned kStrictFlags = rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseInsituFlag;
 
 // Fills `doc` (empty, with the allocator it is to use) from text, strictly.
-void parse_into(Document& doc, std::string_view text, ErrorCode on_error, ParseLimits limits) {
+Status parse_into(Document& doc, std::string_view text, ErrorCode on_error, ParseLimits limits) {
   if (text.size() > limits.max_bytes) {
-    throw Error(on_error,
+    return ErrorEnvelope(on_error,
                 "invalid JSON: " + std::to_string(text.size()) + " bytes exceeds the limit of " +
                     std::to_string(limits.max_bytes),
                 "send a smaller document");
@@ -207,7 +207,7 @@ void parse_into(Document& doc, std::string_view text, ErrorCode on_error, ParseL
   // RapidJSON takes a NUL byte for the end of its input, so "{}\0junk" would parse as "{}". JSON
   // text has no unescaped NUL anywhere (in a string it is \u0000), so one is refused up front.
   if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
-    throw Error(on_error, "invalid JSON at offset " + std::to_string(nul) + ": a NUL byte",
+    return ErrorEnvelope(on_error, "invalid JSON at offset " + std::to_string(nul) + ": a NUL byte",
                 "send strict JSON: a NUL character inside a string is written \\u0000");
   }
   // The terminating NUL ends the stream where the text ends.
@@ -233,10 +233,11 @@ void parse_into(Document& doc, std::string_view text, ErrorCode on_error, ParseL
                       : result.Code() == rapidjson::kParseErrorStringInvalidEncoding
                           ? "string is not valid UTF-8"
                           : rapidjson::GetParseError_En(result.Code());
-    throw Error(on_error, "invalid JSON at offset " + std::to_string(result.Offset()) + ": " + why,
-                "send strict JSON: UTF-8, no duplicate keys, at most " +
-                    std::to_string(limits.max_depth) + " levels deep, nothing after the value");
+    return ErrorEnvelope(on_error, "invalid JSON at offset " + std::to_string(result.Offset()) + ": " + why,
+                         "send strict JSON: UTF-8, no duplicate keys, at most " + std::to_string(limits.max_depth) +
+                             " levels deep, nothing after the value");
   }
+  return {};
 }
 
 // The Document's value stack (used while it is built) takes its memory from here, instead of a
@@ -261,19 +262,19 @@ void fit_chunks_to(Document& doc, size_t text_bytes) {
 
 }  // namespace
 
-Document parse_strict(std::string_view text, ErrorCode on_error, ParseLimits limits) {
+Result<Document> parse_strict(std::string_view text, ErrorCode on_error, ParseLimits limits) {
   Document doc(nullptr, kStackBytes, &stack_allocator);
   fit_chunks_to(doc, text.size());
-  parse_into(doc, text, on_error, limits);
+  if (Status parsed = parse_into(doc, text, on_error, limits); !parsed) return std::move(parsed).error();
   return doc;
 }
 
 ParseArena::ParseArena(size_t bytes) : buffer_(new char[bytes]), allocator_(buffer_.get(), bytes) {}
 
-Document parse_strict(std::string_view text, ParseArena& arena, ErrorCode on_error, ParseLimits limits) {
+Result<Document> parse_strict(std::string_view text, ParseArena& arena, ErrorCode on_error, ParseLimits limits) {
   arena.allocator_.Clear();  // the previous document ends here
   Document doc(&arena.allocator_, kStackBytes, &stack_allocator);
-  parse_into(doc, text, on_error, limits);
+  if (Status parsed = parse_into(doc, text, on_error, limits); !parsed) return std::move(parsed).error();
   return doc;
 }
 

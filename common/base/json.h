@@ -2,8 +2,8 @@
 //
 // Everything in fleetmcp that reads JSON from a device, an agent or a file goes through
 // parse_strict(): valid UTF-8 only (no lone surrogates, in raw bytes or \u escapes), no duplicate
-// object keys, nesting depth <= max_depth, nothing but whitespace after the value. Failures throw
-// fleetmcp::Error with the caller's code and a message naming the byte offset.
+// object keys, nesting depth <= max_depth, nothing but whitespace after the value. A failure is the
+// envelope of the caller's code with a message naming the byte offset (never the bytes).
 #pragma once
 
 #include <rapidjson/document.h>
@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/base/error.h"
+#include "common/base/result.h"
 
 namespace fleetmcp::json {
 
@@ -27,8 +27,8 @@ struct ParseLimits {
   int max_depth = 64;
 };
 
-// Parses text strictly (see above). On failure throws Error(on_error, "invalid JSON at offset N: …").
-Document parse_strict(std::string_view text, ErrorCode on_error = ErrorCode::kBadRequest,
+// Parses text strictly (see above), or says why not: (on_error, "invalid JSON at offset N: …").
+Result<Document> parse_strict(std::string_view text, ErrorCode on_error = ErrorCode::kBadRequest,
                       ParseLimits limits = {});
 
 // Memory for one parsed document at a time, reused from parse to parse: for a thread that parses
@@ -44,7 +44,7 @@ class ParseArena {
   ParseArena& operator=(const ParseArena&) = delete;
 
  private:
-  friend Document parse_strict(std::string_view, ParseArena&, ErrorCode, ParseLimits);
+  friend Result<Document> parse_strict(std::string_view, ParseArena&, ErrorCode, ParseLimits);
   std::unique_ptr<char[]> buffer_;
   Allocator allocator_;
 };
@@ -52,7 +52,7 @@ class ParseArena {
 // parse_strict into `arena`: the document lives in the arena's memory and is valid until the next
 // parse into the same arena, which ends it (so is everything taken from it, and the arena must
 // outlive it).
-Document parse_strict(std::string_view text, ParseArena& arena, ErrorCode on_error = ErrorCode::kBadRequest,
+Result<Document> parse_strict(std::string_view text, ParseArena& arena, ErrorCode on_error = ErrorCode::kBadRequest,
                       ParseLimits limits = {});
 
 // Compact serialisation (RapidJSON Writer; not canonical — use jcs::canonicalize for that).

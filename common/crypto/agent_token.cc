@@ -48,14 +48,10 @@ Result<json::Document> decode_segment(std::string_view segment, std::string_view
   const auto bytes = base64url_decode(segment);
   if (!bytes) return refuse(std::string(what) + " is not base64url");
   const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  std::optional<json::Document> doc;
-  try {
-    doc.emplace(json::parse_strict(text, ErrorCode::kSafetyDenied, {.max_bytes = kMaxTokenBytes, .max_depth = 4}));
-  } catch (const Error&) {
-    return refuse(std::string(what) + " is not valid JSON");
-  }
+  auto doc = json::parse_strict(text, ErrorCode::kSafetyDenied, {.max_bytes = kMaxTokenBytes, .max_depth = 4});
+  if (!doc) return refuse(std::string(what) + " is not valid JSON");
   if (!doc->IsObject()) return refuse(std::string(what) + " is not a JSON object");
-  return std::move(*doc);
+  return doc;
 }
 
 Status check_header(const json::Value& header) {

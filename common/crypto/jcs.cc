@@ -249,11 +249,12 @@ std::string canonicalize(const json::Value& value) {
   return out;
 }
 
-std::string canonicalize_text(std::string_view json_text) {
-  const json::Document doc = json::parse_strict(json_text);
+Result<std::string> canonicalize_text(std::string_view json_text) {
+  const auto doc = json::parse_strict(json_text);
+  if (!doc) return doc.error();
   std::string out;
   out.reserve(json_text.size());
-  canonicalize(doc, out);
+  canonicalize(*doc, out);
   return out;
 }
 

@@ -25,8 +25,8 @@ struct ValueSpan {
 void canonicalize(const json::Value& value, std::string& out, std::span<ValueSpan> spans);
 std::string canonicalize(const json::Value& value);
 
-// parse_strict + canonicalize.
-std::string canonicalize_text(std::string_view json_text);
+// parse_strict + canonicalize, or why the text is not strict JSON.
+Result<std::string> canonicalize_text(std::string_view json_text);
 
 // ECMAScript Number::toString(x) for finite x ("-0" -> "0", 1e21 -> "1e+21", 1e-7 -> "1e-7").
 void format_number(double x, std::string& out);

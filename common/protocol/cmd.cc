@@ -11,22 +11,23 @@ namespace {
 
 constexpr int64_t kMinTimestampMs = 1'700'000'000'000;  // mcp://schemas/cmd@1.0.0 ts_ms minimum
 
-[[noreturn]] void bad_envelope(std::string_view what) {
-  throw Error(ErrorCode::kBadRequest, "cmd envelope: " + std::string(what),
-              "send {\"type\":\"cmd\",\"msg_id\",\"ts_ms\",\"deadline_ms\",\"payload\":{\"tool\",\"arguments\"}} "
-              "as docs/protocol.md section 4 specifies");
+ErrorEnvelope bad_envelope(std::string_view what) {
+  return ErrorEnvelope(ErrorCode::kBadRequest, "cmd envelope: " + std::string(what),
+                       "send {\"type\":\"cmd\",\"msg_id\",\"ts_ms\",\"deadline_ms\",\"payload\":{\"tool\",\"arguments\"}} "
+                       "as docs/protocol.md section 4 specifies");
 }
 
 // Members outside mcp://schemas/cmd@1.0.0 (additionalProperties: false) are refused, so a field the
 // device does not understand (a commit token, a reply topic …) is never silently ignored.
-void reject_unknown_members(const json::Value& object, std::initializer_list<std::string_view> known,
-                            std::string_view where) {
+Status reject_unknown_members(const json::Value& object, std::initializer_list<std::string_view> known,
+                              std::string_view where) {
   for (const auto& m : object.GetObject()) {
     const std::string_view name(m.name.GetString(), m.name.GetStringLength());
     bool ok = false;
     for (std::string_view k : known) ok = ok || k == name;
-    if (!ok) bad_envelope(std::string(where) + " has a member that is not in mcp://schemas/cmd@1.0.0");
+    if (!ok) return bad_envelope(std::string(where) + " has a member that is not in mcp://schemas/cmd@1.0.0");
   }
+  return {};
 }
 
 // ^[a-z0-9_]+(\.[a-z0-9_]+){3}$, at most 64 characters
@@ -76,12 +77,12 @@ std::optional<ReceivedCmd> read_cmd(std::string_view payload, std::string& why) 
   }
   ReceivedCmd cmd;
   cmd.size = payload.size();
-  try {
-    cmd.doc = json::parse_strict(payload, ErrorCode::kBadRequest, {kMaxCmdParseBytes, 64});
-  } catch (const Error& e) {
-    why = e.envelope().message;  // parse_strict names the offset, never the bytes
+  auto parsed = json::parse_strict(payload, ErrorCode::kBadRequest, {kMaxCmdParseBytes, 64});
+  if (!parsed) {
+    why = parsed.error().message;  // parse_strict names the offset, never the bytes
     return std::nullopt;
   }
+  cmd.doc = std::move(*parsed);
   const auto msg_id = cmd.doc.IsObject() ? json::get_string(cmd.doc, "msg_id") : std::nullopt;
   if (!msg_id || !is_msg_id(*msg_id)) {
     why = "no msg_id that is an uppercase ULID";
@@ -91,35 +92,37 @@ std::optional<ReceivedCmd> read_cmd(std::string_view payload, std::string& why) 
   return cmd;
 }
 
-CmdEnvelope check_cmd_envelope(const ReceivedCmd& cmd) {
+Result<CmdEnvelope> check_cmd_envelope(const ReceivedCmd& cmd) {
   if (cmd.size > kMaxCmdBytes) {
-    throw Error(ErrorCode::kBadRequest,
-                "cmd of " + std::to_string(cmd.size) + " bytes exceeds the device limit of 65536 bytes",
-                "send smaller arguments; no tool of this node takes more than 64 KiB");
+    return ErrorEnvelope(ErrorCode::kBadRequest,
+                         "cmd of " + std::to_string(cmd.size) + " bytes exceeds the device limit of 65536 bytes",
+                         "send smaller arguments; no tool of this node takes more than 64 KiB");
   }
   const json::Value& doc = cmd.doc;
-  reject_unknown_members(doc, {"type", "msg_id", "ts_ms", "deadline_ms", "payload"}, "the cmd");
-  if (json::get_string(doc, "type") != std::optional<std::string_view>("cmd")) bad_envelope("type must be \"cmd\"");
+  if (Status known = reject_unknown_members(doc, {"type", "msg_id", "ts_ms", "deadline_ms", "payload"}, "the cmd"); !known) {
+    return known.error();
+  }
+  if (json::get_string(doc, "type") != std::optional<std::string_view>("cmd")) return bad_envelope("type must be \"cmd\"");
   CmdEnvelope env;
   env.msg_id = cmd.msg_id;
   const auto ts = json::get_int64(doc, "ts_ms");
-  if (!ts || *ts < kMinTimestampMs) bad_envelope("ts_ms must be an integer Unix time in ms (>= 1700000000000)");
+  if (!ts || *ts < kMinTimestampMs) return bad_envelope("ts_ms must be an integer Unix time in ms (>= 1700000000000)");
   const auto deadline = json::get_int64(doc, "deadline_ms");
   if (!deadline || *deadline <= 0 || *deadline > kMaxCmdDeadlineMs) {
-    bad_envelope("deadline_ms must be an integer between 1 and 86400000");
+    return bad_envelope("deadline_ms must be an integer between 1 and 86400000");
   }
   env.ts_ms = *ts;
   env.deadline_ms = *deadline;
   const json::Value* payload = json::find(doc, "payload");
-  if (payload == nullptr || !payload->IsObject()) bad_envelope("payload must be an object");
-  reject_unknown_members(*payload, {"tool", "arguments"}, "payload");
+  if (payload == nullptr || !payload->IsObject()) return bad_envelope("payload must be an object");
+  if (Status known = reject_unknown_members(*payload, {"tool", "arguments"}, "payload"); !known) return known.error();
   const auto tool = json::get_string(*payload, "tool");
   if (!tool || !is_dotted_tool_name(*tool)) {
-    bad_envelope("payload.tool must be the dotted four-segment tool name <kind_short>.<node_id>.<cap_id>.<verb>");
+    return bad_envelope("payload.tool must be the dotted four-segment tool name <kind_short>.<node_id>.<cap_id>.<verb>");
   }
   env.tool = std::string(*tool);
   env.arguments = json::find(*payload, "arguments");
-  if (env.arguments == nullptr || !env.arguments->IsObject()) bad_envelope("payload.arguments must be an object");
+  if (env.arguments == nullptr || !env.arguments->IsObject()) return bad_envelope("payload.arguments must be an object");
   return env;
 }
 

@@ -48,7 +48,7 @@ struct CmdEnvelope {
 };
 
 // Step 2: size, type, ts_ms, deadline_ms, payload.tool (the dotted four-segment form of RFC-0002
-// §5.7) and payload.arguments. Throws Error(kBadRequest) naming the field that is wrong.
-CmdEnvelope check_cmd_envelope(const ReceivedCmd& cmd);
+// §5.7) and payload.arguments, or E_BAD_REQUEST naming the field that is wrong.
+Result<CmdEnvelope> check_cmd_envelope(const ReceivedCmd& cmd);
 
 }  // namespace fleetmcp

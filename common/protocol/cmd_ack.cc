@@ -77,12 +77,10 @@ std::string error_ack(std::string_view ack_msg_id, std::string_view in_reply_to,
 }
 
 std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegistry& schemas, json::ParseArena& arena) {
+  auto parsed = json::parse_strict(payload, arena, ErrorCode::kBadRequest, {.max_bytes = kMaxCmdAckBytes, .max_depth = 32});
+  if (!parsed) return std::nullopt;
   CmdAck ack;
-  try {
-    ack.doc = json::parse_strict(payload, arena, ErrorCode::kBadRequest, {.max_bytes = kMaxCmdAckBytes, .max_depth = 32});
-  } catch (const Error&) {
-    return std::nullopt;
-  }
+  ack.doc = std::move(*parsed);
   if (schemas.validate(kCmdAckSchema, ack.doc)) return std::nullopt;
   ack.msg_id = json::get_string(ack.doc, "msg_id").value_or("");
   ack.in_reply_to = json::get_string(ack.doc, "in_reply_to").value_or("");

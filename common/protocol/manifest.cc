@@ -106,14 +106,12 @@ Result<json::Document> parse_payload(std::string_view payload) {
                                std::to_string(kMaxManifestBytes) + " bytes",
                            "publish fewer or smaller capabilities; a manifest must fit in 64 KiB");
   }
-  try {  // the JSON layer throws; its refusal becomes this check's value here
-    return json::parse_strict(payload, ErrorCode::kManifestInvalid, {.max_bytes = kMaxManifestBytes, .max_depth = 16});
-  } catch (const Error& e) {
-    // Re-templated here because the verifier's messages go back to devices and into audit logs.
-    return manifest_invalid("manifest is not strict JSON: " + without_quoted(e.envelope().message),
-                           "publish exactly one JSON object: valid UTF-8, no duplicate keys, nothing after it "
-                           "(sign it with fleetmcp-device or fleetctl manifest sign)");
-  }
+  auto parsed = json::parse_strict(payload, ErrorCode::kManifestInvalid, {.max_bytes = kMaxManifestBytes, .max_depth = 16});
+  if (parsed) return parsed;
+  // Re-templated here because the verifier's messages go back to devices and into audit logs.
+  return manifest_invalid("manifest is not strict JSON: " + without_quoted(parsed.error().message),
+                         "publish exactly one JSON object: valid UTF-8, no duplicate keys, nothing after it "
+                         "(sign it with fleetmcp-device or fleetctl manifest sign)");
 }
 
 // Check 2 runs on the raw parse, before the schema, so an unknown kind is reported as

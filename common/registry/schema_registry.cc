@@ -693,11 +693,9 @@ class FastVisitor final : public vc::ConstraintVisitor {
 
 // parse_strict's error names a byte offset; the operator also needs the file.
 json::Document parse_file(const std::string& path, std::string_view bytes) {
-  try {
-    return json::parse_strict(bytes, ErrorCode::kInternal);
-  } catch (const Error& e) {
-    refuse(path, "is not strict JSON: " + e.envelope().message);
-  }
+  auto parsed = json::parse_strict(bytes, ErrorCode::kInternal);
+  if (!parsed) refuse(path, "is not strict JSON: " + parsed.error().message);
+  return std::move(parsed).value();
 }
 
 std::optional<std::string> read_file(const fs::path& path) {

@@ -77,7 +77,7 @@ void CommandDispatcher::on_cmd(std::string_view payload) {
 }
 
 void CommandDispatcher::admit(std::shared_ptr<Call> call) {
-  call->env = check_cmd_envelope(call->cmd);
+  call->env = check_cmd_envelope(call->cmd).value();  // a refusal is thrown to the boundary above
   call->tool = &resolve_tool(call->env.tool);
   check_arguments(*call->tool, *call->env.arguments);
   const int64_t left_ms = time_left_ms(*call);

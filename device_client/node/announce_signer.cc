@@ -28,7 +28,7 @@ SignedAnnounce AnnounceSigner::sign(int64_t now_ms) const {
 
 void AnnounceSigner::check(const SchemaRegistry& schemas, const std::string& config_file) const {
   const SignedAnnounce announce = sign(now_ms());
-  const json::Document doc = json::parse_strict(announce.bytes, ErrorCode::kManifestInvalid);
+  const json::Document doc = json::parse_strict(announce.bytes, ErrorCode::kManifestInvalid).value();
   if (const auto failure = schemas.validate(kManifestSchemaId, doc)) {
     throw Error(ErrorCode::kManifestInvalid,
                 config_file + ": the manifest it describes is not valid " + std::string(kManifestSchemaId) +

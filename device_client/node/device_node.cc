@@ -166,13 +166,12 @@ void DeviceNode::on_message(const std::string& topic, const std::string& payload
 // refresh, so only a new one is logged at ERROR and repeats go to DEBUG.
 void DeviceNode::on_rejected(const std::string& payload) {
   std::string what, etag;
-  try {
-    const json::Document doc = json::parse_strict(payload, ErrorCode::kBadRequest, {64 * 1024, 8});
-    what = "code=" + std::string(json::get_string(doc, "code").value_or("?")) +
-           " message=" + quoted_field(doc, "message") + " suggested_fix=" + quoted_field(doc, "suggested_fix");
-    etag = std::string(json::get_string(doc, "etag").value_or("?"));
-  } catch (const Error& e) {
-    what = "unreadable rejection envelope (" + e.envelope().message + ")";
+  if (const auto doc = json::parse_strict(payload, ErrorCode::kBadRequest, {64 * 1024, 8})) {
+    what = "code=" + std::string(json::get_string(*doc, "code").value_or("?")) +
+           " message=" + quoted_field(*doc, "message") + " suggested_fix=" + quoted_field(*doc, "suggested_fix");
+    etag = std::string(json::get_string(*doc, "etag").value_or("?"));
+  } else {
+    what = "unreadable rejection envelope (" + doc.error().message + ")";
   }
   const std::string line = what + (etag.empty() ? "" : " etag=" + etag);
   {
@@ -191,14 +190,14 @@ void DeviceNode::on_rejected(const std::string& payload) {
 // recognised even when it is the first (docs/protocol.md §4.3 step 5). Other states say nothing
 // about this session.
 void DeviceNode::on_status(const std::string& payload) {
-  try {
-    const json::Document doc = json::parse_strict(payload, ErrorCode::kBadRequest, {4 * 1024, 4});
-    const auto since_ms = json::get_int64(doc, "since_ms");
-    if (since_ms && json::get_string(doc, "state") == std::optional<std::string_view>("online")) {
-      dispatcher_.on_plugin_time(*since_ms);
-    }
-  } catch (const Error& e) {  // a cleared (empty) retained status, or not the plugin's JSON
-    log_debug(node_id(), "status.ignored", e.envelope().message);
+  const auto doc = json::parse_strict(payload, ErrorCode::kBadRequest, {4 * 1024, 4});
+  if (!doc) {  // a cleared (empty) retained status, or not the plugin's JSON
+    log_debug(node_id(), "status.ignored", doc.error().message);
+    return;
+  }
+  const auto since_ms = json::get_int64(*doc, "since_ms");
+  if (since_ms && json::get_string(*doc, "state") == std::optional<std::string_view>("online")) {
+    dispatcher_.on_plugin_time(*since_ms);
   }
 }
 

@@ -28,7 +28,7 @@ struct Case {
 
 // Edits the JSON of a signed manifest without re-signing it.
 std::string edited(const std::string& signed_manifest, const std::function<void(json::Document&)>& edit) {
-  json::Document doc = json::parse_strict(signed_manifest);
+  json::Document doc = json::parse_strict(signed_manifest).value();
   edit(doc);
   return jcs::canonicalize(doc);
 }
@@ -87,7 +87,7 @@ class AnnounceCases {
   }
 
   static std::string code_and_etag(const Received& rejected) {
-    const json::Document doc = json::parse_strict(rejected.payload);
+    const json::Document doc = json::parse_strict(rejected.payload).value();
     const auto etag = json::get_string(doc, "etag").value_or("");
     if (etag.size() != 64) return "no etag";
     return std::string(json::get_string(doc, "code").value_or("no code"));

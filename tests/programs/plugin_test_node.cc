@@ -52,7 +52,7 @@ int serve(const ToolArgs& args) {
     }
     const auto cmd = client.wait_for(devices_topic(node.node_id, "cmd"), 50ms);
     if (!cmd) continue;
-    const json::Document doc = json::parse_strict(cmd->payload);
+    const json::Document doc = json::parse_strict(cmd->payload).value();
     const std::string msg_id(json::get_string(doc, "msg_id").value_or(""));
     const std::string message(json::get_string(doc["payload"]["arguments"], "message").value_or(""));
     std::printf("cmd %s %s\n", msg_id.c_str(), mode.c_str());

@@ -146,7 +146,7 @@ std::shared_ptr<MemoryExchange> FrontFixture::post_tools_call(const std::string&
 
 json::Document body_of(const MemoryExchange& exchange) {
   if (!exchange.reply) throw std::runtime_error("no reply");
-  return json::parse_strict(exchange.reply->body);
+  return json::parse_strict(exchange.reply->body).value();
 }
 
 std::optional<std::string> header_of(const HttpReply& reply, std::string_view name) {
@@ -174,7 +174,7 @@ std::vector<json::Document> sse_data(const MemoryStream& stream, std::vector<std
     }
     if (data.empty()) continue;  // comments
     if (events) events->push_back(event);
-    out.push_back(json::parse_strict(data));
+    out.push_back(json::parse_strict(data).value());
   }
   return out;
 }

@@ -21,7 +21,7 @@ namespace {
 
 json::Document parse_args(const std::string& text) {
   try {
-    return json::parse_strict(text);
+    return json::parse_strict(text).value();
   } catch (const Error&) {
     json::Document d(rapidjson::kObjectType);
     return d;
@@ -204,7 +204,7 @@ void MemoryFleet::revoke_token(const std::string& jti) {
 }
 
 void MemoryFleet::load_json(std::string_view text) {
-  const json::Document doc = json::parse_strict(text);
+  const json::Document doc = json::parse_strict(text).value();
   const json::Value* nodes = doc.IsObject() ? json::find(doc, "nodes") : nullptr;
   if (nodes == nullptr || !nodes->IsArray()) {
     throw Error(ErrorCode::kBadRequest, "fleet file: expected {\"nodes\": [...]}", "fix the fleet file");

@@ -21,7 +21,7 @@ namespace fleetmcp::testing {
 inline std::string topic(const std::string& node_id, const std::string& leaf) {
   return "$devices/" + node_id + "/" + leaf;
 }
-inline json::Document parse(const std::string& text) { return json::parse_strict(text); }
+inline json::Document parse(const std::string& text) { return json::parse_strict(text).value(); }
 
 struct Published {
   std::string client_id, topic, payload;

@@ -43,15 +43,15 @@ std::string write_test_schemas(const std::string& source_dir, const std::string&
   for (const auto& entry : fs::directory_iterator(source_dir)) {
     if (entry.is_regular_file()) fs::copy_file(entry.path(), fs::path(target_dir) / entry.path().filename(), fs::copy_options::overwrite_existing);
   }
-  json::Document kinds = json::parse_strict(read_file(fs::path(target_dir) / "kinds.json").value());
-  json::Document relay = json::parse_strict(kRelayKind);
+  json::Document kinds = json::parse_strict(read_file(fs::path(target_dir) / "kinds.json").value()).value();
+  json::Document relay = json::parse_strict(kRelayKind).value();
   json::Value row;
   row.CopyFrom(relay, kinds.GetAllocator());
   kinds["kinds"].PushBack(row, kinds.GetAllocator());
   const std::string kinds_text = json::to_string(kinds);
   fleetmcp::testing::write_test_file(fs::path(target_dir) / "kinds.json", kinds_text);
 
-  json::Document index = json::parse_strict(read_file(fs::path(target_dir) / "index.json").value());
+  json::Document index = json::parse_strict(read_file(fs::path(target_dir) / "index.json").value()).value();
   auto& a = index.GetAllocator();
   for (auto& row_value : index.GetArray()) {
     if (json::get_string(row_value, "file") == std::optional<std::string_view>("kinds.json")) {
@@ -60,7 +60,7 @@ std::string write_test_schemas(const std::string& source_dir, const std::string&
   }
   for (const auto& [file, text] : kFiles) {
     fleetmcp::testing::write_test_file(fs::path(target_dir) / std::string(file), text);
-    const json::Document doc = json::parse_strict(text);
+    const json::Document doc = json::parse_strict(text).value();
     json::Value r(rapidjson::kObjectType);
     r.AddMember("id", json::string_value(*json::get_string(doc, "$id"), a), a);
     r.AddMember("file", json::string_value(file, a), a);

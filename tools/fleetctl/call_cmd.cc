@@ -32,7 +32,7 @@ constexpr const char* kHelp =
     "with its suggested_fix); 2 for a bad command line; 3 when the endpoint cannot be reached.\n";
 
 std::string request_body(const std::string& tool, const std::string& arguments_json) {
-  auto arguments = json::parse_strict(arguments_json);
+  const auto arguments = json::parse_strict(arguments_json).value();
   if (!arguments.IsObject()) {
     throw Error(ErrorCode::kBadRequest, "ARGUMENTS_JSON must be a JSON object",
                 "for example '{\"message\":\"ping\"}', or leave it out for {}");
@@ -46,14 +46,10 @@ std::string request_body(const std::string& tool, const std::string& arguments_j
 
 // The endpoint answers a refusal with the RFC-0001 envelope; anything else is passed on as it came.
 int report_refusal(const HttpAnswer& answer) {
-  try {
-    const auto doc = json::parse_strict(answer.body);
-    if (doc.IsObject() && json::get_string(doc, "code")) {
-      std::cerr << answer.body << "\n";
-      return kExitRefused;
-    }
-  } catch (const Error&) {
-    // not JSON: reported below with the status
+  const auto doc = json::parse_strict(answer.body);  // not JSON: reported below with the status
+  if (doc && doc->IsObject() && json::get_string(*doc, "code")) {
+    std::cerr << answer.body << "\n";
+    return kExitRefused;
   }
   throw Error(ErrorCode::kInternal,
               "HTTP " + std::to_string(answer.status) + " without an error envelope: " + answer.body.substr(0, 300),

@@ -52,12 +52,12 @@ void canonicalize_lines(std::string_view text) {
     const std::string_view line = text.substr(0, end);
     text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
     ++line_no;
-    try {
-      out += fleetmcp::jcs::canonicalize_text(line);
-    } catch (const Error& e) {
-      throw Error(e.code(), "line " + std::to_string(line_no) + ": " + e.envelope().message,
-                  e.envelope().suggested_fix);
+    const auto canonical = fleetmcp::jcs::canonicalize_text(line);
+    if (!canonical) {
+      const fleetmcp::ErrorEnvelope& e = canonical.error();
+      throw Error(e.code, "line " + std::to_string(line_no) + ": " + e.message, e.suggested_fix);
     }
+    out += *canonical;
     out.push_back('\n');
     if (out.size() >= (1 << 16)) {
       write_stdout(out);
@@ -83,7 +83,7 @@ int cmd_jcs(const Argv& argv) {
   if (args.has("lines")) {
     canonicalize_lines(text);
   } else {
-    write_stdout(fleetmcp::jcs::canonicalize_text(text));
+    write_stdout(fleetmcp::jcs::canonicalize_text(text).value());
   }
   if (std::fflush(stdout) != 0) {
     throw Error(ErrorCode::kInternal, "cannot write stdout", "check the output pipe or disk space");

@@ -101,7 +101,7 @@ int cmd_sign(const Argv& argv) {
   const auto ttl_s = args.integer("ttl-s", 1, fleetmcp::kMaxManifestTtlMs / 1000);  // a manifest lives at most 24 h
   const auto now_opt = args.integer("now-ms", 0, INT64_MAX);
 
-  json::Document doc = json::parse_strict(read_stdin(), ErrorCode::kBadRequest);
+  json::Document doc = json::parse_strict(read_stdin(), ErrorCode::kBadRequest).value();
   if (!doc.IsObject()) {
     throw Error(ErrorCode::kBadRequest, "the manifest on stdin is not a JSON object", "pipe a manifest object in");
   }

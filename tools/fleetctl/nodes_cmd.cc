@@ -56,13 +56,9 @@ struct NodeRow {
 // Payloads come from the broker; one that does not parse leaves the row as it was. The status
 // names the manifest the plugin accepted, so its expires_at_ms wins over the announce's.
 void apply(NodeRow& row, fleetmcp::DeviceLeaf leaf, const std::string& payload) {
-  json::Document doc;
-  try {
-    doc = json::parse_strict(payload);
-  } catch (const Error&) {
-    return;  // includes an empty payload: a cleared retained message
-  }
-  if (!doc.IsObject()) return;
+  const auto parsed = json::parse_strict(payload);
+  if (!parsed || !parsed->IsObject()) return;  // includes an empty payload: a cleared retained message
+  const json::Document& doc = *parsed;
   if (leaf == fleetmcp::DeviceLeaf::kStatus) {
     row.state = std::string(json::get_string(doc, "state").value_or("unknown"));
     row.since_ms = json::get_int64(doc, "since_ms").value_or(0);

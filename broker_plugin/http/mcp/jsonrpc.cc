@@ -11,7 +11,7 @@ namespace {
 bool is_valid_id(const json::Value& id) { return id.IsString() || id.IsInt64() || id.IsUint64() || id.IsNull(); }
 
 json::Value envelope_json(const ErrorEnvelope& e, json::Allocator& a) {
-  json::Document parsed = json::parse_strict(e.to_json(), ErrorCode::kInternal);
+  json::Document parsed = json::parse_strict(e.to_json(), ErrorCode::kInternal).value();
   json::Value v;
   v.CopyFrom(parsed, a);
   return v;

@@ -66,12 +66,9 @@ void McpEndpoint::post(const std::shared_ptr<Exchange>& ex, const SharedAgentTok
     return refuse(*ex, 400, rpc::kServerError,
                   "Bad Request: unsupported MCP-Protocol-Version (supported: " + std::string(supported_revisions_text()) + ")");
   }
-  json::Document body;
-  try {
-    body = json::parse_strict(req.body, ErrorCode::kBadRequest);
-  } catch (const Error& e) {
-    return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kParseError, "Parse error", &e.envelope())));
-  }
+  const auto parsed = json::parse_strict(req.body, ErrorCode::kBadRequest);
+  if (!parsed) return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kParseError, "Parse error", &parsed.error())));
+  const json::Document& body = *parsed;
   const RpcMessage m = classify(body);  // kInvalid for a batch (an array) too
   if (m.kind == RpcKind::kRequest && m.method == "initialize") return initialize(ex, *agent, m);
   const auto session = session_for(*ex, *agent);

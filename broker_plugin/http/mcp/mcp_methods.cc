@@ -307,7 +307,7 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
       answer(RpcAnswer{200, rpc_result(run->id, tool_error(e, has_structured_output(revision), revision)), {}});
     });
   });
-  const json::Document args = json::parse_strict(plan.arguments_json, ErrorCode::kInternal);
+  const json::Document args = json::parse_strict(plan.arguments_json, ErrorCode::kInternal).value();
   for (size_t i = 0; i < plan.targets.size(); ++i) {
     const FleetReadTarget& target = plan.targets[i];
     if (target.tool == nullptr) {
@@ -399,7 +399,7 @@ void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments
     log_.refused(kVia, &agent, tool.name.dotted(), &tool, e);
     return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
   }
-  const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal);
+  const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal).value();
   McpMetricsRequest request;
   request.id.CopyFrom(*m.id, request.id.GetAllocator());
   if (const json::Value* token = member(member(m.params, "_meta"), "progressToken");

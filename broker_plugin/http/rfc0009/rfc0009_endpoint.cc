@@ -27,12 +27,9 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   if (!is_json_content_type(req.header("Content-Type"))) {
     return ex->respond(envelope_reply(415, bad_request("Content-Type must be application/json", "send a JSON body")));
   }
-  json::Document body;
-  try {
-    body = json::parse_strict(req.body, ErrorCode::kBadRequest);
-  } catch (const Error& e) {
-    return ex->respond(envelope_reply(e.envelope()));
-  }
+  const auto parsed = json::parse_strict(req.body, ErrorCode::kBadRequest);
+  if (!parsed) return ex->respond(envelope_reply(parsed.error()));
+  const json::Document& body = *parsed;
   if (const auto failure = schemas_.validate(kRequestSchema, body)) {
     const std::string where = failure->path.empty() ? "the top level" : ascii_clamp(failure->path, 80);
     return ex->respond(envelope_reply(bad_request("request body invalid at " + where + ": " + ascii_clamp(failure->message, 200),
@@ -89,7 +86,7 @@ void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const Share
 
 void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const FleetTool& tool,
                                   const std::string& arguments_json) {
-  const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal);
+  const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal).value();
   const int64_t interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
   const Rfc0009StreamConfig config{options_.sse_ping, options_.sse_idle_timeout, options_.sse_buffer_frames};
   const int64_t started = steady_ms_();

@@ -92,12 +92,9 @@ void end_feed(const std::shared_ptr<Feed>& feed, const ErrorEnvelope& why) {
 }
 
 void deliver(const std::shared_ptr<Feed>& feed, const State& state, std::string_view sample_json) {
-  auto sample = std::make_shared<json::Document>();
-  try {
-    *sample = json::parse_strict(sample_json);
-  } catch (const Error&) {
-    return;  // not JSON: nothing a subscriber could use
-  }
+  auto parsed = json::parse_strict(sample_json);
+  if (!parsed) return;  // not JSON: nothing a subscriber could use
+  auto sample = std::make_shared<json::Document>(std::move(*parsed));
   if (state.schemas.validate(kSampleSchema, *sample)) return;
   const int64_t now = state.clock();
   std::vector<std::shared_ptr<TelemetrySubscriber>> due;
@@ -132,12 +129,10 @@ void lease_done(const std::shared_ptr<Feed>& feed, const CallResult& outcome) {
     std::lock_guard<std::mutex> lock(feed->mutex);
     feed->lease_in_flight = false;
     feed->leased_ms = feed->requested_ms;
-    try {
-      const auto result = json::parse_strict(*outcome, ErrorCode::kInternal);
-      feed->lease_expires_at_ms = json::get_int64(result, "lease_expires_at_ms").value_or(0);
-      feed->leased_ms = json::get_int64(result, "interval_ms").value_or(feed->requested_ms);
-    } catch (const Error&) {
-      // The core checked the result against the output schema; keep what was asked for.
+    // The core checked the result against the output schema; if it is not JSON, keep what was asked for.
+    if (const auto result = json::parse_strict(*outcome, ErrorCode::kInternal)) {
+      feed->lease_expires_at_ms = json::get_int64(*result, "lease_expires_at_ms").value_or(0);
+      feed->leased_ms = json::get_int64(*result, "interval_ms").value_or(feed->requested_ms);
     }
     want = feed->wanted_ms();
     shorter_wanted = !feed->subs.empty() && want < feed->leased_ms;

@@ -79,7 +79,7 @@ std::vector<std::string> kinds_of(const FleetNode& node) {
 }  // namespace
 
 json::Value parse_constant(std::string_view text, json::Allocator& a) {
-  const json::Document d = json::parse_strict(text, ErrorCode::kInternal);
+  const json::Document d = json::parse_strict(text, ErrorCode::kInternal).value();
   json::Value v;
   v.CopyFrom(d, a);
   return v;

@@ -61,7 +61,7 @@ PerNodeTools::PerNodeTools(std::shared_ptr<const SchemaRegistry> schemas, ToolNa
     : schemas_(std::move(schemas)), style_(style), page_size_(std::max<size_t>(1, page_size)) {
   for (const SchemaDocument* doc : schemas_->list()) {
     // Served schemas are the portable rewrite (portable_schema.h); validation uses the registry's.
-    json::Document d = json::parse_strict(doc->bytes, ErrorCode::kInternal);
+    json::Document d = json::parse_strict(doc->bytes, ErrorCode::kInternal).value();
     make_portable(d, d.GetAllocator());
     parsed_output_.emplace(doc->id, output_document(doc->id, d));
     parsed_.emplace(doc->id, std::move(d));

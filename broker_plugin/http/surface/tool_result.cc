@@ -45,7 +45,7 @@ void fill_success(json::Document& d, json::Value& structured, std::string_view t
 json::Document tool_success(std::string_view result_json, McpRevision revision) {
   // The result is parsed into the document that is returned and moved under structuredContent
   // there: no second document and no copy of the result (one per MCP tools/call).
-  json::Document d = json::parse_strict(result_json, ErrorCode::kInternal);
+  json::Document d = json::parse_strict(result_json, ErrorCode::kInternal).value();
   json::Value structured;
   structured.Swap(d);
   d.SetObject();
@@ -84,7 +84,7 @@ json::Document tool_success(const json::Value& structured, std::string_view text
 
 json::Document tool_error(const ErrorEnvelope& error, bool has_output_schema, McpRevision revision) {
   const std::string text = error.to_json();
-  const json::Document envelope = json::parse_strict(text, ErrorCode::kInternal);
+  const json::Document envelope = json::parse_strict(text, ErrorCode::kInternal).value();
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   d.AddMember("content", text_content(text, a), a);

@@ -90,7 +90,7 @@ class CatalogueHandlers : public ::testing::Test {
     const ToolEntry* entry = tools_->find(name);
     EXPECT_NE(entry, nullptr) << name;
     if (entry == nullptr) return json::Document();
-    const json::Document args = json::parse_strict(arguments);
+    const json::Document args = json::parse_strict(arguments).value();
     const auto bad_args = schemas_->validate(entry->input_schema, args);
     EXPECT_FALSE(bad_args) << name << " " << arguments << ": " << bad_args->path << ": " << bad_args->message;
     json::Document result = entry->handler->run({entry->verb, args});
@@ -221,7 +221,7 @@ TEST(CatalogueGpio, APendingRevertIsAppliedWhenTheHandlerGoes) {
   auto writes = std::make_shared<std::vector<bool>>();
   {
     GpioHandler handler(std::make_unique<RecordingLine>(writes), 17, true, &timers);
-    const json::Document args = json::parse_strict(R"({"value":"high","duration_ms":600000})");
+    const json::Document args = json::parse_strict(R"({"value":"high","duration_ms":600000})").value();
     handler.run({"set", args});
     EXPECT_EQ(timers.pending(), 1u);
   }

@@ -156,7 +156,7 @@ TEST(CatalogueProcesses, ListFiltersSortsAndPages) {
   ASSERT_EQ(all.size(), 3u);
 
   auto list = [&](const char* args) {
-    json::Document d = process_list_json(all, process_query_from(json::parse_strict(args)));
+    json::Document d = process_list_json(all, process_query_from(json::parse_strict(args).value()));
     expect_valid("process.table.snapshot.output@1.0.0", d);
     return d;
   };
@@ -197,7 +197,7 @@ TEST(CatalogueProcesses, DetailsCarryIoCountersAndCpuTimes) {
   // This host's own table, live.
   const ProcessContext live = read_process_context("/proc");
   expect_valid("process.table.snapshot.output@1.0.0",
-               process_list_json(read_all_processes(live), process_query_from(json::parse_strict("{}"))));
+               process_list_json(read_all_processes(live), process_query_from(json::parse_strict("{}").value())));
   expect_valid("process.table.get.output@1.0.0", process_detail_json(*read_process(live, getpid(), true)));
 }
 

@@ -106,7 +106,7 @@ KindRegistry test_kinds() {
   const json::Document doc = json::parse_strict(R"({"kinds":[{"kind":"test.block","kind_short":"tblock",
     "schema_ref":"mcp://schemas/test.block@1.0.0","verbs":[{"verb":"invoke",
     "input":"mcp://schemas/test.block.input@1.0.0","output":"mcp://schemas/test.block.output@1.0.0",
-    "description":"test tool on {node_id}"}]}]})");
+    "description":"test tool on {node_id}"}]}]})").value();
   return KindRegistry::from_json(doc, "test kinds");
 }
 
@@ -160,7 +160,7 @@ class Dispatcher : public ::testing::Test {
 
   // The ack's payload, after checking it answers `msg_id`.
   static json::Document payload_of(const std::string& ack, const std::string& msg_id) {
-    json::Document doc = json::parse_strict(ack);
+    json::Document doc = json::parse_strict(ack).value();
     EXPECT_EQ(json::get_string(doc, "type"), "cmd_ack");
     EXPECT_EQ(json::get_string(doc, "in_reply_to"), msg_id);
     json::Document payload;
@@ -196,7 +196,7 @@ TEST_F(Dispatcher, RunsAValidCmdAndAnswersOnce) {
   const json::Document p = payload_of(acks[0], kId1);
   EXPECT_EQ(json::get_bool(p, "ok"), true);
   EXPECT_EQ(json::get_int64(p["result"], "run"), 1);
-  EXPECT_NE(json::get_string(json::parse_strict(acks[0]), "msg_id"), kId1);  // the ack has its own id
+  EXPECT_NE(json::get_string(json::parse_strict(acks[0]).value(), "msg_id"), kId1);  // the ack has its own id
 }
 
 TEST_F(Dispatcher, RefusesToolsThatAreNotThisNodes) {
@@ -337,7 +337,7 @@ TEST_F(Dispatcher, HandlerErrorsBecomeEnvelopesWithoutDeviceStrings) {
   workers_.wait_idle();
   std::map<std::string, json::Document> by_id;
   for (const auto& ack : acks_.snapshot()) {
-    const json::Document doc = json::parse_strict(ack);
+    const json::Document doc = json::parse_strict(ack).value();
     by_id[std::string(*json::get_string(doc, "in_reply_to"))] = payload_of(ack, std::string(*json::get_string(doc, "in_reply_to")));
     EXPECT_EQ(ack.find("secret-device-string"), std::string::npos) << ack;
   }

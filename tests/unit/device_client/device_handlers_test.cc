@@ -50,7 +50,7 @@ class BuiltinHandlers : public ::testing::Test {
   json::Document call(const std::string& tool, const std::string& arguments) {
     const ToolEntry* entry = tools_->find(tool);
     EXPECT_NE(entry, nullptr) << tool;
-    const json::Document args = json::parse_strict(arguments);
+    const json::Document args = json::parse_strict(arguments).value();
     const auto bad_args = schemas_->validate(entry->input_schema, args);
     EXPECT_FALSE(bad_args) << bad_args->path << ": " << bad_args->message;
     json::Document result = entry->handler->run({entry->verb, args});
@@ -122,7 +122,7 @@ TEST_F(BuiltinHandlers, OnlyTheEchoSleepHookAndMetricsMayBlock) {
   auto may_block = [](const ToolTable& tools, const std::string& tool, const std::string& arguments) {
     const ToolEntry* entry = tools.find(tool);
     EXPECT_NE(entry, nullptr) << tool;
-    const json::Document args = json::parse_strict(arguments);
+    const json::Document args = json::parse_strict(arguments).value();
     return entry->handler->may_block({entry->verb, args});
   };
   const std::string echo = "sysecho.01jd3x4m5n6p7q8r9s0t1v2w3x.echo.invoke";

@@ -95,7 +95,7 @@ TEST(HttpFrontShutdown, ACallInFlightIsAnsweredServiceUnavailableWhenTheFrontSto
 
   ASSERT_FALSE(ec) << "no answer, the connection ended with: " << ec.message();
   EXPECT_EQ(res.result_int(), 503u);
-  const json::Document body = json::parse_strict(res.body(), ErrorCode::kInternal);
+  const json::Document body = json::parse_strict(res.body(), ErrorCode::kInternal).value();
   EXPECT_EQ(json::get_string(body, "code").value_or(""), "E_NODE_OFFLINE");
   EXPECT_NE(json::get_string(body, "message").value_or("").find("shutting down"), std::string::npos) << res.body();
   EXPECT_FALSE(res.keep_alive());

@@ -212,7 +212,7 @@ TEST_F(McpTest, CallReturnsStructuredContentAndText) {
   EXPECT_FALSE(r["isError"].GetBool());
   EXPECT_EQ(*json::get_string(r["structuredContent"], "message"), "ping");
   EXPECT_EQ(*json::get_string(r["structuredContent"], "node_id"), kNode);
-  const auto text = json::parse_strict(r["content"][0]["text"].GetString());
+  const auto text = json::parse_strict(r["content"][0]["text"].GetString()).value();
   EXPECT_EQ(text, r["structuredContent"]);
 }
 
@@ -249,7 +249,7 @@ TEST_F(McpTest, BadArgumentsNameTheFieldAndNeverReachTheDevice) {
   const json::Value& e = r["_meta"]["io.fleetmcp/error"];
   EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
   EXPECT_NE(std::string(*json::get_string(e, "message")).find("/message"), std::string::npos);
-  EXPECT_EQ(json::parse_strict(r["content"][0]["text"].GetString()), e);
+  EXPECT_EQ(json::parse_strict(r["content"][0]["text"].GetString()).value(), e);
   EXPECT_EQ(f.fleet->calls_received(), 0u);
 }
 
@@ -654,12 +654,12 @@ TEST_F(McpTest, EveryCallAndRefusalIsAuditedWithoutArguments) {
   f.rpc(sid, tok, "tools/call", echo_call(echo_tool(), "secret-payload"));
   f.rpc(sid, tok, "tools/call", echo_call(echo_tool(kOther), "secret-payload"));
   ASSERT_EQ(f.audit->size(), 2u);
-  const auto ok = json::parse_strict((*f.audit)[0]);
+  const auto ok = json::parse_strict((*f.audit)[0]).value();
   EXPECT_EQ(*json::get_string(ok, "decision"), "ok");
   EXPECT_EQ(*json::get_string(ok, "caller"), "alice");
   EXPECT_EQ(*json::get_string(ok, "tool"), echo_tool());
   EXPECT_TRUE(json::get_int64(ok, "latency_ms"));
-  const auto refused = json::parse_strict((*f.audit)[1]);
+  const auto refused = json::parse_strict((*f.audit)[1]).value();
   EXPECT_EQ(*json::get_string(refused, "decision"), "refuse");
   EXPECT_EQ(*json::get_string(refused, "code"), "E_MANIFEST_NOT_FOUND");
   for (const auto& line : *f.audit) EXPECT_EQ(line.find("secret-payload"), std::string::npos);

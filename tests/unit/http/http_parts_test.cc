@@ -65,9 +65,9 @@ TEST(CommitTokens, BoundSingleUseAndShortLived) {
 }
 
 TEST(CommitTokens, ArgumentsHashIgnoresKeyOrderAndSpacing) {
-  EXPECT_EQ(arguments_hash(json::parse_strict(R"({"a":1,"b":[true,"x"]})")),
-            arguments_hash(json::parse_strict(R"({ "b" : [ true , "x" ] , "a" : 1.0 })")));
-  EXPECT_NE(arguments_hash(json::parse_strict(R"({"a":1})")), arguments_hash(json::parse_strict(R"({"a":2})")));
+  EXPECT_EQ(arguments_hash(json::parse_strict(R"({"a":1,"b":[true,"x"]})").value()),
+            arguments_hash(json::parse_strict(R"({ "b" : [ true , "x" ] , "a" : 1.0 })").value()));
+  EXPECT_NE(arguments_hash(json::parse_strict(R"({"a":1})").value()), arguments_hash(json::parse_strict(R"({"a":2})").value()));
 }
 
 TEST(CursorCodec, RoundTripsAndRejectsForgeriesAndOtherContexts) {
@@ -123,15 +123,15 @@ TEST(MetricsFrame, FlattensASampleAsRfc0009Says) {
     "cpu":{"cores":4,"usage_pct":12.4},"mem":{"total_bytes":8589934592,"available_bytes":7355367702},
     "load":{"one":0.42,"five":0.39,"fifteen":0.35},
     "disk":[{"mount":"/boot","fs_type":"vfat","total_bytes":100,"available_bytes":0},
-            {"mount":"/","fs_type":"ext4","total_bytes":1000,"available_bytes":688}]})");
+            {"mount":"/","fs_type":"ext4","total_bytes":1000,"available_bytes":688}]})").value();
   const auto frame = metrics_frame_json(sample);
   ASSERT_TRUE(frame);
-  const auto f = json::parse_strict(*frame);
+  const auto f = json::parse_strict(*frame).value();
   EXPECT_EQ(*json::get_int64(f, "mem_bytes"), 8589934592 - 7355367702);
   EXPECT_DOUBLE_EQ(*json::get_number(f, "disk_pct"), 31.2);  // of "/", not /boot
   EXPECT_DOUBLE_EQ(*json::get_number(f, "cpu_pct"), 12.4);
   EXPECT_FALSE(testing::test_registry()->validate("mcp://schemas/system.metrics.subscribe.frame@1.0.0", f));
-  EXPECT_FALSE(metrics_frame_json(json::parse_strict(R"({"ts_ms":1745300000000,"node_id":"x","uptime_s":1})")));
+  EXPECT_FALSE(metrics_frame_json(json::parse_strict(R"({"ts_ms":1745300000000,"node_id":"x","uptime_s":1})").value()));
 }
 
 TEST(MediaType, AcceptAndContentType) {
@@ -207,21 +207,21 @@ TEST(FrontOptions, ParsesHttpKeysAndNamesTheBadOne) {
 }
 
 TEST(JsonRpc, ClassifiesMessages) {
-  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping"})")).kind, RpcKind::kRequest);
-  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","method":"notifications/x"})")).kind, RpcKind::kNotification);
-  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":"a","result":{}})")).kind, RpcKind::kResponse);
-  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":null,"method":"ping"})")).kind, RpcKind::kInvalid);
-  EXPECT_EQ(classify(json::parse_strict(R"({"id":1,"method":"ping"})")).kind, RpcKind::kInvalid);
-  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":3})")).kind, RpcKind::kInvalid);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping"})").value()).kind, RpcKind::kRequest);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","method":"notifications/x"})").value()).kind, RpcKind::kNotification);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":"a","result":{}})").value()).kind, RpcKind::kResponse);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":null,"method":"ping"})").value()).kind, RpcKind::kInvalid);
+  EXPECT_EQ(classify(json::parse_strict(R"({"id":1,"method":"ping"})").value()).kind, RpcKind::kInvalid);
+  EXPECT_EQ(classify(json::parse_strict(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":3})").value()).kind, RpcKind::kInvalid);
 }
 
 TEST(JsonRpc, FindsARequestIdABatchUsesTwice) {
   EXPECT_EQ(duplicate_request_id(json::parse_strict(
-                R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"1","method":"ping"}])")),
+                R"([{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"1","method":"ping"}])").value()),
             std::nullopt);  // 1 and "1" are different ids
   EXPECT_EQ(duplicate_request_id(json::parse_strict(
                 R"([{"jsonrpc":"2.0","id":"a","method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},)"
-                R"({"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","id":"a","method":"tools/list"}])")),
+                R"({"jsonrpc":"2.0","id":"a","result":{}},{"jsonrpc":"2.0","id":"a","method":"tools/list"}])").value()),
             std::optional<std::string>("\"a\""));  // the response with id "a" is not a request
 }
 
@@ -264,12 +264,12 @@ TEST(ToolResult, TheAnswerWrittenWithoutParsingIsTheSameBytes) {
       R"({"note":"not a \"preview\" member","preview":3})",
       "{}"};
   for (const char* id_text : ids) {
-    const json::Document id = json::parse_strict(id_text);
-    ASSERT_TRUE(classify(json::parse_strict(R"({"jsonrpc":"2.0","method":"x","id":)" + std::string(id_text) + "}"))
+    const json::Document id = json::parse_strict(id_text).value();
+    ASSERT_TRUE(classify(json::parse_strict(R"({"jsonrpc":"2.0","method":"x","id":)" + std::string(id_text) + "}").value())
                     .kind == RpcKind::kRequest)
         << id_text;
     for (const char* written : results) {
-      const std::string result = json::to_string(json::parse_strict(written));
+      const std::string result = json::to_string(json::parse_strict(written).value());
       for (const McpRevision revision : {McpRevision::k2025_03_26, McpRevision::k2025_06_18, McpRevision::k2025_11_25}) {
         const json::Document success = tool_success(result, revision);
         const std::string expected = written_answer(id, success);

@@ -59,7 +59,7 @@ TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
   f.plugin->on_tick();
   const auto cmds = f.broker.take(topic(node->node_id, "cmd"));
   ASSERT_EQ(cmds.size(), 1u);
-  const auto cmd = json::parse_strict(cmds[0].payload);
+  const auto cmd = json::parse_strict(cmds[0].payload).value();
   const std::string ack = R"({"type":"cmd_ack","msg_id":")" + new_msg_id() + R"(","in_reply_to":")" +
                           std::string(*json::get_string(cmd, "msg_id")) +
                           R"(","payload":{"ok":true,"result":{"message":"ping","received_at_ms":)" + std::to_string(f.now) +
@@ -67,7 +67,7 @@ TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
   f.publish(*device, topic(node->node_id, "cmd_ack"), ack, false);
   ASSERT_TRUE(outcome);
   ASSERT_TRUE(outcome->ok()) << outcome->error().message;
-  EXPECT_EQ(*json::get_string(json::parse_strict(**outcome), "message"), "ping");
+  EXPECT_EQ(*json::get_string(json::parse_strict(**outcome).value(), "message"), "ping");
 }
 
 // The front sets no deadline timer of its own over this view: the core must answer a call the

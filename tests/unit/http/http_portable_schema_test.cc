@@ -7,7 +7,7 @@ namespace fleetmcp::http {
 namespace {
 
 std::string portable(std::string_view schema) {
-  json::Document d = json::parse_strict(schema, ErrorCode::kInternal);
+  json::Document d = json::parse_strict(schema, ErrorCode::kInternal).value();
   make_portable(d, d.GetAllocator());
   return json::to_string(d);
 }

@@ -42,7 +42,7 @@ TEST_F(McpStreamTest, EachSampleIsAProgressAndALogNotification) {
     EXPECT_EQ(*json::get_string(data[i], "method"), "notifications/progress");
     EXPECT_EQ(*json::get_string(data[i]["params"], "progressToken"), "p1");
     EXPECT_EQ(*json::get_int64(data[i]["params"], "progress"), static_cast<int64_t>(i / 2 + 1));
-    const auto sample = json::parse_strict(data[i]["params"]["message"].GetString());
+    const auto sample = json::parse_strict(data[i]["params"]["message"].GetString()).value();
     EXPECT_EQ(*json::get_string(sample, "node_id"), kNode);
     EXPECT_EQ(*json::get_string(data[i + 1], "method"), "notifications/message");
     EXPECT_EQ(*json::get_string(data[i + 1]["params"], "logger"), "fleetmcp.metrics");

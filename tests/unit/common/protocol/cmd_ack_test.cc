@@ -21,7 +21,7 @@ class CmdAckSchema : public ::testing::Test {
   static std::shared_ptr<const SchemaRegistry> schemas_;
 
   void expect_valid(const std::string& ack) {
-    const json::Document doc = json::parse_strict(ack);
+    const json::Document doc = json::parse_strict(ack).value();
     const auto failure = schemas_->validate("mcp://schemas/cmd_ack@1.0.0", doc);
     EXPECT_FALSE(failure) << ack << "\n" << failure->path << ": " << failure->message;
   }
@@ -29,7 +29,7 @@ class CmdAckSchema : public ::testing::Test {
 std::shared_ptr<const SchemaRegistry> CmdAckSchema::schemas_;
 
 TEST_F(CmdAckSchema, OkAndErrorAcksAreValid) {
-  const json::Document result = json::parse_strict(R"({"message":"ping","received_at_ms":1763800000012})");
+  const json::Document result = json::parse_strict(R"({"message":"ping","received_at_ms":1763800000012})").value();
   const std::string ok = ok_ack("01JD3X4M5N6P7Q8R9S0T1V2W40", kMsgId, result);
   EXPECT_EQ(ok, std::string(R"({"type":"cmd_ack","msg_id":"01JD3X4M5N6P7Q8R9S0T1V2W40","in_reply_to":")") + kMsgId +
                     R"(","payload":{"ok":true,"result":{"message":"ping","received_at_ms":1763800000012}}})");
@@ -39,7 +39,7 @@ TEST_F(CmdAckSchema, OkAndErrorAcksAreValid) {
   busy.retry_after_ms = 120;
   const std::string err = error_ack("01JD3X4M5N6P7Q8R9S0T1V2W41", kMsgId, busy);
   expect_valid(err);
-  const json::Document doc = json::parse_strict(err);
+  const json::Document doc = json::parse_strict(err).value();
   EXPECT_EQ(json::get_bool(doc["payload"], "ok"), false);
   EXPECT_EQ(json::get_string(doc["payload"]["error"], "code"), "E_RATE_LIMITED");
   EXPECT_EQ(json::get_int64(doc["payload"]["error"], "retry_after_ms"), 120);
@@ -89,7 +89,7 @@ TEST_F(ReadCmdAck, ReadsOneAckAfterAnotherInTheSameArena) {
 }
 
 TEST_F(ReadCmdAck, ReadsWhatTheNodeWrites) {
-  const json::Document result = json::parse_strict(R"({"message":"ping"})");
+  const json::Document result = json::parse_strict(R"({"message":"ping"})").value();
   const auto ok = parse_cmd_ack(ok_ack("01JD3X4M5N6P7Q8R9S0T1V2W40", kMsgId, result), *schemas_, arena_);
   ASSERT_TRUE(ok);
   EXPECT_TRUE(ok->ok);

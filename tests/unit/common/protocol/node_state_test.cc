@@ -12,7 +12,7 @@ namespace {
 
 TEST(NodeState, NamesAreTheStatusSchemasStates) {
   // schemas/status@1.0.0.json lists the states the plugin may publish, in this order.
-  const json::Document schema = json::parse_strict(read_file(FLEETMCP_SOURCE_DIR "/schemas/status@1.0.0.json").value());
+  const json::Document schema = json::parse_strict(read_file(FLEETMCP_SOURCE_DIR "/schemas/status@1.0.0.json").value()).value();
   const json::Value& states = schema["properties"]["state"]["enum"];
   ASSERT_EQ(states.Size(), kNodeStateCount);
   for (size_t i = 0; i < kNodeStateCount; ++i) {

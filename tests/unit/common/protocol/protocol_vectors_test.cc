@@ -38,7 +38,7 @@ ManifestVerifier verifier_with(RevocationList revoked) {
 
 // JCS of the signed manifest with some node_attestation fields blanked (the P0 / P1 of §5).
 std::string blanked(const std::string& signed_manifest, bool blank_hash) {
-  json::Document doc = json::parse_strict(signed_manifest);
+  json::Document doc = json::parse_strict(signed_manifest).value();
   auto& attestation = doc["node_attestation"];
   attestation["sig"].SetString("");
   if (blank_hash) attestation["payload_hash"].SetString("");
@@ -50,9 +50,9 @@ class ValidVector : public ::testing::TestWithParam<const char*> {};
 TEST_P(ValidVector, ResignsToTheSameBytesAndVerifies) {
   const std::string name = std::string("valid/") + GetParam();
   const std::string published = vector_file(name + ".signed.json");
-  const json::Document expected = json::parse_strict(vector_file(name + ".expected.json"));
+  const json::Document expected = json::parse_strict(vector_file(name + ".expected.json")).value();
 
-  json::Document unsigned_doc = json::parse_strict(vector_file(name + ".unsigned.json"));
+  json::Document unsigned_doc = json::parse_strict(vector_file(name + ".unsigned.json")).value();
   auto& attestation = unsigned_doc["node_attestation"];
   attestation["kid"].SetString(string_at(expected, "kid").c_str(), unsigned_doc.GetAllocator());
   const auto key = Ed25519PrivateKey::load_pem_file(kVectors + "node.key").value();
@@ -79,7 +79,7 @@ TEST_P(ValidVector, ResignsToTheSameBytesAndVerifies) {
 INSTANTIATE_TEST_SUITE_P(Vectors, ValidVector, ::testing::Values("mock", "gpio"));
 
 TEST(InvalidVectors, EachIsRefusedWithItsCode) {
-  const json::Document cases = json::parse_strict(vector_file("invalid/cases.json"));
+  const json::Document cases = json::parse_strict(vector_file("invalid/cases.json")).value();
   const auto cert = Certificate::load_pem_file(kVectors + "node.crt").value();
   ASSERT_GE(cases["cases"].Size(), 20u);
   for (const auto& row : cases["cases"].GetArray()) {

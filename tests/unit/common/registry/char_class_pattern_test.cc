@@ -35,7 +35,7 @@ std::set<std::string> schema_patterns() {
     std::ifstream in(entry.path());
     std::stringstream text;
     text << in.rdbuf();
-    collect(json::parse_strict(text.str()));
+    collect(json::parse_strict(text.str()).value());
   }
   return patterns;
 }

@@ -152,7 +152,7 @@ std::string registry_text(std::string_view kind_short = "sysecho",
 }
 
 TEST(KindRegistry, ReadsRowsAndRendersDescriptions) {
-  const auto doc = json::parse_strict(registry_text());
+  const auto doc = json::parse_strict(registry_text()).value();
   const auto reg = KindRegistry::from_json(doc, "test-kinds.json");
   ASSERT_EQ(reg.all().size(), 1u);
   const auto* kind = reg.by_kind("system.echo");
@@ -193,7 +193,7 @@ TEST(KindRegistry, MalformedRowsAreRefusedNamingTheFile) {
       R"({"kinds":[{"kind":"system.echo","kind_short":"sysecho","schema_ref":"mcp://schemas/system.echo@1.0.0","verbs":[{"verb":"invoke","input":"mcp://schemas/a@1.0.0","output":"mcp://schemas/b@1.0.0","description":"d"}]},{"kind":"system.other","kind_short":"sysecho","schema_ref":"mcp://schemas/system.echo@1.0.0","verbs":[{"verb":"invoke","input":"mcp://schemas/a@1.0.0","output":"mcp://schemas/b@1.0.0","description":"d"}]}]})",
   };
   for (const auto& text : bad) {
-    const auto doc = json::parse_strict(text);
+    const auto doc = json::parse_strict(text).value();
     try {
       KindRegistry::from_json(doc, "test-kinds.json");
       ADD_FAILURE() << "accepted: " << text;

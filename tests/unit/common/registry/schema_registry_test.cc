@@ -38,11 +38,11 @@ constexpr std::string_view kNode = "01hzx9k3m4p7q8r9s0t1v2w3xy";
 class Oracle {
  public:
   explicit Oracle(const fs::path& dir = kSchemasDir) {
-    const auto index = json::parse_strict(read_file(dir / "index.json").value());
+    const auto index = json::parse_strict(read_file(dir / "index.json").value()).value();
     for (const auto& row : index.GetArray()) {
       const std::string id(*json::get_string(row, "id"));
       if (!id.starts_with("mcp://schemas/")) continue;
-      const auto doc = json::parse_strict(read_file(dir / std::string(*json::get_string(row, "file"))).value());
+      const auto doc = json::parse_strict(read_file(dir / std::string(*json::get_string(row, "file"))).value()).value();
       auto schema = std::make_unique<valijson::Schema>();
       valijson::SchemaParser(valijson::SchemaParser::kDraft7).populateSchema(valijson::adapters::RapidJsonAdapter(doc), *schema);
       schemas_.emplace(id, std::move(schema));
@@ -73,7 +73,7 @@ class SchemaRegistryTest : public ::testing::Test {
 
   // nullopt = valid. Every verdict is also checked against stock valijson.
   static std::optional<ValidationFailure> check(std::string_view id, std::string_view text) {
-    const auto doc = json::parse_strict(text);
+    const auto doc = json::parse_strict(text).value();
     auto failure = reg().validate(id, doc);
     EXPECT_EQ(!failure.has_value(), oracle_->valid(id, doc)) << "registry and valijson disagree on " << id << ": " << text;
     return failure;
@@ -192,7 +192,7 @@ constexpr std::string_view kManifest = "mcp://schemas/manifest@1.1.0";
 // ------------------------------------------------------------------------------------------
 
 TEST_F(SchemaRegistryTest, IndexHashesMatchTheFilesAndListEveryDocument) {
-  const auto index = json::parse_strict(read_file(kSchemasDir / "index.json").value());
+  const auto index = json::parse_strict(read_file(kSchemasDir / "index.json").value()).value();
   ASSERT_TRUE(index.IsArray());
   std::set<std::string> listed;
   for (const auto& row : index.GetArray()) {
@@ -232,13 +232,13 @@ TEST_F(SchemaRegistryTest, HasEveryDocumentTheContractsNeed) {
   EXPECT_EQ(reg().find("manifest@1.0.0"), nullptr);  // D1: only 1.1.0 is published
   EXPECT_EQ(reg().find("mcp://schemas/nope@1.0.0"), nullptr);
   EXPECT_EQ(reg().find("kinds.json"), nullptr);
-  const auto unknown = reg().validate("nope@1.0.0", json::parse_strict("{}"));
+  const auto unknown = reg().validate("nope@1.0.0", json::parse_strict("{}").value());
   ASSERT_TRUE(unknown.has_value()) << "a document is valid against a schema the registry does not hold";
   EXPECT_EQ(unknown->message, "schema registry has no schema nope@1.0.0");
 }
 
 TEST_F(SchemaRegistryTest, KindRegistryMatchesTheManifestKindEnumAndTheKindContracts) {
-  const auto m = json::parse_strict(reg().find(kManifestSchemaId)->bytes);
+  const auto m = json::parse_strict(reg().find(kManifestSchemaId)->bytes).value();
   const auto& kind_enum = m["$defs"]["Capability"]["properties"]["kind"]["enum"];
   std::set<std::string> schema_kinds, registry_kinds;
   for (const auto& k : kind_enum.GetArray()) schema_kinds.insert(k.GetString());
@@ -257,7 +257,7 @@ TEST_F(SchemaRegistryTest, KindRegistryMatchesTheManifestKindEnumAndTheKindContr
     // The kind contract document lists the same verbs and schemas in x-verbs.
     const auto* contract = reg().find(k.schema_ref);
     ASSERT_NE(contract, nullptr) << k.schema_ref;
-    const auto c = json::parse_strict(contract->bytes);
+    const auto c = json::parse_strict(contract->bytes).value();
     ASSERT_TRUE(c.HasMember("x-verbs")) << k.schema_ref;
     EXPECT_EQ(c["x-verbs"].MemberCount(), k.verbs.size()) << k.kind;
     for (const auto& v : k.verbs) {
@@ -443,7 +443,7 @@ TEST_F(SchemaRegistryTest, HugeSchemaRefIsRefusedInSmallStack) {
   for (int i = 0; i < 32248; ++i) ref += ".a";
   ref += "@1.0.0";
   const auto doc = json::parse_strict(manifest({capability("echo", "system.echo", R"(["invoke"])", "read_only",
-                                                           R"({"rate_limit_rps":10})", ref)}));
+                                                           R"({"rate_limit_rps":10})", ref)})).value();
   struct Job {
     const json::Document* doc;
     std::optional<ValidationFailure> failure;
@@ -656,7 +656,7 @@ TEST(SchemaRegistryKeywords, KeywordsOutsideTheFastPathStillWork) {
       {R"({"dep":{"a":1,"b":2}})", true}, {R"({"dep":{"a":1}})", false},     {R"({"nothing":1})", false},
   };
   for (const auto& [text, valid] : docs) {
-    const auto doc = json::parse_strict(text);
+    const auto doc = json::parse_strict(text).value();
     const auto failure = reg->validate("test.keywords@1.0.0", doc);
     EXPECT_EQ(!failure.has_value(), valid) << text << (failure ? " -> " + failure->path + ": " + failure->message : "");
     EXPECT_EQ(oracle.valid("test.keywords@1.0.0", doc), valid) << "stock valijson: " << text;
@@ -665,11 +665,11 @@ TEST(SchemaRegistryKeywords, KeywordsOutsideTheFastPathStillWork) {
     }
   }
   // Failures inside valijson's walk still name the field and the constraint.
-  const auto f = reg->validate("test.keywords@1.0.0", json::parse_strict(R"({"extra":{"a":"ABC"}})"));
+  const auto f = reg->validate("test.keywords@1.0.0", json::parse_strict(R"({"extra":{"a":"ABC"}})").value());
   ASSERT_TRUE(f.has_value());
   EXPECT_EQ(f->path, "/extra/a");
   EXPECT_EQ(f->message, "does not match pattern ^[a-z]+$ (or is longer than 1024 characters)");
-  const auto g = reg->validate("test.keywords@1.0.0", json::parse_strict(R"({"nothing":1})"));
+  const auto g = reg->validate("test.keywords@1.0.0", json::parse_strict(R"({"nothing":1})").value());
   ASSERT_TRUE(g.has_value());
   EXPECT_EQ(g->path, "/nothing");
 }
@@ -761,7 +761,7 @@ TEST_F(SchemaRegistryTest, AgreesWithStockValijsonOnMutatedDocuments) {
   size_t compared = 0, refused = 0;
   for (const auto& seed : seeds) {
     const std::string& id = seed.first;  // a named variable: clang 14 cannot capture a structured binding
-    const auto doc = json::parse_strict(seed.second);
+    const auto doc = json::parse_strict(seed.second).value();
     ASSERT_FALSE(reg().validate(id, doc).has_value()) << id;
     for_each_mutation(doc, [&](const json::Value& mutated) {
       const auto failure = reg().validate(id, mutated);
@@ -779,8 +779,8 @@ TEST_F(SchemaRegistryTest, AgreesWithStockValijsonOnMutatedDocuments) {
 
 // validate() is called from the broker thread and the HTTP front's threads at once.
 TEST_F(SchemaRegistryTest, ValidatesConcurrently) {
-  const auto good = json::parse_strict(manifest({kMetricsCap, kEchoCap}));
-  const auto bad = json::parse_strict(manifest({kMetricsCap, capability("Echo", "system.echo", R"(["invoke"])")}));
+  const auto good = json::parse_strict(manifest({kMetricsCap, kEchoCap})).value();
+  const auto bad = json::parse_strict(manifest({kMetricsCap, capability("Echo", "system.echo", R"(["invoke"])")})).value();
   std::atomic<int> wrong{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
@@ -805,7 +805,7 @@ TEST_F(SchemaRegistryTest, PrintsManifestValidationTime) {
     caps.push_back(i % 2 ? capability("echo" + std::to_string(i), "system.echo", R"(["invoke"])")
                          : capability("metrics" + std::to_string(i), "system.metrics", R"(["snapshot","subscribe"])"));
   }
-  const auto doc = json::parse_strict(manifest(caps));
+  const auto doc = json::parse_strict(manifest(caps)).value();
   ASSERT_FALSE(reg().validate(kManifest, doc).has_value());
   // Thread CPU time, so a loaded build machine does not inflate the figure.
   const auto cpu_us = [] {
