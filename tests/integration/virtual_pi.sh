@@ -33,7 +33,7 @@ start=$SECONDS
 image=$("$SRC/scripts/virtual-pi/build-image.sh" "$debs" "$BIN/virtual-pi" "$arch" 2>"$T/image.log") \
   || fail "image (see $T/image.log)"
 echo "# image ready in $((SECONDS - start)) s: $(basename "$image")"
-# TCG emulating an arm64 CPU is slower: the boot (145 s against 24-38 s measured) and each command
+# TCG emulating an arm64 CPU is slower: the boot (124-201 s against 24-38 s measured) and each command
 # in the guest (its line driven high must still be high when the test reads it there).
 boot_s=240 hold_ms=1500
 [ "$arch" = amd64 ] || boot_s=480 hold_ms=6000
