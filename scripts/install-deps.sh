@@ -7,6 +7,10 @@
 #   scripts/install-deps.sh --docker  also a Docker engine and mmdebstrap (tests/integration/docker_fleet.sh)
 #   scripts/install-deps.sh --vm      also QEMU, Debian's kernel and headers, mmdebstrap, socat
 #                                     (tests/integration/virtual_pi.sh)
+#   scripts/install-deps.sh --vm arm64
+#                                     also what the arm64 guest needs: qemu-system-aarch64, the
+#                                     cross compiler (its modules), qemu-user-static + binfmt
+#                                     + arch-test (mmdebstrap of an arm64 root)
 #   scripts/install-deps.sh --cross ARCH
 #                                     the cross compilers and ARCH's libraries for the node's
 #                                     packages (arm64, armhf: scripts/cross-build.sh), qemu-user
@@ -30,7 +34,9 @@ case "$mode" in
   --cross)
     case "$cross_arch" in arm64|armhf) ;; *) echo "install-deps: --cross arm64 or --cross armhf" >&2; exit 2 ;; esac
     packages+=(crossbuild-essential-"$cross_arch" qemu-user dpkg-dev "${node_libraries[@]/%/:$cross_arch}") ;;
-  test|--docker|--vm) packages+=(
+  test|--docker|--vm)
+    case "$mode $cross_arch" in "--vm arm64"|"$mode ") ;; *) echo "install-deps: --vm or --vm arm64" >&2; exit 2 ;; esac
+    packages+=(
   mosquitto mosquitto-clients b3sum
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
@@ -43,7 +49,8 @@ esac
 case "$mode" in
   --docker) packages+=(docker.io mmdebstrap) ;;
   --vm) packages+=(mmdebstrap qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
-                   qemu-utils socat xz-utils e2fsprogs) ;;
+                   qemu-utils socat xz-utils e2fsprogs)
+    [ "$cross_arch" != arm64 ] || packages+=(qemu-system-arm qemu-user-static binfmt-support arch-test crossbuild-essential-arm64) ;;
 esac
 # Node.js runs the independent test clients. Machines that already carry a Node with
 # its own npm (as ours do) keep it: Debian's npm package conflicts with those builds.

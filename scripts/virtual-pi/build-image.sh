@@ -1,55 +1,104 @@
 #!/usr/bin/env bash
 # The "virtual Pi" disk image (docs/virtual-pi.md): Debian bookworm made by mmdebstrap with
 # systemd as PID 1, the fleetmcp-device and fleetmcp-schemas .debs of a build installed with apt
-# as on a Pi, fleetmcp-device.service enabled, and the kernel objects the tools drive:
-# i2c-stub + i2c-dev (Debian's modules) and gpio-sim, built out of tree from linux-source-6.1
-# (Debian's kernel has no CONFIG_GPIO_SIM). The guest-side units are in scripts/virtual-pi/guest/.
-#   scripts/virtual-pi/build-image.sh DEBS_DIR CACHE_DIR     prints the image path
-# The image is cached in CACHE_DIR under a key of its inputs (the .debs, this script, the guest
-# files, the kernel version): a second call with the same inputs returns at once.
+# as on a Pi, fleetmcp-device.service enabled, and the kernel objects the tools drive: i2c-stub,
+# i2c-dev and gpio-sim. Debian's kernel has no CONFIG_GPIO_SIM (nor, on arm64, CONFIG_I2C_STUB):
+# those are built out of tree from linux-source-6.1. The guest-side units are in
+# scripts/virtual-pi/guest/.
+#   scripts/virtual-pi/build-image.sh DEBS_DIR CACHE_DIR [amd64|arm64]     prints the image path
+# ARCH (default amd64) is the guest's CPU; DEBS_DIR holds that architecture's .debs.
+#   amd64: the root has no kernel; the guest boots this machine's Debian kernel, whose modules it
+#          needs are copied in.
+#   arm64: the root is an arm64 Debian (its programs run under qemu-user through binfmt_misc
+#          while mmdebstrap builds it) with Debian's linux-image-<abi>-arm64, whose initramfs
+#          update-initramfs makes inside it; the modules are cross-built (aarch64-linux-gnu-)
+#          against that kernel's linux-headers package.
+# Next to IMAGE (virtual-pi-ARCH-KEY.img) the kernel and initrd the guest boots directly
+# (.vmlinuz, .initrd; scripts/virtual-pi/run.sh). They are cached in CACHE_DIR under a key of
+# their inputs (the .debs, this script, the guest files, the kernel version, the architecture):
+# a second call with the same inputs returns at once.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-debs=$(cd "$1" && pwd) cache=$2
-kver=$(cd /lib/modules && ls -d *-amd64 | sort -V | tail -1)
-[ -f "/boot/vmlinuz-$kver" ] && [ -d "/usr/src/linux-headers-$kver" ] \
-  || { echo "build-image: needs linux-image-amd64 and linux-headers-amd64 ($kver)" >&2; exit 1; }
-mkdir -p "$cache"
+mkdir -p "$2"
+debs=$(cd "$1" && pwd) cache=$(cd "$2" && pwd) arch=${3:-amd64}
+case "$arch" in amd64|arm64) ;; *) echo "build-image: architecture amd64 or arm64, not '$arch'" >&2; exit 2 ;; esac
+# The kernel ABI of this machine's headers package (install-deps.sh --vm); the arm64 guest runs the
+# same kernel release built for arm64, so both guests run the same kernel source.
+host_kver=$(cd /lib/modules && ls -d *-amd64 | sort -V | tail -1)
+kver=${host_kver%-amd64}-$arch
+[ -f "/boot/vmlinuz-$host_kver" ] && [ -d "/usr/src/linux-headers-$host_kver" ] \
+  || { echo "build-image: needs linux-image-amd64 and linux-headers-amd64 ($host_kver)" >&2; exit 1; }
 # The .debs by what they install (cpack stamps each build's archives with new times).
 deb_content() { dpkg-deb -f "$1"; dpkg-deb --fsys-tarfile "$1" | tar -xO; }
 key=$( { for d in "$debs"/fleetmcp-device_*.deb "$debs"/fleetmcp-schemas_*.deb; do deb_content "$d"; done
-         cat "$0"; find "$here/guest" -type f | sort | xargs cat; echo "$kver"; } | sha256sum | cut -c1-16)
-image=$cache/virtual-pi-$key.img
+         cat "$0"; find "$here/guest" -type f | sort | xargs cat; echo "$kver $arch"; } | sha256sum | cut -c1-16)
+image=$cache/virtual-pi-$arch-$key.img
 if [ -f "$image" ]; then echo "$image"; exit 0; fi
-rm -f "$cache"/virtual-pi-*.img   # an older image of other inputs
+rm -f "$cache/virtual-pi-$arch"-*   # an older image of other inputs
 work=$(mktemp -d "$cache/work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+# The kernel build tree the modules are built against: this machine's headers for amd64; for
+# arm64 Debian's linux-headers-<abi>-arm64 unpacked (not installed: its kbuild programs would be
+# arm64 ones), with the common headers and this machine's kbuild programs (the same release).
+kbuild=(-C "/lib/modules/$kver/build")
+if [ "$arch" = arm64 ]; then
+  command -v aarch64-linux-gnu-gcc >/dev/null || { echo "build-image: needs crossbuild-essential-arm64 (install-deps.sh --vm arm64)" >&2; exit 1; }
+  # mmdebstrap runs the arm64 root's programs through binfmt_misc and qemu-user-static.
+  [ -f /proc/sys/fs/binfmt_misc/status ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  [ -f /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || update-binfmts --enable qemu-aarch64
+  (cd "$work" && apt-get download -q "linux-headers-$kver:arm64" >"$work/headers.log" 2>&1) \
+    || { cat "$work/headers.log" >&2; echo "build-image: no linux-headers-$kver for arm64 (apt-get update; install-deps.sh --vm)" >&2; exit 1; }
+  dpkg-deb -x "$work"/linux-headers-"$kver"_*.deb "$work/headers"
+  mkdir -p "$work/headers/usr/lib"
+  ln -s "/usr/lib/linux-kbuild-${kver%%.0-*}" "$work/headers/usr/lib/"
+  kbuild=(-C "$work/headers/usr/src/linux-headers-$kver" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+fi
+
 # gpio-sim.ko: drivers/gpio/gpio-sim.c with kernel/irq/irq_sim.c linked in (the kernel lacks
 # CONFIG_IRQ_SIM too). irq_sim.c calls the unexported irq_to_desc(); generic_handle_irq() is the
-# exported call that runs the same handler.
-mkdir "$work/gpio-sim"
-tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$work/gpio-sim" --strip-components=3 \
-  linux-source-6.1/drivers/gpio/gpio-sim.c linux-source-6.1/drivers/gpio/gpiolib.h linux-source-6.1/kernel/irq/irq_sim.c
-mv "$work/gpio-sim/gpio-sim.c" "$work/gpio-sim/gpio-sim-main.c"
-sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$work/gpio-sim/irq_sim.c"
-printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' >"$work/gpio-sim/Makefile"
-make -s -C "/lib/modules/$kver/build" M="$work/gpio-sim" modules >"$work/gpio-sim.log" 2>&1 \
-  || { cat "$work/gpio-sim.log" >&2; exit 1; }
+# exported call that runs the same handler. i2c-stub.ko only where the kernel lacks it (arm64).
+mkdir "$work/modules"
+sources=(drivers/gpio/gpio-sim.c drivers/gpio/gpiolib.h kernel/irq/irq_sim.c)
+modules=(gpio-sim)
+[ "$arch" = amd64 ] || { sources+=(drivers/i2c/i2c-stub.c); modules+=(i2c-stub); }
+tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$work/modules" --strip-components=3 "${sources[@]/#/linux-source-6.1/}"
+mv "$work/modules/gpio-sim.c" "$work/modules/gpio-sim-main.c"
+sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$work/modules/irq_sim.c"
+printf 'obj-m := %s\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' "${modules[*]/%/.o}" >"$work/modules/Makefile"
+make -s "${kbuild[@]}" M="$work/modules" modules >"$work/modules.log" 2>&1 \
+  || { cat "$work/modules.log" >&2; exit 1; }
 
-# The root filesystem. Only the modules the guest needs are copied from the host's package of
-# the same kernel (the initrd of that package mounts the root disk).
-mods="kernel/drivers/i2c/i2c-stub.ko kernel/drivers/i2c/i2c-dev.ko kernel/drivers/char/virtio_console.ko kernel/fs/configfs/configfs.ko"
+# The root filesystem, with the files of guest/ in it before the packages (the arm64 kernel's
+# initramfs is made with guest/etc/initramfs-tools). amd64: only the modules the guest needs, copied from this machine's package
+# of the same kernel (the initrd of that package mounts the root disk). arm64: the kernel package
+# itself, and its vmlinuz and initrd copied out for run.sh.
+extra="install -D -m 0644 -t \"\$1/lib/modules/$kver/extra\" $(printf "$work/modules/%s.ko " "${modules[@]}")"
+if [ "$arch" = amd64 ]; then
+  include=
+  mods="kernel/drivers/i2c/i2c-stub.ko kernel/drivers/i2c/i2c-dev.ko kernel/drivers/char/virtio_console.ko kernel/fs/configfs/configfs.ko"
+  kernel_hook="for m in $mods; do install -D -m 0644 /lib/modules/$kver/\$m \"\$1/lib/modules/$kver/\$m\"; done; cp /lib/modules/$kver/modules.order /lib/modules/$kver/modules.builtin* \"\$1/lib/modules/$kver/\"; $extra; depmod -b \"\$1\" $kver"
+  boot_hook="cp /boot/vmlinuz-$kver $work/vmlinuz && cp /boot/initrd.img-$kver $work/initrd"
+else
+  include=,linux-image-$kver
+  kernel_hook="$extra; depmod -b \"\$1\" $kver"
+  boot_hook="cp \"\$1/boot/vmlinuz-$kver\" $work/vmlinuz && cp \"\$1/boot/initrd.img-$kver\" $work/initrd"
+fi
 mkdir "$work/root"
-mmdebstrap --quiet --variant=minbase \
-  --include=systemd,systemd-sysv,udev,kmod,dbus,polkitd,libpam-systemd,socat,procps,iproute2,i2c-tools,gpiod \
+mmdebstrap --quiet --variant=minbase --architectures="$arch" \
+  --include=systemd,systemd-sysv,udev,kmod,dbus,polkitd,libpam-systemd,socat,procps,iproute2,i2c-tools,gpiod$include \
   --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
   --dpkgopt='path-exclude=/usr/share/locale/*' \
+  --essential-hook="cp -R $here/guest/. \"\$1/\"" \
   --customize-hook="mkdir -p \"\$1/tmp/debs\" && cp $debs/fleetmcp-device_*.deb $debs/fleetmcp-schemas_*.deb \"\$1/tmp/debs/\"" \
   --customize-hook='chroot "$1" sh -c "apt-get install -y --no-install-recommends /tmp/debs/*.deb" && rm -rf "$1/tmp/debs"' \
-  --customize-hook="for m in $mods; do install -D -m 0644 /lib/modules/$kver/\$m \"\$1/lib/modules/$kver/\$m\"; done; install -D -m 0644 $work/gpio-sim/gpio-sim.ko \"\$1/lib/modules/$kver/extra/gpio-sim.ko\"; cp /lib/modules/$kver/modules.order /lib/modules/$kver/modules.builtin* \"\$1/lib/modules/$kver/\"; depmod -b \"\$1\" $kver" \
-  --customize-hook="cp -R $here/guest/. \"\$1/\"" \
+  --customize-hook="$kernel_hook" --customize-hook="$boot_hook" \
   --customize-hook='chroot "$1" sh /usr/local/lib/virtual-pi/setup.sh' \
   bookworm "$work/root" >"$work/mmdebstrap.log" 2>&1 || { tail -30 "$work/mmdebstrap.log" >&2; exit 1; }
-mkfs.ext4 -q -L virtual-pi -d "$work/root" "$work/image" 1G >/dev/null
+# arm64: the kernel package brings all of its modules (350 MB).
+size=1G; [ "$arch" = amd64 ] || size=2G
+mkfs.ext4 -q -L virtual-pi -d "$work/root" "$work/image" "$size" >/dev/null
+mv "$work/vmlinuz" "${image%.img}.vmlinuz"
+mv "$work/initrd" "${image%.img}.initrd"
 mv "$work/image" "$image"
 echo "$image"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Boots the virtual Pi (docs/virtual-pi.md) and links its node to a broker on this host.
 #   scripts/virtual-pi/run.sh IMAGE BUNDLE_TAR RUN_DIR BROKER_TLS_PORT
-# IMAGE from build-image.sh stays untouched (the guest writes to RUN_DIR/disk.qcow2 over it).
+# IMAGE from build-image.sh (virtual-pi-ARCH-KEY.img) stays untouched (the guest writes to
+# RUN_DIR/disk.qcow2 over it); the guest boots the kernel and initrd beside it (.vmlinuz, .initrd):
+# amd64 on qemu-system-x86_64 (q35), arm64 on qemu-system-aarch64 (virt, a Cortex-A72 as in a
+# Pi 4, always TCG).
 # BUNDLE_TAR is the node's enrolment bundle (device.conf, node.key, node.crt, ca.crt), a second
 # disk the guest unpacks into /etc/fleetmcp on its first boot. The guest has no network device:
 # its node dials 127.0.0.1:8883 in the guest, carried over the virtio-serial port vpi.mqtt to
@@ -12,24 +15,37 @@
 # VPI_APPEND adds kernel arguments (systemd.journald.forward_to_console=1 shows the journal).
 set -euo pipefail
 image=$1 bundle=$2 run=$3 broker_port=$4
-kver=$(cd /lib/modules && ls -d *-amd64 | sort -V | tail -1)
+kernel=${image%.img}.vmlinuz initrd=${image%.img}.initrd
+arch=$(basename "$image" | cut -d- -f3)
 mkdir -p "$run"
 qemu-img create -q -f qcow2 -b "$(realpath "$image")" -F raw "$run/disk.qcow2"
 
-# KVM only when a probe boot with it reaches the kernel's first lines and ends by itself: on
-# some hosts a KVM guest hangs ("failed to set MSR"); TCG always works.
-accel=${VPI_ACCEL:-}
-if [ -z "$accel" ]; then
-  accel=tcg
-  if [ -w /dev/kvm ] && timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none -no-reboot \
-       -serial file:"$run/kvm-probe.log" -kernel "/boot/vmlinuz-$kver" \
-       -append "console=ttyS0 panic=-1 rdinit=/probe-ends-here" >/dev/null 2>&1 &&
-     grep -q "Kernel panic" "$run/kvm-probe.log"; then
-    accel=kvm
-  fi
-fi
-echo "virtual-pi: accel $accel" >"$run/accel"
-cpu=max; [ "$accel" = kvm ] && cpu=host
+case "$arch" in
+  amd64)
+    # KVM only when a probe boot with it reaches the kernel's first lines and ends by itself: on
+    # some hosts a KVM guest hangs ("failed to set MSR"); TCG always works.
+    accel=${VPI_ACCEL:-}
+    if [ -z "$accel" ]; then
+      accel=tcg
+      if [ -w /dev/kvm ] && timeout 20 qemu-system-x86_64 -accel kvm -cpu host -m 256 -display none -no-reboot \
+           -serial file:"$run/kvm-probe.log" -kernel "$kernel" \
+           -append "console=ttyS0 panic=-1 rdinit=/probe-ends-here" >/dev/null 2>&1 &&
+         grep -q "Kernel panic" "$run/kvm-probe.log"; then
+        accel=kvm
+      fi
+    fi
+    cpu=max; [ "$accel" = kvm ] && cpu=host
+    machine=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -machine q35)
+    console=ttyS0 ;;
+  arm64)
+    accel=tcg
+    # The virt machine's own GPIO controller (a PL061, built into Debian's kernel) would take
+    # gpiochip0, the number the header's chip has on a Pi: it is kept off, so gpio-sim gets it.
+    machine=(qemu-system-aarch64 -accel tcg -cpu cortex-a72 -machine virt)
+    console="ttyAMA0 initcall_blacklist=pl061_gpio_driver_init" ;;
+  *) echo "run.sh: no architecture in the image's name: $image" >&2; exit 2 ;;
+esac
+echo "virtual-pi: $arch, accel $accel" >"$run/accel"
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
@@ -42,10 +58,10 @@ trap 'exit 143' TERM INT
   done ) &
 pids+=($!)
 
-qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -machine q35 -smp 2 -m 512 \
+"${machine[@]}" -smp 2 -m 512 \
   -display none -monitor none -serial file:"$run/console.log" -nic none \
-  -kernel "/boot/vmlinuz-$kver" -initrd "/boot/initrd.img-$kver" \
-  -append "root=/dev/vda rw console=ttyS0 quiet systemd.show_status=0 ${VPI_APPEND:-}" \
+  -kernel "$kernel" -initrd "$initrd" \
+  -append "root=/dev/vda rw console=$console quiet systemd.show_status=0 ${VPI_APPEND:-}" \
   -drive file="$run/disk.qcow2",if=virtio,format=qcow2 \
   -drive file="$bundle",if=virtio,format=raw,readonly=on \
   -device virtio-serial-pci \
