@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 # What the node (device_client/, common/) links: for this machine, or for a cross build (--cross).
 node_libraries=(libpaho-mqtt-dev libpaho-mqttpp-dev libsodium-dev libssl-dev libre2-dev
-                libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev)
+                libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev libpng-dev)
 packages=(
   build-essential cmake pkg-config git ca-certificates file   # cpack's shlibdeps needs file
   mosquitto-dev libmosquitto-dev

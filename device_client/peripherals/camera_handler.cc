@@ -3,6 +3,7 @@
 #include "common/ids/ulid.h"
 #include "device_client/host/iso_time.h"
 #include "device_client/peripherals/jpeg_encoding.h"
+#include "device_client/peripherals/png_encoding.h"
 
 namespace fleetmcp::device {
 
@@ -12,12 +13,13 @@ json::Document CameraHandler::run(const ToolCall& call) {
   const int height = resolution == "640x480" ? 480 : resolution == "1920x1080" ? 1080 : 720;
   const auto q = call.arguments.FindMember("quality");
   const int quality = q != call.arguments.MemberEnd() && q->value.IsInt() ? q->value.GetInt() : 85;
+  const bool png = json::get_string(call.arguments, "format").value_or("jpeg") == "png";
 
   std::lock_guard lock(mutex_);
   const Frame frame = source_->capture(width, height);
   const int64_t taken_ms = now_ms();
-  const std::string jpeg = encode_jpeg(frame, quality);
-  const std::string path = store_->save(jpeg);
+  const std::string image = png ? encode_png(frame) : encode_jpeg(frame, quality);
+  const std::string path = store_->save(image, png ? ".png" : ".jpg");
   const Preview preview = make_preview(frame, kMaxPreviewBytes);
 
   json::Document d(rapidjson::kObjectType);
@@ -26,8 +28,8 @@ json::Document CameraHandler::run(const ToolCall& call) {
   d.AddMember("public_url", rapidjson::Value(), a);
   d.AddMember("width", frame.width, a);
   d.AddMember("height", frame.height, a);
-  d.AddMember("format", "jpeg", a);
-  d.AddMember("size_bytes", static_cast<uint64_t>(jpeg.size()), a);
+  d.AddMember("format", rapidjson::StringRef(png ? "png" : "jpeg"), a);
+  d.AddMember("size_bytes", static_cast<uint64_t>(image.size()), a);
   d.AddMember("timestamp", json::string_value(iso_utc_from_ms(taken_ms), a), a);
   rapidjson::Value p(rapidjson::kObjectType);
   p.AddMember("mime_type", "image/jpeg", a);

@@ -1,5 +1,5 @@
-// camera.still (Doc 05 §7.1 camera.take_photo): captures, encodes to JPEG, stores the photo on the
-// device under a generated path and answers with that path and a bounded preview (the cmd_ack
+// camera.still (Doc 05 §7.1 camera.take_photo): captures, encodes to JPEG (libturbojpeg) or PNG
+// (libpng, `format: png`), stores the photo on the device under a generated path and answers with that path and a bounded preview (the cmd_ack
 // must stay far below the 64 KiB a cmd may be; the full image goes out of band).
 #pragma once
 

@@ -18,25 +18,25 @@ namespace fs = std::filesystem;
 PhotoStore::PhotoStore(std::string dir, std::string cap_id, size_t max_files)
     : dir_(std::move(dir)), prefix_(std::move(cap_id) + "-"), max_files_(max_files) {}
 
-std::string PhotoStore::save(const std::string& jpeg) {
+std::string PhotoStore::save(const std::string& image, std::string_view extension) {
   std::lock_guard lock(mutex_);
   std::error_code ec;
   fs::create_directories(dir_, ec);
   // ULIDs sort by time, so the names sort oldest first and prune() needs no stat calls.
-  const std::string path = dir_ + "/" + prefix_ + new_node_id() + ".jpg";
+  const std::string path = dir_ + "/" + prefix_ + new_node_id() + std::string(extension);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
   if (fd < 0) {
     throw failed_precondition("cannot create a photo in " + dir_ + ": " + errno_text(errno),
                               "create the directory given by dir= and make it writable by the service user");
   }
   size_t done = 0;
-  while (done < jpeg.size()) {
-    const ssize_t n = ::write(fd, jpeg.data() + done, jpeg.size() - done);
+  while (done < image.size()) {
+    const ssize_t n = ::write(fd, image.data() + done, image.size() - done);
     if (n <= 0) break;
     done += static_cast<size_t>(n);
   }
   ::close(fd);
-  if (done != jpeg.size()) {
+  if (done != image.size()) {
     ::unlink(path.c_str());
     throw failed_precondition("the photo could not be written (disk full?)", "free space on the device");
   }
@@ -49,7 +49,8 @@ void PhotoStore::prune() {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir_, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.rfind(prefix_, 0) == 0 && name.size() > 4 && name.substr(name.size() - 4) == ".jpg") ours.push_back(name);
+    const std::string_view ext = name.size() > 4 ? std::string_view(name).substr(name.size() - 4) : "";
+    if (name.rfind(prefix_, 0) == 0 && (ext == ".jpg" || ext == ".png")) ours.push_back(name);
   }
   if (ours.size() <= max_files_) return;
   std::sort(ours.begin(), ours.end());

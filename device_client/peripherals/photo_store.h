@@ -1,5 +1,5 @@
 // Where camera.still puts photos (Doc 05 §7.1): only paths this class generates, under the one
-// configured directory: "<dir>/<cap_id>-<ULID>.jpg", created with O_EXCL, mode 0640. A client never
+// configured directory: "<dir>/<cap_id>-<ULID>.jpg" (or .png), created with O_EXCL, mode 0640. A client never
 // supplies any part of a path. The oldest photos beyond max_files are deleted, so an agent taking
 // photos in a loop cannot fill the SD card.
 #pragma once
@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace fleetmcp::device {
 
@@ -14,8 +15,9 @@ class PhotoStore {
  public:
   PhotoStore(std::string dir, std::string cap_id, size_t max_files);
 
-  // Returns the absolute path written. Throws failed_precondition when the directory is unusable.
-  std::string save(const std::string& jpeg);
+  // `extension` is ".jpg" or ".png". Returns the absolute path written. Throws failed_precondition
+  // when the directory is unusable.
+  std::string save(const std::string& image, std::string_view extension);
   const std::string& dir() const { return dir_; }
 
  private:

@@ -109,7 +109,7 @@ r=$(ok "$(t i2c i2c1 get)" '{"address":118,"register":244,"length":2}' "$S/i2c.b
 assert_eq "$(jq -c .data <<<"$r")" "[46,107]" "i2c.bus get reads back what set wrote"
 r=$(ok "$(t i2c i2c1 get)" '{"address":72,"length":1}' "$S/i2c.bus.get.output@1.0.0")
 assert_eq "$(jq -c .register <<<"$r")" null "i2c.bus get without a register"
-r=$(ok "$(t cam camera0 invoke)" '{"resolution":"640x480"}' "$S/camera.still.invoke.output@1.0.0")
+r=$(ok "$(t cam camera0 invoke)" '{"resolution":"640x480"}' "$S/camera.still.invoke.output@1.1.0")
 photo=$(jq -r .file_path <<<"$r")
 [[ "$photo" == "$T/fleetmcp-photos/$N/camera0-"*.jpg ]] || fail "photo path $photo is not generated under the photo directory"
 assert_eq "$(stat -c %s "$photo")" "$(jq .size_bytes <<<"$r")" "camera.still stored the JPEG at the generated path"

@@ -6,7 +6,8 @@
 # allow-list (E_SAFETY_DENIED from the device), a tool that does not exist (-32602), a missing
 # scope (HTTP 403 insufficient_scope), an unconfirmed actuation (E_SAFETY_DENIED with a commit
 # token), the rate limit (E_RATE_LIMITED with retry_after_ms). A commit token works once only,
-# and a GPIO write with duration_ms reverts the pin.
+# a GPIO write with duration_ms reverts the pin, and a `format: png` photo decodes (pngjs) to the
+# simulated camera's pixels.
 . "$(dirname "$0")/lib.sh"
 
 export TMPDIR=$T   # simulated photos
@@ -20,6 +21,8 @@ const require = createRequire(process.env.SRC + '/tests/node/package.json');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const Ajv2020 = require('ajv/dist/2020').default;
+const { PNG } = require('pngjs');
+const fs = require('node:fs');
 
 const { E2E_URL, E2E_TOKEN, READ_TOKEN, NODE } = process.env;
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
@@ -125,6 +128,16 @@ await expectResult(tool('svc', 'nginx', 'set'), { enabled: true }, 'service.unit
 const photo = await expectResult(tool('cam', 'camera0', 'invoke'), { resolution: '640x480' }, 'camera.still invoke');
 check(photo.file_path.includes(`/fleetmcp-photos/${NODE}/camera0-`) && photo.preview.data_base64.startsWith('/9j/'),
       'the photo is stored under a generated path, with an inline JPEG preview', photo.file_path);
+// format png (Doc 05 §7.1): the file is a PNG that pngjs, a decoder independent of libpng, reads
+// back pixel for pixel: the simulated camera's colour bars, lossless.
+const png = await expectResult(tool('cam', 'camera0', 'invoke'), { resolution: '640x480', format: 'png' }, 'camera.still invoke, format png');
+check(png.format === 'png' && png.file_path.endsWith('.png') && fs.statSync(png.file_path).size === png.size_bytes,
+      'the png photo is stored as .png with its size', png);
+const decoded = PNG.sync.read(fs.readFileSync(png.file_path));
+const pixel = (x, y) => [...decoded.data.subarray((y * decoded.width + x) * 4, (y * decoded.width + x) * 4 + 3)];
+check(decoded.width === 640 && decoded.height === 480, 'the PNG decodes to 640x480', [decoded.width, decoded.height]);
+check(JSON.stringify([pixel(0, 0), pixel(100, 10), pixel(639, 0)]) === '[[235,235,235],[235,235,16],[16,16,16]]',
+      'the PNG holds the colour bars exactly (lossless)', [pixel(0, 0), pixel(100, 10), pixel(639, 0)]);
 await expectResult(tool('mgmt', 'server', 'invoke'), { channel: 'stable' }, 'manage.server invoke');
 
 // ---- physical actuation: two-phase, once only ----------------------------------------------

@@ -162,7 +162,7 @@ CONF
 # The packages a node's .debs may depend on, whatever the architecture: a library that is not on
 # this list got linked in unseen (README "Install on a Pi": a Pi must be able to install them).
 NODE_DEB_DEPENDS="adduser fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libpaho-mqtt1.3 libpaho-mqttpp3-1
-libssl3 libsodium23 libre2-9 libgpiod2 libsystemd0 libturbojpeg0"
+libssl3 libsodium23 libre2-9 libgpiod2 libsystemd0 libturbojpeg0 libpng16-16"
 
 # deb_depends DEB: the package names of DEB's Depends, alternatives included, one per line.
 deb_depends() {

@@ -297,6 +297,25 @@ TEST_F(CatalogueHandlers, CameraWritesOnlyGeneratedPathsAndKeepsMaxFiles) {
   EXPECT_TRUE(fs::exists(paths[2]));
 }
 
+// Doc 05 §7.1's second format. The pixels are checked end to end by an independent decoder
+// (catalogue_e2e.sh, pngjs); here: the file is a PNG, named .png, and pruned with the JPEGs.
+TEST_F(CatalogueHandlers, CameraPngIsStoredAsPngAndCountsTowardsMaxFiles) {
+  const json::Document jpeg = call(tool("cam", "camera0", "invoke"), R"({"resolution":"640x480"})");
+  const json::Document png = call(tool("cam", "camera0", "invoke"), R"({"resolution":"640x480","format":"png"})");
+  EXPECT_STREQ(png["format"].GetString(), "png");
+  const std::string path = png["file_path"].GetString();
+  EXPECT_EQ(path.substr(path.size() - 4), ".png");
+  EXPECT_EQ(fs::file_size(path), png["size_bytes"].GetUint64());
+  std::ifstream f(path, std::ios::binary);
+  char signature[8];
+  f.read(signature, 8);
+  EXPECT_EQ(std::string(signature, 8), "\x89PNG\r\n\x1A\n");
+  EXPECT_STREQ(png["preview"]["mime_type"].GetString(), "image/jpeg");  // the preview stays small
+  call(tool("cam", "camera0", "invoke"), R"({"resolution":"640x480","format":"png"})");
+  EXPECT_FALSE(fs::exists(jpeg["file_path"].GetString()));  // max_files=2 counts both formats
+  EXPECT_TRUE(fs::exists(path));
+}
+
 TEST_F(CatalogueHandlers, PowerAndSelfUpdate) {
   const json::Document d = call(tool("power", "reboot", "invoke"), R"({"reason":"kernel update","delay_seconds":30})");
   EXPECT_TRUE(d["scheduled"].GetBool());
