@@ -326,7 +326,7 @@ Result<ParsedManifest> ManifestVerifier::parse(std::string_view payload) const {
     return manifest_invalid("manifest does not match " + std::string(kManifestSchemaId) + " at " + where + ": " +
                                 failure->message,
                             "fix the manifest at " + where +
-                                " (the schema is served at GET /schemas/manifest@1.2.0) and re-sign it");
+                                " (the schema is served at GET /schemas/manifest@1.3.0) and re-sign it");
   }
   const json::Value& doc_root = m.doc;
   const json::Value& attestation = doc_root["node_attestation"];

@@ -1,4 +1,4 @@
-// CapabilityManifest (RFC-0001 §2, manifest@1.2.0): building, signing and verifying exactly as
+// CapabilityManifest (RFC-0001 §2, manifest@1.3.0): building, signing and verifying exactly as
 // docs/protocol.md §5 says.
 //
 //   P0 = JCS(M with sig = "" and payload_hash = "")     payload_hash = hex BLAKE3-256(P0)
@@ -24,9 +24,10 @@
 namespace fleetmcp {
 
 inline constexpr std::string_view kManifestVersion = "1.1.0";                  // docs/protocol.md D1
-// manifest@1.2.0 is manifest@1.1.0 plus the Doc 05 kinds and their clamps (the v1.4 kind registry
-// amendment, docs/protocol.md D11); the wire format, and so manifest_version, is unchanged (D1).
-inline constexpr std::string_view kManifestSchemaId = "mcp://schemas/manifest@1.2.0";
+// manifest@1.3.0 is manifest@1.1.0 plus the Doc 05 kinds and their clamps (the v1.4 kind registry
+// amendment, docs/protocol.md D11, published as manifest@1.2.0) and logs.audit (v1.5); the wire
+// format, and so manifest_version, is unchanged (D1).
+inline constexpr std::string_view kManifestSchemaId = "mcp://schemas/manifest@1.3.0";
 inline constexpr size_t kMaxManifestBytes = 64 * 1024;
 inline constexpr int64_t kMaxManifestTtlMs = 86'400'000;
 inline constexpr int64_t kMaxClockSkewMs = 60'000;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "device_client/commands/audit_handler.h"
 #include "device_client/peripherals/camera_handler.h"
 #include "device_client/backends/camera_helper.h"
 #include "device_client/node/capability_settings.h"
@@ -161,6 +162,20 @@ Made server(const CapabilityConfig& cap, const NodeServices& n) {
   return std::make_unique<ServerHandler>(n, std::move(update));
 }
 
+// The node's own command audit (command_audit.h says what it keeps and its bounds).
+Made audit(const CapabilityConfig& cap, const NodeServices& n) {
+  CapabilitySettings s(cap);
+  const auto file = s.text("file");
+  const auto capacity = static_cast<size_t>(
+      s.integer("max_entries", 10, static_cast<int64_t>(CommandAudit::kMaxCapacity),
+                static_cast<int64_t>(CommandAudit::kDefaultCapacity)));
+  s.finish();
+  if (file && file->front() != '/') s.fail("file", "must be an absolute path");
+  if (n.audit == nullptr) cap.fail("this node keeps no command audit");
+  n.audit->configure(capacity, file.value_or(""));
+  return std::make_unique<AuditHandler>(*n.audit);
+}
+
 CapabilityConstraints limits(double rps, int concurrency, int deadline_ms) { return {rps, concurrency, deadline_ms}; }
 
 }  // namespace
@@ -180,6 +195,7 @@ void add_catalogue_kinds(HandlerCatalogue& c) {
   }, limits(2, 1, 3000));
   c.add(std::string(kServiceKind), service, limits(1, 1, 10000));
   c.add(std::string(kLogsKind), logs, limits(2, 1, 3000));
+  c.add(std::string(kAuditKind), audit, limits(2, 1, 2000));
   c.add(std::string(kGpioPinKind), gpio, limits(10, 1, 1000));
   c.add(std::string(kPwmKind), pwm, limits(10, 1, 1000));
   c.add(std::string(kI2cKind), i2c, limits(20, 1, 1000));

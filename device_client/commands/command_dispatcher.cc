@@ -42,9 +42,9 @@ struct CommandDispatcher::Call {
 };
 
 CommandDispatcher::CommandDispatcher(std::string node_id, const ToolTable& tools, SchemaCheck schemas,
-                                     WorkerPool& workers, TimerQueue& timers, AckSink send_ack)
+                                     WorkerPool& workers, TimerQueue& timers, AckSink send_ack, CommandAudit* audit)
     : node_id_(std::move(node_id)), tools_(tools), schemas_(std::move(schemas)), workers_(workers),
-      timers_(timers), send_ack_(std::move(send_ack)) {}
+      timers_(timers), send_ack_(std::move(send_ack)), audit_(audit) {}
 
 void CommandDispatcher::on_cmd(std::string_view payload) {
   const int64_t received_boot_ms = boot_ms(), received_wall_ms = now_ms();
@@ -72,7 +72,7 @@ void CommandDispatcher::on_cmd(std::string_view payload) {
   try {
     admit(call);
   } catch (const Error& e) {
-    refuse(call->cmd.msg_id, e.envelope());
+    refuse(*call, e.envelope());
   }
 }
 
@@ -114,13 +114,13 @@ void CommandDispatcher::admit(std::shared_ptr<Call> call) {
 // finishes in microseconds, so its deadline is checked when it returns: a result that came too
 // late is answered E_DEADLINE_EXCEEDED, as the timer would have answered it.
 void CommandDispatcher::run_inline(Call& call) {
-  std::string ack = run_handler(call);
+  Answer answer = run_handler(call);
   call.tool->limit->release(call.deadline_at_mono_ms);
   if (mono_ms() > call.deadline_at_mono_ms) {
     log_warn(node_id_, "cmd.deadline_exceeded", "msg_id=" + call.cmd.msg_id + " tool=" + call.env.tool);
-    ack = deadline_ack(call);
+    answer = deadline_ack(call);
   }
-  finish(call, ack);
+  finish(call, answer);
 }
 
 const ToolEntry& CommandDispatcher::resolve_tool(const std::string& tool) const {
@@ -172,10 +172,10 @@ void CommandDispatcher::run(const std::shared_ptr<Call>& call) {
     return;
   }
   const int64_t started = mono_ms();
-  std::string ack = run_handler(*call);
+  const Answer answer = run_handler(*call);
   call->tool->limit->release(call->deadline_at_mono_ms);  // before the ack: the caller may send more
   timers_.cancel(call->deadline_timer);
-  if (finish(*call, ack)) {
+  if (finish(*call, answer)) {
     if (log_enabled(EventLogLevel::kDebug)) {  // not even the line's text unless it is logged
       log_debug(node_id_, "cmd.done", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool +
                                           " ms=" + std::to_string(mono_ms() - started));
@@ -186,7 +186,7 @@ void CommandDispatcher::run(const std::shared_ptr<Call>& call) {
   }
 }
 
-std::string CommandDispatcher::run_handler(const Call& call) {
+CommandDispatcher::Answer CommandDispatcher::run_handler(const Call& call) {
   const ToolEntry& tool = *call.tool;
   // The handler boundary: whatever it throws is this call's outcome, never the process's.
   try {
@@ -198,23 +198,24 @@ std::string CommandDispatcher::run_handler(const Call& call) {
                                    "the device produced a result that does not match " + tool.output_schema),
                   "escalate to the operator: the device software needs fixing");
     }
-    return ok_ack(ack_ids_.next_upper(), call.cmd.msg_id, result);
+    return {ok_ack(ack_ids_.next_upper(), call.cmd.msg_id, result), "ok"};
   } catch (const Error& e) {
-    return error_ack(ack_ids_.next_upper(), call.cmd.msg_id, e.envelope());
+    return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, e.envelope()), error_code_name(e.code())};
   } catch (const std::exception& e) {
     log_error(node_id_, "cmd.handler_failed", e.what());  // local log only; never in the envelope
-    return error_ack(ack_ids_.next_upper(), call.cmd.msg_id,
-                     ErrorEnvelope(ErrorCode::kInternal, reasoned_message(DeviceReason::kInternal, "the tool failed on the device"),
-                                   "retry once; if it fails again, escalate to the operator"));
+    return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id,
+                      ErrorEnvelope(ErrorCode::kInternal, reasoned_message(DeviceReason::kInternal, "the tool failed on the device"),
+                                    "retry once; if it fails again, escalate to the operator")),
+            error_code_name(ErrorCode::kInternal)};
   }
 }
 
-std::string CommandDispatcher::deadline_ack(const Call& call) {
+CommandDispatcher::Answer CommandDispatcher::deadline_ack(const Call& call) {
   const ErrorEnvelope error(ErrorCode::kDeadlineExceeded,
                             "the tool did not finish within its deadline of " +
                                 std::to_string(call.deadline_ms) + " ms",
                             "retry later; if it keeps happening, escalate to the operator");
-  return error_ack(ack_ids_.next_upper(), call.cmd.msg_id, error);
+  return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, error), error_code_name(error.code)};
 }
 
 void CommandDispatcher::on_deadline(const std::shared_ptr<Call>& call) {
@@ -225,20 +226,32 @@ void CommandDispatcher::on_deadline(const std::shared_ptr<Call>& call) {
 
 // First caller wins: the handler's result or the deadline. The ack is cached before it is sent,
 // so a duplicate arriving in between is answered from the cache, never run.
-bool CommandDispatcher::finish(Call& call, const std::string& ack) {
+bool CommandDispatcher::finish(Call& call, const Answer& answer) {
   if (call.finished.exchange(true)) return false;
-  const int duplicates = cache_.complete(call.cmd.msg_id, ack, now_ms());
-  send(ack, 1 + duplicates);
+  const int duplicates = cache_.complete(call.cmd.msg_id, answer.ack, now_ms());
+  audit(call, answer.outcome);
+  send(answer.ack, 1 + duplicates);
   return true;
 }
 
-void CommandDispatcher::refuse(const std::string& msg_id, const ErrorEnvelope& error) {
+void CommandDispatcher::refuse(const Call& call, const ErrorEnvelope& error) {
+  const std::string& msg_id = call.cmd.msg_id;
   const std::string ack = error_ack(ack_ids_.next_upper(), msg_id, error);
   log_info(node_id_, "cmd.refused", "msg_id=" + msg_id + " code=" + std::string(error_code_name(error.code)));
   // A busy refusal ran nothing; the retry it invites deserves a fresh decision, not this ack.
   const int duplicates = error.code == ErrorCode::kRateLimited ? cache_.forget(msg_id)
                                                                : cache_.complete(msg_id, ack, now_ms());
+  audit(call, error_code_name(error.code));
   send(ack, 1 + duplicates);
+}
+
+// Before the ack is sent, so a caller that has its answer finds the call in the audit (the cost:
+// one append of a short line). A cmd that named no tool of this node (malformed, another node's)
+// is in the event log only: it has no cap_id.
+void CommandDispatcher::audit(const Call& call, std::string_view outcome) {
+  if (audit_ == nullptr || call.tool == nullptr || !audit_->enabled()) return;
+  audit_->record({0, call.received_wall_ms, call.cmd.msg_id, call.tool->name.cap_id, call.tool->verb,
+                  std::string(outcome), std::max<int64_t>(0, boot_ms() - call.received_boot_ms)});
 }
 
 void CommandDispatcher::send(const std::string& ack, int copies) {

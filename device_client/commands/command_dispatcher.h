@@ -5,6 +5,8 @@
 // PluginClock), the capability's max_concurrency; then a handler that may block runs on the shared worker pool while
 // the TimerQueue holds its deadline, and the first of "result" or "deadline" becomes the ack. A
 // call that cannot block (ToolHandler::may_block) runs at once on the receiving thread instead.
+// Every cmd that names one of this node's tools leaves one entry in the CommandAudit (when the node
+// keeps one): run, refused or past its deadline, but not a duplicate answered from the cache.
 #pragma once
 
 #include <atomic>
@@ -19,6 +21,7 @@
 #include "common/registry/schema_registry.h"
 #include "common/ids/ulid.h"
 #include "common/protocol/cmd.h"
+#include "device_client/commands/command_audit.h"
 #include "device_client/commands/idempotency_cache.h"
 #include "device_client/commands/plugin_clock.h"
 #include "device_client/session/timer_queue.h"
@@ -34,8 +37,9 @@ using AckSink = std::function<void(const std::string& ack)>;
 
 class CommandDispatcher {
  public:
+  // `audit` may be null (no audit is kept).
   CommandDispatcher(std::string node_id, const ToolTable& tools, SchemaCheck schemas,
-                    WorkerPool& workers, TimerQueue& timers, AckSink send_ack);
+                    WorkerPool& workers, TimerQueue& timers, AckSink send_ack, CommandAudit* audit = nullptr);
 
   // Called on an MQTT callback thread with the raw payload; never throws, never waits for a handler
   // that may block (only calls that cannot block run on this thread).
@@ -48,6 +52,11 @@ class CommandDispatcher {
 
  private:
   struct Call;
+  // An ack and the outcome the audit records for it: "ok" or the error code's name.
+  struct Answer {
+    std::string ack;
+    std::string_view outcome;
+  };
 
   void admit(std::shared_ptr<Call> call);
   const ToolEntry& resolve_tool(const std::string& tool) const;
@@ -55,11 +64,12 @@ class CommandDispatcher {
   int64_t time_left_ms(const Call& call);
   void run(const std::shared_ptr<Call>& call);
   void run_inline(Call& call);
-  std::string deadline_ack(const Call& call);
-  std::string run_handler(const Call& call);
+  Answer deadline_ack(const Call& call);
+  Answer run_handler(const Call& call);
   void on_deadline(const std::shared_ptr<Call>& call);
-  bool finish(Call& call, const std::string& ack);
-  void refuse(const std::string& msg_id, const ErrorEnvelope& error);
+  bool finish(Call& call, const Answer& answer);
+  void refuse(const Call& call, const ErrorEnvelope& error);
+  void audit(const Call& call, std::string_view outcome);
   void send(const std::string& ack, int copies);
 
   const std::string node_id_;
@@ -68,6 +78,7 @@ class CommandDispatcher {
   WorkerPool& workers_;
   TimerQueue& timers_;
   const AckSink send_ack_;
+  CommandAudit* const audit_;
   IdempotencyCache cache_;
   std::mutex clock_mutex_;  // guards plugin_clock_ (cmds and status arrive on Paho's threads)
   PluginClock plugin_clock_;

@@ -15,6 +15,7 @@
 
 namespace fleetmcp::device {
 
+class CommandAudit;
 class HostMetrics;
 class TelemetryCadence;
 class TimerQueue;
@@ -31,6 +32,7 @@ struct NodeServices {
   bool simulated = false;                    // --simulate: hardware kinds default to simulated backends
   int64_t started_at_ms = 0;                 // when this process started (manage.server)
   size_t capability_count = 0;               // configured capabilities (manage.server)
+  CommandAudit* audit = nullptr;             // this node's audit; a logs.audit capability turns it on
 };
 
 struct ToolCall {

@@ -52,7 +52,7 @@ DeviceNode::DeviceNode(DeviceConfig config, const SharedRuntime& runtime, bool s
                   [schemas = runtime_.schemas](std::string_view id, const json::Value& doc) {
                     return schemas->validate(id, doc);
                   },
-                  *runtime_.workers, *runtime_.timers, [this](const std::string& ack) { send_ack(ack); }),
+                  *runtime_.workers, *runtime_.timers, [this](const std::string& ack) { send_ack(ack); }, &audit_),
       session_(session_settings(), *runtime_.timers,
                {[this] { on_connected(); },
                 [this](const std::string& topic, const std::string& payload) { on_message(topic, payload); },
@@ -71,6 +71,7 @@ NodeServices DeviceNode::make_services() {
   s.simulated = simulated_;
   s.started_at_ms = runtime_.started_at_ms;
   s.capability_count = config_.capabilities.size();
+  s.audit = &audit_;
   return s;
 }
 

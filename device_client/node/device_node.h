@@ -82,6 +82,7 @@ class DeviceNode {
   const NodeTopics topics_;
   const NodeIdentity identity_;
   TelemetryCadence cadence_;
+  CommandAudit audit_;  // before services_ and tools_: a logs.audit capability configures it
   const NodeServices services_;
   const ToolTable tools_;
   const AnnounceSigner signer_;

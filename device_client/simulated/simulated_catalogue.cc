@@ -10,6 +10,7 @@ const std::vector<std::pair<std::string, std::string>>& simulated_catalogue_line
       {"capability.procs", "process.table"},
       {"capability.nginx", "service.unit unit=nginx.service"},
       {"capability.app", "logs.journal units=fleetmcp-device.service,nginx.service"},
+      {"capability.audit", "logs.audit"},
       {"capability.gpio17", "gpio.pin line=17"},
       {"capability.button", "gpio.pin line=27 writable=false"},
       {"capability.pwm0", "gpio.pwm chip=0 channel=0 pin=18"},

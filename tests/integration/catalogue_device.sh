@@ -38,9 +38,9 @@ device_wait_log real "announce.published" 20
 # ---- the announce ---------------------------------------------------------------------------
 announce=$(mosquitto_sub -p "$PLAIN" -t "\$devices/$N/announce" -C 1 -W 5) || fail "no retained announce"
 printf '%s' "$announce" | "$FLEETCTL" manifest verify --ca "$T/pki/ca.crt" >/dev/null || fail "the announce does not verify"
-pass "the catalogue announce verifies against manifest@1.2.0"
+pass "the catalogue announce verifies against manifest@1.3.0"
 assert_eq "$(jq -r '[.capabilities[].cap_id] | join(",")' <<<"$announce")" \
-  "echo,metrics,info,health,net,procs,nginx,app,gpio17,button,pwm0,i2c1,camera0,reboot,server" "every catalogue capability is announced"
+  "echo,metrics,info,health,net,procs,nginx,app,audit,gpio17,button,pwm0,i2c1,camera0,reboot,server" "every catalogue capability is announced"
 assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="gpio17") | "\(.safety_class) \(.constraints.rate_limit_rps) \(.verbs|join("/"))"' <<<"$announce")" \
   "physical_actuation 10 get/set/invoke" "gpio17: physical_actuation, 10 rps, get/set/invoke"
 assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="reboot") | "\(.safety_class) \(.constraints.rate_limit_rps)"' <<<"$announce")" \

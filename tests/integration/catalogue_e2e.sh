@@ -7,7 +7,8 @@
 # scope (HTTP 403 insufficient_scope), an unconfirmed actuation (E_SAFETY_DENIED with a commit
 # token), the rate limit (E_RATE_LIMITED with retry_after_ms). A commit token works once only,
 # a GPIO write with duration_ms reverts the pin, and a `format: png` photo decodes (pngjs) to the
-# simulated camera's pixels.
+# simulated camera's pixels. The device's command audit (logs.audit) pages back, by cursor, what
+# the calls before it did, without their arguments.
 . "$(dirname "$0")/lib.sh"
 
 export TMPDIR=$T   # simulated photos
@@ -62,7 +63,7 @@ function tool(kindShort, cap, verb) {
   fail(`tools/list has ${kindShort}.${NODE}.${cap}.${verb}`, [...tools.keys()].filter((n) => n.includes(NODE)));
 }
 const mine = [...tools.keys()].filter((n) => n.includes(NODE));
-check(mine.length === 25, `node ${NODE} lists 25 tools (echo, metrics and the 22 of the catalogue)`, mine.length);
+check(mine.length === 26, `node ${NODE} lists 26 tools (echo, metrics and the 23 of the catalogue)`, mine.length);
 check(mine.every((n) => n.length <= 64), 'every projected name is at most 64 characters');
 
 const safety = (t) => t['x-safety-class'] ?? t._meta?.['x-safety-class'] ?? t.annotations?.['x-safety-class'];
@@ -168,6 +169,28 @@ try {
 } catch (e) {
   check(e.code === -32602, 'a unit that is not allow-listed has no tool (-32602)', { code: e.code, message: e.message });
 }
+// ---- the device's own command audit (Doc 05 §2.2 logs.get_recent_audit_logs) ---------------
+const marker = 'argument-value-7f3a';
+await expectResult(tool('sysecho', 'echo', 'invoke'), { message: marker }, 'system.echo invoke with a marker argument');
+const auditGet = tool('audit', 'audit', 'get');
+check(safety(auditGet) === 'read_only', 'logs.audit get is read_only');
+const audit = [];
+let auditCursor;
+for (let pages = 0; pages < 50; pages++) {
+  const page = await expectResult(auditGet, auditCursor ? { limit: 7, cursor: auditCursor } : { limit: 7 }, `logs.audit get page ${pages + 1}`);
+  audit.push(...page.entries);
+  auditCursor = page.next_cursor;
+  if (!auditCursor) break;
+}
+const seqs = audit.map((e) => e.seq);
+check(seqs.every((q, i) => i === 0 || q === seqs[i - 1] - 1) && seqs.at(-1) === 1,
+      'the pages run newest first from the newest entry down to seq 1, none twice, none missed', seqs);
+check(audit.some((e) => e.cap_id === 'i2c1' && e.verb === 'get' && e.outcome === 'E_SAFETY_DENIED'),
+      'the audit records the refused I2C read with its outcome', audit.filter((e) => e.cap_id === 'i2c1'));
+check(audit.some((e) => e.cap_id === 'camera0' && e.verb === 'invoke' && e.outcome === 'ok'), 'the audit records the photos');
+check(audit[0].cap_id === 'echo' && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(audit[0].msg_id) && !JSON.stringify(audit).includes(marker),
+      'the newest entry is the echo call, named by its msg_id, without its argument', audit[0]);
+
 const reader = await connect(READ_TOKEN);
 await expectResult(tool('gpio', 'gpio17', 'get'), {}, 'a read-only token may read a physical_actuation pin', reader);
 try {

@@ -1,6 +1,6 @@
 // The Doc 05 catalogue through the device's ToolTable, as a --simulate node builds it: every tool
 // answers with a result valid against its output schema, the allow-lists and safety settings hold,
-// the manifest it produces validates against manifest@1.2.0 with the kinds' clamps, and each real
+// the manifest it produces validates against manifest@1.3.0 with the kinds' clamps, and each real
 // backend, on this machine without the hardware, answers with a failed_precondition envelope.
 #include <gtest/gtest.h>
 
@@ -22,6 +22,7 @@
 #include "device_client/backends/service_control.h"
 #include "device_client/simulated/simulated_catalogue.h"
 #include "device_client/node/cli_options.h"
+#include "device_client/commands/command_audit.h"
 #include "device_client/commands/handler_catalogue.h"
 #include "device_client/host/host_metrics.h"
 #include "device_client/session/timer_queue.h"
@@ -52,6 +53,7 @@ std::vector<CapabilityConfig> simulated_catalogue(const std::string& photo_dir) 
           capability("procs", "process.table"),
           capability("nginx", "service.unit", {{"unit", "nginx.service"}}),
           capability("app", "logs.journal", {{"units", "fleetmcp-device.service"}}),
+          capability("audit", "logs.audit"),
           capability("gpio17", "gpio.pin", {{"line", "17"}}),
           capability("button", "gpio.pin", {{"line", "27"}, {"writable", "false"}}),
           capability("pwm0", "gpio.pwm", {{"pin", "18"}}),
@@ -71,6 +73,7 @@ class CatalogueHandlers : public ::testing::Test {
     services_.node_id = kNode;
     services_.host_metrics = &host_;
     services_.timers = &timers_;
+    services_.audit = &audit_;
     services_.simulated = true;
     services_.started_at_ms = 1763800000000;
     tools_ = std::make_unique<ToolTable>(
@@ -113,13 +116,14 @@ class CatalogueHandlers : public ::testing::Test {
   fs::path photo_dir_;
   HostMetrics host_;
   TimerQueue timers_;
+  CommandAudit audit_;
   NodeServices services_;
   std::unique_ptr<ToolTable> tools_;
 };
 std::shared_ptr<const SchemaRegistry> CatalogueHandlers::schemas_;
 
 TEST_F(CatalogueHandlers, EveryProjectedNameFitsAndTheManifestValidates) {
-  EXPECT_EQ(tools_->size(), 22u);
+  EXPECT_EQ(tools_->size(), 23u);
   ManifestContent m;
   m.node_id = kNode;
   m.hw_sources = {{"machine_id", "x"}};
@@ -316,6 +320,28 @@ TEST_F(CatalogueHandlers, CameraPngIsStoredAsPngAndCountsTowardsMaxFiles) {
   EXPECT_TRUE(fs::exists(path));
 }
 
+// logs.audit (Doc 05 §2.2): the capability turns the node's audit on with its bound, and get pages
+// it newest first with a cursor; the dispatcher's recording is in device_dispatcher_test.cc.
+TEST_F(CatalogueHandlers, AuditGetPagesTheNodesOwnAuditByCursor) {
+  EXPECT_EQ(audit_.capacity(), CommandAudit::kDefaultCapacity);
+  for (int i = 1; i <= 3; ++i) {
+    audit_.record({0, 1763800000000 + i, "01JD3X4M5N6P7Q8R9S0T1V2W3" + std::to_string(i), "gpio17", "set",
+                   i == 2 ? "E_SAFETY_DENIED" : "ok", 4});
+  }
+  const json::Document first = call(tool("audit", "audit", "get"), R"({"limit":2})");
+  ASSERT_EQ(first["entries"].Size(), 2u);
+  EXPECT_EQ(first["entries"][0]["seq"].GetInt(), 3);
+  EXPECT_STREQ(first["entries"][1]["outcome"].GetString(), "E_SAFETY_DENIED");
+  EXPECT_STREQ(first["entries"][1]["timestamp"].GetString(), "2025-11-22T08:26:40.002Z");
+  EXPECT_EQ(first["retained"].GetInt(), 3);
+  EXPECT_EQ(first["capacity"].GetInt(), 500);
+  const std::string cursor = first["next_cursor"].GetString();
+  const json::Document last = call(tool("audit", "audit", "get"), R"({"limit":2,"cursor":")" + cursor + R"("})");
+  ASSERT_EQ(last["entries"].Size(), 1u);
+  EXPECT_EQ(last["entries"][0]["seq"].GetInt(), 1);
+  EXPECT_TRUE(last["next_cursor"].IsNull());
+}
+
 TEST_F(CatalogueHandlers, PowerAndSelfUpdate) {
   const json::Document d = call(tool("power", "reboot", "invoke"), R"({"reason":"kernel update","delay_seconds":30})");
   EXPECT_TRUE(d["scheduled"].GetBool());
@@ -336,6 +362,8 @@ TEST_F(CatalogueHandlers, ConfigurationMistakesNameTheLine) {
     }
   };
   build_fails_with(capability("gpio17", "gpio.pin"), "device.conf:12: capability.gpio17: line: required for kind gpio.pin");
+  build_fails_with(capability("audit2", "logs.audit", {{"file", "audit.jsonl"}}),
+                   "device.conf:12: capability.audit2: file: must be an absolute path");
   build_fails_with(capability("gpio17", "gpio.pin", {{"line", "17"}, {"pins", "18"}}),
                    "device.conf:12: capability.gpio17: pins: unknown setting for kind gpio.pin (docs/catalogue.md lists them)");
   build_fails_with(capability("off", "system.power", {{"action", "shutdown"}}),
@@ -425,7 +453,7 @@ TEST(CatalogueSimulatedFleet, AddsEveryKindAndKeepsTheNodesOwnCapabilities) {
     kinds.insert(cap.kind);
     EXPECT_TRUE(ids.insert(cap.cap_id).second) << "cap_id twice: " << cap.cap_id;
   }
-  EXPECT_EQ(kinds.size(), 12u);
+  EXPECT_EQ(kinds.size(), 13u);  // the 12 Doc 05 kinds and logs.audit
   EXPECT_EQ(config.capabilities.front().settings.front().value, "4");  // not replaced
   EXPECT_EQ(config.capabilities.size(), simulated_catalogue_lines().size());
 }

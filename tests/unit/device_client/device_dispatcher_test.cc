@@ -137,7 +137,7 @@ class Dispatcher : public ::testing::Test {
     services.node_id = kNode;
     tools_ = std::make_unique<ToolTable>(ToolTable::build({cap}, kinds_, catalogue, services));
     dispatcher_ = std::make_unique<CommandDispatcher>(kNode, *tools_, fake_schema_check, workers_, timers_,
-                                                      [this](const std::string& ack) { acks_.add(ack); });
+                                                      [this](const std::string& ack) { acks_.add(ack); }, &audit_);
   }
 
   void TearDown() override {
@@ -180,6 +180,7 @@ class Dispatcher : public ::testing::Test {
   WorkerPool workers_{4};
   std::unique_ptr<ToolTable> tools_;
   std::unique_ptr<CommandDispatcher> dispatcher_;
+  CommandAudit audit_;  // off unless a test configures it
 };
 
 const std::string kId1 = "01JD3X4M5N6P7Q8R9S0T1V2W31";
@@ -197,6 +198,32 @@ TEST_F(Dispatcher, RunsAValidCmdAndAnswersOnce) {
   EXPECT_EQ(json::get_bool(p, "ok"), true);
   EXPECT_EQ(json::get_int64(p["result"], "run"), 1);
   EXPECT_NE(json::get_string(json::parse_strict(acks[0]).value(), "msg_id"), kId1);  // the ack has its own id
+}
+
+// logs.audit (Doc 05 §2.2): one entry per answered cmd that named a tool of this node, written
+// before the ack leaves; a duplicate answered from the cache and a cmd for no tool of this node
+// leave none; argument values never appear.
+TEST_F(Dispatcher, EachAnsweredCmdLeavesOneAuditEntryWithoutItsArguments) {
+  make(1, 2000);
+  audit_.configure(100, "");
+  dispatcher_->on_cmd(cmd(kId1, R"({"secret":"hunter2"})"));
+  ASSERT_TRUE(acks_.wait_for_count(1));
+  dispatcher_->on_cmd(cmd(kId1, R"({"secret":"hunter2"})"));  // duplicate: replayed, not run
+  dispatcher_->on_cmd(cmd(kId2, R"({"bad":"hunter2"})"));
+  dispatcher_->on_cmd(cmd(kId3, "{}", "tblock.01jd3x4m5n6p7q8r9s0t1v2w3x.nope.invoke"));
+  ASSERT_TRUE(acks_.wait_for_count(4));
+  const auto page = audit_.newest_first(std::nullopt, 10);
+  ASSERT_EQ(page.entries.size(), 2u);
+  EXPECT_EQ(page.entries[1].msg_id, kId1);
+  EXPECT_EQ(page.entries[1].outcome, "ok");
+  EXPECT_EQ(page.entries[0].msg_id, kId2);
+  EXPECT_EQ(page.entries[0].outcome, "E_MANIFEST_INVALID");
+  for (const AuditEntry& e : page.entries) {
+    EXPECT_EQ(e.cap_id, "blk");
+    EXPECT_EQ(e.verb, "invoke");
+    EXPECT_GE(e.duration_ms, 0);
+    EXPECT_EQ(CommandAudit::to_line(e).find("hunter2"), std::string::npos);
+  }
 }
 
 TEST_F(Dispatcher, RefusesToolsThatAreNotThisNodes) {

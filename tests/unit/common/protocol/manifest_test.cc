@@ -469,7 +469,7 @@ TEST_F(ManifestTest, RefusesBadNodeIdPattern) {
 TEST_F(ManifestTest, RefusesExtraTopLevelField) {
   const auto bad = signed_manifest([](json::Document& d) { d.AddMember("comment", "hello", d.GetAllocator()); });
   const auto env = refused(bad, ErrorCode::kManifestInvalid, "property");
-  EXPECT_NE(env.message.find("manifest@1.2.0 at the top level"), std::string::npos) << env.message;
+  EXPECT_NE(env.message.find("manifest@1.3.0 at the top level"), std::string::npos) << env.message;
 }
 
 TEST_F(ManifestTest, RefusesMissingCapabilities) {
@@ -532,7 +532,7 @@ TEST_F(ManifestTest, RefusesTrailingGarbage) {
 }
 
 TEST_F(ManifestTest, RefusesNonObjectsAndEmptyPayloads) {
-  refused("[]", ErrorCode::kManifestInvalid, "manifest@1.2.0 at the top level");
+  refused("[]", ErrorCode::kManifestInvalid, "manifest@1.3.0 at the top level");
   refused("", ErrorCode::kManifestInvalid, "not strict JSON");
 }
 

@@ -245,7 +245,7 @@ TEST_F(SchemaRegistryTest, KindRegistryMatchesTheManifestKindEnumAndTheKindContr
   for (const auto& k : reg().kinds().all()) registry_kinds.insert(k.kind);
   EXPECT_EQ(registry_kinds, schema_kinds);
   EXPECT_TRUE(registry_kinds.count("system.metrics") && registry_kinds.count("system.echo"));
-  EXPECT_EQ(registry_kinds.size(), 14u);  // RFC-0001 v1.3 plus the Doc 05 catalogue (docs/catalogue.md)
+  EXPECT_EQ(registry_kinds.size(), 15u);  // RFC-0001 v1.3, the Doc 05 catalogue and logs.audit (docs/catalogue.md)
 
   // RFC-0001 §3.2.
   ASSERT_NE(reg().kinds().by_kind("system.metrics"), nullptr);
