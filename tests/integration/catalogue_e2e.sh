@@ -109,7 +109,14 @@ async function confirmed(t, args, what) {
 
 // ---- read-only tools -------------------------------------------------------------------
 await expectResult(tool('sysinfo', 'info', 'get'), {}, 'system.info get');
-await expectResult(tool('health', 'health', 'snapshot'), {}, 'system.health snapshot');
+// Doc 05 §4.1 get_realtime_metrics answers the HealthSnapshot: the health snapshot tool (D31). The
+// metrics snapshot keeps RFC-0001's MetricsSample and tells an agent where the HealthSnapshot is.
+const health = await expectResult(tool('health', 'health', 'snapshot'), {}, 'system.health snapshot');
+const doc05Health = ['timestamp', 'cpu_usage_percent', 'memory_used_bytes', 'memory_total_bytes', 'disk_used_bytes', 'disk_total_bytes'];
+check(doc05Health.every((f) => f in health), 'the health snapshot carries the HealthSnapshot fields of Doc 05 section 3.2', health);
+check(/health snapshot tool \(kind system\.health\)/.test(tool('sys', 'metrics', 'snapshot').description),
+      'the metrics snapshot description sends an agent to the health snapshot for the HealthSnapshot',
+      tool('sys', 'metrics', 'snapshot').description);
 await expectResult(tool('net', 'net', 'get'), {}, 'network.status get');
 const procs = await expectResult(tool('proc', 'procs', 'snapshot'), { limit: 5, sort_by: 'memory_rss', sort_order: 'desc' }, 'process.table snapshot');
 await expectResult(tool('proc', 'procs', 'get'), { pid: procs.processes[0].pid }, 'process.table get');
