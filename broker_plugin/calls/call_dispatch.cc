@@ -194,6 +194,13 @@ void CallDispatch::finish(SentCall& call, CallResult result) {
     bump(counters_.calls_ok);
   } else {
     bump(result.error().code == ErrorCode::kDeadlineExceeded ? counters_.calls_timed_out : counters_.calls_failed);
+    // RFC-0001 §4: the call's msg_id, the id the device's audit (logs.audit) files it under. A call
+    // refused before it was sent has none.
+    if (!call.msg_id.empty()) {
+      ErrorEnvelope error = std::move(result).error();
+      error.correlation_id = call.msg_id;
+      result = std::move(error);
+    }
   }
   // The front's CallLog writes its own line, naming the endpoint (CallOrigin::kFront).
   if (call.queued.request.origin != CallOrigin::kFront) {

@@ -168,8 +168,9 @@ await confirmed(tool('power', 'reboot', 'invoke'), { delay_seconds: 60 }, 'syste
 // ---- refusals ------------------------------------------------------------------------------
 // The gateway templates the message of a device-side error (docs/protocol.md §9: never device strings), so
 // only the code travels.
-await expectRefusal(tool('i2c', 'i2c1', 'get'), { address: 80, length: 1 }, 'E_SAFETY_DENIED',
-                    'an I2C address outside the allow-list is refused by the device');
+const denied = await expectRefusal(tool('i2c', 'i2c1', 'get'), { address: 80, length: 1 }, 'E_SAFETY_DENIED',
+                                   'an I2C address outside the allow-list is refused by the device');
+check(/^[0-9A-HJKMNP-TV-Z]{26}$/.test(denied.correlation_id ?? ''), 'the envelope carries the call\'s msg_id as correlation_id (RFC-0001 section 4)', denied);
 try {
   await client.callTool({ name: `svc.${NODE}.sshd.get`, arguments: {} });
   fail('a unit that is not allow-listed has no tool', 'no error');
@@ -192,8 +193,8 @@ for (let pages = 0; pages < 50; pages++) {
 const seqs = audit.map((e) => e.seq);
 check(seqs.every((q, i) => i === 0 || q === seqs[i - 1] - 1) && seqs.at(-1) === 1,
       'the pages run newest first from the newest entry down to seq 1, none twice, none missed', seqs);
-check(audit.some((e) => e.cap_id === 'i2c1' && e.verb === 'get' && e.outcome === 'E_SAFETY_DENIED'),
-      'the audit records the refused I2C read with its outcome', audit.filter((e) => e.cap_id === 'i2c1'));
+check(audit.some((e) => e.msg_id === denied.correlation_id && e.cap_id === 'i2c1' && e.verb === 'get' && e.outcome === 'E_SAFETY_DENIED'),
+      'the audit records the refused I2C read with its outcome, under the correlation_id its caller got', audit.filter((e) => e.cap_id === 'i2c1'));
 check(audit.some((e) => e.cap_id === 'camera0' && e.verb === 'invoke' && e.outcome === 'ok'), 'the audit records the photos');
 check(audit[0].cap_id === 'echo' && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(audit[0].msg_id) && !JSON.stringify(audit).includes(marker),
       'the newest entry is the echo call, named by its msg_id, without its argument', audit[0]);

@@ -342,6 +342,20 @@ TEST_F(CatalogueHandlers, AuditGetPagesTheNodesOwnAuditByCursor) {
   EXPECT_TRUE(last["next_cursor"].IsNull());
 }
 
+// Doc 05 gives `pin` minimum 1; BCM numbering starts at GPIO0, which a capability may name
+// (docs/protocol.md D33): its state reports pin 0 and validates against gpio.pin.state.
+TEST_F(CatalogueHandlers, GpioLineZeroIsAPin) {
+  const ToolTable table = ToolTable::build({capability("gpio0", "gpio.pin", {{"line", "0"}})}, schemas_->kinds(),
+                                           HandlerCatalogue::builtin(), services_);
+  const ToolEntry* get = table.find(tool("gpio", "gpio0", "get"));
+  ASSERT_NE(get, nullptr);
+  const json::Document args = json::parse_strict("{}").value();
+  const json::Document state = get->handler->run({get->verb, args});
+  EXPECT_EQ(state["pin"].GetInt(), 0);
+  const auto bad = schemas_->validate(get->output_schema, state);
+  EXPECT_FALSE(bad) << json::to_string(state);
+}
+
 TEST_F(CatalogueHandlers, PowerAndSelfUpdate) {
   const json::Document d = call(tool("power", "reboot", "invoke"), R"({"reason":"kernel update","delay_seconds":30})");
   EXPECT_TRUE(d["scheduled"].GetBool());

@@ -1,8 +1,14 @@
 // The HTTP front's routes around MCP: bearer authentication (401 + RFC 9728 challenge), Origin
 // validation, the protected-resource metadata, the schema registry, /healthz and /metrics.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "tests/support/front_fixture.h"
+#include "broker_plugin/http/front/schema_routes.h"
+#include "common/base/file_text.h"
 #include "common/crypto/digest.h"
 
 namespace fleetmcp::http::testing {
@@ -169,6 +175,68 @@ TEST_F(RoutesTest, HealthzAndMetrics) {
   EXPECT_NE(text.find("fleetmcp_mcp_sessions 1"), std::string::npos);
   EXPECT_NE(text.find("fleetmcp_sse_streams{endpoint=\"rfc0009\"} 0"), std::string::npos);
   EXPECT_EQ(get("/nope")->reply->status, 404);
+}
+
+// RFC 004 Appendix A.14 on the registry's own paging: the vector's five descriptors in a schema
+// directory beside the shipped ones, listed by GET /schemas two at a time with the route's cursor, newest-first (the
+// vector's order: 1.10.0 above 1.9.0 by SemVer precedence, not by string) and oldest-first (its
+// reverse within each name). No duplicates, no skips, in either order.
+TEST(SchemaRoutesA14, PagesTheVectorWithTheRegistrysCursorInBothOrders) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("fleetmcp-a14-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string index = "[";
+  const auto add = [&](const std::string& file, const std::string& id, const std::string& text) {
+    std::ofstream(dir / file) << text;
+    index += std::string(index.size() > 1 ? "," : "") + R"({"id":")" + id + R"(","file":")" + file +
+             R"(","sha256":")" + sha256_hex(text) + R"("})";
+  };
+  for (const std::string v : {"org.b.review@2.0.0-rc.1", "org.a.translate@1.9.0", "org.b.review@2.0.0",
+                              "org.a.translate@1.10.0", "org.a.translate@1.0.0"}) {
+    add(v + ".json", "mcp://schemas/" + v, "{\n  \"$id\": \"mcp://schemas/" + v + "\"\n}\n");
+  }
+  // Beside the shipped documents (the registry needs its kind registry and what that names).
+  const fs::path shipped = FLEETMCP_SOURCE_DIR "/schemas";
+  const json::Document rows = json::parse_strict(*try_read_file((shipped / "index.json").string())).value();
+  for (const auto& row : rows.GetArray()) {
+    const std::string file = row["file"].GetString();
+    fs::copy_file(shipped / file, dir / file);
+    index += R"(,{"id":")" + std::string(row["id"].GetString()) + R"(","file":")" + file + R"(","sha256":")" +
+             row["sha256"].GetString() + R"("})";
+  }
+  std::ofstream(dir / "index.json") << index << "]";
+  const auto registry = SchemaRegistry::load(dir.string());
+  fs::remove_all(dir);
+  const CursorCodec cursors;
+  const SchemaRoutes routes(*registry, cursors);
+
+  const auto pages = [&](const std::string& order) {
+    std::vector<std::string> seen;
+    std::string target = "/schemas?limit=2" + order;
+    for (int i = 0; i < 100; ++i) {
+      HttpRequest request;
+      request.method = "GET";
+      request.target = target;
+      const HttpReply reply = routes.handle(request);
+      EXPECT_EQ(reply.status, 200) << reply.body;
+      const auto page = json::parse_strict(reply.body).value();
+      EXPECT_LE(page["schemas"].Size(), 2u);
+      for (const auto& d : page["schemas"].GetArray()) {
+        const std::string id = d["id"].GetString();
+        if (id.find("org.") != std::string::npos) seen.push_back(id.substr(id.find("org.")));
+      }
+      const auto next = json::get_string(page, "next_cursor");
+      if (!next) break;
+      target = "/schemas?limit=2" + order + "&cursor=" + std::string(*next);
+    }
+    return seen;
+  };
+  EXPECT_EQ(pages(""), (std::vector<std::string>{"org.a.translate@1.10.0", "org.a.translate@1.9.0", "org.a.translate@1.0.0",
+                                                 "org.b.review@2.0.0", "org.b.review@2.0.0-rc.1"}));
+  EXPECT_EQ(pages("&order=oldest-first"),
+            (std::vector<std::string>{"org.a.translate@1.0.0", "org.a.translate@1.9.0", "org.a.translate@1.10.0",
+                                      "org.b.review@2.0.0-rc.1", "org.b.review@2.0.0"}));
 }
 
 }  // namespace

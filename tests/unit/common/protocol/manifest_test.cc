@@ -444,6 +444,27 @@ TEST_F(ManifestTest, RefusesEchoRateOver50) {
   refused(bad, ErrorCode::kManifestInvalid, "at /capabilities/0/constraints/rate_limit_rps");
 }
 
+// RFC-0001 §2's constraint bounds at their edges, on the system.metrics capability (whose clamp
+// leaves them as they are): rate 1000 and deadline 30000 are accepted, one step past is refused,
+// as is max_concurrency 0 (minimum 1) and a deadline under 50.
+TEST_F(ManifestTest, ConstraintBoundsHoldAtTheirEdges) {
+  const auto with = [&](const char* field, double value) {
+    return signed_manifest([&](json::Document& d) { d["capabilities"][1]["constraints"][field] = value; });
+  };
+  const auto with_int = [&](const char* field, int value) {
+    return signed_manifest([&](json::Document& d) { d["capabilities"][1]["constraints"][field] = value; });
+  };
+  EXPECT_TRUE(verifier_->verify(with("rate_limit_rps", 1000), ctx_).ok()) << "rate 1000";
+  EXPECT_TRUE(verifier_->verify(with_int("deadline_ms_default", 30000), ctx_).ok()) << "deadline 30000";
+  EXPECT_TRUE(verifier_->verify(with_int("deadline_ms_default", 50), ctx_).ok()) << "deadline 50";
+  EXPECT_TRUE(verifier_->verify(with_int("max_concurrency", 1), ctx_).ok()) << "max_concurrency 1";
+  refused(with("rate_limit_rps", 1000.5), ErrorCode::kManifestInvalid, "at /capabilities/1/constraints/rate_limit_rps");
+  refused(with("rate_limit_rps", 0), ErrorCode::kManifestInvalid, "at /capabilities/1/constraints/rate_limit_rps");
+  refused(with_int("deadline_ms_default", 30001), ErrorCode::kManifestInvalid, "at /capabilities/1/constraints/deadline_ms_default");
+  refused(with_int("deadline_ms_default", 49), ErrorCode::kManifestInvalid, "at /capabilities/1/constraints/deadline_ms_default");
+  refused(with_int("max_concurrency", 0), ErrorCode::kManifestInvalid, "at /capabilities/1/constraints/max_concurrency");
+}
+
 TEST_F(ManifestTest, RefusesMetricsWithSetVerb) {
   const auto bad = signed_manifest([](json::Document& d) {
     d["capabilities"][1]["verbs"].PushBack("set", d.GetAllocator());
