@@ -34,6 +34,7 @@ capability.health  = system.health
 capability.net     = network.status
 capability.procs   = process.table
 capability.demo    = service.unit unit=fleetmcp-demo.service
+capability.base    = service.unit unit=fleetmcp-base.service
 capability.app     = logs.journal units=fleetmcp-demo.service,fleetmcp-device.service
 capability.relay   = gpio.pin line=2 chip=gpiochip0
 capability.button  = gpio.pin line=3 chip=gpiochip0 writable=false
@@ -149,6 +150,27 @@ pass "service.unit invoke restart: systemd restarted fleetmcp-demo.service (Main
 logs=$(mcp call "$(tool logs app get)" '{"limit":50}')
 [ "$(jq -r '.returned_count' <<<"$logs")" -gt 0 ] || fail "logs.journal: $logs"
 assert_contains "$logs" "mqtt.connected ssl://127.0.0.1:8883" "logs.journal: the node's own lines from the guest's journal (read as user fleetmcp)"
+
+# ---- a unit other units depend on (Doc 05 addendum §6.1) -----------------------------------
+# fleetmcp-dependent.service Requires= fleetmcp-base.service: stop and disable of the base are
+# refused with the dependent named; force + confirm_breaking_dependencies (physical-actuation
+# scope, two-phase) stops it, and systemd takes the dependent down with it.
+guest 'systemctl start fleetmcp-dependent.service' || fail "start fleetmcp-dependent.service in the guest"
+for attempt in '{"action":"stop"}' '{"enabled":false}'; do
+  verb=$([ "$attempt" = '{"action":"stop"}' ] && echo invoke || echo set)
+  refused=$(mcp call "$(tool svc base "$verb")" "$attempt")
+  assert_eq "$(jq -c '[.code, .details.reason, .details.dependent_services]' <<<"$refused")" \
+    '["E_BAD_REQUEST","failed_precondition",["fleetmcp-dependent.service"]]' \
+    "service.unit $verb $attempt: refused, details.dependent_services names the running dependent"
+done
+assert_eq "$(guest 'systemctl is-active fleetmcp-base.service fleetmcp-dependent.service | paste -sd,')" active,active \
+  "both units still run after the refusals"
+forced=$(mcp confirm "$(tool svc base invoke)" '{"action":"stop","force":true,"confirm_breaking_dependencies":true}')
+assert_eq "$(jq -r .status <<<"$forced")" inactive "service.unit invoke stop with force + confirm_breaking_dependencies (two-phase): stopped"
+assert_eq "$(guest 'systemctl is-active fleetmcp-base.service fleetmcp-dependent.service | paste -sd,')" inactive,inactive \
+  "systemd stopped the base and, by Requires=, its dependent"
+assert_eq "$(mcp call "$(tool svc base invoke)" '{"action":"start"}' | jq -r .status)" active "with no dependent running, start and stop need no override:"
+assert_eq "$(mcp call "$(tool svc base invoke)" '{"action":"stop"}' | jq -r .status)" inactive "… stop is not refused"
 
 # ---- PWM has no kernel simulator ----------------------------------------------------------
 assert_contains "$(mcp call "$(tool pwm fan get)")" "E_BAD_REQUEST" "gpio.pwm get without a PWM chip: failed_precondition (E_BAD_REQUEST)"

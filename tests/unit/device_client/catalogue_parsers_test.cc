@@ -233,6 +233,19 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   }
 }
 
+// Doc 05 addendum §6.1: the services that need a unit, from the properties systemctl show (and the
+// sd-bus backend) give: RequiredBy, BoundBy and WantedBy, services only, each once, sorted.
+TEST(CatalogueServices, DependentServicesFromUnitProperties) {
+  const UnitProperties p = parse_systemctl_show(read_file(kFixtures + "/systemctl_show_dependents.txt").value());
+  EXPECT_EQ(dependent_service_names(p),
+            (std::vector<std::string>{"NetworkManager.service", "avahi-daemon.service", "bluetooth.service",
+                                      "systemd-logind.service"}));
+  EXPECT_TRUE(dependent_service_names(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()))
+                  .empty());
+  for (const char* state : {"active", "reloading", "activating"}) EXPECT_TRUE(is_running_state(state)) << state;
+  for (const char* state : {"inactive", "failed", "deactivating", ""}) EXPECT_FALSE(is_running_state(state)) << state;
+}
+
 TEST(CatalogueLogs, JournalExportEntries) {
   const auto entries = parse_journal_export(read_file(kFixtures + "/journal_export.txt").value());
   ASSERT_EQ(entries.size(), 13u);
