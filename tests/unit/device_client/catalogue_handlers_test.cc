@@ -167,6 +167,11 @@ TEST_F(CatalogueHandlers, ReadOnlyToolsAnswerWithValidDocuments) {
   call(tool("sysinfo", "info", "get"));
   const json::Document h = call(tool("health", "health", "snapshot"));
   EXPECT_GT(h["memory_total_bytes"].GetUint64(), 0u);
+  // Doc 05 addendum §4.1, §4.2: this host's rates (valid against output@1.1.0, checked by call()).
+  ASSERT_TRUE(h.HasMember("network") && h.HasMember("disk_io")) << json::to_string(h);
+  EXPECT_TRUE(h["network"]["interfaces"].HasMember("lo"));
+  EXPECT_GE(h["network"]["interval_ms"].GetInt64(), 1000);
+  EXPECT_TRUE(h["disk_io"]["devices"].IsObject());
   call(tool("net", "net", "get"));
   EXPECT_GE(call(tool("proc", "procs", "snapshot"), R"({"limit":5})")["returned_count"].GetInt(), 1);
   const json::Document self = call(tool("proc", "procs", "get"), "{\"pid\":" + std::to_string(getpid()) + "}");
