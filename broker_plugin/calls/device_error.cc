@@ -1,6 +1,7 @@
 #include "broker_plugin/calls/device_error.h"
 
 #include <array>
+#include <string>
 #include <string_view>
 
 namespace fleetmcp::plugin {
@@ -31,6 +32,21 @@ constexpr std::array<ReasonText, 7> kReasonTexts{{
      "operator"},
 }};
 
+// Doc 05 addendum §6.1: the refusal to stop or disable a unit that active services depend on. The
+// names travel in details.dependent_services, checked one by one by the reader (cmd_ack.h).
+ErrorEnvelope dependents_error(const CmdAck& ack) {
+  ErrorEnvelope envelope(ack.code,
+                         "the device refused to stop or disable the unit: " +
+                             std::to_string(ack.dependent_services.size()) +
+                             " active services depend on it (details.dependent_services names them)",
+                         "stop the services in details.dependent_services first, or repeat the call with force=true "
+                         "and confirm_breaking_dependencies=true (needs tools:call:physical_actuation and a "
+                         "confirmation)");
+  envelope.reason = device_reason_name(DeviceReason::kFailedPrecondition);
+  envelope.dependent_services = ack.dependent_services;
+  return envelope;
+}
+
 }  // namespace
 
 ErrorEnvelope templated_device_error(const CmdAck& ack) {
@@ -38,6 +54,7 @@ ErrorEnvelope templated_device_error(const CmdAck& ack) {
     return ErrorEnvelope(ack.code, "the device received the command after its deadline and did not run it",
                          "nothing was changed; retry the call if it is still wanted");
   }
+  if (!ack.dependent_services.empty()) return dependents_error(ack);
   if (ack.reason) {
     const ReasonText& text = kReasonTexts[static_cast<size_t>(*ack.reason)];
     ErrorEnvelope envelope(ack.code, text.message, text.suggested_fix);

@@ -77,6 +77,14 @@ std::string ErrorEnvelope::to_json() const {
     w.StartObject();
     w.Key("reason");
     w.String(reason.data(), static_cast<rapidjson::SizeType>(reason.size()));
+    if (!dependent_services.empty()) {
+      w.Key("dependent_services");
+      w.StartArray();
+      for (const std::string& name : dependent_services) {
+        w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+      }
+      w.EndArray();
+    }
     w.EndObject();
   }
   w.EndObject();

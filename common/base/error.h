@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fleetmcp {
 
@@ -47,12 +48,16 @@ struct ErrorEnvelope {
   // (common/protocol/cmd_ack.h DeviceReason), never device text. Only the plugin sets it, on what
   // it tells agents; an envelope a node sends in a cmd_ack has none (cmd_ack@1.0.0 has no field).
   std::string reason;
+  // details.dependent_services: with reason failed_precondition, the active services that depend on
+  // the unit a call would stop or disable (Doc 05 addendum §6.1). Each is a service unit name the
+  // plugin checked (common/ids/unit_name.h); set only by the plugin, like reason.
+  std::vector<std::string> dependent_services;
 
   ErrorEnvelope() = default;
   ErrorEnvelope(ErrorCode code, std::string_view message, std::string_view suggested_fix);
 
   // Compact JSON object, keys in schema order: {"code":…,"message":…,"suggested_fix":…,…}, then
-  // "details":{"reason":…} when there is a reason.
+  // "details":{"reason":…,"dependent_services":[…]} when there is a reason (mcp://schemas/error@1.2.0).
   std::string to_json() const;
   // "E_CODE: message", for a log line (and Error::what()).
   std::string summary() const;

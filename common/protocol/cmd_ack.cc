@@ -3,6 +3,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include "common/ids/unit_name.h"
+
 namespace fleetmcp {
 namespace {
 
@@ -42,6 +44,29 @@ std::optional<DeviceReason> reason_of(std::string_view message) {
   return colon == std::string_view::npos ? std::nullopt : device_reason_from_name(message.substr(0, colon));
 }
 
+constexpr std::string_view kDependentsOpen = "dependent_services=[";
+// The longest list dependents_message writes: the envelope keeps 512 characters of the message,
+// and the reason and <what> need some of them.
+constexpr size_t kMaxDependentsText = 384;
+
+// The service names of "dependent_services=[a.service,b.service] …" after the reason; a name that
+// is not a service unit name is left out, and so is a list without its closing bracket.
+std::vector<std::string> dependents_of(std::string_view after_reason) {
+  std::vector<std::string> names;
+  if (!after_reason.starts_with(kDependentsOpen)) return names;
+  const std::string_view rest = after_reason.substr(kDependentsOpen.size());
+  const size_t close = rest.find(']');
+  if (close == std::string_view::npos) return names;
+  std::string_view list = rest.substr(0, close);
+  while (!list.empty() && names.size() < kMaxDependentServices) {
+    const size_t comma = list.find(',');
+    const std::string_view name = list.substr(0, comma);
+    if (is_service_unit_name(name)) names.emplace_back(name);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return names;
+}
+
 }  // namespace
 
 std::string_view device_reason_name(DeviceReason reason) { return kReasonNames[static_cast<size_t>(reason)]; }
@@ -55,6 +80,20 @@ std::optional<DeviceReason> device_reason_from_name(std::string_view name) {
 
 std::string reasoned_message(DeviceReason reason, std::string_view what) {
   return std::string(device_reason_name(reason)) + ": " + std::string(what);
+}
+
+std::string dependents_message(const std::vector<std::string>& services, std::string_view what) {
+  std::string list;
+  size_t written = 0;
+  for (const std::string& name : services) {
+    if (written == kMaxDependentServices) break;
+    if (!is_service_unit_name(name) || list.size() + name.size() + 1 > kMaxDependentsText) continue;
+    if (!list.empty()) list += ',';
+    list += name;
+    ++written;
+  }
+  return reasoned_message(DeviceReason::kFailedPrecondition,
+                          std::string(kDependentsOpen) + list + "] " + std::string(what));
 }
 
 std::string ok_ack(std::string_view ack_msg_id, std::string_view in_reply_to, const json::Value& result) {
@@ -95,6 +134,9 @@ std::optional<CmdAck> parse_cmd_ack(std::string_view payload, const SchemaRegist
     const std::string_view message = json::get_string(*ack.error, "message").value_or("");
     ack.not_run = ack.code == ErrorCode::kDeadlineExceeded && message.starts_with(kNotRunPrefix);
     ack.reason = reason_of(message);
+    if (ack.reason == DeviceReason::kFailedPrecondition) {
+      ack.dependent_services = dependents_of(message.substr(message.find(": ") + 2));
+    }
   }
   return ack;
 }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/base/error.h"
 #include "common/base/json.h"
@@ -38,6 +39,14 @@ std::optional<DeviceReason> device_reason_from_name(std::string_view name);
 // The message of an error with `reason`: "<reason>: <what>".
 std::string reasoned_message(DeviceReason reason, std::string_view what);
 
+// Doc 05 addendum §6.1: the refusal to stop or disable a unit that active services depend on is a
+// failed_precondition whose message names them after the reason, in a form the reader can check
+// name by name: "failed_precondition: dependent_services=[a.service,b.service] <what>". Only names
+// that pass is_service_unit_name (common/ids/unit_name.h) are written, at most
+// kMaxDependentServices and as many as fit the envelope's 512 characters.
+inline constexpr size_t kMaxDependentServices = 16;
+std::string dependents_message(const std::vector<std::string>& services, std::string_view what);
+
 std::string ok_ack(std::string_view ack_msg_id, std::string_view in_reply_to, const json::Value& result);
 std::string error_ack(std::string_view ack_msg_id, std::string_view in_reply_to, const ErrorEnvelope& error);
 
@@ -58,6 +67,9 @@ struct CmdAck {
   ErrorCode code = ErrorCode::kInternal;  // when !ok: error.code (kInternal for a code this build lacks)
   std::optional<int64_t> retry_after_ms;  // when !ok: error.retry_after_ms, if present and >= 0
   std::optional<DeviceReason> reason;     // when !ok: the reason error.message opens with, if any
+  // when reason is failed_precondition: the dependent_services=[…] the message carries, only the
+  // names that are service unit names (dependents_message), at most kMaxDependentServices
+  std::vector<std::string> dependent_services;
   // E_DEADLINE_EXCEEDED with the kNotRunPrefix message: the cmd arrived after its deadline and the
   // device did not run it (docs/protocol.md §4.3 step 5).
   bool not_run = false;

@@ -67,7 +67,7 @@ class SdBusServiceControl : public ServiceControl {
 
   ServiceStatus status() override {
     Bus bus = open_system_bus();
-    const std::string path = unit_path(bus.get());
+    const std::string path = unit_path(bus.get(), unit_);
     UnitProperties p;
     for (const char* name : {"Id", "Description", "LoadState", "ActiveState", "SubState", "UnitFileState", "FragmentPath"}) {
       p[name] = string_property(bus.get(), path, kUnit, name);
@@ -96,6 +96,20 @@ class SdBusServiceControl : public ServiceControl {
     if (rc < 0) fail_call(method, err, rc);
   }
 
+  std::vector<std::string> active_dependents() override {
+    Bus bus = open_system_bus();
+    const std::string path = unit_path(bus.get(), unit_);
+    UnitProperties p;
+    for (const char* name : {"RequiredBy", "BoundBy", "WantedBy"}) p[name] = strv_property(bus.get(), path, name);
+    std::vector<std::string> running;
+    for (std::string& name : dependent_service_names(p)) {
+      if (is_running_state(string_property(bus.get(), unit_path(bus.get(), name), kUnit, "ActiveState"))) {
+        running.push_back(std::move(name));
+      }
+    }
+    return running;
+  }
+
   void set_enabled(bool enabled) override {
     Bus bus = open_system_bus();
     BusError err;
@@ -112,10 +126,10 @@ class SdBusServiceControl : public ServiceControl {
   }
 
  private:
-  std::string unit_path(sd_bus* bus) const {
+  static std::string unit_path(sd_bus* bus, const std::string& unit) {
     BusError err;
     sd_bus_message* reply = nullptr;
-    const int rc = sd_bus_call_method(bus, kSystemd, kManagerPath, kManager, "LoadUnit", &err.e, &reply, "s", unit_.c_str());
+    const int rc = sd_bus_call_method(bus, kSystemd, kManagerPath, kManager, "LoadUnit", &err.e, &reply, "s", unit.c_str());
     Message owned(reply);
     if (rc < 0) fail_call("LoadUnit", err, rc);
     const char* path = nullptr;
@@ -131,6 +145,22 @@ class SdBusServiceControl : public ServiceControl {
     std::string out(value != nullptr ? value : "");
     free(value);  // NOLINT: sd-bus allocates with malloc
     return out;
+  }
+
+  // A string-array property, joined by spaces as systemctl show prints it.
+  static std::string strv_property(sd_bus* bus, const std::string& path, const char* name) {
+    BusError err;
+    char** values = nullptr;
+    const int rc = sd_bus_get_property_strv(bus, kSystemd, path.c_str(), kUnit, name, &err.e, &values);
+    if (rc < 0) fail_call(std::string("reading ") + name, err, rc);
+    std::string joined;
+    for (char** v = values; v != nullptr && *v != nullptr; ++v) {
+      if (!joined.empty()) joined += ' ';
+      joined += *v;
+      free(*v);  // NOLINT: sd-bus allocates with malloc
+    }
+    free(values);  // NOLINT
+    return joined;
   }
 
   template <typename T>

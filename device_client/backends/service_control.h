@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace fleetmcp::device {
 
@@ -35,6 +36,13 @@ struct ServiceStatus {
 // uptime_seconds for an active unit.
 ServiceStatus service_status_from(const UnitProperties& p, uint64_t now_us);
 
+// Doc 05 addendum §6.1: the services that need a unit are those in its RequiredBy, BoundBy and
+// WantedBy (targets and other unit types are not services, and every enabled service is wanted by
+// one). Sorted, without duplicates, only names is_service_unit_name accepts.
+std::vector<std::string> dependent_service_names(const UnitProperties& p);
+// Whether an ActiveState counts as running for that check: active, reloading or activating.
+bool is_running_state(std::string_view active_state);
+
 class ServiceControl {
  public:
   virtual ~ServiceControl() = default;
@@ -42,6 +50,9 @@ class ServiceControl {
   // start, stop, restart or reload; returns once systemd has queued the job.
   virtual void act(std::string_view action) = 0;
   virtual void set_enabled(bool enabled) = 0;
+  // The dependent services (dependent_service_names) that are running now: stopping or disabling
+  // the unit would break them.
+  virtual std::vector<std::string> active_dependents() = 0;
 };
 
 std::unique_ptr<ServiceControl> make_simulated_service(std::string unit);

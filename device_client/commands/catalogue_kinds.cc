@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "common/ids/unit_name.h"
 #include "device_client/commands/audit_handler.h"
 #include "device_client/peripherals/camera_handler.h"
 #include "device_client/backends/camera_helper.h"
@@ -21,20 +22,6 @@ namespace fleetmcp::device {
 namespace {
 
 using Made = std::unique_ptr<ToolHandler>;
-
-// systemd unit names (systemd.unit(5)): no path separators, a known unit type suffix.
-bool is_unit_name(std::string_view s) {
-  if (s.empty() || s.size() > 256) return false;
-  for (char c : s) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != ':' && c != '_' && c != '.' && c != '@' && c != '-' && c != '\\') {
-      return false;
-    }
-  }
-  for (std::string_view suffix : {".service", ".timer", ".socket", ".target", ".path", ".mount"}) {
-    if (s.size() > suffix.size() && s.substr(s.size() - suffix.size()) == suffix) return true;
-  }
-  return false;
-}
 
 std::string unit_setting(CapabilitySettings& s, std::string_view key, std::string value) {
   if (!is_unit_name(value)) s.fail(key, "must be a systemd unit name such as nginx.service");

@@ -66,6 +66,9 @@ json::Document HealthHandler::run(const ToolCall&) {
     flags.AddMember("throttled", f->throttled, a);
     d.AddMember("throttling_flags", flags, a);
   }
+  const std::shared_ptr<const IoRates> io = services_.host_metrics->io_rates();
+  d.AddMember("network", network_rates_json(io->before, io->after, io->elapsed, a), a);
+  d.AddMember("disk_io", disk_io_rates_json(io->before, io->after, io->elapsed, a), a);
   return d;
 }
 

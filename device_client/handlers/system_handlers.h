@@ -1,6 +1,7 @@
 // system.info (Doc 05 §3.1 system.get_basic_info) and system.health (§3.2
 // system.get_health_snapshot, with §4.3's temperature fallback chain and the firmware's throttling
-// flags). Read-only; simulated nodes report the host they run on, as system.metrics does.
+// flags, and the addendum's §4.1 network and §4.2 disk_io rates, host/io_rates.h: a snapshot takes
+// the rates' interval, one second). Read-only; simulated nodes report the host they run on, as system.metrics does.
 #pragma once
 
 #include <string>

@@ -1,4 +1,5 @@
-// Reads the host's figures for system.metrics and telemetry from /proc and statvfs (docs/protocol.md D10).
+// Reads the host's figures for system.metrics, telemetry and system.health's rates from /proc and
+// statvfs (docs/protocol.md D10).
 // One instance serves every node of the process: simulated nodes report the host they run on, and
 // a reading younger than `max_age` is reused so a thousand nodes cost one set of file reads.
 #pragma once
@@ -8,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "device_client/host/io_rates.h"
 #include "device_client/host/metrics_sample.h"
 #include "device_client/host/proc_text.h"
 
@@ -21,6 +23,8 @@ class HostMetrics {
                        std::chrono::milliseconds max_age = std::chrono::milliseconds(500));
 
   HostSample sample();
+  // system.health's network and disk_io readings (io_rates.h), shared by every node likewise.
+  std::shared_ptr<const IoRates> io_rates() { return io_.rates(); }
 
  private:
   HostSample read_now();
@@ -33,6 +37,7 @@ class HostMetrics {
   std::optional<CpuUsage> last_cpu_;        // reused when no jiffy passed since the baseline
   std::optional<HostSample> cached_;
   std::chrono::steady_clock::time_point cached_at_{};
+  IoRateSampler io_;  // the live /proc and /sys
 };
 
 // The disks part of a sample: statvfs of each physical filesystem in `mounts_text`, at most 64

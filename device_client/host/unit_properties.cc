@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <charconv>
+
+#include "common/ids/unit_name.h"
 
 #include "device_client/handlers/catalogue_error.h"
 #include "device_client/backends/service_control.h"
@@ -46,6 +49,27 @@ UnitProperties parse_systemctl_show(std::string_view text) {
     out.emplace(std::string(line.substr(0, eq)), std::string(line.substr(eq + 1)));
   }
   return out;
+}
+
+std::vector<std::string> dependent_service_names(const UnitProperties& p) {
+  std::vector<std::string> names;
+  for (const std::string_view key : {"RequiredBy", "BoundBy", "WantedBy"}) {
+    const std::string value = text(p, key);  // space-separated, as systemctl show prints lists
+    std::string_view list = value;
+    while (!list.empty()) {
+      const size_t space = list.find(' ');
+      const std::string_view name = list.substr(0, space);
+      if (is_service_unit_name(name)) names.emplace_back(name);
+      list = space == std::string_view::npos ? std::string_view() : list.substr(space + 1);
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+bool is_running_state(std::string_view active_state) {
+  return active_state == "active" || active_state == "reloading" || active_state == "activating";
 }
 
 ServiceStatus service_status_from(const UnitProperties& p, uint64_t now_us) {

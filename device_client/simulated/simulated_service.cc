@@ -52,6 +52,9 @@ class SimulatedService : public ServiceControl {
 
   void set_enabled(bool enabled) override { enabled_ = enabled; }
 
+  // A unit in memory has no other units around it.
+  std::vector<std::string> active_dependents() override { return {}; }
+
  private:
   void start() {
     running_ = true;

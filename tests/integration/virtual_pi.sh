@@ -52,6 +52,7 @@ capability.health  = system.health
 capability.net     = network.status
 capability.procs   = process.table
 capability.demo    = service.unit unit=fleetmcp-demo.service
+capability.base    = service.unit unit=fleetmcp-base.service
 capability.app     = logs.journal units=fleetmcp-demo.service,fleetmcp-device.service
 capability.relay   = gpio.pin line=2 chip=gpiochip0
 capability.button  = gpio.pin line=3 chip=gpiochip0 writable=false
@@ -167,6 +168,45 @@ pass "service.unit invoke restart: systemd restarted fleetmcp-demo.service (Main
 logs=$(mcp call "$(tool logs app get)" '{"limit":50}')
 [ "$(jq -r '.returned_count' <<<"$logs")" -gt 0 ] || fail "logs.journal: $logs"
 assert_contains "$logs" "mqtt.connected ssl://127.0.0.1:8883" "logs.journal: the node's own lines from the guest's journal (read as user fleetmcp)"
+
+# ---- a unit other units depend on (Doc 05 addendum §6.1) -----------------------------------
+# fleetmcp-dependent.service Requires= fleetmcp-base.service: stop and disable of the base are
+# refused with the dependent named; force + confirm_breaking_dependencies (physical-actuation
+# scope, two-phase) stops it, and systemd takes the dependent down with it.
+guest 'systemctl start fleetmcp-dependent.service' || fail "start fleetmcp-dependent.service in the guest"
+for attempt in '{"action":"stop"}' '{"enabled":false}'; do
+  verb=$([ "$attempt" = '{"action":"stop"}' ] && echo invoke || echo set)
+  refused=$(mcp call "$(tool svc base "$verb")" "$attempt")
+  assert_eq "$(jq -c '[.code, .details.reason, .details.dependent_services]' <<<"$refused")" \
+    '["E_BAD_REQUEST","failed_precondition",["fleetmcp-dependent.service"]]' \
+    "service.unit $verb $attempt: refused, details.dependent_services names the running dependent"
+done
+assert_eq "$(guest 'systemctl is-active fleetmcp-base.service fleetmcp-dependent.service | paste -sd,')" active,active \
+  "both units still run after the refusals"
+forced=$(mcp confirm "$(tool svc base invoke)" '{"action":"stop","force":true,"confirm_breaking_dependencies":true}')
+assert_eq "$(jq -r .status <<<"$forced")" inactive "service.unit invoke stop with force + confirm_breaking_dependencies (two-phase): stopped"
+assert_eq "$(guest 'systemctl is-active fleetmcp-base.service fleetmcp-dependent.service | paste -sd,')" inactive,inactive \
+  "systemd stopped the base and, by Requires=, its dependent"
+assert_eq "$(mcp call "$(tool svc base invoke)" '{"action":"start"}' | jq -r .status)" active "with no dependent running, start and stop need no override:"
+assert_eq "$(mcp call "$(tool svc base invoke)" '{"action":"stop"}' | jq -r .status)" inactive "… stop is not refused"
+
+# ---- network and disk_io rates of system.health (Doc 05 addendum §4.1, §4.2) --------------
+# For 15 s the guest streams zeros over its only interface (lo, to a socat sink) and writes 4 MiB
+# at a time to its disk bypassing the page cache; the snapshot the node takes meanwhile must show
+# both at least at 200 kB/s, far above an idle guest (they ran at 1-12 MB/s under TCG on a loaded
+# host). (One line: the command channel takes a command per line.)
+load_started=$SECONDS
+guest 'timeout 17 socat -u TCP-LISTEN:9099,bind=127.0.0.1,reuseaddr,fork OPEN:/dev/null >/dev/null 2>&1 & sleep 0.5; timeout 15 sh -c "while :; do head -c 4M /dev/zero | socat -u - TCP:127.0.0.1:9099; done" >/dev/null 2>&1 & timeout 15 sh -c "while :; do dd if=/dev/zero of=/var/tmp/io-load bs=1M count=4 oflag=direct status=none; done" >/dev/null 2>&1 &' \
+  || fail "start the traffic and the writes in the guest"
+rates=$(mcp call "$(tool health health snapshot)")
+assert_eq "$(jq -c '[.network.interfaces.lo.bytes_recv_per_sec >= 2e5, .network.interfaces.lo.packets_recv_per_sec > 0]' <<<"$rates")" \
+  '[true,true]' "system.health network: the test's traffic on lo ($(jq -r .network.interfaces.lo.bytes_recv_per_sec <<<"$rates") bytes/s over $(jq -r .network.interval_ms <<<"$rates") ms)"
+assert_eq "$(jq -c '[.disk_io.devices.vda.write_bytes_per_sec >= 2e5, .disk_io.devices.vda.write_iops > 0, .disk_io.total.write_mb_per_sec >= 0.2]' <<<"$rates")" \
+  '[true,true,true]' "system.health disk_io: the test's writes to vda ($(jq -r .disk_io.devices.vda.write_bytes_per_sec <<<"$rates") bytes/s, $(jq -r .disk_io.devices.vda.write_iops <<<"$rates") writes/s)"
+assert_eq "$(jq -r '.disk_io.devices | keys | join(",")' <<<"$rates")" "$(guest "ls /sys/block | grep -v -e '^loop' -e '^ram' | sort | paste -sd,")" \
+  "system.health disk_io: the guest's whole disks, as /sys/block lists them without loop and RAM disks (no partitions)"
+left=$((18 - (SECONDS - load_started))); [ "$left" -le 0 ] || sleep "$left"
+guest 'rm -f /var/tmp/io-load'
 
 # ---- PWM has no kernel simulator ----------------------------------------------------------
 assert_contains "$(mcp call "$(tool pwm fan get)")" "E_BAD_REQUEST" "gpio.pwm get without a PWM chip: failed_precondition (E_BAD_REQUEST)"

@@ -43,7 +43,8 @@ Refusable<GatePass> CallGate::admit(const FleetSnapshot& fleet, const AgentToken
                                     int64_t now_ms) {
   const FleetTool* tool = call.tool;
   const json::Value* arguments_in = call.arguments;
-  const std::string scope(required_scope(tool->safety_class, tool->name.verb));
+  const SafetyClass safety_class = call_safety_class(tool->safety_class, tool->name.verb, arguments_in);
+  const std::string scope(required_scope(safety_class, tool->name.verb));
   if (!agent.has_scope(scope)) {
     return CallRefusal{RefusalKind::kScope,
                        ErrorEnvelope(ErrorCode::kSafetyDenied, "this tool needs scope " + scope,
@@ -59,7 +60,7 @@ Refusable<GatePass> CallGate::admit(const FleetSnapshot& fleet, const AgentToken
   }
   // Only a two-phase call's arguments are copied (to take the commit token off); the others are
   // validated and serialised where they are.
-  const bool two_phase = needs_commit_token(tool->safety_class, tool->name.verb);
+  const bool two_phase = needs_commit_token(safety_class, tool->name.verb);
   json::Document without_token;
   std::optional<std::string> commit_token;
   if (two_phase) {
@@ -103,7 +104,10 @@ CallRefusal CallGate::unconfirmed(const FleetTool& tool, const AgentToken& agent
                                   bool had_token, int64_t now_ms) {
   const std::string fresh = commits_.issue(commit_binding(tool, agent, arguments), now_ms);
   const std::string why = had_token ? "the commit token is unknown, used, expired or for another call"
-                                    : "this call moves physical hardware and needs confirmation";
+                          : tool.safety_class == SafetyClass::kPhysicalActuation
+                              ? "this call moves physical hardware and needs confirmation"
+                              : "force=true overrides the check that running services depend on the unit, and needs "
+                                "confirmation";
   CallRefusal refusal = execution(&tool, ErrorEnvelope(ErrorCode::kSafetyDenied, why,
                                                        "to confirm, repeat the same call with the same arguments plus " +
                                                            std::string(kCommitTokenArgument) + "=\"" + fresh +

@@ -2,10 +2,11 @@
 // order, shared by MCP tools/call and POST /mcp/tools/call:
 //   1. the name resolved to a tool of the caller's tenant (ToolSurface::resolve, tool_surface.h:
 //      before the gate, once; the gate parses no name);
-//   2. the token has the scope docs/protocol.md §7 requires for (safety_class, verb);
+//   2. the token has the scope docs/protocol.md §7 requires for (safety_class, verb), the class
+//      raised to physical actuation for a forced call (tool_hints.h call_safety_class);
 //   3. the arguments validate against the verb's input schema (E_MANIFEST_INVALID naming where);
 //   4. the node is online (E_NODE_OFFLINE at once, no device round trip);
-//   5. physical actuation carries a valid commit token, or is refused with a new one;
+//   5. physical actuation (and a forced call) carries a valid commit token, or is refused with a new one;
 //   6. the capability's rate and concurrency limits admit it (E_RATE_LIMITED, retry_after_ms).
 #pragma once
 

@@ -104,13 +104,20 @@ json::Value PerNodeTools::output_schema_json(std::string_view id, json::Allocato
 
 json::Value PerNodeTools::input_schema_json(const FleetTool& tool, json::Allocator& a) const {
   json::Value schema = schema_json(tool.verb.input_schema, a);
-  if (!needs_commit_token(tool.safety_class, tool.name.verb)) return schema;
+  // A tool whose arguments can ask for the force override (tool_hints.h) is two-phase when it does.
+  const auto properties = schema.FindMember("properties");
+  const bool can_force = properties != schema.MemberEnd() && properties->value.IsObject() &&
+                         properties->value.HasMember(kForceArgument.data());  // a literal: NUL-terminated
+  if (!needs_commit_token(tool.safety_class, tool.name.verb) && !can_force) return schema;
   if (!schema.HasMember("properties")) schema.AddMember("properties", json::Value(rapidjson::kObjectType), a);
   json::Value prop(rapidjson::kObjectType);
   prop.AddMember("type", "string", a);
   prop.AddMember("description",
-                 "Confirmation for physical actuation: leave it out first; the refusal's suggested_fix carries a "
-                 "single-use token (30 s) to repeat the same call with.",
+                 rapidjson::StringRef(can_force
+                                          ? "Confirmation of force=true: leave it out first; the refusal's suggested_fix "
+                                            "carries a single-use token (30 s) to repeat the same call with."
+                                          : "Confirmation for physical actuation: leave it out first; the refusal's "
+                                            "suggested_fix carries a single-use token (30 s) to repeat the same call with."),
                  a);
   schema["properties"].AddMember(str(kCommitTokenArgument, a), prop, a);
   return schema;

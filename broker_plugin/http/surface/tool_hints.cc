@@ -13,4 +13,14 @@ bool needs_commit_token(SafetyClass safety_class, std::string_view verb) {
   return safety_class == SafetyClass::kPhysicalActuation && !is_read_verb(verb);
 }
 
+SafetyClass call_safety_class(SafetyClass declared, std::string_view verb, const json::Value* arguments) {
+  if (declared == SafetyClass::kReadOnly || is_read_verb(verb) || arguments == nullptr || !arguments->IsObject()) {
+    return declared;
+  }
+  const auto force = arguments->FindMember(
+      json::Value(rapidjson::StringRef(kForceArgument.data(), static_cast<rapidjson::SizeType>(kForceArgument.size()))));
+  const bool forced = force != arguments->MemberEnd() && force->value.IsBool() && force->value.GetBool();
+  return forced ? SafetyClass::kPhysicalActuation : declared;
+}
+
 }  // namespace fleetmcp::http

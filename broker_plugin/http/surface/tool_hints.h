@@ -6,6 +6,7 @@
 
 #include <string_view>
 
+#include "common/base/json.h"
 #include "common/registry/kinds.h"
 
 namespace fleetmcp::http {
@@ -21,5 +22,15 @@ ToolHints tool_hints(SafetyClass safety_class, std::string_view verb);
 // docs/protocol.md §7 two-phase calls: the verbs that need tools:call:physical_actuation, i.e. set/invoke
 // of a physical_actuation capability. Reading such a capability is a plain call.
 bool needs_commit_token(SafetyClass safety_class, std::string_view verb);
+
+// The class a call is judged by. Doc 05 addendum §6.1's override (`force: true` among a set or
+// invoke call's arguments: stop or disable a unit that running services depend on) breaks more
+// than the capability's class promises, so such a call counts as physical actuation: it needs
+// tools:call:physical_actuation and the two-phase confirmation. Any other call keeps `declared`.
+// One member lookup, no allocation.
+SafetyClass call_safety_class(SafetyClass declared, std::string_view verb, const json::Value* arguments);
+
+// The argument that asks for that override.
+inline constexpr std::string_view kForceArgument = "force";
 
 }  // namespace fleetmcp::http

@@ -20,6 +20,7 @@
 #include "device_client/backends/power_control.h"
 #include "device_client/backends/pwm_channel.h"
 #include "device_client/backends/service_control.h"
+#include "device_client/handlers/service_handler.h"
 #include "device_client/simulated/simulated_catalogue.h"
 #include "device_client/node/cli_options.h"
 #include "device_client/commands/command_audit.h"
@@ -170,6 +171,11 @@ TEST_F(CatalogueHandlers, ReadOnlyToolsAnswerWithValidDocuments) {
   call(tool("sysinfo", "info", "get"));
   const json::Document h = call(tool("health", "health", "snapshot"));
   EXPECT_GT(h["memory_total_bytes"].GetUint64(), 0u);
+  // Doc 05 addendum §4.1, §4.2: this host's rates (valid against output@1.1.0, checked by call()).
+  ASSERT_TRUE(h.HasMember("network") && h.HasMember("disk_io")) << json::to_string(h);
+  EXPECT_TRUE(h["network"]["interfaces"].HasMember("lo"));
+  EXPECT_GE(h["network"]["interval_ms"].GetInt64(), 1000);
+  EXPECT_TRUE(h["disk_io"]["devices"].IsObject());
   call(tool("net", "net", "get"));
   EXPECT_GE(call(tool("proc", "procs", "snapshot"), R"({"limit":5})")["returned_count"].GetInt(), 1);
   const json::Document self = call(tool("proc", "procs", "get"), "{\"pid\":" + std::to_string(getpid()) + "}");
@@ -280,6 +286,54 @@ TEST_F(CatalogueHandlers, ServiceActionsAndEnablement) {
   EXPECT_FALSE(d["enabled"].GetBool());
   EXPECT_EQ(refusal(tool("svc", "nginx", "invoke"), R"({"action":"reload"})").message,
             "failed_precondition: the unit does not support reload");
+}
+
+// A unit with running dependents, in memory: what the sd-bus backend reports on a device.
+class UnitWithDependents : public ServiceControl {
+ public:
+  ServiceStatus status() override { return ServiceStatus{.name = "dbus.service", .status = running ? "active" : "inactive"}; }
+  void act(std::string_view action) override { running = action != "stop"; }
+  void set_enabled(bool) override { ++enables; }
+  std::vector<std::string> active_dependents() override { return {"NetworkManager.service", "bluetooth.service"}; }
+  bool running = true;
+  int enables = 0;
+};
+
+// Doc 05 addendum §6.1: stop and disable are refused while running services depend on the unit,
+// naming them in the form the plugin reads; force with confirm_breaking_dependencies goes ahead.
+TEST_F(CatalogueHandlers, StopAndDisableAreRefusedWhileServicesDependOnTheUnit) {
+  UnitWithDependents unit;
+  const auto refused = [&](const char* verb, const char* arguments) {
+    try {
+      refuse_breaking_dependents(unit, {verb, json::parse_strict(arguments).value()});
+    } catch (const Error& e) {
+      return e.envelope();
+    }
+    return ErrorEnvelope();
+  };
+  for (const auto& [verb, arguments] : {std::pair{"invoke", R"({"action":"stop"})"}, std::pair{"set", R"({"enabled":false})"}}) {
+    const ErrorEnvelope e = refused(verb, arguments);
+    EXPECT_EQ(e.code, ErrorCode::kBadRequest) << verb;
+    EXPECT_EQ(e.message,
+              "failed_precondition: dependent_services=[NetworkManager.service,bluetooth.service] 2 active services "
+              "depend on the unit");
+  }
+  // What does not stop the unit, and the confirmed override, pass.
+  for (const auto& [verb, arguments] :
+       {std::pair{"invoke", R"({"action":"restart"})"}, std::pair{"set", R"({"enabled":true})"},
+        std::pair{"invoke", R"({"action":"stop","force":true,"confirm_breaking_dependencies":true})"},
+        std::pair{"set", R"({"enabled":false,"force":true,"confirm_breaking_dependencies":true})"}}) {
+    EXPECT_EQ(refused(verb, arguments).message, "") << verb << " " << arguments;
+  }
+  EXPECT_EQ(refused("invoke", R"({"action":"stop","force":true})").message,
+            "invalid_argument: force needs confirm_breaking_dependencies=true");
+  // The schema says the same before any handler runs.
+  EXPECT_TRUE(schemas_->validate("mcp://schemas/service.unit.invoke.input@1.1.0",
+                                 json::parse_strict(R"({"action":"stop","force":true})").value()));
+  EXPECT_TRUE(schemas_->validate("mcp://schemas/service.unit.set.input@1.1.0",
+                                 json::parse_strict(R"({"enabled":false,"force":true,"confirm_breaking_dependencies":false})").value()));
+  EXPECT_FALSE(schemas_->validate("mcp://schemas/service.unit.set.input@1.1.0",
+                                  json::parse_strict(R"({"enabled":false,"force":true,"confirm_breaking_dependencies":true})").value()));
 }
 
 TEST_F(CatalogueHandlers, CameraWritesOnlyGeneratedPathsAndKeepsMaxFiles) {

@@ -16,6 +16,7 @@
 #include "device_client/host/process_table.h"
 #include "device_client/backends/service_control.h"
 #include "device_client/handlers/service_handler.h"
+#include "device_client/host/io_rates.h"
 #include "device_client/host/system_facts.h"
 
 namespace fleetmcp::device {
@@ -88,6 +89,73 @@ TEST(CatalogueHealth, TemperatureFallbackChainOfDoc05Section4_3) {
   EXPECT_FALSE(read_cpu_temperature(kFixtures + "/nothing_here", no_helpers()));
   EXPECT_EQ(parse_vcgencmd_temp("temp=47.2'C"), 47.2);
   EXPECT_EQ(parse_vcgencmd_temp("error=1 error_msg=\"Command not registered\""), std::nullopt);
+}
+
+// Doc 05 addendum §4.1, §4.2: rates from two readings of /proc/net/dev and /proc/diskstats (recorded
+// from a Pi, one second apart), per interface and per whole disk; loop and RAM disks, partitions
+// and interfaces missing from either reading are left out.
+TEST(CatalogueHealth, NetworkAndDiskIoRatesFromTwoReadings) {
+  const IoReading before = read_io(kFixtures + "/io_before");
+  const IoReading after = read_io(kFixtures + "/io_after");
+  ASSERT_EQ(before.interfaces.size(), 3u);
+  EXPECT_EQ(before.interfaces.at("eth0").rx_bytes, 98765432u);
+  EXPECT_EQ(before.interfaces.at("eth0").tx_packets, 9000u);
+  EXPECT_EQ(std::vector<std::string>({"mmcblk0"}), [&] {
+    std::vector<std::string> names;
+    for (const auto& [name, counters] : before.disks) names.push_back(name);
+    return names;
+  }());
+  EXPECT_EQ(after.disks.at("mmcblk0").in_flight, 2u);
+
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  const json::Value net = network_rates_json(before, after, std::chrono::milliseconds(1000), a);
+  EXPECT_EQ(net["interval_ms"].GetInt64(), 1000);
+  const json::Value& eth0 = net["interfaces"]["eth0"];
+  EXPECT_DOUBLE_EQ(eth0["bytes_recv_per_sec"].GetDouble(), 234568.0);
+  EXPECT_DOUBLE_EQ(eth0["bytes_sent_per_sec"].GetDouble(), 15421.0);
+  EXPECT_DOUBLE_EQ(eth0["packets_recv_per_sec"].GetDouble(), 450.0);
+  EXPECT_DOUBLE_EQ(eth0["packets_sent_per_sec"].GetDouble(), 125.0);
+  EXPECT_DOUBLE_EQ(eth0["error_rate_percent"].GetDouble(), 0.174);  // 1 error among 575 packets
+  EXPECT_DOUBLE_EQ(eth0["drop_rate_percent"].GetDouble(), 0.0);
+  EXPECT_DOUBLE_EQ(eth0["utilization_percent"].GetDouble(), 0.188);  // 1.88 Mbit/s of 1000
+  EXPECT_DOUBLE_EQ(net["interfaces"]["lo"]["bytes_recv_per_sec"].GetDouble(), 2048.0);
+  EXPECT_FALSE(net["interfaces"]["lo"].HasMember("utilization_percent"));     // no link speed
+  EXPECT_FALSE(net["interfaces"]["wlan0"].HasMember("utilization_percent"));  // speed -1
+  EXPECT_FALSE(net["interfaces"].HasMember("usb0"));  // only in the second reading
+  EXPECT_DOUBLE_EQ(net["total_bandwidth_mbps"]["up"].GetDouble(), 0.123);    // loopback left out
+  EXPECT_DOUBLE_EQ(net["total_bandwidth_mbps"]["down"].GetDouble(), 1.877);
+
+  const json::Value disk = disk_io_rates_json(before, after, std::chrono::milliseconds(1000), a);
+  ASSERT_EQ(disk["devices"].MemberCount(), 1u);
+  const json::Value& sd = disk["devices"]["mmcblk0"];
+  EXPECT_DOUBLE_EQ(sd["read_bytes_per_sec"].GetDouble(), 512000.0);  // 1000 sectors of 512 bytes
+  EXPECT_DOUBLE_EQ(sd["write_bytes_per_sec"].GetDouble(), 128000.0);
+  EXPECT_DOUBLE_EQ(sd["read_iops"].GetDouble(), 45.0);
+  EXPECT_DOUBLE_EQ(sd["write_iops"].GetDouble(), 12.0);
+  EXPECT_DOUBLE_EQ(sd["busy_percent"].GetDouble(), 15.5);
+  EXPECT_EQ(sd["queue_depth"].GetUint64(), 2u);
+  EXPECT_DOUBLE_EQ(disk["total"]["read_mb_per_sec"].GetDouble(), 0.512);
+  EXPECT_DOUBLE_EQ(disk["total"]["write_mb_per_sec"].GetDouble(), 0.128);
+
+  // Over two seconds the same counts are half the rate; a counter that went back (a reset) is 0.
+  EXPECT_DOUBLE_EQ(disk_io_rates_json(before, after, std::chrono::milliseconds(2000), a)["devices"]["mmcblk0"]["write_iops"].GetDouble(), 6.0);
+  EXPECT_DOUBLE_EQ(network_rates_json(after, before, std::chrono::milliseconds(1000), a)["interfaces"]["eth0"]["bytes_recv_per_sec"].GetDouble(), 0.0);
+}
+
+TEST(CatalogueHealth, DeviceNamesOutsideTheGrammarAndOddLinesAreSkipped) {
+  const auto interfaces = parse_proc_net_dev(
+      "Inter-|   Receive\n face |bytes\n  eth0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n"
+      "  bad name: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n  short: 1 2 3\n");
+  ASSERT_EQ(interfaces.size(), 1u);
+  EXPECT_EQ(interfaces.at("eth0").tx_bytes, 9u);
+  EXPECT_EQ(interfaces.at("eth0").tx_dropped, 12u);
+  const auto disks = parse_proc_diskstats(" 8 0 sda 1 2 3 4 5 6 7 8 9 10 11\n 8 1 sd/a 1 2 3 4 5 6 7 8 9 10 11\n 8 2 sdb 1 2\n");
+  ASSERT_EQ(disks.size(), 1u);
+  EXPECT_EQ(disks.at("sda").sectors_written, 7u);
+  EXPECT_TRUE(reported_block_device("sda", {}));
+  EXPECT_FALSE(reported_block_device("loop3", {}));
+  EXPECT_FALSE(reported_block_device("sda1", {"sda"}));
 }
 
 TEST(CatalogueHealth, ThrottlingWordBits) {
@@ -231,6 +299,19 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
     EXPECT_EQ(e.code(), ErrorCode::kBadRequest);
     EXPECT_EQ(e.envelope().message, "not_found: systemd has no unit nosuch.service");
   }
+}
+
+// Doc 05 addendum §6.1: the services that need a unit, from the properties systemctl show (and the
+// sd-bus backend) give: RequiredBy, BoundBy and WantedBy, services only, each once, sorted.
+TEST(CatalogueServices, DependentServicesFromUnitProperties) {
+  const UnitProperties p = parse_systemctl_show(read_file(kFixtures + "/systemctl_show_dependents.txt").value());
+  EXPECT_EQ(dependent_service_names(p),
+            (std::vector<std::string>{"NetworkManager.service", "avahi-daemon.service", "bluetooth.service",
+                                      "systemd-logind.service"}));
+  EXPECT_TRUE(dependent_service_names(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()))
+                  .empty());
+  for (const char* state : {"active", "reloading", "activating"}) EXPECT_TRUE(is_running_state(state)) << state;
+  for (const char* state : {"inactive", "failed", "deactivating", ""}) EXPECT_FALSE(is_running_state(state)) << state;
 }
 
 TEST(CatalogueLogs, JournalExportEntries) {

@@ -360,6 +360,54 @@ TEST_F(McpTest, PhysicalActuationIsTwoPhase) {
   EXPECT_EQ(f.fleet->calls_received(), 1u);
 }
 
+// Doc 05 addendum §6.1: force=true overrides the device's check that running services depend on
+// the unit, so on a reversible capability it needs tools:call:physical_actuation and the two-phase
+// confirmation; without force the call goes straight to the device.
+TEST_F(McpTest, AForcedServiceStopNeedsThePhysicalScopeAndConfirmation) {
+  const std::string node = "01hzx9k3m4p7q8r9s0t1v2w3xb";
+  f.fleet->add_node("acme", node, {{"web", "service.unit", {"get", "invoke", "set"}, SafetyClass::kReversible, {100, 4, 10000}}});
+  const std::string name = "svc." + node + ".web.invoke";
+  const auto call = [&](const std::string& token, const std::string& session, const std::string& arguments) {
+    return f.rpc(session, token, "tools/call", R"({"name":")" + name + R"(","arguments":)" + arguments + "}");
+  };
+  const std::string forced = R"({"action":"stop","force":true,"confirm_breaking_dependencies":true})";
+  const std::string operator_token = f.token("acme", "tools:call:read_only tools:call:reversible");
+  const std::string operator_sid = f.open_session(operator_token);
+  // A plain stop needs only the reversible scope and reaches the device.
+  call(operator_token, operator_sid, R"({"action":"stop"})");
+  EXPECT_EQ(f.fleet->calls_received(), 1u);
+  // Forced: the physical actuation scope.
+  const auto no_scope = call(operator_token, operator_sid, forced);
+  ASSERT_EQ(no_scope->reply->status, 403);
+  const auto challenge = header_of(*no_scope->reply, "WWW-Authenticate");
+  ASSERT_TRUE(challenge);
+  EXPECT_NE(challenge->find("scope=\"tools:call:physical_actuation\""), std::string::npos);
+  // force without the confirmation of the breakage: the input schema refuses it.
+  const std::string sid = f.open_session(tok);
+  const auto unconfirmed = body_of(*call(tok, sid, R"({"action":"stop","force":true})"));
+  EXPECT_EQ(*json::get_string(unconfirmed["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_MANIFEST_INVALID");
+  // With the scope: two-phase, and the commit token confirms it.
+  const auto first = body_of(*call(tok, sid, forced));
+  const json::Value& refusal = first["result"]["_meta"]["io.fleetmcp/error"];
+  EXPECT_EQ(*json::get_string(refusal, "code"), "E_SAFETY_DENIED");
+  EXPECT_NE(std::string(*json::get_string(refusal, "message")).find("force=true"), std::string::npos);
+  EXPECT_EQ(f.fleet->calls_received(), 1u);
+  const std::string ct = commit_token_of(first);
+  ASSERT_FALSE(ct.empty());
+  call(tok, sid, R"({"action":"stop","force":true,"confirm_breaking_dependencies":true,"commit_token":")" + ct + "\"}");
+  EXPECT_EQ(f.fleet->calls_received(), 2u);
+  // tools/list offers commit_token beside force.
+  const auto list = body_of(*f.rpc(sid, tok, "tools/list", "{}"));
+  bool seen = false;
+  for (const auto& t : list["result"]["tools"].GetArray()) {
+    if (std::string(t["name"].GetString()) != name) continue;
+    seen = true;
+    EXPECT_TRUE(t["inputSchema"]["properties"].HasMember("commit_token"));
+    EXPECT_TRUE(t["inputSchema"]["properties"].HasMember("force"));
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST_F(McpTest, AConfirmedCallThatMeetsTheRateLimitKeepsItsToken) {
   const std::string sid = f.open_session(tok);
   const std::string name = "relay." + std::string(kNode) + ".relay0.set";  // 2 calls/s

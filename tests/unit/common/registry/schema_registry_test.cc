@@ -289,10 +289,12 @@ TEST_F(SchemaRegistryTest, ListIsNameAscendingVersionDescending) {
     EXPECT_TRUE(a->name < b->name || (a->name == b->name && b->version < a->version)) << a->id << " " << b->id;
   }
   const auto errors = reg().versions("error");
-  ASSERT_EQ(errors.size(), 2u);
-  EXPECT_EQ(errors[0]->id, "mcp://schemas/error@1.1.0");
-  EXPECT_EQ(errors[1]->id, "mcp://schemas/error@1.0.0");
-  EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0"))->id, "mcp://schemas/error@1.1.0");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0]->id, "mcp://schemas/error@1.2.0");
+  EXPECT_EQ(errors[1]->id, "mcp://schemas/error@1.1.0");
+  EXPECT_EQ(errors[2]->id, "mcp://schemas/error@1.0.0");
+  EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0"))->id, "mcp://schemas/error@1.2.0");
+  EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0 <1.2.0"))->id, "mcp://schemas/error@1.1.0");
   EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0 <1.1.0"))->id, "mcp://schemas/error@1.0.0");
   EXPECT_EQ(reg().resolve("error", *SemVerRange::parse("1.0.0"))->id, "mcp://schemas/error@1.0.0");
   EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=2.0.0")), nullptr);
@@ -410,6 +412,22 @@ TEST_F(SchemaRegistryTest, ErrorEnvelopeVersions) {
     env.retry_after_ms = 10;
     expect_valid("error@1.1.0", env.to_json());
   }
+  // error@1.2.0: the details the plugin adds to a device's refusal (closed sets only), refused by
+  // error@1.1.0, whose envelope has additionalProperties false.
+  ErrorEnvelope refused(ErrorCode::kBadRequest, "refused", "fix");
+  refused.reason = "failed_precondition";
+  refused.dependent_services = {"NetworkManager.service", "user@1000.service"};
+  expect_valid("error@1.2.0", refused.to_json());
+  expect_invalid("error@1.1.0", refused.to_json(), "", "");
+  expect_valid("error@1.2.0", limited);
+  expect_invalid("error@1.2.0", R"({"code":"E_BAD_REQUEST","message":"m","suggested_fix":"f","details":{"reason":"because"}})",
+                 "/details/reason", "is not one of the allowed values");
+  expect_invalid("error@1.2.0", R"({"code":"E_BAD_REQUEST","message":"m","suggested_fix":"f",)"
+                                R"("details":{"reason":"failed_precondition","dependent_services":["a b.service"]}})",
+                 "/details/dependent_services/0", "does not match pattern");
+  expect_invalid("error@1.2.0", R"({"code":"E_BAD_REQUEST","message":"m","suggested_fix":"f",)"
+                                R"("details":{"reason":"not_found","note":"free text"}})",
+                 "/details", "");
   // cmd_ack carries the same envelope inline.
   const std::string ack = R"({"type":"cmd_ack","msg_id":"01HZXC0000000000000000DEV0","in_reply_to":"01HZXC0000000000000000SRV0","payload":)";
   expect_valid("cmd_ack@1.0.0", ack + R"({"ok":false,"error":)" + bad_request + "}}");
