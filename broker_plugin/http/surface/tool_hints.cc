@@ -17,10 +17,7 @@ SafetyClass call_safety_class(SafetyClass declared, std::string_view verb, const
   if (declared == SafetyClass::kReadOnly || is_read_verb(verb) || arguments == nullptr || !arguments->IsObject()) {
     return declared;
   }
-  const auto force = arguments->FindMember(
-      json::Value(rapidjson::StringRef(kForceArgument.data(), static_cast<rapidjson::SizeType>(kForceArgument.size()))));
-  const bool forced = force != arguments->MemberEnd() && force->value.IsBool() && force->value.GetBool();
-  return forced ? SafetyClass::kPhysicalActuation : declared;
+  return json::get_bool(*arguments, kForceArgument).value_or(false) ? SafetyClass::kPhysicalActuation : declared;
 }
 
 }  // namespace fleetmcp::http
