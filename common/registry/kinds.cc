@@ -17,6 +17,12 @@ constexpr std::array<std::pair<SafetyClass, std::string_view>, 3> kSafetyNames{{
     {SafetyClass::kPhysicalActuation, "physical_actuation"},
 }};
 
+constexpr std::array<std::pair<Stability, std::string_view>, 3> kStabilityNames{{
+    {Stability::kAlpha, "alpha"},
+    {Stability::kBeta, "beta"},
+    {Stability::kStable, "stable"},
+}};
+
 // RFC-0001 §2 verb enum.
 constexpr std::array<std::string_view, 6> kVerbs{"snapshot", "subscribe", "get", "set", "invoke", "stream"};
 constexpr std::array<std::string_view, 4> kReadVerbs{"snapshot", "subscribe", "get", "stream"};
@@ -91,7 +97,7 @@ void require_only_keys(const json::Value& obj, std::initializer_list<std::string
 
 VerbSpec parse_verb(const json::Value& row, std::string_view origin, const std::string& where) {
   if (!row.IsObject()) malformed(origin, where + " is not an object");
-  require_only_keys(row, {"verb", "input", "output", "description"}, origin, where);
+  require_only_keys(row, {"verb", "input", "output", "description", "stability"}, origin, where);
   VerbSpec spec;
   spec.verb = require_string(row, "verb", origin, where);
   spec.input_schema = require_string(row, "input", origin, where);
@@ -102,6 +108,13 @@ VerbSpec parse_verb(const json::Value& row, std::string_view origin, const std::
   if (!is_schema_id(spec.output_schema)) malformed(origin, where + " output is not an mcp://schemas/<name>@<semver> id");
   if (!is_description_template(spec.description)) {
     malformed(origin, where + " description must be printable ASCII with no fields but {node_id} and {cap_id}");
+  }
+  if (row.HasMember("stability")) {
+    const auto name = json::get_string(row, "stability");
+    const auto* found = std::find_if(kStabilityNames.begin(), kStabilityNames.end(),
+                                     [&](const auto& p) { return name == p.second; });
+    if (found == kStabilityNames.end()) malformed(origin, where + " stability is not \"alpha\", \"beta\" or \"stable\"");
+    spec.stability = found->first;
   }
   return spec;
 }
@@ -142,6 +155,13 @@ std::optional<SafetyClass> safety_class_from_name(std::string_view name) {
     if (n == name) return cls;
   }
   return std::nullopt;
+}
+
+std::string_view stability_name(Stability s) {
+  for (const auto& [value, name] : kStabilityNames) {
+    if (value == s) return name;
+  }
+  return "stable";
 }
 
 bool is_read_verb(std::string_view verb) {

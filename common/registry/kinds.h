@@ -22,11 +22,17 @@ std::optional<SafetyClass> safety_class_from_name(std::string_view name);
 bool is_read_verb(std::string_view verb);  // snapshot, subscribe, get, stream
 std::string_view required_scope(SafetyClass c, std::string_view verb);
 
+// Doc 05 §9.2: experimental tools are marked alpha or beta; a verb the registry does not mark is
+// stable. Clients read it from each tool's `_meta` (docs/protocol.md §7).
+enum class Stability { kAlpha, kBeta, kStable };
+std::string_view stability_name(Stability s);  // "alpha", "beta", "stable"
+
 struct VerbSpec {
   std::string verb;
   std::string input_schema;   // full id, "mcp://schemas/…@x.y.z"
   std::string output_schema;
   std::string description;    // static template; "{node_id}" and "{cap_id}" are the only fields
+  Stability stability = Stability::kStable;
 };
 
 struct KindSpec {

@@ -8,7 +8,8 @@
 # token), the rate limit (E_RATE_LIMITED with retry_after_ms). A commit token works once only,
 # a GPIO write with duration_ms reverts the pin, and a `format: png` photo decodes (pngjs) to the
 # simulated camera's pixels. The device's command audit (logs.audit) pages back, by cursor, what
-# the calls before it did, without their arguments.
+# the calls before it did, without their arguments. Every tool served as stable (Doc 05 §9.2) has
+# answered a call with a valid result.
 . "$(dirname "$0")/lib.sh"
 
 export TMPDIR=$T   # simulated photos
@@ -85,9 +86,11 @@ async function paced(t, args, c = client) {
     await sleep(envelope(r).retry_after_ms);
   }
 }
+const answered = new Set();  // tools that gave a valid result
 async function expectResult(t, args, what, c = client) {
   const r = await paced(t, args, c);
   if (r.isError) fail(what, envelope(r));
+  answered.add(t.name);
   // Several verbs share one output schema ($id): compile each once.
   const validate = (t.outputSchema.$id && ajv.getSchema(t.outputSchema.$id)) || ajv.compile(t.outputSchema);
   check(validate(r.structuredContent), `${what}: result valid against outputSchema`, validate.errors);
@@ -109,6 +112,7 @@ async function confirmed(t, args, what) {
 
 // ---- read-only tools -------------------------------------------------------------------
 await expectResult(tool('sysinfo', 'info', 'get'), {}, 'system.info get');
+await expectResult(tool('sys', 'metrics', 'snapshot'), { include: ['cpu', 'mem'] }, 'system.metrics snapshot');
 // Doc 05 §4.1 get_realtime_metrics answers the HealthSnapshot: the health snapshot tool (D31). The
 // metrics snapshot keeps RFC-0001's MetricsSample and tells an agent where the HealthSnapshot is.
 const health = await expectResult(tool('health', 'health', 'snapshot'), {}, 'system.health snapshot');
@@ -214,6 +218,15 @@ for (let i = 0; i < 3 && !limited; i++) {
   if (r.isError && envelope(r).code === 'E_RATE_LIMITED') limited = envelope(r);
 }
 check(limited && limited.retry_after_ms > 0, 'the camera rate limit (0.5/s) refuses with E_RATE_LIMITED and retry_after_ms', limited);
+
+// Doc 05 §9.2 asks CI to hold stable tools to a stricter coverage: every tool the node serves as
+// stable has answered a call with a result valid against its outputSchema above.
+// metrics subscribe answers over MCP as a stream of samples until cancelled: e2e_mcp_client.mjs
+// checks it (its progress notifications carry the device's samples).
+const stable = mine.filter((n) => tools.get(n)._meta?.['io.fleetmcp/stability'] === 'stable' && !n.endsWith('subscribe'));
+const untested = stable.filter((n) => !answered.has(n));
+check(stable.length >= 20 && untested.length === 0, `each of the node's ${stable.length} stable tools answered a call with a valid result`,
+      { untested, stable: stable.length });
 process.exit(0);
 JS
 pass "the catalogue end to end through the MCP front"

@@ -25,7 +25,7 @@ jq --arg node "$NODE" '{nodes: [{tenant: "acme", node_id: $node, capabilities: [
 
 for mode in by_kind per_node compact; do
   start_http_testhost "host-$mode" "$T/schemas" "$T/pki/issuer.pub" "$T/fleet.json" --set "http_tools_mode=$mode"
-  SRC=$SRC VERSION=$VERSION MODE=$mode URL=http://127.0.0.1:$HTTP_PORT/mcp TOKEN=$TOKEN NODE=$NODE \
+  SRC=$SRC SCHEMAS=$T/schemas VERSION=$VERSION MODE=$mode URL=http://127.0.0.1:$HTTP_PORT/mcp TOKEN=$TOKEN NODE=$NODE \
     timeout 60 node --input-type=module - <<'JS' || fail "$mode: the MCP SDK checks failed (see $T/host-$mode.log)"
 import { createRequire } from 'node:module';
 const require = createRequire(process.env.SRC + '/tests/node/package.json');
@@ -64,6 +64,25 @@ const misplaced = projected.filter((t) => t.annotations?.['x-safety-class'] !== 
 check(misplaced.length === 0, 'every projected tool has x-safety-class inside annotations',
       misplaced.map((t) => [t.name, t.annotations]));
 
+// Doc 05 §9.2: every tool says in _meta whether it is alpha, beta or stable: for a kind's tool the
+// registry's marking of its verb (unmarked: stable), for the front's own tools stable.
+const { readFileSync } = await import('node:fs');
+const registry = JSON.parse(readFileSync(process.env.SCHEMAS + '/kinds.json', 'utf8')).kinds;
+const marked = new Map(registry.flatMap((k) => k.verbs.map((v) => [`${k.kind} ${v.verb}`, v.stability ?? 'stable'])));
+const byShort = new Map(registry.map((k) => [k.kind_short, k.kind]));
+const kindVerbOf = (t) => {
+  const meta = t._meta ?? {};
+  if (meta['io.fleetmcp/kind']) return `${meta['io.fleetmcp/kind']} ${meta['io.fleetmcp/verb']}`;
+  const parts = meta['io.fleetmcp/canonical_name']?.split('.');
+  return parts ? `${byShort.get(parts[0])} ${parts[3]}` : null;
+};
+const unstated = tools.filter((t) => t._meta?.['io.fleetmcp/stability'] !== (marked.get(kindVerbOf(t)) ?? 'stable'));
+check(unstated.length === 0, 'every tool states its stability in _meta, as the kind registry marks it',
+      unstated.map((t) => [t.name, t._meta]));
+const beta = tools.filter((t) => t._meta['io.fleetmcp/stability'] === 'beta').map((t) => kindVerbOf(t));
+check(MODE === 'compact' || (beta.includes('logs.audit get') && beta.includes('manage.server invoke')),
+      'the beta tools (logs.audit get, manage.server invoke) are served as beta', beta);
+
 // RFC-0001 §3: a description is the kind's template, never a device-chosen string (node_id, cap_id).
 const { NODE } = process.env;
 const quoting = (text) => text.includes('capzq') || text.includes(NODE);
@@ -74,6 +93,10 @@ if (MODE === 'compact') {
   const verbs = r.structuredContent.capabilities.flatMap((c) => c.verbs);
   const bad = verbs.filter((v) => quoting(v.description));
   check(!r.isError && verbs.length > 0 && bad.length === 0, 'fleet_describe_node describes each verb without quoting the device', bad);
+  const kindOf = new Map(r.structuredContent.capabilities.flatMap((c) => c.verbs.map((v) => [v, c.kind])));
+  const misstated = verbs.filter((v) => v.stability !== (marked.get(`${kindOf.get(v)} ${v.verb}`) ?? 'stable'));
+  check(misstated.length === 0 && verbs.some((v) => v.stability === 'beta'),
+        'fleet_describe_node states each verb\'s stability as the kind registry marks it', misstated);
 }
 
 // What tools/list serves speaks to the model: no citation of the specifications, no unfilled

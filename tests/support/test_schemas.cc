@@ -22,7 +22,7 @@ constexpr std::string_view kRelayKind = R"({
     {"verb": "set", "input": "mcp://schemas/test.relay.set.input@1.0.0", "output": "mcp://schemas/test.relay.state@1.0.0",
      "description": "Switch relay {cap_id} of device {node_id} on or off. Argument on: boolean."},
     {"verb": "get", "input": "mcp://schemas/test.relay.get.input@1.0.0", "output": "mcp://schemas/test.relay.state@1.0.0",
-     "description": "Read whether relay {cap_id} of device {node_id} is on."}
+     "description": "Read whether relay {cap_id} of device {node_id} is on.", "stability": "alpha"}
   ]
 })";
 

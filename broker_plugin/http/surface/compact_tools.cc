@@ -51,6 +51,10 @@ json::Value tool(std::string_view name, std::string_view title, std::string_view
   ann.AddMember("idempotentHint", read_only, a);
   ann.AddMember("openWorldHint", false, a);
   v.AddMember("annotations", ann, a);
+  // No x-safety-class: fleet_call's class is that of the capability it calls (fleet_describe_node).
+  json::Value meta(rapidjson::kObjectType);
+  meta.AddMember(str(kStabilityMetaKey, a), str(stability_name(Stability::kStable), a), a);
+  v.AddMember("_meta", meta, a);
   return v;
 }
 
@@ -212,6 +216,7 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
     v.AddMember("description", str(render_description(t.verb), a), a);
     v.AddMember("required_scope", str(required_scope(t.safety_class, t.name.verb), a), a);
     v.AddMember("two_phase", needs_commit_token(t.safety_class, t.name.verb), a);
+    v.AddMember("stability", str(stability_name(t.verb.stability), a), a);
     v.AddMember("input_schema", per_node_.input_schema_json(t, a), a);
     (*cap)["verbs"].PushBack(v, a);
   }

@@ -79,9 +79,7 @@ json::Value fleet_read_tool(McpRevision revision, json::Allocator& a) {
   ann.AddMember("x-safety-class", "read_only", a);
   v.AddMember("annotations", ann, a);
   v.AddMember("x-safety-class", "read_only", a);
-  json::Value meta(rapidjson::kObjectType);
-  meta.AddMember("x-safety-class", "read_only", a);
-  v.AddMember("_meta", meta, a);
+  v.AddMember("_meta", tool_meta(SafetyClass::kReadOnly, Stability::kStable, a), a);
   return v;
 }
 

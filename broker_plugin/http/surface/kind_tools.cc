@@ -98,8 +98,7 @@ json::Value tool_json(const PerNodeTools& per_node, const std::string& name, con
   v.AddMember("annotations", annotations_json(t.safety_class, t.name.verb, a), a);
   const std::string_view safety = safety_class_name(t.safety_class);
   v.AddMember("x-safety-class", str(safety, a), a);
-  json::Value meta(rapidjson::kObjectType);
-  meta.AddMember("x-safety-class", str(safety, a), a);
+  json::Value meta = tool_meta(t.safety_class, t.verb.stability, a);
   meta.AddMember("io.fleetmcp/kind", str(t.kind, a), a);
   meta.AddMember("io.fleetmcp/verb", str(t.name.verb, a), a);
   v.AddMember("_meta", meta, a);

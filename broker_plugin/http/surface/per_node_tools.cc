@@ -29,6 +29,13 @@ json::Value annotations_json(SafetyClass safety_class, std::string_view verb, js
   return v;
 }
 
+json::Value tool_meta(SafetyClass safety_class, Stability stability, json::Allocator& a) {
+  json::Value meta(rapidjson::kObjectType);
+  meta.AddMember("x-safety-class", json::string_value(safety_class_name(safety_class), a), a);
+  meta.AddMember(json::string_value(kStabilityMetaKey, a), json::string_value(stability_name(stability), a), a);
+  return meta;
+}
+
 namespace {
 
 // "system.echo invoke on 01hzx…" — server data only.
@@ -133,9 +140,7 @@ json::Value PerNodeTools::tool_json(const FleetTool& tool, McpRevision revision,
   v.AddMember("annotations", annotations_json(tool.safety_class, tool.name.verb, a), a);
   const std::string_view safety = safety_class_name(tool.safety_class);
   v.AddMember("x-safety-class", str(safety, a), a);
-  // Clients drop unknown top-level fields; _meta reaches SDK users intact.
-  json::Value meta(rapidjson::kObjectType);
-  meta.AddMember("x-safety-class", str(safety, a), a);
+  json::Value meta = tool_meta(tool.safety_class, tool.verb.stability, a);
   meta.AddMember("io.fleetmcp/canonical_name", str(tool.name.dotted(), a), a);
   v.AddMember("_meta", meta, a);
   return v;

@@ -23,6 +23,12 @@ namespace fleetmcp::http {
 // only on the caller's own enrolled devices.
 json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& alloc);
 
+// A served tool's `_meta` (docs/protocol.md §7): x-safety-class again, because clients drop unknown
+// top-level fields and some drop unknown annotation keys, while _meta reaches SDK users intact; and
+// the tool's stability (Doc 05 §9.2: alpha, beta or stable, from the kind registry).
+inline constexpr std::string_view kStabilityMetaKey = "io.fleetmcp/stability";
+json::Value tool_meta(SafetyClass safety_class, Stability stability, json::Allocator& alloc);
+
 // Also the per_node tool surface: tools/list pages through every tool of the tenant.
 class PerNodeTools final : public ToolSurface {
  public:

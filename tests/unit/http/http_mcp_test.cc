@@ -172,6 +172,10 @@ TEST_F(McpTest, ToolObjectsCarrySchemasAnnotationsAndTemplatedDescriptions) {
   EXPECT_TRUE(set["inputSchema"]["properties"].HasMember("commit_token"));
   const json::Value& get = *by_name.at("relay." + std::string(kNode) + ".relay0.get");
   EXPECT_TRUE(get["annotations"]["readOnlyHint"].GetBool());
+  // Doc 05 §9.2: the registry marks the test relay's get alpha and leaves echo and set unmarked (stable).
+  EXPECT_EQ(*json::get_string(get["_meta"], "io.fleetmcp/stability"), "alpha");
+  EXPECT_EQ(*json::get_string(set["_meta"], "io.fleetmcp/stability"), "stable");
+  EXPECT_EQ(*json::get_string(echo["_meta"], "io.fleetmcp/stability"), "stable");
   for (const auto& [name, tool] : by_name) {
     EXPECT_TRUE(is_tool_name(name, 64, true)) << name;
     EXPECT_EQ(*json::get_string((*tool)["inputSchema"], "type"), "object");

@@ -171,6 +171,35 @@ TEST(KindRegistry, ReadsRowsAndRendersDescriptions) {
   EXPECT_EQ(render_description(*invoke), "Echo on the device via the capability.");
 }
 
+// Doc 05 §9.2: a verb the registry does not mark is stable; a marked one is alpha or beta (or
+// stable, said out loud); any other marking is refused, so a typo cannot promote a tool.
+TEST(KindRegistry, VerbsAreStableUnlessMarkedAlphaOrBeta) {
+  const std::string marked_verb =
+      R"({"kinds":[{"kind":"system.echo","kind_short":"sysecho","schema_ref":"mcp://schemas/system.echo@1.0.0","verbs":[)"
+      R"({"verb":"invoke","input":"mcp://schemas/a@1.0.0","output":"mcp://schemas/b@1.0.0","description":"d","stability":"%"}]}]})";
+  const auto with = [&](std::string_view stability) {
+    std::string text = marked_verb;
+    text.replace(text.find('%'), 1, stability);
+    return json::parse_strict(text).value();
+  };
+  const auto stability_of = [](const json::Document& doc) {
+    return KindRegistry::from_json(doc, "test-kinds.json").by_kind("system.echo")->verb("invoke")->stability;
+  };
+  EXPECT_EQ(stability_of(json::parse_strict(registry_text()).value()), Stability::kStable);
+  EXPECT_EQ(stability_of(with("alpha")), Stability::kAlpha);
+  EXPECT_EQ(stability_of(with("beta")), Stability::kBeta);
+  EXPECT_EQ(stability_of(with("stable")), Stability::kStable);
+  EXPECT_EQ(stability_name(Stability::kBeta), "beta");
+  for (const std::string_view bad : {"Beta", "experimental", ""}) {
+    try {
+      stability_of(with(bad));
+      ADD_FAILURE() << "accepted stability " << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(e.envelope().message.find("stability is not"), std::string::npos) << e.envelope().message;
+    }
+  }
+}
+
 TEST(KindRegistry, MalformedRowsAreRefusedNamingTheFile) {
   const std::vector<std::string> bad{
       registry_text("sysechoxx"),                                   // kind_short over 8 chars
