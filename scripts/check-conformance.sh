@@ -38,10 +38,10 @@ registered=$(jq -r '.tests[]
      (.command // [] | map(select(test("\\.sh$"))) | join(" "))]
   | join(" ")' <<<"$ctest_json")
 declare -A ci_script local_script enabled_case any_case enabled_suite unit_file ci_mjs decision
-for f in $(awk '$2 == "ci" { for (i = 3; i <= NF; i++) print $i }' <<<"$registered"); do ci_script[${f##*/}]=1; done
+ci_paths=$(awk '$2 == "ci" { for (i = 3; i <= NF; i++) print $i }' <<<"$registered" | sort -u)
+for f in $ci_paths; do ci_script[${f##*/}]=1; done
 for f in $(awk '$2 == "local" { for (i = 3; i <= NF; i++) print $i }' <<<"$registered"); do local_script[${f##*/}]=1; done
 # The Node clients the CI-run scripts run.
-ci_paths=$(awk '$2 == "ci" { for (i = 3; i <= NF; i++) print $i }' <<<"$registered" | sort -u)
 # shellcheck disable=SC2086
 for f in $( [ -z "$ci_paths" ] || grep -ohE '[a-z0-9_]+\.mjs' $ci_paths | sort -u); do ci_mjs[$f]=1; done
 
