@@ -535,6 +535,13 @@ TEST_F(SchemaRegistryTest, BaseConstraintViolationsNameTheField) {
       {capability("echo", "system.echo", R"(["invoke"])", "read_only", R"({"rate_limit_rps":1})",
                   "mcp://schemas/system.echo@1"),
        "/capabilities/0/schema_ref", "does not match pattern"},
+      // RFC-0001 §2's closed enums and uniqueness (R1-39): verbs, safety_class.
+      {capability("echo", "system.echo", R"(["invoke","invoke"])"), "/capabilities/0/verbs", "uniqueItems"},
+      {capability("echo", "system.echo", R"(["run"])"), "/capabilities/0/verbs/0", "is not one of the allowed values"},
+      {capability("echo", "system.echo", R"([])"), "/capabilities/0/verbs", "has fewer items than minItems 1"},
+      // decision #4 keeps "streaming" off the safety axis (the kind's clamp answers first).
+      {capability("echo", "system.echo", R"(["invoke"])", "streaming"), "/capabilities/0/safety_class",
+       "must be \"read_only\""},
   };
   for (const Violation& v : violations) {
     SCOPED_TRACE(v.capability);
@@ -549,6 +556,21 @@ TEST_F(SchemaRegistryTest, BaseConstraintViolationsNameTheField) {
   expect_invalid(kManifest, manifest({kEchoCap}).replace(manifest({kEchoCap}).find("Ed25519"), 7, "RS256"),
                  "/node_attestation/alg", "is not one of the allowed values: \"Ed25519\"");
   expect_invalid(kManifest, "[]", "", "must be of type object");
+  // The fingerprint's algo and sources (closed enums, 1.., unique) and the times' minimum.
+  const std::string base = manifest({kEchoCap});
+  const auto with = [&](std::string_view from, std::string_view to) {
+    std::string text = base;
+    text.replace(text.find(from), from.size(), to);
+    return text;
+  };
+  expect_invalid(kManifest, with("blake3-256", "sha-256"), "/hw_fingerprint/algo", "is not one of the allowed values");
+  expect_invalid(kManifest, with(R"(["machine_id","mac_primary"])", "[]"), "/hw_fingerprint/sources",
+                 "has fewer items than minItems 1");
+  expect_invalid(kManifest, with(R"(["machine_id","mac_primary"])", R"(["machine_id","machine_id"])"),
+                 "/hw_fingerprint/sources", "uniqueItems");
+  expect_invalid(kManifest, with(R"(["machine_id","mac_primary"])", R"(["hostname"])"), "/hw_fingerprint/sources/0",
+                 "is not one of the allowed values");
+  expect_invalid(kManifest, with("1763800000000", "1600000000000"), "/issued_at_ms", "is below minimum 1700000000000");
   // The unknown key is not echoed back: messages never carry the sender's strings.
   const auto f = check(kManifest, manifest({kEchoCap}, R"(,"ignore_previous_instructions":true)"));
   ASSERT_TRUE(f.has_value());
