@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fleetmcp-device against a real mosquitto (mTLS device listener, plain loopback listener, no
-# plugin): the retained announce verifies with `fleetctl manifest verify`; echo, snapshot and
+# plugin): the retained announce verifies with `fleetctl manifest verify`; the device listens on no
+# port; echo, snapshot and
 # subscribe round-trip with exact results valid against their schemas; every bad cmd gets the
 # right cmd_ack (or, without a msg_id, none) and nothing else happens; a repeated msg_id replays
 # the identical ack without a second run; max_concurrency and the handler deadline answer
@@ -64,6 +65,13 @@ check_announce() {
     "the manifest lists the configured capabilities"
   assert_eq "$(printf '%s' "$announce" | jq -r '.hw_fingerprint.sources | join(",")' | grep -c machine_id)" 1 \
     "hw_fingerprint uses /etc/machine-id"
+}
+
+# ---- RFC-0001 decision #2: nothing connects to a node ---------------------------------------
+check_no_listener() {
+  # ss sees the device's own sockets (its MQTT connection), so an empty listening list means something.
+  [ -n "$(ss -Htnp state established | grep -F "pid=$PID_A,")" ] || fail "ss shows no connection of the device (pid $PID_A)"
+  assert_eq "$(ss -Hltunp | grep -F "pid=$PID_A," || true)" "" "the device listens on no TCP or UDP port"
 }
 
 # ---- happy paths ---------------------------------------------------------------------------
@@ -294,6 +302,7 @@ check_stop_and_deregister() {
 check_config
 start_nodes
 check_announce
+check_no_listener
 check_echo
 check_snapshot
 check_subscribe
