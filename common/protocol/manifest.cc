@@ -135,6 +135,22 @@ Status check_kinds(const json::Value& doc, const KindRegistry& kinds) {
   return {};
 }
 
+// Check 3's last part, RFC 004 §11: a capability's schema_ref is the device's claim about its
+// kind's contract; it must name that contract (any version), or it is refused rather than trusted.
+// The message names the kind and the expected id (registry data), never the declared string.
+Status check_schema_refs(const std::vector<Capability>& caps, const KindRegistry& kinds) {
+  for (size_t i = 0; i < caps.size(); ++i) {
+    const KindSpec* kind = kinds.by_kind(caps[i].kind);  // check 2 passed: every kind is registered
+    if (kind == nullptr || kind->accepts_schema_ref(caps[i].schema_ref)) continue;
+    return manifest_invalid("capabilities[" + std::to_string(i) + "].schema_ref does not name the contract of kind " +
+                                kind->kind + " (" + kind->announced_schema_ref() + ")",
+                            "declare schema_ref " + kind->announced_schema_ref() +
+                                " for that capability and re-sign the manifest; calls are checked against the "
+                                "broker's own copy of the kind's schemas");
+  }
+  return {};
+}
+
 Result<int64_t> required_int64(const json::Value& object, std::string_view key) {
   const auto v = json::get_int64(object, key);
   if (!v) {
@@ -344,6 +360,7 @@ Result<ParsedManifest> ManifestVerifier::parse(std::string_view payload) const {
   const auto& caps = doc_root["capabilities"].GetArray();
   m.capabilities.reserve(caps.Size());
   for (const auto& cap : caps) m.capabilities.push_back(capability_from(cap));
+  if (Status refs = check_schema_refs(m.capabilities, schemas_->kinds()); !refs) return std::move(refs).error();  // check 3
   std::array<jcs::ValueSpan, 2> spans{{{&attestation["sig"]}, {&attestation["payload_hash"]}}};
   jcs::canonicalize(doc_root, m.canonical, spans);
   m.sig_begin = spans[0].begin;

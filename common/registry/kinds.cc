@@ -186,6 +186,18 @@ const VerbSpec* KindSpec::verb(std::string_view name) const {
   return nullptr;
 }
 
+const std::string& KindSpec::announced_schema_ref() const {
+  const VerbSpec* invoke = kind == "system.echo" ? verb("invoke") : nullptr;
+  return invoke != nullptr ? invoke->input_schema : schema_ref;
+}
+
+bool KindSpec::accepts_schema_ref(std::string_view declared) const {
+  // "mcp://schemas/<name>@" of a schema id, the version left out.
+  const auto unversioned = [](std::string_view id) { return id.substr(0, id.rfind('@') + 1); };
+  const std::string_view name = unversioned(declared);
+  return is_schema_id(declared) && (name == unversioned(schema_ref) || name == unversioned(announced_schema_ref()));
+}
+
 KindRegistry KindRegistry::from_json(const json::Value& doc, std::string_view origin) {
   if (!doc.IsObject()) malformed(origin, "is not a JSON object");
   const auto* rows = json::find(doc, "kinds");

@@ -42,6 +42,14 @@ struct KindSpec {
   std::vector<VerbSpec> verbs;
 
   const VerbSpec* verb(std::string_view name) const;
+
+  // The schema_ref a capability of this kind announces: the kind contract, except where a seed
+  // fixes another (RFC-0005 §9: an echo capability's is its verb's input schema).
+  const std::string& announced_schema_ref() const;
+  // RFC 004 §11, a declaration is checked, not trusted: a capability may declare any version of
+  // the kind contract or of the announced schema, and nothing else. Calls use the broker's own
+  // copies of the kind's schemas whatever the version declared.
+  bool accepts_schema_ref(std::string_view schema_ref) const;
 };
 
 class KindRegistry {

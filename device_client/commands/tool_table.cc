@@ -1,17 +1,6 @@
 #include "device_client/commands/tool_table.h"
 
 namespace fleetmcp::device {
-namespace {
-
-// The schema_ref a capability announces: its kind contract, except where a seed fixes another.
-// RFC-0005 §9 fixes the echo capability's to its verb's input schema, a MUST for every device.
-// schemas/kinds.json keeps the kind contract (its hash is pinned), so the rule lives here.
-const std::string& announced_schema_ref(const KindSpec& spec) {
-  const VerbSpec* invoke = spec.kind == "system.echo" ? spec.verb("invoke") : nullptr;
-  return invoke != nullptr ? invoke->input_schema : spec.schema_ref;
-}
-
-}  // namespace
 
 ToolTable ToolTable::build(const std::vector<CapabilityConfig>& caps, const KindRegistry& kinds,
                            const HandlerCatalogue& catalogue, const NodeServices& services) {
@@ -27,7 +16,7 @@ void ToolTable::add_capability(const CapabilityConfig& cap, const KindRegistry& 
   auto handler = catalogue.create(cap, services);
   const CapabilityConstraints constraints = catalogue.constraints_for(cap);
   auto limit = std::make_unique<CapabilityLimit>(constraints.max_concurrency);
-  Capability manifest_cap{cap.cap_id, cap.kind, announced_schema_ref(*spec), {}, handler->safety_class(), constraints};
+  Capability manifest_cap{cap.cap_id, cap.kind, spec->announced_schema_ref(), {}, handler->safety_class(), constraints};
   for (const std::string& verb : handler->verbs()) {
     const VerbSpec* verb_spec = spec->verb(verb);
     if (verb_spec == nullptr) cap.fail("the registry's " + cap.kind + " has no verb '" + verb + "'");

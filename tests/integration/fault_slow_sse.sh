@@ -5,6 +5,7 @@
 # frame, with its TCP window clamped small so the kernel stops accepting frames for it. Once it is
 # more than 3 frames (the send buffer) behind, the front sends it `close` 4413 "backpressure" and
 # tears its stream down, while the well-behaved subscriber keeps receiving frames at its cadence.
+# The stalled client then reconnects with a longer interval_ms, as RFC-0009 §6 asks, and is served.
 . "$(dirname "$0")/lib.sh"
 
 # A long idle timeout so the stalled client meets the backpressure limit (4413), not the idle
@@ -66,3 +67,17 @@ pass "the well-behaved subscriber keeps receiving frames after the teardown ($(f
 if grep -q '^event: close' "$T/good.sse"; then fail "the well-behaved subscriber got a close: $(grep -A1 '^event: close' "$T/good.sse")"; fi
 pass "… and was never closed"
 assert_eq "$(rfc0009_streams)" 1 "its stream is still open"
+
+# RFC-0009 §6: after 4413 the client reconnects with a longer interval_ms. The front has freed the
+# stalled stream's slot: the new stream opens, and its frames come at the interval it asked for.
+echo "# the stalled client reconnects at 2000 ms"
+curl -sN --max-time 9 -X POST "$E2E_BASE/mcp/tools/call" \
+  -H "Authorization: Bearer $E2E_TOKEN" -H 'Content-Type: application/json' -H 'Accept: text/event-stream' \
+  -d "{\"tool\":\"$TOOL\",\"arguments\":{\"interval_ms\":2000}}" >"$T/again.sse" 2>"$T/again.log" &
+AGAIN_PID=$!
+track "$AGAIN_PID"
+wait_until 15 has_frames "$T/again.sse" 3 || fail "the reconnected stream got $(frames "$T/again.sse") frames (see $T/again.sse)"
+assert_eq "$(rfc0009_streams)" 2 "the reconnected stream is served beside the other one"
+gaps=$(grep '^data: ' "$T/again.sse" | sed 's/^data: //' | jq -s '[.[] | select(.ts_ms) | .ts_ms] | [range(1; length) as $i | .[$i] - .[$i-1]] | min')
+[ "$gaps" -ge 1500 ] || fail "the reconnected stream's frames are $gaps ms apart, not about 2000 (see $T/again.sse)"
+pass "its frames come at least $gaps ms apart (interval_ms 2000; the other stream keeps 1000)"

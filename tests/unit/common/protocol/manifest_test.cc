@@ -439,6 +439,27 @@ TEST_F(ManifestTest, RefusesEchoDeadlineOver5000) {
   refused(bad, ErrorCode::kManifestInvalid, "at /capabilities/0/constraints/deadline_ms_default");
 }
 
+// RFC 004 §11: a capability's schema_ref is a claim the broker checks. Capability 0 is echo,
+// capability 1 metrics: any version of the kind contract (or, for echo, of RFC-0005 §9's input
+// schema) is accepted; another kind's contract or an unrelated document is refused, naming the
+// schema_ref expected and not echoing the declared one.
+TEST_F(ManifestTest, SchemaRefMustNameTheKindsContract) {
+  const auto with = [&](int cap, const char* schema_ref) {
+    return signed_manifest([&](json::Document& d) { set_string(d["capabilities"][cap], "schema_ref", schema_ref, d.GetAllocator()); });
+  };
+  EXPECT_TRUE(verifier_->verify(with(0, "mcp://schemas/system.echo.invoke.input@1.0.0"), ctx_).ok());
+  EXPECT_TRUE(verifier_->verify(with(0, "mcp://schemas/system.echo@1.0.0"), ctx_).ok());
+  EXPECT_TRUE(verifier_->verify(with(1, "mcp://schemas/system.metrics@1.4.2"), ctx_).ok()) << "another version";
+  const auto env = refused(with(1, "mcp://schemas/system.echo@1.0.0"), ErrorCode::kManifestInvalid,
+                           "capabilities[1].schema_ref does not name the contract of kind system.metrics "
+                           "(mcp://schemas/system.metrics@1.0.0)");
+  EXPECT_NE(env.suggested_fix.find("declare schema_ref mcp://schemas/system.metrics@1.0.0"), std::string::npos);
+  const auto evil = refused(with(0, "mcp://schemas/evil.payload@6.6.6"), ErrorCode::kManifestInvalid,
+                            "capabilities[0].schema_ref does not name the contract of kind system.echo");
+  EXPECT_EQ((evil.message + evil.suggested_fix).find("evil"), std::string::npos);
+  refused(with(1, "mcp://schemas/system.metrics.extra@1.0.0"), ErrorCode::kManifestInvalid, "capabilities[1].schema_ref");
+}
+
 TEST_F(ManifestTest, RefusesEchoRateOver50) {
   const auto bad = signed_manifest([](json::Document& d) { cap0(d)["constraints"]["rate_limit_rps"] = 51; });
   refused(bad, ErrorCode::kManifestInvalid, "at /capabilities/0/constraints/rate_limit_rps");
