@@ -65,6 +65,11 @@ has fleetmcp-camera /usr/bin/fleetmcp-camera-still
 has fleetmcp-device /usr/lib/systemd/system/fleetmcp-device.service
 has fleetmcp-device /etc/fleetmcp/device.conf.example
 has fleetmcp-device /usr/lib/udev/rules.d/60-fleetmcp-device.rules
+# The self-update (docs/device-client.md, "Self-update"): its unit, script, polkit rule, version.
+has fleetmcp-device /usr/lib/systemd/system/fleetmcp-update.service
+has fleetmcp-device /usr/libexec/fleetmcp/fleetmcp-update
+has fleetmcp-device /usr/share/polkit-1/rules.d/60-fleetmcp-update.rules
+has fleetmcp-device /usr/share/fleetmcp-device/version
 has fleetmcp-broker /usr/lib/fleetmcp/fleetmcp_plugin.so
 has fleetmcp-broker /usr/bin/fleetctl
 has fleetmcp-broker /usr/share/fleetmcp/acl/fleetmcp.acl
@@ -86,6 +91,12 @@ unit=$root/usr/lib/systemd/system/fleetmcp-device.service
 assert_contains "$(grep '^ExecStart=' "$unit")" "ExecStart=/usr/bin/fleetmcp-device --config /etc/fleetmcp/device.conf" "unit runs /usr/bin/fleetmcp-device"
 assert_contains "$(grep '^SupplementaryGroups=' "$unit")" "gpio i2c video systemd-journal" "unit has the gpio/i2c/video/systemd-journal groups"
 assert_eq "$(grep '^User=' "$unit")" "User=fleetmcp" "unit runs as fleetmcp"
+assert_eq "$(grep '^StateDirectory=' "$unit")" "StateDirectory=fleetmcp" "unit may write /var/lib/fleetmcp (the self-update's state)"
+assert_eq "$(grep '^ExecStart=' "$root/usr/lib/systemd/system/fleetmcp-update.service")" \
+  "ExecStart=/usr/libexec/fleetmcp/fleetmcp-update" "the update unit runs the packaged script"
+sh -n "$root/usr/libexec/fleetmcp/fleetmcp-update" || fail "the update script does not parse"
+assert_eq "$(cat "$root/usr/share/fleetmcp-device/version")" "$(dpkg-deb -f "$(deb fleetmcp-device)" Version)" \
+  "share/fleetmcp-device/version is the package's version"
 assert_eq "$(grep '^ExecStart=' "$root/usr/lib/systemd/system/fleetmcp-broker.service")" \
   "ExecStart=/usr/sbin/mosquitto -c /etc/fleetmcp/mosquitto.conf" "broker unit runs the packaged config"
 cmp -s "$root/etc/fleetmcp/mosquitto.conf" "$SRC/mosquitto.conf" || fail "packaged mosquitto.conf differs from the repository's"
