@@ -25,7 +25,9 @@ namespace {
 
 using Made = std::unique_ptr<ToolHandler>;
 
-constexpr int64_t kServerDeadlineMs = 5000;  // manage.server's default deadline
+// manage.server's default deadline, the kind's ceiling: invoke waits for the update script to read
+// the channel's index (apt-get update), seconds on a Pi Zero even from a near mirror.
+constexpr int64_t kServerDeadlineMs = 10000;
 
 std::string unit_setting(CapabilitySettings& s, std::string_view key, std::string value) {
   if (!is_unit_name(value)) s.fail(key, "must be a systemd unit name such as nginx.service");

@@ -64,7 +64,7 @@ capability.button  = gpio.pin line=3 chip=gpiochip0 writable=false
 capability.sensor  = i2c.bus bus=1 addresses=0x48 readable_registers=0x00
 capability.fan     = gpio.pwm chip=0 channel=0 pin=18
 capability.reboot  = system.power action=reboot
-capability.server  = manage.server update_unit=fleetmcp-update.service rate_limit_rps=1 deadline_ms_default=10000
+capability.server  = manage.server update_unit=fleetmcp-update.service
 CONF
 tar -cf "$T/bundle.tar" -C "$bundle" device.conf node.key node.crt ca.crt
 
@@ -228,10 +228,10 @@ echo "# device in the guest: CPU $(awk -v t="$((ticks1 - ticks0))" -v a="$up0" -
 # (the same files, another version string), beta a broken one whose preinst exits 1. The update
 # runs as fleetmcp-update.service, not in the node, and restarts the node; get reads the outcome.
 upd_start=$SECONDS
-server() { sleep 1.1; mcp call "$(tool mgmt server "$1")" "${@:2}"; }  # rate_limit_rps=1
+server() { sleep 2.1; mcp call "$(tool mgmt server "$1")" "${@:2}"; }  # the default rate: 0.5 calls/s
 verified() { curl -s "$base/metrics" | sed -n 's/^fleetmcp_announces_total{result="verified"} //p'; }
 refused_announces() { grep "$node" "$T/audit.log" | grep '"decision":"refuse"' | grep -c announce || true; }
-installed() { guest 'dpkg-query -W -f="\${Version}" fleetmcp-device'; }
+installed() { guest 'dpkg-query -W -f="\${Version}\n" fleetmcp-device'; }  # a line: the channel reads lines
 # get says VERSION and last_update STATUS (during the restart the call fails and this is retried).
 reports() { [ "$(server get | jq -r '"\(.version) \(.last_update.status)"')" = "$1 $2" ]; }
 assert_eq "$(server get | jq -r .version)" "$v_old" "manage.server get: the installed package's version"
@@ -254,6 +254,7 @@ assert_eq "$(jq -r '[.last_update.started_at, .last_update.finished_at] | map(ty
 [ "$(verified)" -gt "$verified_before" ] || fail "no new announce was verified after the update ($verified_before before)"
 assert_eq "$(refused_announces)" "$refused_before" "… and refused none"
 pass "the updated node is a new process whose fresh signed announce the plugin accepted"
+guest 'journalctl -o short-precise --no-pager -u fleetmcp-update -u fleetmcp-device | tail -n 40' >"$T/update-journal.txt"
 
 down=$(server invoke "{\"channel\":\"stable\",\"target_version\":\"$v_old\"}")
 wait_until 240 reports "$v_old" succeeded || fail "pin back to $v_old never succeeded: $down / $(server get)"
