@@ -106,6 +106,27 @@ grep -qx "plugin_opt_acl_file /usr/share/fleetmcp/acl/fleetmcp.acl" "$root/etc/f
 grep -qx "plugin_opt_schemas_dir /usr/share/fleetmcp/schemas" "$root/etc/fleetmcp/mosquitto.conf" || fail "config names another schemas path"
 pass "the packaged config names the packaged plugin, policy and schemas"
 
+# The update script's refusals, before apt: what it takes from the node's request, and a link the
+# node plants where the state goes is replaced, not written through (docs/threat-model.md).
+upd=$T/update && mkdir -p "$upd/state" "$upd/channels" && echo untouched >"$upd/victim"
+ln -s "$upd/victim" "$upd/state/update-state"
+run_update() {
+  printf '%b' "$1" >"$upd/state/update-request"
+  FLEETMCP_STATE_DIR=$upd/state FLEETMCP_CHANNELS_DIR=$upd/channels FLEETMCP_UPDATE_WORK=$upd/work \
+    sh "$root/usr/libexec/fleetmcp/fleetmcp-update" 2>/dev/null && fail "the update script accepted: $1"
+  sed -n 's/^reason=//p' "$upd/state/update-state"
+}
+assert_eq "$(run_update 'channel=stable
+target_version=
+')" failed_precondition "update script: a channel without a source"
+assert_eq "$(cat "$upd/victim")" untouched "update script: the link planted at update-state was replaced, not followed"
+assert_eq "$(run_update 'channel=../../etc/x
+target_version=
+')" invalid_argument "update script: a channel that is not stable or beta"
+assert_eq "$(run_update 'channel=beta
+target_version=1.2.3; reboot
+')" invalid_argument "update script: a target_version that is not x.y.z"
+
 # The unpacked programs run, and find the schema bundle where the package put it.
 "$root/usr/bin/fleetmcp-device" --version >/dev/null || fail "unpacked fleetmcp-device does not run"
 "$root/usr/bin/fleetctl" pki init --dir "$T/pki" >/dev/null 2>&1 || fail "unpacked fleetctl does not run"
