@@ -82,6 +82,11 @@ Result<UpdateState> parse_update_state(std::string_view text, std::string_view f
     }  // other keys: a newer script's, ignored
   }
   if (!is_update_status(s.status)) return bad_file(file, "status '" + s.status + "' is not pending, running, succeeded or failed");
+  // The output schemas bound versions to 64 characters: a longer one is unknown, not a result
+  // the dispatcher would refuse.
+  for (std::string* v : {&s.old_version, &s.new_version}) {
+    if (v->size() > 64) v->clear();
+  }
   return s;
 }
 

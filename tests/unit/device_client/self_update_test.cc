@@ -99,6 +99,9 @@ TEST_F(SelfUpdateTest, NoStateFileIsNoUpdateAndADamagedOneIsAnError) {
   EXPECT_NE(bad.error().message.find("status 'done'"), std::string::npos) << bad.error().message;
   EXPECT_FALSE(parse_update_state("status=succeeded\nstarted_at_ms=soon\n", "f"));
   EXPECT_EQ(format_update_request({"beta", "0.1.1"}), "channel=beta\ntarget_version=0.1.1\n");
+  const auto long_version = parse_update_state("status=running\nnew_version=" + std::string(65, '1') + "\n", "f");
+  ASSERT_TRUE(long_version);
+  EXPECT_EQ(long_version->new_version, "");  // over the schemas' 64 characters: unknown
 }
 
 TEST_F(SelfUpdateTest, AChannelWithoutASourceIsRefusedNamingTheFile) {
