@@ -1,5 +1,6 @@
 # Debian packages with CPack (README "Install on a Pi"):
-#   fleetmcp-device   the node: fleetmcp-device, its systemd unit, /etc/fleetmcp, user fleetmcp
+#   fleetmcp-device   the node: fleetmcp-device, its systemd unit, /etc/fleetmcp, user fleetmcp, and
+#                     its self-update (fleetmcp-update.service, its script and polkit rule)
 #   fleetmcp-camera   the still-camera helper, the only program linking libcamera: apart, because
 #                     Raspberry Pi OS ships its own libcamera under other package names (README
 #                     "Install on a Pi" says how to build this one helper there)
@@ -31,6 +32,12 @@ function(fleetmcp_configure_packaged_unit)
                  ${PROJECT_BINARY_DIR}/packaging/fleetmcp-device.service @ONLY)
 endfunction()
 fleetmcp_configure_packaged_unit()
+# The self-update (docs/device-client.md, "Self-update"): the unit names the packaged script.
+set(FLEETMCP_UPDATE_SCRIPT ${FLEETMCP_PACKAGE_PREFIX}/libexec/fleetmcp/fleetmcp-update)
+configure_file(${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-update.service
+               ${PROJECT_BINARY_DIR}/packaging/fleetmcp-update.service @ONLY)
+# The package's own version, which fleetmcp-device reports (device_client/update/package_version.h).
+file(WRITE ${PROJECT_BINARY_DIR}/packaging/version "${PROJECT_VERSION}\n")
 
 # ---- components -------------------------------------------------------------------------------
 install(TARGETS fleetmcp-device RUNTIME DESTINATION bin COMPONENT device)
@@ -40,6 +47,10 @@ install(TARGETS fleetmcp-camera-still RUNTIME DESTINATION bin COMPONENT camera)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-device.service DESTINATION lib/systemd/system COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/device_client/device.conf.example DESTINATION /etc/fleetmcp COMPONENT device)
 install(FILES ${FLEETMCP_PACKAGING_DIR}/device/60-fleetmcp-device.rules DESTINATION lib/udev/rules.d COMPONENT device)
+install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-update.service DESTINATION lib/systemd/system COMPONENT device)
+install(PROGRAMS ${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-update DESTINATION libexec/fleetmcp COMPONENT device)
+install(FILES ${FLEETMCP_PACKAGING_DIR}/device/60-fleetmcp-update.rules DESTINATION share/polkit-1/rules.d COMPONENT device)
+install(FILES ${PROJECT_BINARY_DIR}/packaging/version DESTINATION share/fleetmcp-device COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/device-client.md DESTINATION share/doc/fleetmcp-device COMPONENT device)
 
 if(FLEETMCP_BUILD_BROKER)

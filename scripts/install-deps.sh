@@ -49,7 +49,7 @@ esac
 case "$mode" in
   --docker) packages+=(docker.io mmdebstrap) ;;
   --vm) packages+=(mmdebstrap qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
-                   qemu-utils socat xz-utils e2fsprogs)
+                   qemu-utils socat xz-utils e2fsprogs dpkg-dev)  # dpkg-dev: update-repo.sh
     [ "$cross_arch" != arm64 ] || packages+=(qemu-system-arm qemu-user-static binfmt-support arch-test crossbuild-essential-arm64) ;;
 esac
 # Node.js runs the independent test clients. Machines that already carry a Node with

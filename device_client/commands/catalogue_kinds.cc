@@ -1,5 +1,6 @@
 #include "device_client/commands/catalogue_kinds.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -17,11 +18,16 @@
 #include "device_client/handlers/server_handler.h"
 #include "device_client/handlers/service_handler.h"
 #include "device_client/handlers/system_handlers.h"
+#include "device_client/update/package_version.h"
 
 namespace fleetmcp::device {
 namespace {
 
 using Made = std::unique_ptr<ToolHandler>;
+
+// manage.server's default deadline, the kind's ceiling: invoke waits for the update script to read
+// the channel's index (apt-get update), seconds on a Pi Zero even from a near mirror.
+constexpr int64_t kServerDeadlineMs = 10000;
 
 std::string unit_setting(CapabilitySettings& s, std::string_view key, std::string value) {
   if (!is_unit_name(value)) s.fail(key, "must be a systemd unit name such as nginx.service");
@@ -136,17 +142,30 @@ Made power(const CapabilityConfig& cap, const NodeServices& n) {
   return std::make_unique<PowerHandler>(sim ? make_simulated_power() : make_logind_power(), action, n.node_id);
 }
 
+// Self-update through apt (device_client/update/self_update.h). The call waits for the update
+// script to resolve the version for most of its deadline (a missing version answers not_found).
 Made server(const CapabilityConfig& cap, const NodeServices& n) {
   CapabilitySettings s(cap);
   auto unit = s.text("update_unit");
+  auto state_dir = s.text("state_dir");
+  auto channels_dir = s.text("channels_dir");
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
-  std::unique_ptr<ServiceControl> update;
+  if (state_dir && state_dir->front() != '/') s.fail("state_dir", "must be an absolute path");
+  if (channels_dir && channels_dir->front() != '/') s.fail("channels_dir", "must be an absolute path");
+  std::unique_ptr<SelfUpdate> update;
   if (unit) {
     unit_setting(s, "update_unit", *unit);
-    update = sim ? make_simulated_service(*unit) : make_sd_bus_service(*unit);
+    SelfUpdateSettings settings;
+    if (!sim) {  // a simulated update starts a unit in memory and keeps its state there
+      settings.state_dir = state_dir.value_or(std::string(kDefaultUpdateStateDir));
+      settings.channels_dir = channels_dir.value_or(std::string(kDefaultUpdateChannelsDir));
+      const int64_t deadline_ms = cap.deadline_given ? cap.constraints.deadline_ms_default : kServerDeadlineMs;
+      settings.resolve_wait_ms = std::max<int64_t>(0, deadline_ms - 1500);
+    }
+    update = std::make_unique<SelfUpdate>(sim ? make_simulated_service(*unit) : make_sd_bus_service(*unit), settings);
   }
-  return std::make_unique<ServerHandler>(n, std::move(update));
+  return std::make_unique<ServerHandler>(n, std::move(update), running_package_version(FLEETMCP_VERSION));
 }
 
 // The node's own command audit (command_audit.h says what it keeps and its bounds).
@@ -188,7 +207,7 @@ void add_catalogue_kinds(HandlerCatalogue& c) {
   c.add(std::string(kI2cKind), i2c, limits(20, 1, 1000));
   c.add(std::string(kCameraKind), camera, limits(0.5, 1, 15000));
   c.add(std::string(kPowerKind), power, limits(0.05, 1, 2000));
-  c.add(std::string(kServerKind), server, limits(0.5, 1, 5000));
+  c.add(std::string(kServerKind), server, limits(0.5, 1, kServerDeadlineMs));
 }
 
 }  // namespace fleetmcp::device

@@ -9,50 +9,67 @@
 #endif
 
 namespace fleetmcp::device {
+namespace {
 
-ServerHandler::ServerHandler(const NodeServices& services, std::unique_ptr<ServiceControl> update_unit)
-    : ToolHandler(SafetyClass::kReversible, {"get", "invoke"}), services_(services), update_unit_(std::move(update_unit)) {}
+rapidjson::Value optional_text(std::string_view text, json::Allocator& a) {
+  return text.empty() ? rapidjson::Value() : json::string_value(text, a);
+}
+
+rapidjson::Value optional_time(int64_t ms, json::Allocator& a) {
+  return ms ? json::string_value(iso_utc_from_ms(ms), a) : rapidjson::Value();
+}
+
+// Schema common_status (Doc 05 §8.4).
+rapidjson::Value common_status(const UpdateState& s, json::Allocator& a) {
+  rapidjson::Value v(rapidjson::kObjectType);
+  v.AddMember("status", json::string_value(s.status, a), a);
+  v.AddMember("started_at", optional_time(s.started_at_ms, a), a);
+  v.AddMember("finished_at", optional_time(s.finished_at_ms, a), a);
+  v.AddMember("message", optional_text(s.message.substr(0, 512), a), a);
+  return v;
+}
+
+}  // namespace
+
+ServerHandler::ServerHandler(const NodeServices& services, std::unique_ptr<SelfUpdate> update, std::string version)
+    : ToolHandler(SafetyClass::kReversible, {"get", "invoke"}),
+      services_(services),
+      update_(std::move(update)),
+      version_(std::move(version)) {}
 
 json::Document ServerHandler::status() {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
-  d.AddMember("version", json::string_value(FLEETMCP_VERSION, a), a);
-  d.AddMember("build", json::string_value(__DATE__, a), a);
+  d.AddMember("version", json::string_value(version_, a), a);
+  d.AddMember("build", json::string_value(FLEETMCP_VERSION " (" __DATE__ ")", a), a);
   d.AddMember("started_at", json::string_value(iso_utc_from_ms(services_.started_at_ms), a), a);
   rapidjson::Value summary(rapidjson::kObjectType);
   summary.AddMember("node_id", json::string_value(services_.node_id, a), a);
   summary.AddMember("capabilities", static_cast<uint64_t>(services_.capability_count), a);
   summary.AddMember("simulated", services_.simulated, a);
-  summary.AddMember("self_update", rapidjson::StringRef(update_unit_ ? "systemd_unit" : "disabled"), a);
+  summary.AddMember("self_update", rapidjson::StringRef(update_ ? "systemd_unit" : "disabled"), a);
   d.AddMember("config_summary", summary, a);
-  if (last_update_) {
-    rapidjson::Value s(rapidjson::kObjectType);
-    s.AddMember("status", json::string_value(last_update_->status, a), a);
-    s.AddMember("started_at", json::string_value(iso_utc_from_ms(last_update_->started_at_ms), a), a);
-    s.AddMember("message", json::string_value(last_update_->message, a), a);
-    d.AddMember("last_update", s, a);
+  if (update_) {
+    if (const auto last = update_->last()) d.AddMember("last_update", common_status(*last, a), a);
   }
   return d;
 }
 
-json::Document ServerHandler::update(const json::Value&) {
-  if (!update_unit_) {
+json::Document ServerHandler::update(const json::Value& arguments) {
+  if (!update_) {
     throw failed_precondition("self-update is not configured on this device",
-                              "the device operator installs an update unit and sets update_unit= on this capability");
+                              "the device operator sets update_unit=fleetmcp-update.service on this capability "
+                              "and configures an update channel (docs/catalogue.md)");
   }
-  const int64_t started = now_ms();
-  update_unit_->act("start");
-  last_update_ = LastUpdate{"pending", started, "update unit started"};
+  UpdateRequest request;
+  request.channel = json::get_string(arguments, "channel").value_or("stable");
+  request.target_version = json::get_string(arguments, "target_version").value_or("");
+  const UpdateState state = update_->start(request, version_);
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
-  d.AddMember("old_version", json::string_value(FLEETMCP_VERSION, a), a);
-  d.AddMember("new_version", rapidjson::Value(), a);  // known only once the unit has run
-  rapidjson::Value s(rapidjson::kObjectType);
-  s.AddMember("status", "pending", a);
-  s.AddMember("started_at", json::string_value(iso_utc_from_ms(started), a), a);
-  s.AddMember("finished_at", rapidjson::Value(), a);
-  s.AddMember("message", "update unit started", a);
-  d.AddMember("status", s, a);
+  d.AddMember("old_version", json::string_value(version_, a), a);
+  d.AddMember("new_version", optional_text(state.new_version, a), a);  // known once the script resolved it
+  d.AddMember("status", common_status(state, a), a);
   return d;
 }
 

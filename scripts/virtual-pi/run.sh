@@ -12,7 +12,9 @@
 # connection for each guest connection). RUN_DIR/shell.sock is the test's command channel
 # (scripts/virtual-pi/guest/usr/local/lib/virtual-pi/shell.sh); RUN_DIR/console.log the serial console.
 # Runs until the guest powers off or this script is stopped. VPI_ACCEL=tcg|kvm skips the probe;
-# VPI_APPEND adds kernel arguments (systemd.journald.forward_to_console=1 shows the journal).
+# VPI_APPEND adds kernel arguments (systemd.journald.forward_to_console=1 shows the journal);
+# VPI_DISK names a file the guest gets as a third read-only disk, /dev/vdc (the self-update
+# checks' apt repository, scripts/virtual-pi/update-repo.sh).
 set -euo pipefail
 image=$1 bundle=$2 run=$3 broker_port=$4
 kernel=${image%.img}.vmlinuz initrd=${image%.img}.initrd
@@ -47,6 +49,9 @@ case "$arch" in
 esac
 echo "virtual-pi: $arch, accel $accel" >"$run/accel"
 
+extra=()
+[ -z "${VPI_DISK:-}" ] || extra=(-drive file="$VPI_DISK",if=virtio,format=raw,readonly=on)
+
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 trap 'exit 143' TERM INT
@@ -63,7 +68,7 @@ pids+=($!)
   -kernel "$kernel" -initrd "$initrd" \
   -append "root=/dev/vda rw console=$console quiet systemd.show_status=0 ${VPI_APPEND:-}" \
   -drive file="$run/disk.qcow2",if=virtio,format=qcow2 \
-  -drive file="$bundle",if=virtio,format=raw,readonly=on \
+  -drive file="$bundle",if=virtio,format=raw,readonly=on "${extra[@]}" \
   -device virtio-serial-pci \
   -chardev socket,id=mqtt,path="$run/mqtt.sock",server=on,wait=off \
   -device virtserialport,chardev=mqtt,name=vpi.mqtt \

@@ -65,6 +65,11 @@ has fleetmcp-camera /usr/bin/fleetmcp-camera-still
 has fleetmcp-device /usr/lib/systemd/system/fleetmcp-device.service
 has fleetmcp-device /etc/fleetmcp/device.conf.example
 has fleetmcp-device /usr/lib/udev/rules.d/60-fleetmcp-device.rules
+# The self-update (docs/device-client.md, "Self-update"): its unit, script, polkit rule, version.
+has fleetmcp-device /usr/lib/systemd/system/fleetmcp-update.service
+has fleetmcp-device /usr/libexec/fleetmcp/fleetmcp-update
+has fleetmcp-device /usr/share/polkit-1/rules.d/60-fleetmcp-update.rules
+has fleetmcp-device /usr/share/fleetmcp-device/version
 has fleetmcp-broker /usr/lib/fleetmcp/fleetmcp_plugin.so
 has fleetmcp-broker /usr/bin/fleetctl
 has fleetmcp-broker /usr/share/fleetmcp/acl/fleetmcp.acl
@@ -86,6 +91,12 @@ unit=$root/usr/lib/systemd/system/fleetmcp-device.service
 assert_contains "$(grep '^ExecStart=' "$unit")" "ExecStart=/usr/bin/fleetmcp-device --config /etc/fleetmcp/device.conf" "unit runs /usr/bin/fleetmcp-device"
 assert_contains "$(grep '^SupplementaryGroups=' "$unit")" "gpio i2c video systemd-journal" "unit has the gpio/i2c/video/systemd-journal groups"
 assert_eq "$(grep '^User=' "$unit")" "User=fleetmcp" "unit runs as fleetmcp"
+assert_eq "$(grep '^StateDirectory=' "$unit")" "StateDirectory=fleetmcp" "unit may write /var/lib/fleetmcp (the self-update's state)"
+assert_eq "$(grep '^ExecStart=' "$root/usr/lib/systemd/system/fleetmcp-update.service")" \
+  "ExecStart=/usr/libexec/fleetmcp/fleetmcp-update" "the update unit runs the packaged script"
+sh -n "$root/usr/libexec/fleetmcp/fleetmcp-update" || fail "the update script does not parse"
+assert_eq "$(cat "$root/usr/share/fleetmcp-device/version")" "$(dpkg-deb -f "$(deb fleetmcp-device)" Version)" \
+  "share/fleetmcp-device/version is the package's version"
 assert_eq "$(grep '^ExecStart=' "$root/usr/lib/systemd/system/fleetmcp-broker.service")" \
   "ExecStart=/usr/sbin/mosquitto -c /etc/fleetmcp/mosquitto.conf" "broker unit runs the packaged config"
 cmp -s "$root/etc/fleetmcp/mosquitto.conf" "$SRC/mosquitto.conf" || fail "packaged mosquitto.conf differs from the repository's"
@@ -94,6 +105,27 @@ grep -qx "plugin /usr/lib/fleetmcp/fleetmcp_plugin.so" "$root/etc/fleetmcp/mosqu
 grep -qx "plugin_opt_acl_file /usr/share/fleetmcp/acl/fleetmcp.acl" "$root/etc/fleetmcp/mosquitto.conf" || fail "config names another policy path"
 grep -qx "plugin_opt_schemas_dir /usr/share/fleetmcp/schemas" "$root/etc/fleetmcp/mosquitto.conf" || fail "config names another schemas path"
 pass "the packaged config names the packaged plugin, policy and schemas"
+
+# The update script's refusals, before apt: what it takes from the node's request, and a link the
+# node plants where the state goes is replaced, not written through (docs/threat-model.md).
+upd=$T/update && mkdir -p "$upd/state" "$upd/channels" && echo untouched >"$upd/victim"
+ln -s "$upd/victim" "$upd/state/update-state"
+run_update() {
+  printf '%b' "$1" >"$upd/state/update-request"
+  FLEETMCP_STATE_DIR=$upd/state FLEETMCP_CHANNELS_DIR=$upd/channels FLEETMCP_UPDATE_WORK=$upd/work \
+    sh "$root/usr/libexec/fleetmcp/fleetmcp-update" 2>/dev/null && fail "the update script accepted: $1"
+  sed -n 's/^reason=//p' "$upd/state/update-state"
+}
+assert_eq "$(run_update 'channel=stable
+target_version=
+')" failed_precondition "update script: a channel without a source"
+assert_eq "$(cat "$upd/victim")" untouched "update script: the link planted at update-state was replaced, not followed"
+assert_eq "$(run_update 'channel=../../etc/x
+target_version=
+')" invalid_argument "update script: a channel that is not stable or beta"
+assert_eq "$(run_update 'channel=beta
+target_version=1.2.3; reboot
+')" invalid_argument "update script: a target_version that is not x.y.z"
 
 # The unpacked programs run, and find the schema bundle where the package put it.
 "$root/usr/bin/fleetmcp-device" --version >/dev/null || fail "unpacked fleetmcp-device does not run"

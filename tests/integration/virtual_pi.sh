@@ -29,6 +29,11 @@ else
   debs=$(dirname "$(head -1 <<<"$debs")")
 fi
 echo "# $arch packages in $((SECONDS - start)) s"
+# The self-update checks' apt repository (below): the build's .debs repacked at two more versions.
+start=$SECONDS
+read -r v_old v_next v_broken < <("$SRC/scripts/virtual-pi/update-repo.sh" "$debs" "$T/repo" 2>"$T/repo.log") \
+  || fail "scripts/virtual-pi/update-repo.sh (see $T/repo.log)"
+echo "# update repository ($v_old, $v_next; broken $v_broken) in $((SECONDS - start)) s"
 start=$SECONDS
 image=$("$SRC/scripts/virtual-pi/build-image.sh" "$debs" "$BIN/virtual-pi" "$arch" 2>"$T/image.log") \
   || fail "image (see $T/image.log)"
@@ -59,11 +64,12 @@ capability.button  = gpio.pin line=3 chip=gpiochip0 writable=false
 capability.sensor  = i2c.bus bus=1 addresses=0x48 readable_registers=0x00
 capability.fan     = gpio.pwm chip=0 channel=0 pin=18
 capability.reboot  = system.power action=reboot
+capability.server  = manage.server update_unit=fleetmcp-update.service
 CONF
 tar -cf "$T/bundle.tar" -C "$bundle" device.conf node.key node.crt ca.crt
 
 start=$SECONDS
-"$SRC/scripts/virtual-pi/run.sh" "$image" "$T/bundle.tar" "$T/vm" "$PORT_TLS" >"$T/qemu.log" 2>&1 &
+VPI_DISK=$T/repo.tar "$SRC/scripts/virtual-pi/run.sh" "$image" "$T/bundle.tar" "$T/vm" "$PORT_TLS" >"$T/qemu.log" 2>&1 &
 track $!
 serving() { [ "$(curl -s "$base/healthz" | jq -r '"\(.nodes.online) \(.serving)"')" = "1 1" ]; }
 wait_until "$boot_s" serving || { tail -40 "$T/vm/console.log" >&2; fail "the guest's node is not serving after $boot_s s"; }
@@ -215,6 +221,57 @@ read -r ticks0 up0 <<<"$cpu_start"
 read -r ticks1 up1 <<<"$(cpu_mark)"
 # Ticks are 1/100 s (USER_HZ), so ticks per second is percent of one vCPU.
 echo "# device in the guest: CPU $(awk -v t="$((ticks1 - ticks0))" -v a="$up0" -v b="$up1" 'BEGIN { printf "%.1f %%", t / (b - a) }') of one vCPU while serving the test's calls, VmRSS $(guest "awk '/VmRSS/{print \$2}' /proc/$pid/status") kB"
+
+# ---- self-update through apt (Doc 05 §8.2 update_server) ----------------------------------
+# The operator's channels are deb822 sources in /etc/fleetmcp/update-channels, here over the
+# repository update-repo.sh made (the third disk): stable has the build's version and the next one
+# (the same files, another version string), beta a broken one whose preinst exits 1. The update
+# runs as fleetmcp-update.service, not in the node, and restarts the node; get reads the outcome.
+upd_start=$SECONDS
+server() { sleep 2.1; mcp call "$(tool mgmt server "$1")" "${@:2}"; }  # the default rate: 0.5 calls/s
+verified() { curl -s "$base/metrics" | sed -n 's/^fleetmcp_announces_total{result="verified"} //p'; }
+refused_announces() { grep "$node" "$T/audit.log" | grep '"decision":"refuse"' | grep -c announce || true; }
+installed() { guest 'dpkg-query -W -f="\${Version}\n" fleetmcp-device'; }  # a line: the channel reads lines
+# get says VERSION and last_update STATUS (during the restart the call fails and this is retried).
+reports() { [ "$(server get | jq -r '"\(.version) \(.last_update.status)"')" = "$1 $2" ]; }
+assert_eq "$(server get | jq -r .version)" "$v_old" "manage.server get: the installed package's version"
+refused=$(server invoke '{"channel":"stable"}')
+assert_eq "$(jq -c '[.code, .details.reason]' <<<"$refused")" '["E_BAD_REQUEST","failed_precondition"]' \
+  "manage.server invoke before the operator configured the channel: failed_precondition"
+guest "mkdir -p /srv/fleetmcp-repo /etc/fleetmcp/update-channels && tar -xf /dev/vdc -C /srv/fleetmcp-repo && for c in stable beta; do printf 'Types: deb\nURIs: file:/srv/fleetmcp-repo/%s\nSuites: ./\nTrusted: yes\n' \$c >/etc/fleetmcp/update-channels/\$c.sources; done" \
+  || fail "configure the update channels in the guest"
+
+pid_before=$(guest 'pidof fleetmcp-device') verified_before=$(verified) refused_before=$(refused_announces)
+up=$(server invoke '{"channel":"stable"}')
+assert_eq "$(jq -r '"\(.old_version) \(.status.status | IN("pending", "running"))"' <<<"$up")" "$v_old true" \
+  "manage.server invoke {channel: stable}: accepted ($(jq -r .status.status <<<"$up")), old_version $v_old"
+wait_until 240 reports "$v_next" succeeded || fail "the node never reported $v_next succeeded: $(server get)"
+after=$(server get)
+assert_eq "$(installed)" "$v_next" "apt installed fleetmcp-device $v_next, the channel's newest"
+assert_eq "$(jq -r '[.last_update.started_at, .last_update.finished_at] | map(type) | join(",")' <<<"$after")" string,string \
+  "last_update has started_at and finished_at: $(jq -c .last_update <<<"$after")"
+[ "$(guest 'pidof fleetmcp-device')" != "$pid_before" ] || fail "the node process was not restarted by the update"
+[ "$(verified)" -gt "$verified_before" ] || fail "no new announce was verified after the update ($verified_before before)"
+assert_eq "$(refused_announces)" "$refused_before" "… and refused none"
+pass "the updated node is a new process whose fresh signed announce the plugin accepted"
+guest 'journalctl -o short-precise --no-pager -u fleetmcp-update -u fleetmcp-device | tail -n 40' >"$T/update-journal.txt"
+
+down=$(server invoke "{\"channel\":\"stable\",\"target_version\":\"$v_old\"}")
+wait_until 240 reports "$v_old" succeeded || fail "pin back to $v_old never succeeded: $down / $(server get)"
+assert_eq "$(installed)" "$v_old" "manage.server invoke target_version $v_old: apt downgraded fleetmcp-device to $v_old"
+
+missing=$(server invoke '{"channel":"stable","target_version":"9.9.9"}')
+assert_eq "$(jq -r .details.reason <<<"$missing")" not_found "manage.server invoke target_version 9.9.9 (not in the channel): not_found"
+assert_eq "$(server get | jq -r '"\(.version) \(.last_update.status)"')" "$v_old failed" "… recorded as failed, $v_old still installed"
+
+pid_before=$(guest 'pidof fleetmcp-device')
+server invoke '{"channel":"beta"}' >"$T/broken.json"
+wait_until 240 reports "$v_old" failed || fail "the broken update never ended failed: $(server get)"
+sleep 1  # a restarting node would show a new pid now
+assert_eq "$(installed) $(guest 'pidof fleetmcp-device') $(guest 'systemctl is-active fleetmcp-device')" "$v_old $pid_before active" \
+  "a broken package (preinst exits 1): failed, $v_old still installed, the same node process still running"
+assert_contains "$(server get | jq -r .last_update.message)" "$v_broken" "… its message names the version apt could not install"
+echo "# self-update checks took $((SECONDS - upd_start)) s"
 
 # ---- power: two-phase reboot, the guest reboots and the node announces again --------------
 boot_id=$(guest 'cat /proc/sys/kernel/random/boot_id')

@@ -1,0 +1,54 @@
+// manage.server invoke (Doc 05 §8.2 update_server) as a self-update of the fleetmcp-device package
+// through apt (docs/device-client.md, "Self-update"). apt must not run in this process or its
+// cgroup: installing the package restarts fleetmcp-device (its postinst). So the node only writes
+// the request and a `pending` state (update_files.h) and starts the packaged oneshot unit
+// fleetmcp-update.service, whose script (run as root) reads the channel's apt source, resolves the
+// version, installs it and records the outcome, which the restarted node reads back.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "device_client/backends/service_control.h"
+#include "device_client/update/update_files.h"
+
+namespace fleetmcp::device {
+
+inline constexpr std::string_view kDefaultUpdateStateDir = "/var/lib/fleetmcp";
+inline constexpr std::string_view kDefaultUpdateChannelsDir = "/etc/fleetmcp/update-channels";
+
+struct SelfUpdateSettings {
+  std::string state_dir;     // "" (simulated backend): the state is kept in memory only
+  std::string channels_dir;  // "" (simulated backend): every channel counts as configured
+  // How long start() waits for the script to resolve the version (leave `pending`), so that a
+  // version the channel lacks answers the call itself with not_found. Kept under the call's deadline.
+  int64_t resolve_wait_ms = 0;
+};
+
+class SelfUpdate {
+ public:
+  SelfUpdate(std::unique_ptr<ServiceControl> unit, SelfUpdateSettings settings);
+
+  // The channel's apt source: <channels_dir>/<channel>.sources (docs/catalogue.md).
+  std::string channel_source(std::string_view channel) const;
+
+  // Refuses (failed_precondition) a channel without a source and a second update while one runs;
+  // otherwise records `pending`, starts the unit and waits up to resolve_wait_ms for the script.
+  // Throws not_found when the script reports the channel lacks the version; returns the state
+  // otherwise (pending when the script has not answered in time, running, or failed).
+  UpdateState start(const UpdateRequest& request, std::string_view current_version);
+
+  // The last update's state (the state file, which outlives the process), nullopt if none.
+  // Throws (E_INTERNAL) on a damaged state file.
+  std::optional<UpdateState> last();
+
+ private:
+  const std::unique_ptr<ServiceControl> unit_;
+  const SelfUpdateSettings settings_;
+  std::optional<UpdateState> memory_;  // state_dir == ""
+};
+
+}  // namespace fleetmcp::device
