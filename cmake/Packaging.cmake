@@ -1,5 +1,6 @@
 # Debian packages with CPack (README "Install on a Pi"):
-#   fleetmcp-device   the node: fleetmcp-device, its systemd unit, /etc/fleetmcp, user fleetmcp
+#   fleetmcp-device   the node: fleetmcp-device, its systemd unit, /etc/fleetmcp, user fleetmcp, and
+#                     the enrolment from a Pi's boot partition (fleetmcp-enrol-boot, docs/pi-image.md)
 #   fleetmcp-camera   the still-camera helper, the only program linking libcamera: apart, because
 #                     Raspberry Pi OS ships its own libcamera under other package names (README
 #                     "Install on a Pi" says how to build this one helper there)
@@ -40,6 +41,9 @@ install(TARGETS fleetmcp-camera-still RUNTIME DESTINATION bin COMPONENT camera)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-device.service DESTINATION lib/systemd/system COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/device_client/device.conf.example DESTINATION /etc/fleetmcp COMPONENT device)
 install(FILES ${FLEETMCP_PACKAGING_DIR}/device/60-fleetmcp-device.rules DESTINATION lib/udev/rules.d COMPONENT device)
+# Enrolment from a Pi's boot partition (docs/pi-image.md): the Pi image enables the unit.
+install(FILES ${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-enrol-boot.service DESTINATION lib/systemd/system COMPONENT device)
+install(PROGRAMS ${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-enrol-boot DESTINATION lib/fleetmcp COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/device-client.md DESTINATION share/doc/fleetmcp-device COMPONENT device)
 
 if(FLEETMCP_BUILD_BROKER)
