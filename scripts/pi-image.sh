@@ -68,8 +68,12 @@ mmdebstrap --quiet --variant=minbase --architectures=arm64 \
   >"$work/mmdebstrap.log" 2>&1 || { tail -30 "$work/mmdebstrap.log" >&2; exit 1; }
 echo "pi-image.sh: root made in $((SECONDS - start)) s" >&2
 root=$work/root
-# What mmdebstrap leaves of the build machine: its resolver and name.
+# What mmdebstrap leaves of the build machine: its resolver and name; and the build's machine id,
+# which every Pi would share (systemd-networkd's DHCP client id derives from it: one address for
+# all of them). Empty, each Pi makes its own at first boot.
 ln -sf ../run/systemd/resolve/stub-resolv.conf "$root/etc/resolv.conf"
+: >"$root/etc/machine-id"
+rm -f "$root/var/lib/dbus/machine-id" "$root/var/lib/systemd/random-seed"
 echo fleetmcp-pi >"$root/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tfleetmcp-pi\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$root/etc/hosts"
 for f in config.txt cmdline.txt start.elf start4.elf bootcode.bin; do
