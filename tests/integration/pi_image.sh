@@ -29,7 +29,7 @@ echo "# image ready in $((SECONDS - start)) s: $(basename "$image"), $(du -m "$i
 # The partitions, as sfdisk reads the image's MBR: FAT first, ext4 root second.
 read -r fat_start fat_type < <(sfdisk -d "$image" | awk -F'[=,]' '/^[^ ]*1 :/{print $2+0, $6}')
 root_start=$(sfdisk -d "$image" | awk -F'[=,]' '/^[^ ]*2 :/{print $2+0}')
-assert_eq "$fat_type" " c" "partition 1 is FAT32 (LBA), where the Pi's firmware looks"
+assert_eq "$fat_type" c "partition 1 is FAT32 (LBA), where the Pi's firmware looks"
 fat() { echo "$T/sd.img@@$((fat_start * 512))"; }
 
 # The user's copy of the image: an SD card, flashed.
@@ -79,7 +79,7 @@ mcp() { node "$SRC/tests/node/mcp_call.mjs" "$@" | tee -a "$T/mcp.log"; }
 assert_eq "$(mcp call "sysecho.$node.echo.invoke" '{"message":"flashed"}' | jq -r .message)" flashed "MCP: the node answers echo"
 info=$(mcp call "sysinfo.$node.info.get")
 assert_eq "$(jq -r .hostname <<<"$info")" "$node" "MCP system.info: the Pi's hostname is its node id"
-assert_eq "$(jq -r .arch <<<"$info" | grep -c -e aarch64 -e arm64)" 1 "MCP system.info: an arm64 machine ($(jq -r .arch <<<"$info"))"
+assert_eq "$(jq -r .cpu_arch <<<"$info")" aarch64 "MCP system.info: an arm64 CPU, $(jq -r '"\(.os_name) \(.os_version), kernel \(.kernel_version)"' <<<"$info")"
 assert_eq "$(mdir -b -i "$(fat)" ::/fleetmcp/ | sed 's|.*/||' | paste -sd,)" README.txt \
   "the bundle is gone from fleetmcp/ on the FAT partition (README.txt stays)"
 assert_contains "$(cat "$T/console.log")" "fleetmcp-enrol-boot: installed node $node" "the console showed the enrolment"
