@@ -53,14 +53,17 @@ trap 'rm -rf "$work"' EXIT
 foreign_arch_ready arm64
 start=$SECONDS
 
-# The root: the image's files (fstab, network, raspi-firmware's settings) before the packages, so
-# the kernel's install runs raspi-firmware's hooks with them; the .debs; then setup.sh.
+# The root: the image's files (fstab, network, raspi-firmware's settings, the initramfs's modules)
+# before the packages, so the kernel's install runs raspi-firmware's hooks with them; the .debs;
+# systemd-resolved after them (it points /etc/resolv.conf at its stub, which does not run in the
+# chroot: apt could not resolve the mirror any more); then setup.sh.
 components="main non-free-firmware"
 debs_hooks "$debs"
 mmdebstrap --quiet --variant=minbase --architectures=arm64 \
-  --include=systemd,systemd-sysv,udev,kmod,dbus,systemd-timesyncd,systemd-resolved,iproute2,e2fsprogs,initramfs-tools,raspi-firmware,linux-image-arm64 \
+  --include=systemd,systemd-sysv,udev,kmod,dbus,systemd-timesyncd,iproute2,e2fsprogs,initramfs-tools,raspi-firmware,linux-image-arm64 \
   --essential-hook="mkdir -p \"\$1/boot/firmware\" && cp -R $here/pi-image/root/. \"\$1/\"" \
   --dpkgopt=force-confold "${DEBS_HOOKS[@]}" \
+  --customize-hook='chroot "$1" apt-get install -y --no-install-recommends systemd-resolved' \
   --customize-hook="cp $here/pi-image/setup.sh \"\$1/tmp/\" && chroot \"\$1\" sh /tmp/setup.sh && rm \"\$1/tmp/setup.sh\"" \
   bookworm "$work/root" \
   "deb $mirror/debian bookworm $components" "deb $mirror/debian bookworm-updates $components" \
