@@ -92,7 +92,7 @@ dd if="$T/sd.img" of="$T/root.img" bs=512 skip="$root_start" conv=sparse status=
 e2fsck -fy "$T/root.img" >"$T/e2fsck.log" 2>&1 || [ $? -le 1 ] || fail "the root partition does not check (see $T/e2fsck.log)"
 gid=$(debugfs -R 'cat /etc/group' "$T/root.img" 2>/dev/null | awk -F: '$1 == "fleetmcp" {print $3}')
 key=$(debugfs -R 'stat /etc/fleetmcp/node.key' "$T/root.img" 2>/dev/null | grep -o 'Mode: *[0-7]*\|User: *[0-9]*\|Group: *[0-9]*' | tr -s ' ' | paste -sd' ')
-assert_eq "$key" "User: 0 Group: $gid Mode: 0640" "/etc/fleetmcp/node.key is 0640 root:fleetmcp (gid $gid)"
+assert_eq "$key" "Mode: 0640 User: 0 Group: $gid" "/etc/fleetmcp/node.key is 0640 root:fleetmcp (gid $gid)"
 assert_eq "$(debugfs -R 'cat /etc/hostname' "$T/root.img" 2>/dev/null)" "$node" "/etc/hostname is the node id"
 assert_eq "$(debugfs -R 'cat /etc/fleetmcp/device.conf' "$T/root.img" 2>/dev/null | grep -c "^node_id = $node")" 1 \
   "/etc/fleetmcp/device.conf is the bundle's"
