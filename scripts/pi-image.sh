@@ -93,7 +93,8 @@ mcopy -s -i "$work/fat.img" "$here/pi-image/boot/fleetmcp" ::/
 rm -rf "${root:?}"/boot/firmware/*
 # Partition 2: the root with 512 MiB free (logs, the journal), in whole 64 MiB.
 root_mib=$(( ($(du -sm "$root" | cut -f1) + 512 + 63) / 64 * 64 ))
-mke2fs -q -t ext4 -L RASPIROOT -d "$root" "$work/root.img" "${root_mib}M"
+# (mke2fs says "Creating regular file" on stdout even with -q: stdout is the image path only.)
+mke2fs -q -t ext4 -L RASPIROOT -d "$root" "$work/root.img" "${root_mib}M" >&2
 # The MBR: FAT32 (LBA) first, where the Pi's firmware looks, from 4 MiB; the root after it.
 fat_start=8192 fat_sectors=$((fat_mib * 2048)) root_sectors=$((root_mib * 2048))
 root_start=$((fat_start + fat_sectors))
