@@ -1,6 +1,7 @@
 # Debian packages with CPack (README "Install on a Pi"):
 #   fleetmcp-device   the node: fleetmcp-device, its systemd unit, /etc/fleetmcp, user fleetmcp, and
-#                     its self-update (fleetmcp-update.service, its script and polkit rule)
+#                     its self-update (fleetmcp-update.service, its script and polkit rule) and
+#                     the enrolment from a Pi's boot partition (fleetmcp-enrol-boot, docs/pi-image.md)
 #   fleetmcp-camera   the still-camera helper, the only program linking libcamera: apart, because
 #                     Raspberry Pi OS ships its own libcamera under other package names (README
 #                     "Install on a Pi" says how to build this one helper there)
@@ -51,6 +52,9 @@ install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-update.service DESTINATIO
 install(PROGRAMS ${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-update DESTINATION libexec/fleetmcp COMPONENT device)
 install(FILES ${FLEETMCP_PACKAGING_DIR}/device/60-fleetmcp-update.rules DESTINATION share/polkit-1/rules.d COMPONENT device)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/version DESTINATION share/fleetmcp-device COMPONENT device)
+# Enrolment from a Pi's boot partition (docs/pi-image.md): the Pi image enables the unit.
+install(FILES ${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-enrol-boot.service DESTINATION lib/systemd/system COMPONENT device)
+install(PROGRAMS ${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-enrol-boot DESTINATION libexec/fleetmcp COMPONENT device)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/device-client.md DESTINATION share/doc/fleetmcp-device COMPONENT device)
 
 if(FLEETMCP_BUILD_BROKER)

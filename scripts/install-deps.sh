@@ -10,7 +10,9 @@
 #   scripts/install-deps.sh --vm arm64
 #                                     also what the arm64 guest needs: qemu-system-aarch64, the
 #                                     cross compiler (its modules), qemu-user-static + binfmt
-#                                     + arch-test (mmdebstrap of an arm64 root)
+#                                     + arch-test (mmdebstrap of an arm64 root), and what makes the
+#                                     Pi's SD-card image without loop devices (scripts/pi-image.sh):
+#                                     dosfstools, mtools, fdisk (sfdisk)
 #   scripts/install-deps.sh --cross ARCH
 #                                     the cross compilers and ARCH's libraries for the node's
 #                                     packages (arm64, armhf: scripts/cross-build.sh), qemu-user
@@ -50,7 +52,8 @@ case "$mode" in
   --docker) packages+=(docker.io mmdebstrap) ;;
   --vm) packages+=(mmdebstrap qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
                    qemu-utils socat xz-utils e2fsprogs dpkg-dev)  # dpkg-dev: update-repo.sh
-    [ "$cross_arch" != arm64 ] || packages+=(qemu-system-arm qemu-user-static binfmt-support arch-test crossbuild-essential-arm64) ;;
+    [ "$cross_arch" != arm64 ] || packages+=(qemu-system-arm qemu-user-static binfmt-support arch-test crossbuild-essential-arm64
+                                           dosfstools mtools fdisk) ;;
 esac
 # Node.js runs the independent test clients. Machines that already carry a Node with
 # its own npm (as ours do) keep it: Debian's npm package conflicts with those builds.

@@ -19,6 +19,7 @@
 # a second call with the same inputs returns at once.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/debian-root.sh"
 mkdir -p "$2"
 debs=$(cd "$1" && pwd) cache=$(cd "$2" && pwd) arch=${3:-amd64}
 case "$arch" in amd64|arm64) ;; *) echo "build-image: architecture amd64 or arm64, not '$arch'" >&2; exit 2 ;; esac
@@ -28,10 +29,8 @@ host_kver=$(cd /lib/modules && ls -d *-amd64 | sort -V | tail -1)
 kver=${host_kver%-amd64}-$arch
 [ -f "/boot/vmlinuz-$host_kver" ] && [ -d "/usr/src/linux-headers-$host_kver" ] \
   || { echo "build-image: needs linux-image-amd64 and linux-headers-amd64 ($host_kver)" >&2; exit 1; }
-# The .debs by what they install (cpack stamps each build's archives with new times).
-deb_content() { dpkg-deb -f "$1"; dpkg-deb --fsys-tarfile "$1" | tar -xO; }
-key=$( { for d in "$debs"/fleetmcp-device_*.deb "$debs"/fleetmcp-schemas_*.deb; do deb_content "$d"; done
-         cat "$0"; find "$here/guest" -type f | sort | xargs cat; echo "$kver $arch"; } | sha256sum | cut -c1-16)
+key=$( { debs_key "$debs"; cat "$0" "$here/../lib/debian-root.sh"; find "$here/guest" -type f | sort | xargs cat
+         echo "$kver $arch"; } | sha256sum | cut -c1-16)
 image=$cache/virtual-pi-$arch-$key.img
 if [ -f "$image" ]; then echo "$image"; exit 0; fi
 rm -f "$cache/virtual-pi-$arch"-*   # an older image of other inputs
@@ -44,9 +43,7 @@ trap 'rm -rf "$work"' EXIT
 kbuild=(-C "/lib/modules/$kver/build")
 if [ "$arch" = arm64 ]; then
   command -v aarch64-linux-gnu-gcc >/dev/null || { echo "build-image: needs crossbuild-essential-arm64 (install-deps.sh --vm arm64)" >&2; exit 1; }
-  # mmdebstrap runs the arm64 root's programs through binfmt_misc and qemu-user-static.
-  [ -f /proc/sys/fs/binfmt_misc/status ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
-  [ -f /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || update-binfmts --enable qemu-aarch64
+  foreign_arch_ready "$arch"
   (cd "$work" && apt-get download -q "linux-headers-$kver:arm64" >"$work/headers.log" 2>&1) \
     || { cat "$work/headers.log" >&2; echo "build-image: no linux-headers-$kver for arm64 (apt-get update; install-deps.sh --vm)" >&2; exit 1; }
   dpkg-deb -x "$work"/linux-headers-"$kver"_*.deb "$work/headers"
@@ -85,13 +82,10 @@ else
   boot_hook="cp \"\$1/boot/vmlinuz-$kver\" $work/vmlinuz && cp \"\$1/boot/initrd.img-$kver\" $work/initrd"
 fi
 mkdir "$work/root"
+debs_hooks "$debs"
 mmdebstrap --quiet --variant=minbase --architectures="$arch" \
   --include=systemd,systemd-sysv,udev,kmod,dbus,polkitd,libpam-systemd,socat,procps,iproute2,i2c-tools,gpiod$include \
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-  --dpkgopt='path-exclude=/usr/share/locale/*' \
-  --essential-hook="cp -R $here/guest/. \"\$1/\"" \
-  --customize-hook="mkdir -p \"\$1/tmp/debs\" && cp $debs/fleetmcp-device_*.deb $debs/fleetmcp-schemas_*.deb \"\$1/tmp/debs/\"" \
-  --customize-hook='chroot "$1" sh -c "apt-get install -y --no-install-recommends /tmp/debs/*.deb" && rm -rf "$1/tmp/debs"' \
+  --essential-hook="cp -R $here/guest/. \"\$1/\"" "${DEBS_HOOKS[@]}" \
   --customize-hook="$kernel_hook" --customize-hook="$boot_hook" \
   --customize-hook='chroot "$1" sh /usr/local/lib/virtual-pi/setup.sh' \
   bookworm "$work/root" >"$work/mmdebstrap.log" 2>&1 || { tail -30 "$work/mmdebstrap.log" >&2; exit 1; }

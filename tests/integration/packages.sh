@@ -70,6 +70,8 @@ has fleetmcp-device /usr/lib/systemd/system/fleetmcp-update.service
 has fleetmcp-device /usr/libexec/fleetmcp/fleetmcp-update
 has fleetmcp-device /usr/share/polkit-1/rules.d/60-fleetmcp-update.rules
 has fleetmcp-device /usr/share/fleetmcp-device/version
+has fleetmcp-device /usr/lib/systemd/system/fleetmcp-enrol-boot.service
+has fleetmcp-device /usr/libexec/fleetmcp/fleetmcp-enrol-boot
 has fleetmcp-broker /usr/lib/fleetmcp/fleetmcp_plugin.so
 has fleetmcp-broker /usr/bin/fleetctl
 has fleetmcp-broker /usr/share/fleetmcp/acl/fleetmcp.acl
@@ -169,6 +171,59 @@ pass "postinst keeps the existing gpio group"
 if grep -E "systemctl (enable|start|restart|try-restart)" "$T/calls"; then fail "postinst touched the unconfigured service"; fi
 pass "postinst does not start an unconfigured node"
 assert_contains "$said" "not configured yet" "postinst tells the admin what to do next"
+
+# ---- enrolment from a Pi's boot partition (fleetmcp-enrol-boot, docs/pi-image.md) ------------
+# The unpacked script on bundles in a scratch "fleetmcp/" folder, writing under FLEETMCP_ROOT,
+# with the unpacked fleetmcp-device checking them and stand-ins recording chown and systemctl (and
+# a getent that knows group fleetmcp). tests/integration/pi_image.sh runs it for real on a booted image.
+enrol=$root/usr/libexec/fleetmcp/fleetmcp-enrol-boot
+sh -n "$enrol" || fail "fleetmcp-enrol-boot syntax"
+estubs=$T/enrol-stubs sys=$T/enrol-root boot=$T/boot/fleetmcp
+mkdir -p "$estubs" "$sys/etc" "$boot"
+for c in chown systemctl; do printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$c" "$T/enrol-calls" >"$estubs/$c"; done
+printf '#!/bin/sh\n[ "$1 $2" = "group fleetmcp" ]\n' >"$estubs/getent"
+chmod +x "$estubs"/*
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tfleetmcp-pi\n' >"$sys/etc/hosts"
+echo "the image's instructions" >"$boot/README.txt"
+run_enrol() {
+  : >"$T/enrol-calls"
+  PATH=$estubs:$root/usr/bin:$PATH FLEETMCP_ROOT=$sys FLEETMCP_SCHEMAS=$root/usr/share/fleetmcp/schemas \
+    sh "$enrol" "$boot" >"$T/enrol.out" 2>&1
+}
+nothing_done() {
+  [ ! -e "$sys/etc/fleetmcp/device.conf" ] && [ ! -e "$sys/etc/fleetmcp/node.key" ] && [ ! -e "$sys/etc/hostname" ] \
+    && ! grep -q systemctl "$T/enrol-calls" && [ -z "$(ls -A "$sys/etc/fleetmcp" 2>/dev/null)" ]
+}
+bundle=$T/pki/nodes/$node
+other=$("$root/usr/bin/fleetctl" pki enroll --dir "$T/pki" --tenant acme 2>/dev/null)
+if run_enrol; then fail "enrolment without a bundle succeeded: $(cat "$T/enrol.out")"; fi
+assert_contains "$(cat "$T/enrol.out")" "no node bundle in $boot" "fleetmcp-enrol-boot: no bundle and not enrolled is refused, saying where to copy one"
+# A partial bundle: the key not copied.
+cp "$bundle/device.conf" "$bundle/node.crt" "$bundle/ca.crt" "$boot/"
+if run_enrol; then fail "a bundle without node.key was installed: $(cat "$T/enrol.out")"; fi
+assert_contains "$(cat "$T/enrol.out")" "lacks (or has empty): node.key" "fleetmcp-enrol-boot: a bundle without node.key is refused, naming it"
+assert_contains "$(cat "$T/enrol.out")" "fleetmcp-device was not started" "… and says the node was not started"
+nothing_done || fail "a refused bundle left files or started the node: $(ls -A "$sys/etc" "$sys/etc/fleetmcp" 2>&1; cat "$T/enrol-calls")"
+pass "fleetmcp-enrol-boot: the partial bundle installed nothing, started nothing"
+# A bundle whose certificate belongs to another node: --check-config refuses it.
+cp "$bundle/node.key" "$boot/" && cp "$T/pki/nodes/$other/node.crt" "$boot/node.crt"
+if run_enrol; then fail "a bundle with another node's certificate was installed: $(cat "$T/enrol.out")"; fi
+assert_contains "$(cat "$T/enrol.out")" "does not check" "fleetmcp-enrol-boot: a key and certificate that do not match are refused (fleetmcp-device --check-config)"
+nothing_done || fail "a bundle that does not check left files or started the node"
+[ -e "$boot/node.key" ] || fail "a refused bundle was deleted from the boot partition"
+pass "fleetmcp-enrol-boot: the bad bundle stays on the boot partition, nothing installed"
+# The node's folder copied whole, as nodes/<node_id>/.
+rm -f "$boot"/device.conf "$boot"/node.* "$boot"/ca.crt && cp -r "$bundle" "$boot/"
+run_enrol || fail "fleetmcp-enrol-boot refused a good bundle: $(cat "$T/enrol.out")"
+for f in device.conf node.key node.crt ca.crt; do cmp -s "$bundle/$f" "$sys/etc/fleetmcp/$f" || fail "$f not installed"; done
+assert_eq "$(stat -c %a "$sys/etc/fleetmcp/node.key") $(stat -c %a "$sys/etc/fleetmcp/device.conf")" "640 644" "fleetmcp-enrol-boot: node.key 0640, device.conf 0644"
+assert_contains "$(cat "$T/enrol-calls")" "chown root:fleetmcp $sys/etc/fleetmcp/.enrol." "… node.key owned root:fleetmcp"
+assert_eq "$(ls -A "$boot")" README.txt "fleetmcp-enrol-boot: the bundle is deleted from the boot partition, README.txt stays"
+assert_eq "$(cat "$sys/etc/hostname") $(grep -c "^127.0.1.1.$node\$" "$sys/etc/hosts")" "$node 1" "fleetmcp-enrol-boot: hostname and /etc/hosts name the node id"
+assert_eq "$(grep systemctl "$T/enrol-calls" | paste -sd,)" \
+  "systemctl enable fleetmcp-device.service,systemctl restart --no-block fleetmcp-device.service" "fleetmcp-enrol-boot: enables and starts fleetmcp-device"
+run_enrol || fail "fleetmcp-enrol-boot failed on an enrolled node with no new bundle: $(cat "$T/enrol.out")"
+assert_eq "$(cat "$T/enrol.out" "$T/enrol-calls")" "" "fleetmcp-enrol-boot: an enrolled node with no new bundle: nothing to do, nothing said"
 
 # A cpack from a build not prefixed /usr is refused (its programs would look for /usr/local schemas).
 if [ -f "$BIN/CPackConfig.cmake" ] && [ "$(cache_value CMAKE_INSTALL_PREFIX)" != /usr ]; then
