@@ -25,7 +25,8 @@ rapidjson::Value common_status(const UpdateState& s, json::Allocator& a) {
   v.AddMember("status", json::string_value(s.status, a), a);
   v.AddMember("started_at", optional_time(s.started_at_ms, a), a);
   v.AddMember("finished_at", optional_time(s.finished_at_ms, a), a);
-  v.AddMember("message", optional_text(s.message.substr(0, 512), a), a);
+  // apt's message may be localised UTF-8; a byte cut could split a character.
+  v.AddMember("message", optional_text(ascii_clamp(s.message, 512), a), a);
   return v;
 }
 
