@@ -50,6 +50,8 @@ std::string format_update_state(const UpdateState& state) {
   return out;
 }
 
+// Not common/base/config_file's reader: that one trims values and ends them at " #" (device.conf's
+// trailing comments), while a message here is apt's text verbatim and may hold " #" or edge spaces.
 Result<UpdateState> parse_update_state(std::string_view text, std::string_view file) {
   UpdateState s;
   int line_no = 0;
