@@ -19,9 +19,9 @@
 #include "broker_plugin/access/client_id_claims.h"
 #include "broker_plugin/access/client_identity.h"
 #include "broker_plugin/access/session_table.h"
-#include "broker_plugin/core/audit_trail.h"
-#include "broker_plugin/core/broker_port.h"
-#include "broker_plugin/core/plugin_counters.h"
+#include "broker_plugin/base/audit_trail.h"
+#include "broker_plugin/base/broker_port.h"
+#include "broker_plugin/base/plugin_counters.h"
 
 namespace fleetmcp::plugin {
 

@@ -24,10 +24,10 @@
 #include "broker_plugin/access/topic_acl.h"
 #include "broker_plugin/announces/announce_verifier.h"
 #include "broker_plugin/announces/node_registry.h"
-#include "broker_plugin/core/audit_trail.h"
-#include "broker_plugin/core/broker_port.h"
-#include "broker_plugin/core/fleet_observer.h"
-#include "broker_plugin/core/plugin_counters.h"
+#include "broker_plugin/base/audit_trail.h"
+#include "broker_plugin/base/broker_port.h"
+#include "broker_plugin/base/fleet_observer.h"
+#include "broker_plugin/base/plugin_counters.h"
 #include "common/protocol/topics.h"
 
 namespace fleetmcp::plugin {

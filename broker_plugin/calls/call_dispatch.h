@@ -18,9 +18,9 @@
 
 #include "broker_plugin/announces/node_registry.h"
 #include "broker_plugin/calls/call_table.h"
-#include "broker_plugin/core/audit_trail.h"
-#include "broker_plugin/core/broker_port.h"
-#include "broker_plugin/core/plugin_counters.h"
+#include "broker_plugin/base/audit_trail.h"
+#include "broker_plugin/base/broker_port.h"
+#include "broker_plugin/base/plugin_counters.h"
 #include "common/base/json.h"
 #include "common/base/result.h"
 #include "common/registry/schema_registry.h"

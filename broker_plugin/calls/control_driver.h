@@ -10,8 +10,8 @@
 #include "broker_plugin/access/principal.h"
 #include "broker_plugin/announces/node_registry.h"
 #include "broker_plugin/calls/call_dispatch.h"
-#include "broker_plugin/core/broker_port.h"
-#include "broker_plugin/core/plugin_counters.h"
+#include "broker_plugin/base/broker_port.h"
+#include "broker_plugin/base/plugin_counters.h"
 #include "common/registry/schema_registry.h"
 
 namespace fleetmcp::plugin {

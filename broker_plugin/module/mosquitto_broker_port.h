@@ -1,7 +1,7 @@
 // BrokerPort on top of mosquitto's plugin API. Broker thread only, like everything it calls.
 #pragma once
 
-#include "broker_plugin/core/broker_port.h"
+#include "broker_plugin/base/broker_port.h"
 
 namespace fleetmcp::plugin {
 

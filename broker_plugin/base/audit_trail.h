@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "broker_plugin/core/broker_port.h"
-#include "broker_plugin/core/plugin_counters.h"
+#include "broker_plugin/base/broker_port.h"
+#include "broker_plugin/base/plugin_counters.h"
 #include "common/base/audit_log.h"
 #include "common/base/refusal_throttle.h"
 

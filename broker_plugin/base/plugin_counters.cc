@@ -1,4 +1,4 @@
-#include "broker_plugin/core/plugin_counters.h"
+#include "broker_plugin/base/plugin_counters.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

@@ -1,4 +1,4 @@
-#include "broker_plugin/core/audit_trail.h"
+#include "broker_plugin/base/audit_trail.h"
 
 namespace fleetmcp::plugin {
 
