@@ -41,7 +41,7 @@ struct PluginOptions {
 // Option pairs as mosquitto hands them over (keys without "plugin_opt_").
 using OptionList = std::vector<std::pair<std::string, std::string>>;
 
-// The HTTP front's options (plugin_opt_http_*) are its own (broker_plugin/http/front/front_options.h):
+// The HTTP front's options (plugin_opt_http_*) are its own (broker_plugin/http/base/front_options.h):
 // parse_plugin_options skips them.
 inline bool is_http_option(std::string_view key) { return key.starts_with("http_"); }
 

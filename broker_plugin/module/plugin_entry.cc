@@ -26,7 +26,7 @@
 
 #include "broker_plugin/module/broker_callbacks.h"
 #include "broker_plugin/module/broker_config_check.h"
-#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/base/front_options.h"
 #include "common/crypto/ed25519.h"
 #include "common/base/file_text.h"
 #include "common/ids/ulid.h"

@@ -15,18 +15,15 @@
 #include <string_view>
 
 #include "broker_plugin/http/calls/call_limiter.h"
-#include "broker_plugin/http/calls/call_refusal.h"
+#include "broker_plugin/http/base/call_refusal.h"
 #include "broker_plugin/http/calls/commit_tokens.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_surface.h"
 #include "common/crypto/agent_token.h"
 #include "common/registry/schema_registry.h"
 
 namespace fleetmcp::http {
-
-// Where arguments carry the commit token of a two-phase call. It is an argument (not _meta) so
-// that a model, which only writes arguments, can repeat the call.
-inline constexpr std::string_view kCommitTokenArgument = "commit_token";
 
 struct GatePass {
   const FleetTool* tool = nullptr;  // points into the snapshot the gate was given

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "broker_plugin/http/calls/call_audit.h"
-#include "broker_plugin/http/front/front_metrics.h"
+#include "broker_plugin/http/base/front_metrics.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "common/base/refusal_throttle.h"
 #include "common/crypto/agent_token.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "broker_plugin/http/transport/error_status.h"
-#include "broker_plugin/http/mcp/jsonrpc.h"
+#include "broker_plugin/http/base/jsonrpc.h"
 
 namespace fleetmcp::http {
 namespace {

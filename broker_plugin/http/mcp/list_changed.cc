@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "broker_plugin/http/mcp/jsonrpc.h"
+#include "broker_plugin/http/base/jsonrpc.h"
 
 namespace fleetmcp::http {
 

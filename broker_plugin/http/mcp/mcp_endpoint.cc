@@ -1,7 +1,7 @@
 #include "broker_plugin/http/mcp/mcp_endpoint.h"
 
 #include "broker_plugin/http/mcp/mcp_get_stream.h"
-#include "broker_plugin/http/front/media_type.h"
+#include "broker_plugin/http/base/media_type.h"
 
 namespace fleetmcp::http {
 namespace {

@@ -14,12 +14,12 @@
 #include <memory>
 
 #include "broker_plugin/http/transport/exchange.h"
-#include "broker_plugin/http/front/front_metrics.h"
-#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/base/front_metrics.h"
+#include "broker_plugin/http/base/front_options.h"
 #include "broker_plugin/http/mcp/elicitation.h"
 #include "broker_plugin/http/mcp/mcp_methods.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
-#include "broker_plugin/http/rfc0009/open_streams.h"
+#include "broker_plugin/http/streams/open_streams.h"
 
 namespace fleetmcp::http {
 

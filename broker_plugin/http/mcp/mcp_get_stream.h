@@ -8,9 +8,9 @@
 #include <string>
 
 #include "broker_plugin/http/transport/exchange.h"
-#include "broker_plugin/http/front/front_metrics.h"
+#include "broker_plugin/http/base/front_metrics.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
-#include "broker_plugin/http/rfc0009/open_streams.h"
+#include "broker_plugin/http/streams/open_streams.h"
 
 namespace fleetmcp::http {
 

@@ -3,7 +3,7 @@
 #include <mutex>
 
 #include "broker_plugin/http/surface/fleet_read.h"
-#include "broker_plugin/http/rfc0009/mcp_metrics_stream.h"
+#include "broker_plugin/http/mcp/mcp_metrics_stream.h"
 #include "broker_plugin/http/calls/in_flight_call.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "broker_plugin/http/base/mcp_revision.h"
 #include "common/crypto/agent_token.h"
 #include "common/base/error.h"
 

@@ -1,7 +1,7 @@
 #include "broker_plugin/http/mcp/node_resources.h"
 
 #include "broker_plugin/http/surface/compact_tools.h"
-#include "broker_plugin/http/mcp/jsonrpc.h"
+#include "broker_plugin/http/base/jsonrpc.h"
 
 namespace fleetmcp::http {
 namespace {

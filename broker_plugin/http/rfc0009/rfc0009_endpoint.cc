@@ -1,7 +1,7 @@
 #include "broker_plugin/http/rfc0009/rfc0009_endpoint.h"
 
 #include "broker_plugin/http/transport/error_status.h"
-#include "broker_plugin/http/front/media_type.h"
+#include "broker_plugin/http/base/media_type.h"
 #include "broker_plugin/http/calls/in_flight_call.h"
 #include "broker_plugin/http/rfc0009/rfc0009_stream.h"
 

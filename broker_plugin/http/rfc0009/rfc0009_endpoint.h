@@ -16,10 +16,10 @@
 #include "broker_plugin/http/calls/call_gate.h"
 #include "broker_plugin/http/calls/call_log.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
-#include "broker_plugin/http/front/front_metrics.h"
-#include "broker_plugin/http/front/front_options.h"
-#include "broker_plugin/http/rfc0009/open_streams.h"
-#include "broker_plugin/http/rfc0009/telemetry_fanout.h"
+#include "broker_plugin/http/base/front_metrics.h"
+#include "broker_plugin/http/base/front_options.h"
+#include "broker_plugin/http/streams/open_streams.h"
+#include "broker_plugin/http/streams/telemetry_fanout.h"
 #include "common/registry/schema_registry.h"
 
 namespace fleetmcp::http {

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "broker_plugin/http/transport/exchange.h"
-#include "broker_plugin/http/rfc0009/telemetry_fanout.h"
+#include "broker_plugin/http/streams/telemetry_fanout.h"
 
 namespace fleetmcp::http {
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "broker_plugin/http/calls/call_gate.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"
 #include "common/ids/ulid.h"

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "broker_plugin/http/fleet/fleet_view.h"
-#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "broker_plugin/http/base/mcp_revision.h"
 #include "common/base/json.h"
 #include "common/base/result.h"
 

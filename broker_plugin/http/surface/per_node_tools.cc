@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "broker_plugin/http/calls/call_gate.h"
 #include "broker_plugin/http/surface/portable_schema.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "common/crypto/digest.h"

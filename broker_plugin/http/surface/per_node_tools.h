@@ -11,10 +11,10 @@
 #include <string_view>
 
 #include "broker_plugin/http/fleet/fleet_view.h"
-#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/base/front_options.h"
 #include "broker_plugin/http/surface/list_cursor.h"
 #include "broker_plugin/http/surface/tool_surface.h"
-#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "broker_plugin/http/base/mcp_revision.h"
 #include "common/registry/schema_registry.h"
 
 namespace fleetmcp::http {

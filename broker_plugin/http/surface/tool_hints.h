@@ -33,4 +33,8 @@ SafetyClass call_safety_class(SafetyClass declared, std::string_view verb, const
 // The argument that asks for that override.
 inline constexpr std::string_view kForceArgument = "force";
 
+// Where arguments carry the commit token of a two-phase call. It is an argument (not _meta) so
+// that a model, which only writes arguments, can repeat the call.
+inline constexpr std::string_view kCommitTokenArgument = "commit_token";
+
 }  // namespace fleetmcp::http

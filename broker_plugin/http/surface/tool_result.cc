@@ -1,6 +1,6 @@
 #include "broker_plugin/http/surface/tool_result.h"
 
-#include "broker_plugin/http/mcp/jsonrpc.h"
+#include "broker_plugin/http/base/jsonrpc.h"
 
 namespace fleetmcp::http {
 namespace {

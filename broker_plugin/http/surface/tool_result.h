@@ -9,7 +9,7 @@
 
 #include <string_view>
 
-#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "broker_plugin/http/base/mcp_revision.h"
 #include "common/base/error.h"
 #include "common/base/json.h"
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <string_view>
 
-#include "broker_plugin/http/calls/call_refusal.h"
+#include "broker_plugin/http/base/call_refusal.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
-#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "broker_plugin/http/base/mcp_revision.h"
 #include "common/base/json.h"
 #include "common/base/result.h"
 

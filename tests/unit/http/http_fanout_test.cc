@@ -3,7 +3,7 @@
 // when nobody does, and every subscriber told when the feed ends.
 #include <gtest/gtest.h>
 
-#include "broker_plugin/http/rfc0009/telemetry_fanout.h"
+#include "broker_plugin/http/streams/telemetry_fanout.h"
 #include "tests/support/front_fixture.h"
 
 namespace fleetmcp::http::testing {

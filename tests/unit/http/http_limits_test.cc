@@ -9,9 +9,9 @@
 
 #include "broker_plugin/http/calls/commit_tokens.h"
 #include "broker_plugin/http/transport/connection_limit.h"
-#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/base/front_options.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
-#include "broker_plugin/http/rfc0009/open_streams.h"
+#include "broker_plugin/http/streams/open_streams.h"
 #include "common/base/refusal_throttle.h"
 #include "common/base/error.h"
 

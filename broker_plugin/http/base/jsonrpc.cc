@@ -1,4 +1,4 @@
-#include "broker_plugin/http/mcp/jsonrpc.h"
+#include "broker_plugin/http/base/jsonrpc.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>

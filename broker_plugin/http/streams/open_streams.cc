@@ -1,4 +1,4 @@
-#include "broker_plugin/http/rfc0009/open_streams.h"
+#include "broker_plugin/http/streams/open_streams.h"
 
 #include <optional>
 #include <utility>

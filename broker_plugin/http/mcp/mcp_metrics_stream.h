@@ -17,8 +17,8 @@
 #include <string>
 
 #include "broker_plugin/http/transport/exchange.h"
-#include "broker_plugin/http/mcp/mcp_revision.h"
-#include "broker_plugin/http/rfc0009/telemetry_fanout.h"
+#include "broker_plugin/http/base/mcp_revision.h"
+#include "broker_plugin/http/streams/telemetry_fanout.h"
 
 namespace fleetmcp::http {
 

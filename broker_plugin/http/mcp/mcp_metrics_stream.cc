@@ -1,9 +1,9 @@
-#include "broker_plugin/http/rfc0009/mcp_metrics_stream.h"
+#include "broker_plugin/http/mcp/mcp_metrics_stream.h"
 
 #include <algorithm>
 #include <array>
 
-#include "broker_plugin/http/mcp/jsonrpc.h"
+#include "broker_plugin/http/base/jsonrpc.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
 #include "broker_plugin/http/transport/sse_event.h"
 #include "broker_plugin/http/surface/tool_result.h"

@@ -1,4 +1,4 @@
-#include "broker_plugin/http/front/media_type.h"
+#include "broker_plugin/http/base/media_type.h"
 
 #include "common/base/text.h"
 

@@ -1,4 +1,4 @@
-#include "broker_plugin/http/rfc0009/telemetry_fanout.h"
+#include "broker_plugin/http/streams/telemetry_fanout.h"
 
 #include <algorithm>
 #include <limits>

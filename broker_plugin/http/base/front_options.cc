@@ -1,4 +1,4 @@
-#include "broker_plugin/http/front/front_options.h"
+#include "broker_plugin/http/base/front_options.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "broker_plugin/http/mcp/mcp_revision.h"
+#include "broker_plugin/http/base/mcp_revision.h"
 
 namespace fleetmcp::http {
 

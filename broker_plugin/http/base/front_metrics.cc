@@ -1,4 +1,4 @@
-#include "broker_plugin/http/front/front_metrics.h"
+#include "broker_plugin/http/base/front_metrics.h"
 
 #include <charconv>
 #include <iterator>
