@@ -10,7 +10,7 @@
 
 #include "device_client/backends/camera_helper.h"
 #include "device_client/backends/camera_source.h"
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 
 extern char** environ;
 

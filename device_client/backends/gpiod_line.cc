@@ -5,7 +5,7 @@
 
 #include <cerrno>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/gpio_line.h"
 
 namespace fleetmcp::device {

@@ -12,7 +12,7 @@
 
 #include <cerrno>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/i2c_bus.h"
 
 namespace fleetmcp::device {

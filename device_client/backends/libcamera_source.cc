@@ -9,7 +9,7 @@
 #include <mutex>
 
 #include "device_client/backends/camera_source.h"
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 
 namespace fleetmcp::device {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <ctime>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/power_control.h"
 
 namespace fleetmcp::device {

@@ -6,7 +6,7 @@
 #include <ctime>
 #include <memory>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/service_control.h"
 
 namespace fleetmcp::device {

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/log_source.h"
 
 namespace fleetmcp::device {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <thread>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/pwm_channel.h"
 
 namespace fleetmcp::device {

@@ -8,7 +8,7 @@
 #include "device_client/commands/audit_handler.h"
 #include "device_client/peripherals/camera_handler.h"
 #include "device_client/backends/camera_helper.h"
-#include "device_client/node/capability_settings.h"
+#include "device_client/config/capability_settings.h"
 #include "device_client/peripherals/gpio_handler.h"
 #include "device_client/peripherals/i2c_handler.h"
 #include "device_client/handlers/info_handlers.h"

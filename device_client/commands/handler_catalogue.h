@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "device_client/node/device_config.h"
-#include "device_client/commands/tool_handler.h"
+#include "device_client/config/device_config.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

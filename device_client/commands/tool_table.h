@@ -13,9 +13,9 @@
 #include "common/registry/kinds.h"
 #include "common/protocol/manifest.h"
 #include "device_client/commands/capability_limit.h"
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 #include "device_client/commands/handler_catalogue.h"
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

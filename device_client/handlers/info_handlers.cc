@@ -1,6 +1,6 @@
 #include "device_client/handlers/info_handlers.h"
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/host/network_facts.h"
 #include "device_client/host/process_table.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

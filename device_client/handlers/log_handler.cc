@@ -1,6 +1,6 @@
 #include "device_client/handlers/log_handler.h"
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/host/iso_time.h"
 
 namespace fleetmcp::device {

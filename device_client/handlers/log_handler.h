@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "device_client/backends/log_source.h"
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "device_client/backends/power_control.h"
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

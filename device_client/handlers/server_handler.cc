@@ -1,7 +1,7 @@
 #include "device_client/handlers/server_handler.h"
 
 #include "common/ids/ulid.h"
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/host/iso_time.h"
 
 #ifndef FLEETMCP_VERSION

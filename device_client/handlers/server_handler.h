@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 #include "device_client/update/self_update.h"
 
 namespace fleetmcp::device {

@@ -2,7 +2,7 @@
 
 #include "common/ids/ulid.h"
 #include "common/protocol/cmd_ack.h"
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/host/iso_time.h"
 
 namespace fleetmcp::device {

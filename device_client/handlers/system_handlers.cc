@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "common/ids/ulid.h"
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/host/iso_time.h"
 #include "device_client/host/host_metrics.h"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "device_client/host/system_facts.h"
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

@@ -3,7 +3,7 @@
 
 #include "common/ids/unit_name.h"
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/service_control.h"
 
 namespace fleetmcp::device {

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "common/base/options.h"
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 
 namespace fleetmcp::device {
 namespace {

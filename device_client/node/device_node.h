@@ -13,7 +13,7 @@
 #include "common/registry/schema_registry.h"
 #include "device_client/node/announce_signer.h"
 #include "device_client/commands/command_dispatcher.h"
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 #include "device_client/commands/handler_catalogue.h"
 #include "device_client/host/host_metrics.h"
 #include "device_client/session/mqtt_session.h"

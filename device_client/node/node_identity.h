@@ -7,7 +7,7 @@
 
 #include "common/crypto/ed25519.h"
 #include "common/crypto/x509.h"
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 
 namespace fleetmcp::device {
 

@@ -9,7 +9,7 @@
 
 #include "device_client/backends/camera_source.h"
 #include "device_client/peripherals/photo_store.h"
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

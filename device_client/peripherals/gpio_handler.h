@@ -10,7 +10,7 @@
 
 #include "device_client/backends/gpio_line.h"
 #include "device_client/session/timer_queue.h"
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

@@ -1,6 +1,6 @@
 #include "device_client/peripherals/i2c_handler.h"
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 
 namespace fleetmcp::device {
 namespace {

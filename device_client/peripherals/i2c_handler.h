@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "device_client/backends/i2c_bus.h"
-#include "device_client/commands/tool_handler.h"
+#include "device_client/base/tool_handler.h"
 
 namespace fleetmcp::device {
 

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <memory>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 
 namespace fleetmcp::device {
 namespace {

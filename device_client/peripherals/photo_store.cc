@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/ids/ulid.h"
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 
 namespace fleetmcp::device {
 

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 
 namespace fleetmcp::device {
 namespace {

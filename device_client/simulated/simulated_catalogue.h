@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 
 namespace fleetmcp::device {
 

@@ -1,6 +1,6 @@
 // A GPIO pin in memory. It behaves like the hardware where an agent can tell: a write to an input
 // is refused, an input floats to its pull (low without one), an output reads back what was written.
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/gpio_line.h"
 
 namespace fleetmcp::device {

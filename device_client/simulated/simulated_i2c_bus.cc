@@ -1,7 +1,7 @@
 #include <array>
 #include <map>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/i2c_bus.h"
 
 namespace fleetmcp::device {

@@ -2,7 +2,7 @@
 // a real simple service would (the transitional ones are instantaneous here).
 #include <ctime>
 
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 #include "device_client/backends/service_control.h"
 
 namespace fleetmcp::device {

@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "common/ids/ulid.h"
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 
 namespace fleetmcp::device {
 

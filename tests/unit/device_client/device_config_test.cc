@@ -7,7 +7,7 @@
 #include "common/base/config_file.h"
 #include "common/base/error.h"
 #include "device_client/node/cli_options.h"
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 
 namespace fleetmcp::device {
 namespace {

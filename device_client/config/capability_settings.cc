@@ -1,4 +1,4 @@
-#include "device_client/node/capability_settings.h"
+#include "device_client/config/capability_settings.h"
 
 #include <charconv>
 

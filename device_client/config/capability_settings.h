@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 
 namespace fleetmcp::device {
 

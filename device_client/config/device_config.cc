@@ -1,4 +1,4 @@
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 
 #include <functional>
 #include <map>

@@ -1,4 +1,4 @@
-#include "device_client/handlers/catalogue_error.h"
+#include "device_client/base/catalogue_error.h"
 
 #include <cstring>
 
