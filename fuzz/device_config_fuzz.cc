@@ -1,7 +1,7 @@
 // fuzz_device_config: device.conf as a person edits it (common/base/config_file.h line format, then
-// device_client/node/device_config.h). Paths are only resolved, never opened, so no file is touched.
+// device_client/config/device_config.h). Paths are only resolved, never opened, so no file is touched.
 #include "common/base/config_file.h"
-#include "device_client/node/device_config.h"
+#include "device_client/config/device_config.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;
