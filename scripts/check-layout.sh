@@ -13,16 +13,17 @@ set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 map=docs/architecture.md
 
-# Every tracked file (a tarball without git: every file but build output and node modules).
+# Every file of the checkout, tracked or new but not ignored (a tarball without git: every file
+# but build output and node modules).
 if git rev-parse --git-dir >/dev/null 2>&1; then
-  files=$(git ls-files)
+  files=$(git ls-files --cached --others --exclude-standard)
 else
   files=$(find . \( -name .git -o -name 'build*' -o -name node_modules \) -prune -o -type f -print | sed 's|^\./||')
 fi
 
 # 1. Includes against the order table. The first input is the table, the second every include
 # line of the product's sources as file:line:text.
-includes=$(grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' \
+includes=$(grep -snE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"' \
              $(grep -E '^(common|broker_plugin|device_client|tools)/.*\.(cc|h)$' <<<"$files") || true)
 include_errors=$(awk -v map="$map" '
   function strip(s) { gsub(/[` ]/, "", s); return s }
