@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Keeps docs/architecture.md and the source tree true to each other. Fails, listing each case, on
 #   1. an `#include "…"` that runs against the order table of docs/architecture.md ("Which way
-#      includes point"): a file may include its own folder, the folders listed before its own on
+#      dependencies point"): a file may include its own folder, the folders listed before its own on
 #      its side, and the sides the table names for it; files in a side's root sit above its folders;
 #   2. a folder holding more than 20 source files (.cc and .h, CONTRIBUTING.md);
 #   3. a backticked path in docs/architecture.md (a name with a slash that ends in `/` or a file
