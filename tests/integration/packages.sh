@@ -108,26 +108,42 @@ grep -qx "plugin_opt_acl_file /usr/share/fleetmcp/acl/fleetmcp.acl" "$root/etc/f
 grep -qx "plugin_opt_schemas_dir /usr/share/fleetmcp/schemas" "$root/etc/fleetmcp/mosquitto.conf" || fail "config names another schemas path"
 pass "the packaged config names the packaged plugin, policy and schemas"
 
-# The update script's refusals, before apt: what it takes from the node's request, and a link the
-# node plants where the state goes is replaced, not written through (docs/threat-model.md).
-upd=$T/update && mkdir -p "$upd/state" "$upd/channels" && echo untouched >"$upd/victim"
-ln -s "$upd/victim" "$upd/state/update-state"
-run_update() {
-  printf '%b' "$1" >"$upd/state/update-request"
-  FLEETMCP_STATE_DIR=$upd/state FLEETMCP_CHANNELS_DIR=$upd/channels FLEETMCP_UPDATE_WORK=$upd/work \
-    sh "$root/usr/libexec/fleetmcp/fleetmcp-update" 2>/dev/null && fail "the update script accepted: $1"
-  sed -n 's/^reason=//p' "$upd/state/update-state"
+# The update script's refusals, before apt: what it takes from the node's request, and what the
+# node plants in its own directory (/var/lib/fleetmcp, "state" here), the one root reads the
+# request from: root writes nothing there and follows no link of it; its state is in its own
+# directory ("work" here) (docs/threat-model.md).
+upd=$T/update && mkdir -p "$upd/state" "$upd/channels" "$upd/victim-dir" && echo untouched >"$upd/victim"
+run_update() {  # REQUEST (printf %b text), or "" to leave update-request as planted
+  [ -z "$1" ] || { rm -rf "$upd/state/update-request"; printf '%b' "$1" >"$upd/state/update-request"; }
+  rm -f "$upd/work/update-state"
+  # Bounded in time and memory: a request read without bounds (a link to /dev/zero) would hang or
+  # grow past the limit, and fail here.
+  (ulimit -v 262144; FLEETMCP_STATE_DIR=$upd/state FLEETMCP_CHANNELS_DIR=$upd/channels FLEETMCP_UPDATE_WORK=$upd/work \
+    timeout 20 sh "$root/usr/libexec/fleetmcp/fleetmcp-update" 2>"$upd/stderr") && fail "the update script accepted: $1"
+  sed -n 's/^reason=//p' "$upd/work/update-state"
 }
-assert_eq "$(run_update 'channel=stable
-target_version=
-')" failed_precondition "update script: a channel without a source"
-assert_eq "$(cat "$upd/victim")" untouched "update script: the link planted at update-state was replaced, not followed"
-assert_eq "$(run_update 'channel=../../etc/x
-target_version=
-')" invalid_argument "update script: a channel that is not stable or beta"
-assert_eq "$(run_update 'channel=beta
-target_version=1.2.3; reboot
-')" invalid_argument "update script: a target_version that is not x.y.z"
+assert_eq "$(run_update 'channel=stable\ntarget_version=\n')" failed_precondition "update script: a channel without a source"
+assert_eq "$(run_update 'channel=../../etc/x\ntarget_version=\n')" invalid_argument "update script: a channel that is not stable or beta"
+assert_eq "$(run_update 'channel=beta\ntarget_version=1.2.3; reboot\n')" invalid_argument "update script: a target_version that is not x.y.z"
+assert_eq "$(run_update "channel=stable\\ntarget_version=\\n#$(printf '%600s' '')\\n")" invalid_argument \
+  "update script: a request over 512 bytes is refused"
+# What the node may plant at each name in its directory: a link to a directory root would move
+# its file into (update-state: the name the script used to rename its state to), a link to a
+# regular file, to /dev/zero, a FIFO, a directory (update-request).
+printf 'channel=beta\ntarget_version=\n' >"$upd/victim-request"
+rm -rf "$upd/state/update-state" && ln -s "$upd/victim-dir" "$upd/state/update-state"
+for plant in "link-file:ln -s $upd/victim-request" "link-zero:ln -s /dev/zero" "fifo:mkfifo" "dir:mkdir"; do
+  rm -rf "$upd/state/update-request"
+  ${plant#*:} "$upd/state/update-request"
+  assert_eq "$(run_update '')" invalid_argument "update script: update-request planted as ${plant%%:*}: refused unread, recorded as failed"
+  assert_contains "$(cat "$upd/stderr")" "not a regular file" "… saying it is not a regular file"
+  assert_eq "$(sed -n 's/^status=//p' "$upd/work/update-state")" failed "… in root's own update-state"
+done
+assert_eq "$(ls -A "$upd/victim-dir")" "" "update script: nothing written through the update-state link to a directory"
+assert_eq "$(cat "$upd/victim") $(cat "$upd/victim-request" | head -c 12)" "untouched channel=beta" "… nor through any other planted link"
+assert_eq "$(ls -A "$upd/state" | paste -sd,) $(readlink "$upd/state/update-state")" "update-request,update-state $upd/victim-dir" \
+  "update script: writes nothing in the node's directory, the planted link left as it was"
+rm -rf "$upd/state/update-request" "$upd/state/update-state"
 
 # The unpacked programs run, and find the schema bundle where the package put it.
 "$root/usr/bin/fleetmcp-device" --version >/dev/null || fail "unpacked fleetmcp-device does not run"
