@@ -148,10 +148,12 @@ Made server(const CapabilityConfig& cap, const NodeServices& n) {
   CapabilitySettings s(cap);
   auto unit = s.text("update_unit");
   auto state_dir = s.text("state_dir");
+  auto outcome_dir = s.text("outcome_dir");
   auto channels_dir = s.text("channels_dir");
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
   if (state_dir && state_dir->front() != '/') s.fail("state_dir", "must be an absolute path");
+  if (outcome_dir && outcome_dir->front() != '/') s.fail("outcome_dir", "must be an absolute path");
   if (channels_dir && channels_dir->front() != '/') s.fail("channels_dir", "must be an absolute path");
   std::unique_ptr<SelfUpdate> update;
   if (unit) {
@@ -159,6 +161,7 @@ Made server(const CapabilityConfig& cap, const NodeServices& n) {
     SelfUpdateSettings settings;
     if (!sim) {  // a simulated update starts a unit in memory and keeps its state there
       settings.state_dir = state_dir.value_or(std::string(kDefaultUpdateStateDir));
+      settings.outcome_dir = outcome_dir.value_or(std::string(kDefaultUpdateOutcomeDir));
       settings.channels_dir = channels_dir.value_or(std::string(kDefaultUpdateChannelsDir));
       const int64_t deadline_ms = cap.deadline_given ? cap.constraints.deadline_ms_default : kServerDeadlineMs;
       settings.resolve_wait_ms = std::max<int64_t>(0, deadline_ms - 1500);

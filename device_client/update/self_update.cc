@@ -18,7 +18,10 @@ std::string SelfUpdate::channel_source(std::string_view channel) const {
 
 std::optional<UpdateState> SelfUpdate::last() {
   if (settings_.state_dir.empty()) return memory_;
-  return read_update_state(settings_.state_dir).value();
+  auto outcome = read_update_state(settings_.outcome_dir, kUpdateStateFile).value();
+  const auto request = read_update_state(settings_.state_dir, kUpdateRequestFile);
+  if (request && *request && (!outcome || outcome->request_id != (*request)->request_id)) return **request;
+  return outcome;
 }
 
 UpdateState SelfUpdate::start(const UpdateRequest& request, std::string_view current_version) {
@@ -38,11 +41,12 @@ UpdateState SelfUpdate::start(const UpdateRequest& request, std::string_view cur
   state.message = "update to " + (request.target_version.empty() ? "the newest version" : request.target_version) +
                   " of channel " + request.channel + " queued";
   state.old_version = std::string(current_version);
+  state.request_id = new_node_id();  // a lowercase ULID: what the script copies is [0-9a-z]
   if (settings_.state_dir.empty()) {
     memory_ = state;
   } else {
-    replace_file(settings_.state_dir, kUpdateRequestFile, format_update_request(request)).value();
-    replace_file(settings_.state_dir, kUpdateStateFile, format_update_state(state)).value();
+    replace_file(settings_.state_dir, kUpdateRequestFile, format_update_request(request) + format_update_state(state))
+        .value();
   }
   unit_->act("start");
   if (settings_.state_dir.empty()) return state;

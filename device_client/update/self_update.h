@@ -1,7 +1,7 @@
 // manage.server invoke (Doc 05 §8.2 update_server) as a self-update of the fleetmcp-device package
 // through apt (docs/device-client.md, "Self-update"). apt must not run in this process or its
 // cgroup: installing the package restarts fleetmcp-device (its postinst). So the node only writes
-// the request and a `pending` state (update_files.h) and starts the packaged oneshot unit
+// the request with its `pending` state (update_files.h) and starts the packaged oneshot unit
 // fleetmcp-update.service, whose script (run as root) reads the channel's apt source, resolves the
 // version, installs it and records the outcome, which the restarted node reads back.
 #pragma once
@@ -18,10 +18,12 @@
 namespace fleetmcp::device {
 
 inline constexpr std::string_view kDefaultUpdateStateDir = "/var/lib/fleetmcp";
+inline constexpr std::string_view kDefaultUpdateOutcomeDir = "/var/lib/fleetmcp-update";
 inline constexpr std::string_view kDefaultUpdateChannelsDir = "/etc/fleetmcp/update-channels";
 
 struct SelfUpdateSettings {
-  std::string state_dir;     // "" (simulated backend): the state is kept in memory only
+  std::string state_dir;     // the node's: update-request. "" (simulated backend): the state is kept in memory only
+  std::string outcome_dir;   // root's: update-state, which the script writes and the node only reads
   std::string channels_dir;  // "" (simulated backend): every channel counts as configured
   // How long start() waits for the script to resolve the version (leave `pending`), so that a
   // version the channel lacks answers the call itself with not_found. Kept under the call's deadline.
@@ -41,8 +43,10 @@ class SelfUpdate {
   // otherwise (pending when the script has not answered in time, running, or failed).
   UpdateState start(const UpdateRequest& request, std::string_view current_version);
 
-  // The last update's state (the state file, which outlives the process), nullopt if none.
-  // Throws (E_INTERNAL) on a damaged state file.
+  // The last update's state (the files outlive the process), nullopt if none: the node's request
+  // (pending) until root's update-state carries its request_id, then root's state. A request that
+  // does not parse (an older node's, which had no pending fields) is no record.
+  // Throws (E_INTERNAL) on a damaged update-state.
   std::optional<UpdateState> last();
 
  private:

@@ -47,6 +47,7 @@ std::string format_update_state(const UpdateState& state) {
   line(out, "reason", state.reason);
   line(out, "old_version", state.old_version);
   line(out, "new_version", state.new_version);
+  line(out, "request_id", state.request_id);
   return out;
 }
 
@@ -81,6 +82,8 @@ Result<UpdateState> parse_update_state(std::string_view text, std::string_view f
       s.old_version = value;
     } else if (key == "new_version") {
       s.new_version = value;
+    } else if (key == "request_id") {
+      s.request_id = value;
     }  // other keys: a newer script's, ignored
   }
   if (!is_update_status(s.status)) return bad_file(file, "status '" + s.status + "' is not pending, running, succeeded or failed");
@@ -106,8 +109,8 @@ Status replace_file(const std::string& dir, std::string_view name, std::string_v
   return {};
 }
 
-Result<std::optional<UpdateState>> read_update_state(const std::string& dir) {
-  const std::string path = dir + "/" + std::string(kUpdateStateFile);
+Result<std::optional<UpdateState>> read_update_state(const std::string& dir, std::string_view name) {
+  const std::string path = dir + "/" + std::string(name);
   if (access(path.c_str(), F_OK) != 0) return std::optional<UpdateState>{};
   auto text = try_read_file(path);
   if (!text) return bad_file(path, "cannot be read");

@@ -108,26 +108,42 @@ grep -qx "plugin_opt_acl_file /usr/share/fleetmcp/acl/fleetmcp.acl" "$root/etc/f
 grep -qx "plugin_opt_schemas_dir /usr/share/fleetmcp/schemas" "$root/etc/fleetmcp/mosquitto.conf" || fail "config names another schemas path"
 pass "the packaged config names the packaged plugin, policy and schemas"
 
-# The update script's refusals, before apt: what it takes from the node's request, and a link the
-# node plants where the state goes is replaced, not written through (docs/threat-model.md).
-upd=$T/update && mkdir -p "$upd/state" "$upd/channels" && echo untouched >"$upd/victim"
-ln -s "$upd/victim" "$upd/state/update-state"
-run_update() {
-  printf '%b' "$1" >"$upd/state/update-request"
-  FLEETMCP_STATE_DIR=$upd/state FLEETMCP_CHANNELS_DIR=$upd/channels FLEETMCP_UPDATE_WORK=$upd/work \
-    sh "$root/usr/libexec/fleetmcp/fleetmcp-update" 2>/dev/null && fail "the update script accepted: $1"
-  sed -n 's/^reason=//p' "$upd/state/update-state"
+# The update script's refusals, before apt: what it takes from the node's request, and what the
+# node plants in its own directory (/var/lib/fleetmcp, "state" here), the one root reads the
+# request from: root writes nothing there and follows no link of it; its state is in its own
+# directory ("work" here) (docs/threat-model.md).
+upd=$T/update && mkdir -p "$upd/state" "$upd/channels" "$upd/victim-dir" && echo untouched >"$upd/victim"
+run_update() {  # REQUEST (printf %b text), or "" to leave update-request as planted
+  [ -z "$1" ] || { rm -rf "$upd/state/update-request"; printf '%b' "$1" >"$upd/state/update-request"; }
+  rm -f "$upd/work/update-state"
+  # Bounded in time and memory: a request read without bounds (a link to /dev/zero) would hang or
+  # grow past the limit, and fail here.
+  (ulimit -v 262144; FLEETMCP_STATE_DIR=$upd/state FLEETMCP_CHANNELS_DIR=$upd/channels FLEETMCP_UPDATE_WORK=$upd/work \
+    timeout 20 sh "$root/usr/libexec/fleetmcp/fleetmcp-update" 2>"$upd/stderr") && fail "the update script accepted: $1"
+  sed -n 's/^reason=//p' "$upd/work/update-state"
 }
-assert_eq "$(run_update 'channel=stable
-target_version=
-')" failed_precondition "update script: a channel without a source"
-assert_eq "$(cat "$upd/victim")" untouched "update script: the link planted at update-state was replaced, not followed"
-assert_eq "$(run_update 'channel=../../etc/x
-target_version=
-')" invalid_argument "update script: a channel that is not stable or beta"
-assert_eq "$(run_update 'channel=beta
-target_version=1.2.3; reboot
-')" invalid_argument "update script: a target_version that is not x.y.z"
+assert_eq "$(run_update 'channel=stable\ntarget_version=\n')" failed_precondition "update script: a channel without a source"
+assert_eq "$(run_update 'channel=../../etc/x\ntarget_version=\n')" invalid_argument "update script: a channel that is not stable or beta"
+assert_eq "$(run_update 'channel=beta\ntarget_version=1.2.3; reboot\n')" invalid_argument "update script: a target_version that is not x.y.z"
+assert_eq "$(run_update "channel=stable\\ntarget_version=\\n#$(printf '%600s' '')\\n")" invalid_argument \
+  "update script: a request over 512 bytes is refused"
+# What the node may plant at each name in its directory: a link to a directory root would move
+# its file into (update-state: the name the script used to rename its state to), a link to a
+# regular file, to /dev/zero, a FIFO, a directory (update-request).
+printf 'channel=beta\ntarget_version=\n' >"$upd/victim-request"
+rm -rf "$upd/state/update-state" && ln -s "$upd/victim-dir" "$upd/state/update-state"
+for plant in "link-file:ln -s $upd/victim-request" "link-zero:ln -s /dev/zero" "fifo:mkfifo" "dir:mkdir"; do
+  rm -rf "$upd/state/update-request"
+  ${plant#*:} "$upd/state/update-request"
+  assert_eq "$(run_update '')" invalid_argument "update script: update-request planted as ${plant%%:*}: refused unread, recorded as failed"
+  assert_contains "$(cat "$upd/stderr")" "not a regular file" "… saying it is not a regular file"
+  assert_eq "$(sed -n 's/^status=//p' "$upd/work/update-state")" failed "… in root's own update-state"
+done
+assert_eq "$(ls -A "$upd/victim-dir")" "" "update script: nothing written through the update-state link to a directory"
+assert_eq "$(cat "$upd/victim") $(cat "$upd/victim-request" | head -c 12)" "untouched channel=beta" "… nor through any other planted link"
+assert_eq "$(ls -A "$upd/state" | paste -sd,) $(readlink "$upd/state/update-state")" "update-request,update-state $upd/victim-dir" \
+  "update script: writes nothing in the node's directory, the planted link left as it was"
+rm -rf "$upd/state/update-request" "$upd/state/update-state"
 
 # The unpacked programs run, and find the schema bundle where the package put it.
 "$root/usr/bin/fleetmcp-device" --version >/dev/null || fail "unpacked fleetmcp-device does not run"
@@ -181,6 +197,9 @@ sh -n "$enrol" || fail "fleetmcp-enrol-boot syntax"
 estubs=$T/enrol-stubs sys=$T/enrol-root boot=$T/boot/fleetmcp
 mkdir -p "$estubs" "$sys/etc" "$boot"
 for c in chown systemctl; do printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$c" "$T/enrol-calls" >"$estubs/$c"; done
+# sync: records how many node.key the boot partition still holds when it is called, then syncs.
+printf '#!/bin/sh\necho "sync $# keys-on-card=$(find "%s" -name node.key | wc -l)" >>"%s"\nexec /bin/sync "$@"\n' \
+  "$boot" "$T/enrol-calls" >"$estubs/sync"
 printf '#!/bin/sh\n[ "$1 $2" = "group fleetmcp" ]\n' >"$estubs/getent"
 chmod +x "$estubs"/*
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tfleetmcp-pi\n' >"$sys/etc/hosts"
@@ -201,7 +220,7 @@ assert_contains "$(cat "$T/enrol.out")" "no node bundle in $boot" "fleetmcp-enro
 # A partial bundle: the key not copied.
 cp "$bundle/device.conf" "$bundle/node.crt" "$bundle/ca.crt" "$boot/"
 if run_enrol; then fail "a bundle without node.key was installed: $(cat "$T/enrol.out")"; fi
-assert_contains "$(cat "$T/enrol.out")" "lacks (or has empty): node.key" "fleetmcp-enrol-boot: a bundle without node.key is refused, naming it"
+assert_contains "$(cat "$T/enrol.out")" "lacks: node.key" "fleetmcp-enrol-boot: a bundle without node.key is refused, naming it"
 assert_contains "$(cat "$T/enrol.out")" "fleetmcp-device was not started" "… and says the node was not started"
 nothing_done || fail "a refused bundle left files or started the node: $(ls -A "$sys/etc" "$sys/etc/fleetmcp" 2>&1; cat "$T/enrol-calls")"
 pass "fleetmcp-enrol-boot: the partial bundle installed nothing, started nothing"
@@ -212,9 +231,30 @@ assert_contains "$(cat "$T/enrol.out")" "does not check" "fleetmcp-enrol-boot: a
 nothing_done || fail "a bundle that does not check left files or started the node"
 [ -e "$boot/node.key" ] || fail "a refused bundle was deleted from the boot partition"
 pass "fleetmcp-enrol-boot: the bad bundle stays on the boot partition, nothing installed"
+# A folder named node.key (a copy gone wrong): a reason and a fix, not cp's error.
+cp "$bundle/node.crt" "$boot/node.crt" && rm -f "$boot/node.key" && mkdir "$boot/node.key"
+if run_enrol; then fail "a bundle with a folder node.key was installed: $(cat "$T/enrol.out")"; fi
+assert_contains "$(cat "$T/enrol.out")" "$boot/node.key is not a file" "fleetmcp-enrol-boot: a folder named node.key is refused, naming it"
+assert_contains "$(cat "$T/enrol.out")" "Fix: delete it and copy the file node.key" "… with the fix"
+nothing_done || fail "a bundle with a folder node.key left files or started the node"
+# key = an absolute path into the boot partition: --check-config would pass, the key then be
+# deleted with the bundle. Refused; so is another setting naming the boot partition.
+rmdir "$boot/node.key" && cp "$bundle/node.key" "$boot/"
+sed -i "s|^key = .*|key = $boot/node.key|" "$boot/device.conf"
+if run_enrol; then fail "a device.conf with key = $boot/node.key was installed: $(cat "$T/enrol.out")"; fi
+assert_contains "$(cat "$T/enrol.out")" "has key = '$boot/node.key', not node.key" "fleetmcp-enrol-boot: key = an absolute path on the boot partition is refused"
+nothing_done || fail "a device.conf with an absolute key path left files or started the node"
+[ -e "$boot/node.key" ] || fail "the bundle of a refused device.conf was deleted"
+pass "… the bundle stays, nothing installed"
+cp "$bundle/device.conf" "$boot/" && echo "schema_dir = $(dirname "$boot")/schemas" >>"$boot/device.conf"
+if run_enrol; then fail "a device.conf naming the boot partition was installed: $(cat "$T/enrol.out")"; fi
+assert_contains "$(cat "$T/enrol.out")" "names a path on the boot partition" "fleetmcp-enrol-boot: another setting naming the boot partition is refused"
+nothing_done || fail "a device.conf naming the boot partition left files or started the node"
 # The node's folder copied whole, as nodes/<node_id>/.
 rm -f "$boot"/device.conf "$boot"/node.* "$boot"/ca.crt && cp -r "$bundle" "$boot/"
 run_enrol || fail "fleetmcp-enrol-boot refused a good bundle: $(cat "$T/enrol.out")"
+assert_eq "$(grep '^sync' "$T/enrol-calls" | head -n 1)" "sync 5 keys-on-card=1" \
+  "fleetmcp-enrol-boot: the installed files and /etc/fleetmcp are synced while the bundle is still on the card"
 for f in device.conf node.key node.crt ca.crt; do cmp -s "$bundle/$f" "$sys/etc/fleetmcp/$f" || fail "$f not installed"; done
 assert_eq "$(stat -c %a "$sys/etc/fleetmcp/node.key") $(stat -c %a "$sys/etc/fleetmcp/device.conf")" "640 644" "fleetmcp-enrol-boot: node.key 0640, device.conf 0644"
 assert_contains "$(cat "$T/enrol-calls")" "chown root:fleetmcp $sys/etc/fleetmcp/.enrol." "… node.key owned root:fleetmcp"
@@ -224,6 +264,15 @@ assert_eq "$(grep systemctl "$T/enrol-calls" | paste -sd,)" \
   "systemctl enable fleetmcp-device.service,systemctl restart --no-block fleetmcp-device.service" "fleetmcp-enrol-boot: enables and starts fleetmcp-device"
 run_enrol || fail "fleetmcp-enrol-boot failed on an enrolled node with no new bundle: $(cat "$T/enrol.out")"
 assert_eq "$(cat "$T/enrol.out" "$T/enrol-calls")" "" "fleetmcp-enrol-boot: an enrolled node with no new bundle: nothing to do, nothing said"
+# Enrolled again: the same node (a new certificate) keeps /var/lib/fleetmcp; another node empties
+# it (the old identity's audit must not be served as the new one's).
+mkdir -p "$sys/var/lib/fleetmcp" && echo "$node's history" >"$sys/var/lib/fleetmcp/audit.jsonl"
+cp -r "$bundle" "$boot/" && run_enrol || fail "re-enrolling the same node failed: $(cat "$T/enrol.out")"
+assert_eq "$(cat "$sys/var/lib/fleetmcp/audit.jsonl")" "$node's history" "fleetmcp-enrol-boot: the same node enrolled again keeps its state"
+cp -r "$T/pki/nodes/$other" "$boot/" && run_enrol || fail "re-enrolling as another node failed: $(cat "$T/enrol.out")"
+assert_eq "$(cat "$sys/etc/hostname") $(ls -A "$sys/var/lib/fleetmcp")" "$other " \
+  "fleetmcp-enrol-boot: enrolled as another node, the old node's state is emptied"
+assert_contains "$(cat "$T/enrol.out")" "emptied $sys/var/lib/fleetmcp" "… and says so"
 
 # A cpack from a build not prefixed /usr is refused (its programs would look for /usr/local schemas).
 if [ -f "$BIN/CPackConfig.cmake" ] && [ "$(cache_value CMAKE_INSTALL_PREFIX)" != /usr ]; then

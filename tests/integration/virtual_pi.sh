@@ -271,6 +271,18 @@ sleep 1  # a restarting node would show a new pid now
 assert_eq "$(installed) $(guest 'pidof fleetmcp-device') $(guest 'systemctl is-active fleetmcp-device')" "$v_old $pid_before active" \
   "a broken package (preinst exits 1): failed, $v_old still installed, the same node process still running"
 assert_contains "$(server get | jq -r .last_update.message)" "$v_broken" "… its message names the version apt could not install"
+# Links user fleetmcp plants in the node's directory, then starts the unit as the node does
+# (polkit): root's script follows neither (docs/threat-model.md). update-state points at a
+# directory a root-owned file would be sourced from, update-request at a request only root can read.
+guest "mkdir -p /etc/network/interfaces.d /root/planted && printf 'channel=stable\\ntarget_version=\\n' >/root/planted/request && runuser -u fleetmcp -- ln -sfn /etc/network/interfaces.d /var/lib/fleetmcp/update-state && runuser -u fleetmcp -- ln -sfn /root/planted/request /var/lib/fleetmcp/update-request" \
+  || fail "plant the links as user fleetmcp in the guest"
+before=$(guest 'ls -A /etc/network/interfaces.d | paste -sd,')
+guest 'runuser -u fleetmcp -- systemctl start fleetmcp-update.service >/dev/null 2>&1; sed -n "s/^reason=//p" /var/lib/fleetmcp-update/update-state' >"$T/planted.txt"
+assert_eq "$(cat "$T/planted.txt") $(guest 'ls -A /etc/network/interfaces.d | paste -sd,')" "invalid_argument $before" \
+  "fleetmcp-update.service started by user fleetmcp (polkit) with planted links: the request link refused, nothing written through the state link"
+assert_contains "$(server get | jq -r .last_update.message)" "not a regular file" "… manage.server get reports the refusal"
+assert_eq "$(installed)" "$v_old" "… and nothing was installed"
+guest 'rm -f /var/lib/fleetmcp/update-state /var/lib/fleetmcp/update-request'
 echo "# self-update checks took $((SECONDS - upd_start)) s"
 
 # ---- power: two-phase reboot, the guest reboots and the node announces again --------------

@@ -49,25 +49,30 @@ class SelfUpdateTest : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("fleetmcp-self-update-" + std::to_string(getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "state");
+    fs::create_directories(root_ / "outcome");
     fs::create_directories(root_ / "channels");
     std::ofstream(root_ / "channels/stable.sources") << "Types: deb\nURIs: file:/srv/repo\nSuites: ./\n";
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  std::string state_dir() const { return (root_ / "state").string(); }
+  std::string state_dir() const { return (root_ / "state").string(); }     // the node's
+  std::string outcome_dir() const { return (root_ / "outcome").string(); }  // root's
 
   std::unique_ptr<SelfUpdate> make(std::function<void()> script) {
-    SelfUpdateSettings s{state_dir(), (root_ / "channels").string(), 0};
+    SelfUpdateSettings s{state_dir(), outcome_dir(), (root_ / "channels").string(), 0};
     return std::make_unique<SelfUpdate>(std::make_unique<FakeUnit>(std::move(script), &active_), s);
   }
 
-  // What the script writes (its `record` function's printf, byte for byte).
+  // What the script writes in its own directory (its `record` function's printf, byte for byte),
+  // with the request_id of the node's request.
   void script_writes(const std::string& status, const std::string& finished, const std::string& message,
                      const std::string& reason, const std::string& new_version) {
-    std::ofstream(root_ / "state/update-state")
+    const auto request = read_update_state(state_dir(), kUpdateRequestFile);
+    const std::string id = request && *request ? (*request)->request_id : "";
+    std::ofstream(root_ / "outcome/update-state")
         << "status=" << status << "\nstarted_at_ms=1763800000000\nfinished_at_ms=" << finished
         << "\nmessage=" << message << "\nreason=" << reason << "\nold_version=0.1.0\nnew_version=" << new_version
-        << "\n";
+        << "\nrequest_id=" << id << "\n";
   }
 
   fs::path root_;
@@ -76,15 +81,15 @@ class SelfUpdateTest : public ::testing::Test {
 
 TEST_F(SelfUpdateTest, StateFileRoundTripsAndReadsTheScriptsLayout) {
   UpdateState s{"failed", 1763800000000, 1763800004000, "apt-get install failed = exit 100 #1", "", "0.1.0", "0.1.0"};
-  ASSERT_TRUE(replace_file(state_dir(), kUpdateStateFile, format_update_state(s)));
-  const auto back = read_update_state(state_dir());
+  ASSERT_TRUE(replace_file(outcome_dir(), kUpdateStateFile, format_update_state(s)));
+  const auto back = read_update_state(outcome_dir(), kUpdateStateFile);
   ASSERT_TRUE(back && *back);
   EXPECT_EQ((*back)->status, "failed");
   EXPECT_EQ((*back)->finished_at_ms, 1763800004000);
   EXPECT_EQ((*back)->message, "apt-get install failed = exit 100 #1");  // '=' and " #" in a value survive
 
   script_writes("running", "", "installing fleetmcp-device 0.1.1 from channel beta", "", "0.1.1");
-  const auto running = read_update_state(state_dir());
+  const auto running = read_update_state(outcome_dir(), kUpdateStateFile);
   ASSERT_TRUE(running && *running);
   EXPECT_EQ((*running)->status, "running");
   EXPECT_EQ((*running)->finished_at_ms, 0);
@@ -92,9 +97,9 @@ TEST_F(SelfUpdateTest, StateFileRoundTripsAndReadsTheScriptsLayout) {
 }
 
 TEST_F(SelfUpdateTest, NoStateFileIsNoUpdateAndADamagedOneIsAnError) {
-  EXPECT_FALSE(*read_update_state(state_dir()));
+  EXPECT_FALSE(*read_update_state(outcome_dir(), kUpdateStateFile));
   script_writes("done", "", "", "", "");
-  const auto bad = read_update_state(state_dir());
+  const auto bad = read_update_state(outcome_dir(), kUpdateStateFile);
   ASSERT_FALSE(bad);
   EXPECT_NE(bad.error().message.find("status 'done'"), std::string::npos) << bad.error().message;
   EXPECT_FALSE(parse_update_state("status=succeeded\nstarted_at_ms=soon\n", "f"));
@@ -120,18 +125,32 @@ TEST_F(SelfUpdateTest, AChannelWithoutASourceIsRefusedNamingTheFile) {
 }
 
 TEST_F(SelfUpdateTest, StartWritesTheRequestAndPendingThenSeesTheScriptsRunning) {
-  std::string request_seen, state_seen;
+  std::string request_seen;
   auto update = make([&] {
     request_seen = try_read_file(state_dir() + "/update-request").value_or("");
-    state_seen = try_read_file(state_dir() + "/update-state").value_or("");
     script_writes("running", "", "installing fleetmcp-device 0.1.1 from channel stable", "", "0.1.1");
   });
   const UpdateState s = update->start({"stable", "0.1.1"}, "0.1.0");
-  EXPECT_EQ(request_seen, "channel=stable\ntarget_version=0.1.1\n");
-  EXPECT_EQ(state_seen.rfind("status=pending\n", 0), 0u) << state_seen;  // pending before the unit starts
-  EXPECT_NE(state_seen.find("old_version=0.1.0\n"), std::string::npos);
+  // The request, then its pending state (before the unit starts); nothing in root's directory.
+  EXPECT_EQ(request_seen.rfind("channel=stable\ntarget_version=0.1.1\nstatus=pending\n", 0), 0u) << request_seen;
+  EXPECT_NE(request_seen.find("old_version=0.1.0\n"), std::string::npos);
+  EXPECT_NE(request_seen.find("request_id=" + s.request_id + "\n"), std::string::npos) << request_seen;
+  EXPECT_FALSE(fs::exists(root_ / "state/update-state"));  // the node writes no state root would write
   EXPECT_EQ(s.status, "running");
   EXPECT_EQ(s.new_version, "0.1.1");
+  EXPECT_EQ(s.request_id.size(), 26u);
+}
+
+// Root's state of an earlier request is not this request's outcome: the request stays pending
+// until root's state names it; an older node's request (no pending fields) is no record.
+TEST_F(SelfUpdateTest, RootsStateOfAnotherRequestLeavesThisOnePending) {
+  std::ofstream(root_ / "outcome/update-state") << "status=succeeded\nrequest_id=01jd3x4m5n6p7q8r9s0t1v2w3x\n";
+  auto update = make(nullptr);
+  EXPECT_EQ(update->last()->status, "succeeded");
+  EXPECT_EQ(update->start({"stable", ""}, "0.1.0").status, "pending");
+  EXPECT_EQ(update->last()->status, "pending");
+  std::ofstream(root_ / "state/update-request") << "channel=stable\ntarget_version=\n";
+  EXPECT_EQ(update->last()->status, "succeeded");
 }
 
 TEST_F(SelfUpdateTest, AScriptThatDoesNotAnswerInTimeLeavesPending) {
