@@ -12,10 +12,13 @@
 //       sets confirmed by elicitation all run; then, without the flood, B spends the bucket itself
 //       and a set by elicitation is refused E_RATE_LIMITED before the human is asked.
 // Prints "ok - …" per check; exits 1 on the first failure.
+import { setMaxListeners } from 'node:events';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fail, check, sleep, envelope } from './check.mjs';
 import { connect as open } from './mcp_session.mjs';
 
+// The flood's thousands of requests add an abort listener each to the SDK transport's signal.
+setMaxListeners(0);
 const env = process.env;
 const NODES = env.NODES.split(' ');
 const gpio = (node, verb) => `gpio.${node}.gpio17.${verb}`;
@@ -103,7 +106,7 @@ async function confirmed(client, name, args) {
   return client.callTool({ name, arguments: { ...args, commit_token: token } });
 }
 
-const describe = (r) => (r.isError ? envelope(r).code : 'ok');
+const describe = (r) => (r.isError ? `${envelope(r).code}: ${envelope(r).message} (${envelope(r).retry_after_ms} ms)` : 'ok');
 
 async function flood() {
   const node = NODES[0];
