@@ -16,6 +16,22 @@ CommitBinding commit_binding(const FleetTool& tool, const AgentToken& agent, con
 
 std::string capability_key(const FleetTool& tool) { return tool.name.node_id + "/" + tool.name.cap_id; }
 
+// A read of a capability that also acts (its class is not read_only, so it has a set or invoke)
+// leaves headroom to the acting calls (call_limiter.h).
+LimitClaim limit_claim(const FleetTool& tool) {
+  return LimitClaim{.hold_slot = !is_metrics_stream(tool),
+                    .leaves_headroom = tool.safety_class != SafetyClass::kReadOnly &&
+                                       tool_hints(tool.safety_class, tool.name.verb).read_only};
+}
+
+ErrorEnvelope rate_limited(const FleetTool& tool, int64_t retry_after_ms) {
+  ErrorEnvelope limited(ErrorCode::kRateLimited,
+                        "capability " + tool.name.cap_id + " of node " + tool.name.node_id + " is at its rate or concurrency limit",
+                        "retry after retry_after_ms milliseconds");
+  limited.retry_after_ms = retry_after_ms;
+  return limited;
+}
+
 // Splits the commit token off a two-phase call's arguments; the rest is what gets validated,
 // hashed and sent.
 std::optional<std::string> take_commit_token(json::Document& arguments) {
@@ -82,18 +98,21 @@ Refusable<GatePass> CallGate::admit(const FleetSnapshot& fleet, const AgentToken
     return execution(tool, ErrorEnvelope(ErrorCode::kNodeOffline, "node " + tool->name.node_id + " is not connected",
                                          "retry when the node is online again ($devices/<node_id>/status)"));
   }
-  // The first phase spends no rate; the second is rate-limited before its token is redeemed, so
-  // a confirmed call that meets the limit keeps its token for the retry.
-  if (two_phase && !commit_token) return unconfirmed(*tool, agent, arguments, false, now_ms);
-
-  Admission admission = limiter_.admit(capability_key(*tool), tool->constraints, now_ms, !is_metrics_stream(*tool));
-  if (!admission.admitted) {
-    ErrorEnvelope limited(ErrorCode::kRateLimited,
-                          "capability " + tool->name.cap_id + " of node " + tool->name.node_id + " is at its rate or concurrency limit",
-                          "retry after retry_after_ms milliseconds");
-    limited.retry_after_ms = admission.retry_after_ms;
-    return execution(tool, std::move(limited));
+  // The first phase spends no rate, but nobody is asked to confirm a call the bucket would refuse
+  // now (issue 33, item 5): not the model with a commit token, not the human by elicitation. The
+  // second is rate-limited before its token is redeemed, so a confirmed call that meets the limit
+  // keeps its token for the retry.
+  const std::string key = capability_key(*tool);
+  const LimitClaim claim = limit_claim(*tool);
+  if (two_phase && !commit_token) {
+    if (const int64_t wait = limiter_.rate_retry_after_ms(key, tool->constraints, now_ms, claim); wait > 0) {
+      return execution(tool, rate_limited(*tool, wait));
+    }
+    return unconfirmed(*tool, agent, arguments, false, now_ms);
   }
+
+  Admission admission = limiter_.admit(key, tool->constraints, now_ms, claim);
+  if (!admission.admitted) return execution(tool, rate_limited(*tool, admission.retry_after_ms));
   if (two_phase && !commits_.redeem(*commit_token, commit_binding(*tool, agent, arguments), now_ms)) {
     return unconfirmed(*tool, agent, arguments, true, now_ms);
   }

@@ -6,8 +6,11 @@
 //      raised to physical actuation for a forced call (tool_hints.h call_safety_class);
 //   3. the arguments validate against the verb's input schema (E_MANIFEST_INVALID naming where);
 //   4. the node is online (E_NODE_OFFLINE at once, no device round trip);
-//   5. physical actuation (and a forced call) carries a valid commit token, or is refused with a new one;
-//   6. the capability's rate and concurrency limits admit it (E_RATE_LIMITED, retry_after_ms).
+//   5. physical actuation (and a forced call) carries a valid commit token, or is refused with a new
+//      one (E_RATE_LIMITED instead when the rate bucket would refuse the call now: nobody is asked
+//      to confirm a call that would then be refused);
+//   6. the capability's rate and concurrency limits admit it (E_RATE_LIMITED, retry_after_ms), a
+//      read of a capability that also acts leaving headroom to acting calls (call_limiter.h).
 #pragma once
 
 #include <memory>

@@ -1,6 +1,12 @@
 // The gateway's per-capability limits (docs/protocol.md §7, RFC-0001 constraints): a token bucket of
 // rate_limit_rps (burst: one second's worth, at least one call) and at most max_concurrency calls
 // in flight. A refusal is immediate and says when to retry; nothing ever queues. Thread-safe.
+//
+// Every caller shares a capability's bucket: the device declared what it takes in all. Reads of a
+// capability that also acts leave headroom to the acting calls (issue 33, item 5): a read never
+// takes the bucket's last token nor, where there are two or more, the last concurrency slot, so
+// a flood of reads (a read-only token is the weakest credential) cannot make a confirmed set or
+// invoke fail. docs/http-front.md "Rate limits" has the design and what it leaves open.
 #pragma once
 
 #include <cstdint>
@@ -50,11 +56,24 @@ struct Admission {
   std::shared_ptr<ConcurrencySlot> slot;  // when admitted and the call holds a slot
 };
 
+// What one call asks of its capability's limits.
+struct LimitClaim {
+  // False for calls that only spend a rate token (a metrics stream is one request to the device,
+  // then fan-out).
+  bool hold_slot = true;
+  // A read of a capability that also acts: it leaves the last token and slot to acting calls.
+  bool leaves_headroom = false;
+};
+
 class CallLimiter {
  public:
-  // `key` names the capability (node_id/cap_id). hold_slot=false for calls that only spend a
-  // rate token (a metrics stream is one request to the device, then fan-out).
-  Admission admit(const std::string& key, const CapabilityConstraints& limits, int64_t now_ms, bool hold_slot = true);
+  // `key` names the capability (node_id/cap_id).
+  Admission admit(const std::string& key, const CapabilityConstraints& limits, int64_t now_ms, LimitClaim claim = {});
+  // The rate bucket's verdict on `claim` now, spending nothing: 0 when it holds the token, else
+  // when to retry. Asked before anyone is asked to confirm a call (call_gate.h). Concurrency is not
+  // looked at: a slot turns over within a round trip, long before a confirmation comes back.
+  int64_t rate_retry_after_ms(const std::string& key, const CapabilityConstraints& limits, int64_t now_ms,
+                              LimitClaim claim = {});
   size_t in_flight(std::string_view key) const;
 
  private:

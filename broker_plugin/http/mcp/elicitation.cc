@@ -87,4 +87,9 @@ void Elicitations::abandon(const std::string& request_id_key) {
   done(ElicitationAnswer::kCancel);
 }
 
+bool Elicitations::withdraw(const std::string& request_id_key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pending_.erase(request_id_key) > 0;
+}
+
 }  // namespace fleetmcp::http

@@ -9,7 +9,8 @@
 // initialize). The spec prefers the POST response stream for requests related to a call; the
 // front answers tools/call with plain JSON, so the GET stream is the one it has. A session with no
 // GET stream open falls back to the commit token. The client's response comes back as a POSTed
-// JSON-RPC response, matched here by id.
+// JSON-RPC response, matched here by id. A call whose session ends while it waits is answered at
+// once that the session ended (issue 33, item 2), not after the timeout.
 #pragma once
 
 #include <chrono>
@@ -41,8 +42,12 @@ class Elicitations {
                   std::function<void(ElicitationAnswer)> done, std::string& request_id_key);
   // A JSON-RPC response POSTed by the client. False when it answers nothing we asked.
   bool deliver(const std::string& session_id, const json::Value& response);
-  // The timeout or the session's end: the question is cancelled (no-op when answered).
+  // The timeout: the question is cancelled (no-op when answered).
   void abandon(const std::string& request_id_key);
+  // The call's session ended or the client cancelled the call: the question is forgotten and
+  // `done` never runs; the caller answers the call. False when an answer (or the timeout) came
+  // first: `done` answers it.
+  bool withdraw(const std::string& request_id_key);
 
  private:
   struct Pending {

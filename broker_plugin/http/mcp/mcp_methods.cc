@@ -234,13 +234,15 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
                               ascii_clamp(shown, 400) + ". Accept to run it now; decline or cancel to refuse.";
   auto request = std::make_shared<json::Document>();
   request->CopyFrom(*m.id, request->GetAllocator());
+  const std::string call_key = id_key(*m.id);
   auto timer = std::make_shared<std::unique_ptr<Timer>>();
   std::string key;
   const std::string question = elicitations_.ask(
       session->id(), message,
-      [this, tool, confirmed, request, timer, agent, session, exchange, scheduler, answer](ElicitationAnswer reply) {
-        scheduler->post([this, tool, confirmed, request, timer, agent, session, exchange, scheduler, answer, reply] {
+      [this, tool, confirmed, request, call_key, timer, agent, session, exchange, scheduler, answer](ElicitationAnswer reply) {
+        scheduler->post([this, tool, confirmed, request, call_key, timer, agent, session, exchange, scheduler, answer, reply] {
           timer->reset();
+          session->untrack(call_key);  // answered: from here on the call's own path answers it
           RpcMessage m;
           m.kind = RpcKind::kRequest;
           m.id = request.get();
@@ -263,6 +265,22 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
       },
       key);
   *timer = scheduler->after(kElicitationTimeout, [this, key] { elicitations_.abandon(key); });
+  // While the user decides, the session's end (or the client's cancel) answers the call at once and
+  // withdraws the question (issue 33, item 2): nothing has reached the device.
+  session->track(call_key, [this, key, tool, request, timer, agent, scheduler, answer, revision = session->revision(),
+                            asked_at = steady_ms_()](std::optional<SessionEnd> ended) {
+    if (!elicitations_.withdraw(key)) return;  // the user's answer (or the timeout) came first and answers it
+    scheduler->post([this, tool, request, timer, agent, answer, revision, ended, asked_at] {
+      timer->reset();
+      if (!ended) {
+        log_.cancelled(kVia, *agent, tool, steady_ms_() - asked_at);
+        return answer(std::nullopt);  // notifications/cancelled: no response
+      }
+      const ErrorEnvelope e = session_end_error(*ended, EndedCall::kNotSent);
+      log_.refused(kVia, agent.get(), tool.name.dotted(), &tool, e);
+      answer(result(*request, tool_error(e, has_output_schema(tool, revision), revision)));
+    });
+  });
   session->notify(question);
 }
 
@@ -303,7 +321,7 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
       std::lock_guard<std::mutex> lock(run->mutex);
       if (std::exchange(run->answered, true)) return;
       if (!ended) return answer(std::nullopt);  // notifications/cancelled
-      const ErrorEnvelope e = session_end_error(*ended, true);  // fleet_read only reads
+      const ErrorEnvelope e = session_end_error(*ended, EndedCall::kRead);  // fleet_read only reads
       answer(RpcAnswer{200, rpc_result(run->id, tool_error(e, has_structured_output(revision), revision)), {}});
     });
   });
@@ -375,7 +393,8 @@ void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string ar
       if (ended) {
         // The session is gone, the HTTP request is not: answer it (the device's late outcome is
         // dropped, as after a deadline).
-        return finish(*u, session_end_error(*ended, tool_hints(u->tool->safety_class, u->tool->name.verb).read_only));
+        const bool reads = tool_hints(u->tool->safety_class, u->tool->name.verb).read_only;
+        return finish(*u, session_end_error(*ended, reads ? EndedCall::kRead : EndedCall::kActing));
       }
       if (u->slot) u->slot->release();
       log_.cancelled(kVia, *u->agent, *u->tool, steady_ms_() - u->started);
@@ -425,7 +444,7 @@ void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments
   session->track(key, [weak = *stream](std::optional<SessionEnd> ended) {
     const auto s = weak.lock();
     if (!s) return;
-    if (ended) s->stop(session_end_error(*ended, true));  // a subscription only reads
+    if (ended) s->stop(session_end_error(*ended, EndedCall::kRead));  // a subscription only reads
     else s->cancel();
   });
 }

@@ -73,7 +73,8 @@ class McpMethods {
   // Audits and answers a refusal, as JSON-RPC error, 403 step-up or tool error by its kind.
   void refuse(const CallRefusal& refusal, const json::Value& id, const AgentToken& agent, McpRevision revision,
               const Answer& answer);
-  // elicitation.h: ask the human; on accept, dispatch again with the commit token.
+  // elicitation.h: ask the human; on accept, dispatch again with the commit token. The call is
+  // tracked in its session meanwhile: the session's end answers it at once.
   void confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
                               const RpcMessage& m, const SharedAgentToken& agent,
                               const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,

@@ -57,7 +57,7 @@ std::shared_ptr<McpMetricsStream> McpMetricsStream::open(Exchange& exchange, Tel
   self->stream_->on_end([s = self](StreamEnd why) {
     // The front is stopping: the connection is still there to take the call's answer (its
     // session's end usually gave it already).
-    if (why == StreamEnd::kShutdown) return s->finish_with_error(session_end_error(SessionEnd::kShutdown, true));
+    if (why == StreamEnd::kShutdown) return s->finish_with_error(session_end_error(SessionEnd::kShutdown, EndedCall::kRead));
     // The connection is gone: without resumability nothing more can reach the client.
     s->finish_with({}, "");
   });

@@ -33,7 +33,7 @@ int log_level_rank(std::string_view level) {
   return -1;
 }
 
-ErrorEnvelope session_end_error(SessionEnd why, bool only_reads) {
+ErrorEnvelope session_end_error(SessionEnd why, EndedCall call) {
   std::string message = "the MCP session ended before this call was answered: ";
   switch (why) {
     case SessionEnd::kDeleted: message += "the client ended it (DELETE)"; break;
@@ -44,10 +44,11 @@ ErrorEnvelope session_end_error(SessionEnd why, bool only_reads) {
     case SessionEnd::kIdle: message += "it was idle for plugin_opt_http_session_idle_ms"; break;
     case SessionEnd::kShutdown: message += "the broker is shutting down"; break;
   }
-  if (!only_reads) message += "; the device may have run the call: its outcome is unknown";
-  std::string fix = only_reads ? "call it again in a new session (initialize)"
-                               : "read the device's state before repeating the call in a new session (initialize): it "
-                                 "may have run";
+  if (call == EndedCall::kActing) message += "; the device may have run the call: its outcome is unknown";
+  if (call == EndedCall::kNotSent) message += "; it was waiting for the user's confirmation: nothing was sent to the device";
+  std::string fix = call != EndedCall::kActing
+                        ? "call it again in a new session (initialize)"
+                        : "read the device's state before repeating the call in a new session (initialize): it may have run";
   if (why == SessionEnd::kShutdown) fix += ", once the broker is back";
   return ErrorEnvelope(ErrorCode::kNodeOffline, message, fix);
 }

@@ -45,13 +45,19 @@ enum class SessionEnd {
   kShutdown,  // the front is stopping (the broker is shutting down)
 };
 
-// What a request still in flight is answered when its session ends under it (issue 24, item 4):
-// the session is gone but the HTTP request is open, so it gets an answer rather than an empty
-// reply. E_NODE_OFFLINE, docs/protocol.md §9's code for "unavailable", as the REST answer to a call
-// in flight at shutdown. A call that may change the device (`only_reads` false, tool_hints.h) may
-// have run there: the message says its outcome is unknown and the fix to read the state before
-// repeating it.
-ErrorEnvelope session_end_error(SessionEnd why, bool only_reads);
+// How far a call had gone when its session ended, which decides what its answer says.
+enum class EndedCall {
+  kRead,     // sent, and it only reads (tool_hints.h): calling it again is safe
+  kActing,   // sent, and it may change the device: it may have run, its outcome is unknown
+  kNotSent,  // still waiting for the user's confirmation (elicitation.h): nothing reached the device
+};
+
+// What a request still in flight is answered when its session ends under it (issue 24, item 4;
+// issue 33, item 2): the session is gone but the HTTP request is open, so it gets an answer rather
+// than an empty reply. E_NODE_OFFLINE, docs/protocol.md §9's code for "unavailable", as the REST
+// answer to a call in flight at shutdown. For an acting call the message says its outcome is
+// unknown and the fix to read the state before repeating it.
+ErrorEnvelope session_end_error(SessionEnd why, EndedCall call);
 
 class McpSession {
  public:

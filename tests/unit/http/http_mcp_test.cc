@@ -300,9 +300,9 @@ TEST_F(McpTest, ASilentDeviceHitsTheGatewayDeadline) {
 
 TEST_F(McpTest, RateLimitRefusesAtOnceWithRetryAfter) {
   const std::string sid = f.open_session(tok);
-  // relay0 get: 2 rps, burst 2.
+  // relay0 get: 2 rps, burst 2, of which a read leaves the last token to relay0's sets (call_limiter.h).
   const std::string get = R"({"name":"relay.)" + std::string(kNode) + R"(.relay0.get","arguments":{}})";
-  for (int i = 0; i < 2; ++i) EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", get))["result"]["isError"].GetBool());
+  EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", get))["result"]["isError"].GetBool());
   const auto limited = body_of(*f.rpc(sid, tok, "tools/call", get));
   const json::Value& e = limited["result"]["_meta"]["io.fleetmcp/error"];
   EXPECT_EQ(*json::get_string(e, "code"), "E_RATE_LIMITED");
@@ -428,6 +428,26 @@ TEST_F(McpTest, AConfirmedCallThatMeetsTheRateLimitKeepsItsToken) {
   EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", confirm + tokens[2] + "\"}}"))["result"]["isError"].GetBool())
       << "the rate-limited confirmation did not spend its token";
   EXPECT_EQ(f.fleet->calls_received(), 3u);
+}
+
+// Issue 33, item 5: nobody is asked to confirm a call the rate bucket would refuse now.
+TEST_F(McpTest, NoCommitTokenForACallTheRateLimitWouldRefuse) {
+  const std::string sid = f.open_session(tok);
+  const std::string name = "relay." + std::string(kNode) + ".relay0.set";  // 2 calls/s
+  const std::string ask = R"({"name":")" + name + R"(","arguments":{"on":true}})";
+  const std::string confirm = R"({"name":")" + name + R"(","arguments":{"on":true,"commit_token":")";
+  for (int i = 0; i < 2; ++i) {
+    const std::string ct = commit_token_of(body_of(*f.rpc(sid, tok, "tools/call", ask)));
+    EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", confirm + ct + "\"}}"))["result"]["isError"].GetBool());
+  }
+  const auto limited = body_of(*f.rpc(sid, tok, "tools/call", ask));
+  const json::Value& e = limited["result"]["_meta"]["io.fleetmcp/error"];
+  EXPECT_EQ(*json::get_string(e, "code"), "E_RATE_LIMITED");
+  EXPECT_EQ(*json::get_int64(e, "retry_after_ms"), 500);
+  EXPECT_EQ(std::string(*json::get_string(e, "suggested_fix")).find("commit_token"), std::string::npos);
+  f.advance(std::chrono::milliseconds(500));
+  EXPECT_FALSE(commit_token_of(body_of(*f.rpc(sid, tok, "tools/call", ask))).empty());
+  EXPECT_EQ(f.fleet->calls_received(), 2u);
 }
 
 TEST_F(McpTest, CommitTokensExpireAfter30Seconds) {

@@ -45,10 +45,38 @@ TEST(CallLimiter, ConcurrencySlotsAreHeldUntilReleased) {
   const auto refused = limiter.admit("k", c, 0);
   EXPECT_FALSE(refused.admitted);
   EXPECT_GT(refused.retry_after_ms, 0);
-  EXPECT_TRUE(limiter.admit("k", c, 0, false).admitted);  // a stream spends a token, holds no slot
+  EXPECT_TRUE(limiter.admit("k", c, 0, LimitClaim{.hold_slot = false}).admitted);  // a stream spends a token, holds no slot
   a.slot.reset();
   EXPECT_EQ(limiter.in_flight("k"), 1u);
   EXPECT_TRUE(limiter.admit("k", c, 0).admitted);
+}
+
+// Issue 33, item 5: reads of a capability that also acts cannot take what a confirmed set needs.
+TEST(CallLimiter, ReadsOfAnActingCapabilityLeaveTheLastTokenAndSlotToActingCalls) {
+  CallLimiter limiter;
+  const CapabilityConstraints c{2, 2, 2000};
+  const LimitClaim read{.hold_slot = true, .leaves_headroom = true};
+  const Admission first_read = limiter.admit("n/gpio17", c, 0, read);
+  EXPECT_TRUE(first_read.admitted);  // 2 tokens -> 1
+  const Admission refused = limiter.admit("n/gpio17", c, 0, read);
+  EXPECT_FALSE(refused.admitted);  // the last token is the acting calls'
+  EXPECT_EQ(refused.retry_after_ms, 500);
+  EXPECT_EQ(limiter.rate_retry_after_ms("n/gpio17", c, 0), 0);  // asked before a confirmation: a set would run
+  Admission set = limiter.admit("n/gpio17", c, 0);
+  EXPECT_TRUE(set.admitted);  // and does
+  EXPECT_EQ(limiter.rate_retry_after_ms("n/gpio17", c, 0), 500);  // the check spends nothing ...
+  EXPECT_EQ(limiter.rate_retry_after_ms("n/gpio17", c, 0), 500);
+  EXPECT_FALSE(limiter.admit("n/gpio17", c, 0).admitted);  // ... and the empty bucket refuses sets too
+
+  // A second later the bucket is full again; the read still holds one of the two slots.
+  set.slot.reset();
+  EXPECT_EQ(limiter.in_flight("n/gpio17"), 1u);
+  EXPECT_FALSE(limiter.admit("n/gpio17", c, 1000, read).admitted);  // the last slot is the acting calls'
+  EXPECT_TRUE(limiter.admit("n/gpio17", c, 1000).admitted);
+
+  // With one slot, or a burst of one call, there is nothing to leave: reads take it.
+  const CapabilityConstraints one{1, 1, 2000};
+  EXPECT_TRUE(limiter.admit("n/one", one, 0, read).admitted);
 }
 
 TEST(CommitTokens, BoundSingleUseAndShortLived) {
