@@ -251,7 +251,8 @@ void CommandDispatcher::refuse(const Call& call, const ErrorEnvelope& error) {
 void CommandDispatcher::audit(const Call& call, std::string_view outcome) {
   if (audit_ == nullptr || call.tool == nullptr || !audit_->enabled()) return;
   audit_->record({0, call.received_wall_ms, call.cmd.msg_id, call.tool->name.cap_id, call.tool->verb,
-                  std::string(outcome), std::max<int64_t>(0, boot_ms() - call.received_boot_ms)});
+                  std::string(outcome), std::max<int64_t>(0, boot_ms() - call.received_boot_ms),
+                  is_actuation(call.tool->handler->safety_class(), call.tool->verb)});
 }
 
 void CommandDispatcher::send(const std::string& ack, int copies) {
