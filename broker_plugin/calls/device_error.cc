@@ -47,6 +47,18 @@ ErrorEnvelope dependents_error(const CmdAck& ack) {
   return envelope;
 }
 
+// Issue 33 item 3: the device would not send a result larger than a cmd_ack may carry
+// (kMaxResultBytes, common/protocol/cmd_ack.h). Retrying unchanged gets the same answer.
+ErrorEnvelope too_large_error(const CmdAck& ack) {
+  ErrorEnvelope envelope(ack.code,
+                         "the result is larger than one answer of the device may carry (" +
+                             std::to_string(kMaxCmdAckBytes / 1024) + " KiB); nothing was sent",
+                         "ask for fewer: a smaller limit, a narrower filter (level, since, contains), or the next "
+                         "page by offset or cursor");
+  envelope.reason = device_reason_name(DeviceReason::kResourceExhausted);
+  return envelope;
+}
+
 }  // namespace
 
 ErrorEnvelope templated_device_error(const CmdAck& ack) {
@@ -55,6 +67,7 @@ ErrorEnvelope templated_device_error(const CmdAck& ack) {
                          "nothing was changed; retry the call if it is still wanted");
   }
   if (!ack.dependent_services.empty()) return dependents_error(ack);
+  if (ack.reason == DeviceReason::kResourceExhausted && ack.code == ErrorCode::kBadRequest) return too_large_error(ack);
   if (ack.reason) {
     const ReasonText& text = kReasonTexts[static_cast<size_t>(*ack.reason)];
     ErrorEnvelope envelope(ack.code, text.message, text.suggested_fix);

@@ -27,7 +27,8 @@ enum class DeviceReason {
   kPermissionDenied,    // outside the capability's allow-list, or disabled by configuration
   kNotFound,            // a named thing (a pid, a unit) does not exist
   kFailedPrecondition,  // hardware or a service absent or not ready; the node's state forbids it
-  kResourceExhausted,   // hardware busy, disk full: retry later
+  kResourceExhausted,   // hardware busy, disk full: retry later (E_RATE_LIMITED); with E_BAD_REQUEST,
+                        // a result larger than kMaxResultBytes: ask for fewer
   kUnavailable,         // a dependency (D-Bus, systemd, logind) is unreachable for now
   kInternal,            // the device software failed
 };
@@ -55,6 +56,12 @@ std::string error_ack(std::string_view ack_msg_id, std::string_view in_reply_to,
 // The largest cmd_ack the plugin reads, and so the largest message of the fleet (a manifest and a
 // cmd are at most 64 KiB): mosquitto.conf's max_packet_size is sized from it (broker_config_check.h).
 inline constexpr size_t kMaxCmdAckBytes = 256 * 1024;
+// The most bytes of result a node puts in one cmd_ack: kMaxCmdAckBytes less room for the envelope
+// around it (type, two ULIDs, payload.ok: under 200 bytes). A handler whose result grows with what
+// it reads (logs.journal, process.table) stops adding items before it and says there is more; the
+// node's dispatcher answers a larger one with E_BAD_REQUEST, reason resource_exhausted, instead of an ack the
+// plugin would drop (or, past max_packet_size, one that makes the broker disconnect the node).
+inline constexpr size_t kMaxResultBytes = kMaxCmdAckBytes - 1024;
 
 // What an ack says, as the device said it. Its error text is the device's and untrusted: what a
 // caller is told is the reader's policy (the plugin templates it, docs/protocol.md §4.4 and §9).

@@ -59,8 +59,9 @@ class LogSource {
   virtual LogPage query(const LogQuery& q) = 0;
 };
 
-// A deterministic journal of one entry per second for the last hour, ending now.
-std::unique_ptr<LogSource> make_simulated_log_source(std::vector<std::string> units);
+// A deterministic journal of one entry per second for the last hour, ending now; messages are
+// padded with '.' to `message_bytes` (at most kMaxMessage) when that is longer.
+std::unique_ptr<LogSource> make_simulated_log_source(std::vector<std::string> units, size_t message_bytes = 0);
 // Entries of the allow-listed units only (_SYSTEMD_UNIT matches); `journal_dirs` are checked for
 // existence so a device without a journal answers failed_precondition instead of nothing.
 std::unique_ptr<LogSource> make_sd_journal_source(std::vector<std::string> units,

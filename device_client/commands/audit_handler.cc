@@ -37,7 +37,7 @@ json::Document AuditHandler::run(const ToolCall& call) {
     d.AddMember("next_cursor", rapidjson::Value(), a);
   }
   d.AddMember("retained", static_cast<uint64_t>(page.retained), a);
-  d.AddMember("capacity", static_cast<uint64_t>(audit_.capacity()), a);
+  d.AddMember("capacity", static_cast<uint64_t>(audit_.most_retained()), a);
   return d;
 }
 

@@ -103,9 +103,11 @@ Made service(const CapabilityConfig& cap, const NodeServices& n) {
 Made logs(const CapabilityConfig& cap, const NodeServices& n) {
   CapabilitySettings s(cap);
   auto units = unit_list(s, "units");
+  const auto message_bytes = static_cast<size_t>(s.integer("sim_message_bytes", 0, kMaxMessage, 0));
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
-  return std::make_unique<LogHandler>(sim ? make_simulated_log_source(std::move(units)) : make_sd_journal_source(std::move(units)));
+  return std::make_unique<LogHandler>(sim ? make_simulated_log_source(std::move(units), message_bytes)
+                                          : make_sd_journal_source(std::move(units)));
 }
 
 std::string default_photo_dir(const NodeServices& n) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,27 +15,42 @@
 
 namespace fleetmcp::device {
 
+bool is_actuation(SafetyClass safety_class, std::string_view verb) {
+  return safety_class != SafetyClass::kReadOnly && !is_read_verb(verb);
+}
+
 CommandAudit::~CommandAudit() {
-  if (fd_ >= 0) ::close(fd_);
+  for (const Ring* ring : {&reads_, &actions_}) {
+    if (ring->fd >= 0) ::close(ring->fd);
+  }
 }
 
 void CommandAudit::configure(size_t capacity, std::string file) {
   std::lock_guard lock(mutex_);
   if (capacity_.load() != 0) return;  // one audit per node, whichever capability configured it first
-  file_ = std::move(file);
-  if (!file_.empty()) {
-    load_locked(file_ + ".1");
-    const size_t from_rotated = entries_.size();
-    load_locked(file_);
-    lines_in_file_ = entries_.size() - from_rotated;
-    while (entries_.size() > capacity) entries_.pop_front();
-    if (!entries_.empty()) next_seq_ = entries_.back().seq + 1;
-    open_locked();
+  if (!file.empty()) {
+    reads_.file = file;
+    actions_.file = file + ".actions";
+    load(reads_, false, capacity);
+    load(actions_, true, capacity);
+    for (const Ring* ring : {&reads_, &actions_}) {
+      if (!ring->entries.empty()) next_seq_ = std::max(next_seq_, ring->entries.back().seq + 1);
+    }
+    open(reads_);
+    open(actions_);
   }
   capacity_.store(capacity, std::memory_order_release);
 }
 
-void CommandAudit::load_locked(const std::string& path) {
+void CommandAudit::load(Ring& ring, bool acts, size_t capacity) {
+  read_file(ring.file + ".1", acts, ring.entries);
+  const size_t from_rotated = ring.entries.size();
+  read_file(ring.file, acts, ring.entries);
+  ring.lines_in_file = ring.entries.size() - from_rotated;
+  while (ring.entries.size() > capacity) ring.entries.pop_front();
+}
+
+void CommandAudit::read_file(const std::string& path, bool acts, std::deque<AuditEntry>& into) {
   const auto text = try_read_file(path);
   if (!text) return;  // absent: nothing recorded yet
   std::string_view rest = *text;
@@ -43,29 +59,36 @@ void CommandAudit::load_locked(const std::string& path) {
     const std::string_view line = rest.substr(0, end);
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     auto entry = from_line(line);
-    if (entry && (entries_.empty() || entry->seq > entries_.back().seq)) entries_.push_back(std::move(*entry));
+    if (!entry || (!into.empty() && entry->seq <= into.back().seq)) continue;
+    entry->acts = acts;  // the file says which ring
+    into.push_back(std::move(*entry));
   }
 }
 
-void CommandAudit::open_locked() {
-  fd_ = ::open(file_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
-  if (fd_ < 0) {
-    throw Error(ErrorCode::kInternal, "cannot open the audit file " + file_ + ": " + std::strerror(errno),
+void CommandAudit::open(Ring& ring) {
+  ring.fd = ::open(ring.file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
+  if (ring.fd < 0) {
+    throw Error(ErrorCode::kInternal, "cannot open the audit file " + ring.file + ": " + std::strerror(errno),
                 "give file= a path in a directory the service user may write, or leave it out to keep the audit in memory");
   }
 }
 
-void CommandAudit::rotate_locked() {
-  ::close(fd_);
-  fd_ = -1;
-  const std::string rotated = file_ + ".1";
-  std::rename(file_.c_str(), rotated.c_str());
-  lines_in_file_ = 0;
-  try {
-    open_locked();
-  } catch (const Error&) {
-    // The disk went away under a running node: the audit goes on in memory.
+void CommandAudit::append(Ring& ring, const AuditEntry& entry, size_t capacity) {
+  if (ring.fd < 0) return;
+  if (ring.lines_in_file >= capacity) {
+    ::close(ring.fd);
+    ring.fd = -1;
+    std::rename(ring.file.c_str(), (ring.file + ".1").c_str());
+    ring.lines_in_file = 0;
+    try {
+      open(ring);
+    } catch (const Error&) {
+      return;  // the disk went away under a running node: the audit goes on in memory
+    }
   }
+  const std::string line = to_line(entry) + "\n";
+  // One write on an O_APPEND descriptor: a line is whole or, after a power cut, torn at the end.
+  if (::write(ring.fd, line.data(), line.size()) == static_cast<ssize_t>(line.size())) ++ring.lines_in_file;
 }
 
 void CommandAudit::record(AuditEntry entry) {
@@ -73,29 +96,30 @@ void CommandAudit::record(AuditEntry entry) {
   if (capacity == 0) return;
   std::lock_guard lock(mutex_);
   entry.seq = next_seq_++;
-  if (fd_ >= 0) {
-    if (lines_in_file_ >= capacity) rotate_locked();
-    if (fd_ >= 0) {
-      const std::string line = to_line(entry) + "\n";
-      // One write on an O_APPEND descriptor: a line is whole or, after a power cut, torn at the end.
-      if (::write(fd_, line.data(), line.size()) == static_cast<ssize_t>(line.size())) ++lines_in_file_;
-    }
-  }
-  entries_.push_back(std::move(entry));
-  if (entries_.size() > capacity) entries_.pop_front();
+  Ring& ring = entry.acts ? actions_ : reads_;
+  append(ring, entry, capacity);
+  ring.entries.push_back(std::move(entry));
+  if (ring.entries.size() > capacity) ring.entries.pop_front();
 }
 
 CommandAudit::Page CommandAudit::newest_first(std::optional<uint64_t> before, size_t limit) const {
   std::lock_guard lock(mutex_);
   Page page;
-  page.retained = entries_.size();
-  for (auto it = entries_.rbegin(); it != entries_.rend(); ++it) {
-    if (before && it->seq >= *before) continue;
+  page.retained = reads_.entries.size() + actions_.entries.size();
+  auto read = reads_.entries.rbegin(), action = actions_.entries.rbegin();
+  // The newer of the two rings' next entries, or nullptr when both are spent.
+  auto next = [&]() -> const AuditEntry* {
+    const bool reads_left = read != reads_.entries.rend(), actions_left = action != actions_.entries.rend();
+    if (reads_left && (!actions_left || read->seq > action->seq)) return &*read++;
+    return actions_left ? &*action++ : nullptr;
+  };
+  while (const AuditEntry* e = next()) {
+    if (before && e->seq >= *before) continue;
     if (page.entries.size() == limit) {
       page.next_before = page.entries.back().seq;
       break;
     }
-    page.entries.push_back(*it);
+    page.entries.push_back(*e);
   }
   return page;
 }

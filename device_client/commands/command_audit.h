@@ -4,11 +4,17 @@
 // argument values or results: the cmd's arguments may hold secrets, and the broker's audit log
 // already says who called (docs/protocol.md D30).
 //
-// Bounded: at most `capacity` entries in memory, and on disk (optional) two files of at most
-// `capacity` lines each: `file` is appended to, and when it holds `capacity` lines it becomes
-// `file.1` (replacing the previous one) and a new `file` starts. A line is under 200 bytes, so
-// the default capacity of 500 costs at most ~100 KB of RAM and ~200 KB of SD card. At start the
-// newest `capacity` entries of both files are read back; a torn last line is skipped.
+// Actuations are kept apart from reads: a call that changes something (a set or invoke of a
+// capability that is not read_only) goes to its own ring, so a flood of cheap reads, audited
+// themselves, cannot push "who changed pin 17 an hour ago" out (issue 33 item 6). Pages merge both
+// rings newest first by seq, which orders every entry of the node.
+//
+// Bounded: at most `capacity` reads and `capacity` actuations in memory, and on disk (optional) two
+// files of at most `capacity` lines per ring: `file` (reads) and `file.actions` (actuations) are
+// appended to, and when one holds `capacity` lines it becomes `<it>.1` (replacing the previous one)
+// and a new one starts. A line is under 200 bytes, so the default capacity of 500 costs at most
+// ~200 KB of RAM and ~400 KB of SD card. At start the newest `capacity` entries of each ring's two
+// files are read back; a torn last line is skipped.
 //
 // Off (capacity 0) until a logs.audit capability configures it: a node that cannot read its audit
 // keeps none, and `record` then costs one atomic load.
@@ -23,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/registry/kinds.h"
+
 namespace fleetmcp::device {
 
 struct AuditEntry {
@@ -31,7 +39,12 @@ struct AuditEntry {
   std::string msg_id, cap_id, verb;
   std::string outcome;  // "ok" or an E_… code name
   int64_t duration_ms = 0;
+  bool acts = false;  // a set or invoke of a capability that is not read_only (is_actuation)
 };
+
+// Whether a call of `verb` on a capability of `safety_class` changes something: the rule of the
+// plugin's readOnlyHint (a read verb, or a read_only capability, changes nothing).
+bool is_actuation(SafetyClass safety_class, std::string_view verb);
 
 class CommandAudit {
  public:
@@ -47,17 +60,19 @@ class CommandAudit {
   // hold. Throws Error(kInternal) naming the file when it cannot be opened for appending.
   void configure(size_t capacity, std::string file);
   bool enabled() const { return capacity_.load(std::memory_order_acquire) != 0; }
-  size_t capacity() const { return capacity_.load(std::memory_order_acquire); }
+  size_t capacity() const { return capacity_.load(std::memory_order_acquire); }  // per ring
+  size_t most_retained() const { return 2 * capacity(); }  // both rings full
 
-  // Any thread. Assigns the entry's seq. A failed disk write keeps the entry in memory.
+  // Any thread. Assigns the entry's seq; entry.acts chooses the ring. A failed disk write keeps the
+  // entry in memory.
   void record(AuditEntry entry);
 
   struct Page {
     std::vector<AuditEntry> entries;  // newest first
     std::optional<uint64_t> next_before;  // seq to continue below; nullopt on the last page
-    size_t retained = 0;
+    size_t retained = 0;  // in both rings
   };
-  // Entries with seq < `before` (all when nullopt), newest first, at most `limit`.
+  // Entries of both rings with seq < `before` (all when nullopt), newest first, at most `limit`.
   Page newest_first(std::optional<uint64_t> before, size_t limit) const;
 
   // One line of the file, and back (nullopt for a line that is not one: a torn write).
@@ -65,17 +80,22 @@ class CommandAudit {
   static std::optional<AuditEntry> from_line(std::string_view line);
 
  private:
-  void load_locked(const std::string& path);
-  void open_locked();
-  void rotate_locked();
+  // One ring: its entries and, when the audit has a file, the file it appends to.
+  struct Ring {
+    std::deque<AuditEntry> entries;  // oldest first
+    std::string file;
+    int fd = -1;
+    size_t lines_in_file = 0;
+  };
+  static void load(Ring& ring, bool acts, size_t capacity);
+  static void read_file(const std::string& path, bool acts, std::deque<AuditEntry>& into);
+  static void open(Ring& ring);
+  static void append(Ring& ring, const AuditEntry& entry, size_t capacity);
 
   mutable std::mutex mutex_;
   std::atomic<size_t> capacity_{0};
-  std::deque<AuditEntry> entries_;  // oldest first
+  Ring reads_, actions_;
   uint64_t next_seq_ = 1;
-  std::string file_;
-  int fd_ = -1;
-  size_t lines_in_file_ = 0;
 };
 
 }  // namespace fleetmcp::device

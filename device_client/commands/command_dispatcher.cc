@@ -198,7 +198,9 @@ CommandDispatcher::Answer CommandDispatcher::run_handler(const Call& call) {
                                    "the device produced a result that does not match " + tool.output_schema),
                   "escalate to the operator: the device software needs fixing");
     }
-    return {ok_ack(ack_ids_.next_upper(), call.cmd.msg_id, result), "ok"};
+    std::string ack = ok_ack(ack_ids_.next_upper(), call.cmd.msg_id, result);
+    if (ack.size() > kMaxCmdAckBytes) throw too_large(call, ack.size());
+    return {std::move(ack), "ok"};
   } catch (const Error& e) {
     return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, e.envelope()), error_code_name(e.code())};
   } catch (const std::exception& e) {
@@ -208,6 +210,19 @@ CommandDispatcher::Answer CommandDispatcher::run_handler(const Call& call) {
                                     "retry once; if it fails again, escalate to the operator")),
             error_code_name(ErrorCode::kInternal)};
   }
+}
+
+// The last guard of issue 33 item 3: the plugin drops an ack past kMaxCmdAckBytes (its caller
+// waits for the deadline) and the broker disconnects a node that sends one past max_packet_size.
+// Handlers bound what grows (kMaxResultBytes); anything still too large is refused here, never sent.
+Error CommandDispatcher::too_large(const Call& call, size_t ack_bytes) const {
+  log_warn(node_id_, "cmd.result_too_large", "msg_id=" + call.cmd.msg_id + " tool=" + call.env.tool +
+                                                 " ack_bytes=" + std::to_string(ack_bytes));
+  return Error(ErrorCode::kBadRequest,
+               reasoned_message(DeviceReason::kResourceExhausted,
+                                "the result is " + std::to_string(ack_bytes) + " bytes, more than the " +
+                                    std::to_string(kMaxCmdAckBytes) + " one answer may carry"),
+               "ask for fewer: a smaller limit, a narrower filter, or the next page");
 }
 
 CommandDispatcher::Answer CommandDispatcher::deadline_ack(const Call& call) {
@@ -251,7 +266,8 @@ void CommandDispatcher::refuse(const Call& call, const ErrorEnvelope& error) {
 void CommandDispatcher::audit(const Call& call, std::string_view outcome) {
   if (audit_ == nullptr || call.tool == nullptr || !audit_->enabled()) return;
   audit_->record({0, call.received_wall_ms, call.cmd.msg_id, call.tool->name.cap_id, call.tool->verb,
-                  std::string(outcome), std::max<int64_t>(0, boot_ms() - call.received_boot_ms)});
+                  std::string(outcome), std::max<int64_t>(0, boot_ms() - call.received_boot_ms),
+                  is_actuation(call.tool->handler->safety_class(), call.tool->verb)});
 }
 
 void CommandDispatcher::send(const std::string& ack, int copies) {

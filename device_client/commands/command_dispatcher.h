@@ -3,7 +3,8 @@
 // envelope, the tool (one of this node's own), the arguments (the tool's input schema), the
 // deadline (a cmd that arrives after it is refused, not run: its caller has been told it failed;
 // PluginClock), the capability's max_concurrency; then a handler that may block runs on the shared worker pool while
-// the TimerQueue holds its deadline, and the first of "result" or "deadline" becomes the ack. A
+// the TimerQueue holds its deadline, and the first of "result" or "deadline" becomes the ack (a
+// result whose ack would pass kMaxCmdAckBytes becomes an "ask for fewer" error instead). A
 // call that cannot block (ToolHandler::may_block) runs at once on the receiving thread instead.
 // Every cmd that names one of this node's tools leaves one entry in the CommandAudit (when the node
 // keeps one): run, refused or past its deadline, but not a duplicate answered from the cache.
@@ -18,6 +19,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/base/error.h"
 #include "common/registry/schema_registry.h"
 #include "common/ids/ulid.h"
 #include "common/protocol/cmd.h"
@@ -64,6 +66,7 @@ class CommandDispatcher {
   int64_t time_left_ms(const Call& call);
   void run(const std::shared_ptr<Call>& call);
   void run_inline(Call& call);
+  Error too_large(const Call& call, size_t ack_bytes) const;
   Answer deadline_ack(const Call& call);
   Answer run_handler(const Call& call);
   void on_deadline(const std::shared_ptr<Call>& call);

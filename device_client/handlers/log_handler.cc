@@ -1,6 +1,7 @@
 #include "device_client/handlers/log_handler.h"
 
 #include "device_client/base/catalogue_error.h"
+#include "device_client/base/result_budget.h"
 #include "device_client/host/iso_time.h"
 
 namespace fleetmcp::device {
@@ -43,17 +44,26 @@ json::Document LogHandler::run(const ToolCall& call) {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   rapidjson::Value entries(rapidjson::kArrayType);
+  // 500 lines of 2,048 bytes are ~1 MB: the page ends where the cmd_ack's budget does, and has_more
+  // sends the caller on with offset + returned_count (issue 33 item 3).
+  ResultBudget budget;
+  bool has_more = page.has_more;
   for (const LogEntry& e : page.entries) {
     rapidjson::Value v(rapidjson::kObjectType);
     v.AddMember("timestamp", json::string_value(iso_utc_from_ms(e.ts_ms), a), a);
     v.AddMember("level", json::string_value(level_name(e.priority), a), a);
     if (!e.unit.empty()) v.AddMember("unit", json::string_value(e.unit.substr(0, 256), a), a);
     v.AddMember("message", json::string_value(e.message, a), a);
+    if (!budget.take(v)) {
+      has_more = true;
+      break;
+    }
     entries.PushBack(v, a);
   }
+  const int returned = static_cast<int>(entries.Size());
   d.AddMember("entries", entries, a);
-  d.AddMember("returned_count", static_cast<int>(page.entries.size()), a);
-  d.AddMember("has_more", page.has_more, a);
+  d.AddMember("returned_count", returned, a);
+  d.AddMember("has_more", has_more, a);
   return d;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "device_client/base/result_budget.h"
 #include "device_client/host/system_facts.h"
 #include "device_client/host/proc_text.h"
 
@@ -250,10 +251,17 @@ json::Document process_list_json(std::vector<ProcessInfo> all, const ProcessQuer
   auto& a = d.GetAllocator();
   rapidjson::Value list(rapidjson::kArrayType);
   const size_t first = std::min(all.size(), static_cast<size_t>(q.offset));
-  const size_t last = std::min(all.size(), first + static_cast<size_t>(q.limit));
+  size_t last = std::min(all.size(), first + static_cast<size_t>(q.limit));
+  // Any local user can start 500 processes with 32 KiB command lines: the page ends where the
+  // cmd_ack's budget does, and has_more sends the caller on with offset (issue 33 item 3).
+  ResultBudget budget;
   for (size_t i = first; i < last; ++i) {
     rapidjson::Value v(rapidjson::kObjectType);
     add_summary(v, all[i], a);
+    if (!budget.take(v)) {
+      last = i;
+      break;
+    }
     list.PushBack(v, a);
   }
   d.AddMember("processes", list, a);

@@ -1,6 +1,9 @@
 // A synthetic journal: one entry per second for the last hour, computed on the fly (nothing is
 // stored, so a thousand simulated nodes cost nothing), with a fixed cycle of levels so filters
-// have something to find.
+// have something to find. `message_bytes` pads each message to that length, to test what long
+// lines cost (a page of them is larger than a cmd_ack may carry, issue 33 item 3).
+#include <algorithm>
+
 #include "common/ids/ulid.h"
 #include "device_client/backends/log_source.h"
 
@@ -12,7 +15,8 @@ constexpr int kPriorities[] = {6, 6, 7, 6, 4, 6, 5, 3};
 
 class SimulatedLogSource : public LogSource {
  public:
-  explicit SimulatedLogSource(std::vector<std::string> units) : units_(std::move(units)) {
+  SimulatedLogSource(std::vector<std::string> units, size_t message_bytes)
+      : units_(std::move(units)), message_bytes_(message_bytes) {
     if (units_.empty()) units_.push_back("fleetmcp-device.service");
   }
 
@@ -28,6 +32,7 @@ class SimulatedLogSource : public LogSource {
       e.priority = kPriorities[seq % 8];
       e.unit = units_[static_cast<size_t>(seq) % units_.size()];
       e.message = "simulated " + std::string(level_name(e.priority)) + " event " + std::to_string(seq);
+      if (e.message.size() < message_bytes_) e.message.resize(message_bytes_, '.');
       ++i;
       return e;
     });
@@ -35,12 +40,13 @@ class SimulatedLogSource : public LogSource {
 
  private:
   std::vector<std::string> units_;
+  size_t message_bytes_;
 };
 
 }  // namespace
 
-std::unique_ptr<LogSource> make_simulated_log_source(std::vector<std::string> units) {
-  return std::make_unique<SimulatedLogSource>(std::move(units));
+std::unique_ptr<LogSource> make_simulated_log_source(std::vector<std::string> units, size_t message_bytes) {
+  return std::make_unique<SimulatedLogSource>(std::move(units), std::min(message_bytes, kMaxMessage));
 }
 
 }  // namespace fleetmcp::device

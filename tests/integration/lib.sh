@@ -442,7 +442,8 @@ E2E_SCOPES="devices:read tools:call:read_only tools:call:reversible tools:call:p
 
 # e2e_start NODES [fleetmcp-device ARGS…]: a test PKI (tenant acme), mosquitto with the plugin and
 # its HTTP front (plus the broker lines in the array E2E_BROKER_LINES, if set; E2E_SCHEME=https
-# when those lines turn on the front's TLS), and `fleetmcp-device --simulate NODES` (extra ARGS passed on), then waits until
+# when those lines turn on the front's TLS), and `fleetmcp-device --simulate NODES` (extra ARGS
+# passed on; the lines in the array E2E_NODE_LINES, if set, end each node's device.conf), then waits until
 # the front lists every node online. Sets PORT_TLS, PORT_PLAIN, HTTP_PORT, BROKER_PID, DEVICE_PID,
 # E2E_NODES (array), E2E_URL (the /mcp URL), E2E_BASE (http://127.0.0.1:HTTP_PORT) and
 # E2E_TOKEN (an agent token of tenant acme with every call scope and devices:read).
@@ -453,6 +454,10 @@ e2e_start() {
   PORT_PLAIN=$(free_port)
   mapfile -t E2E_NODES < <(device_enroll "$n" "$PORT_TLS")
   [ ${#E2E_NODES[@]} -eq "$n" ] || fail "enrolment produced ${#E2E_NODES[@]} nodes"
+  local node line
+  for node in "${E2E_NODES[@]}"; do
+    for line in "${E2E_NODE_LINES[@]}"; do echo "$line" >>"$T/pki/nodes/$node/device.conf"; done
+  done
   run_broker "$(plugin_broker_conf "$PORT_TLS" "$PORT_PLAIN" "${E2E_BROKER_LINES[@]}")" broker
   HTTP_PORT=$(broker_http_port broker)
   E2E_BASE=${E2E_SCHEME:-http}://127.0.0.1:$HTTP_PORT

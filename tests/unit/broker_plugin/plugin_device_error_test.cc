@@ -78,6 +78,18 @@ TEST_F(DeviceError, EachDoc05ReasonIsTemplatedAndCarriedInDetails) {
   }
 }
 
+// Issue 33 item 3: a result too large for a cmd_ack is refused by the device as E_BAD_REQUEST with
+// reason resource_exhausted; the caller is told to ask for fewer, not to retry later.
+TEST_F(DeviceError, AResultTooLargeToSendAsksForFewer) {
+  const ErrorEnvelope told = told_for(
+      R"({"code":"E_BAD_REQUEST","message":"resource_exhausted: device words","suggested_fix":"device fix"})");
+  EXPECT_EQ(told.code, ErrorCode::kBadRequest);
+  EXPECT_EQ(told.reason, "resource_exhausted");
+  EXPECT_NE(told.message.find("256 KiB"), std::string::npos) << told.message;
+  EXPECT_EQ(told.suggested_fix.rfind("ask for fewer", 0), 0u) << told.suggested_fix;
+  EXPECT_EQ(told.to_json().find("device words"), std::string::npos);
+}
+
 TEST_F(DeviceError, AMessageOpeningWithAnythingElseGivesNoReason) {
   for (const char* message : {"unauthenticated: x", "not_found:x", "Not_found: x", "no reason here"}) {
     const ErrorEnvelope told =

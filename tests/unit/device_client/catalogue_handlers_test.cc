@@ -388,7 +388,7 @@ TEST_F(CatalogueHandlers, AuditGetPagesTheNodesOwnAuditByCursor) {
   EXPECT_STREQ(first["entries"][1]["outcome"].GetString(), "E_SAFETY_DENIED");
   EXPECT_STREQ(first["entries"][1]["timestamp"].GetString(), "2025-11-22T08:26:40.002Z");
   EXPECT_EQ(first["retained"].GetInt(), 3);
-  EXPECT_EQ(first["capacity"].GetInt(), 500);
+  EXPECT_EQ(first["capacity"].GetInt(), 1000);  // 500 reads and 500 actuations
   const std::string cursor = first["next_cursor"].GetString();
   const json::Document last = call(tool("audit", "audit", "get"), R"({"limit":2,"cursor":")" + cursor + R"("})");
   ASSERT_EQ(last["entries"].Size(), 1u);

@@ -9,9 +9,11 @@
 #include "common/base/error.h"
 #include "common/base/file_text.h"
 #include "common/base/json.h"
+#include "common/protocol/cmd_ack.h"
 #include "common/registry/schema_registry.h"
 #include "device_client/host/iso_time.h"
 #include "device_client/backends/log_source.h"
+#include "device_client/handlers/log_handler.h"
 #include "device_client/host/network_facts.h"
 #include "device_client/host/process_table.h"
 #include "device_client/backends/service_control.h"
@@ -366,6 +368,50 @@ TEST(CatalogueLogs, NewestFirstFilteringAndPaging) {
   ASSERT_EQ(p.entries.size(), 2u);  // events 7 and 5 (6 is nginx's)
   EXPECT_EQ(p.entries[0].message, "event 7 from fleetmcp-device");
   EXPECT_EQ(level_name(2), "crit");
+}
+
+// Issue 33 item 3: 500 journal lines of 2,048 bytes are ~1 MB, four times what a cmd_ack may carry.
+// The page ends at the budget with has_more, and offset + returned_count gives the next one.
+TEST(CatalogueLogs, APageOfLongLinesStopsAtTheCmdAckBudget) {
+  LogHandler logs(make_simulated_log_source({"fleetmcp-device.service"}, kMaxMessage));
+  auto get = [&](int offset) {
+    const json::Document args =
+        json::parse_strict(R"({"limit":500,"offset":)" + std::to_string(offset) + "}").value();
+    json::Document d = logs.run({"get", args});
+    expect_valid("logs.journal.get.output@1.0.0", d);
+    EXPECT_LE(ok_ack("01JD3X4M5N6P7Q8R9S0T1V2W31", "01JD3X4M5N6P7Q8R9S0T1V2W32", d).size(), kMaxCmdAckBytes);
+    return d;
+  };
+  const json::Document first = get(0);
+  const int returned = first["returned_count"].GetInt();
+  EXPECT_GT(returned, 100);
+  EXPECT_LT(returned, 500);
+  EXPECT_EQ(first["entries"].Size(), static_cast<unsigned>(returned));
+  EXPECT_TRUE(first["has_more"].GetBool());
+  EXPECT_EQ(std::string(first["entries"][0]["message"].GetString()).size(), kMaxMessage);
+  const json::Document next = get(returned);
+  EXPECT_GT(next["returned_count"].GetInt(), 100);
+  EXPECT_STRNE(next["entries"][0]["timestamp"].GetString(), first["entries"][0]["timestamp"].GetString());
+}
+
+// The same for processes: 500 with 64 arguments of 512 bytes each would be ~16 MB.
+TEST(CatalogueProcesses, APageOfLongCommandLinesStopsAtTheCmdAckBudget) {
+  std::vector<ProcessInfo> all(500);
+  for (size_t i = 0; i < all.size(); ++i) {
+    all[i].pid = static_cast<int64_t>(i) + 1;
+    all[i].name = "sleep";
+    all[i].status = "sleeping";
+    all[i].cmdline.assign(64, std::string(512, 'a'));
+  }
+  const json::Document d = process_list_json(all, process_query_from(json::parse_strict(R"({"limit":500})").value()));
+  expect_valid("process.table.snapshot.output@1.0.0", d);
+  EXPECT_LE(json::to_string(d).size(), kMaxResultBytes);
+  const int returned = d["returned_count"].GetInt();
+  EXPECT_GE(returned, 1);
+  EXPECT_LT(returned, 10);
+  EXPECT_EQ(d["processes"].Size(), static_cast<unsigned>(returned));
+  EXPECT_TRUE(d["has_more"].GetBool());
+  EXPECT_EQ(d["total_count"].GetInt(), 500);
 }
 
 }  // namespace

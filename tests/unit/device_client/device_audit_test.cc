@@ -1,7 +1,8 @@
 // CommandAudit (logs.audit, Doc 05 §2.2): cursor paging newest first that new entries do not
 // shift, the bound in memory and on disk (two files of at most `capacity` lines), the entries
-// read back after a restart with a torn last line skipped, and the dispatcher recording one entry
-// per cmd it answered, never the arguments.
+// read back after a restart with a torn last line skipped, actuations kept apart from reads so a
+// read flood cannot push them out, and the dispatcher recording one entry per cmd it answered,
+// never the arguments.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -90,6 +91,54 @@ TEST_F(Audit, KeepsAtMostCapacityInMemoryAndTwoFilesOfCapacityLinesOnDisk) {
   EXPECT_EQ(page.entries.back().seq, 16u);
   again.record(entry(26));
   EXPECT_EQ(again.newest_first(std::nullopt, 1).entries.front().seq, 26u);  // numbering goes on
+}
+
+// Issue 33 item 6: cheap reads, audited themselves, pushed another caller's actuation out of a
+// single ring within seconds. Actuations have their own ring, in memory and on disk; pages still
+// merge both newest first, and the cursor walks across them.
+TEST_F(Audit, AReadFloodDoesNotPushAnActuationOut) {
+  const fs::path file = dir_ / "audit.jsonl";
+  AuditEntry set = entry(1);
+  set.cap_id = "gpio17";
+  set.verb = "set";
+  set.acts = is_actuation(SafetyClass::kPhysicalActuation, "set");
+  {
+    CommandAudit audit;
+    audit.configure(10, file.string());
+    audit.record(set);
+    for (int i = 2; i <= 40; ++i) {
+      AuditEntry read = entry(i);
+      read.verb = "get";
+      read.acts = is_actuation(SafetyClass::kPhysicalActuation, "get");
+      audit.record(read);
+    }
+    const auto page = audit.newest_first(std::nullopt, 100);
+    ASSERT_EQ(page.retained, 11u);  // ten reads, one actuation
+    EXPECT_EQ(page.entries.front().seq, 40u);
+    EXPECT_EQ(page.entries.back().seq, 1u);
+    EXPECT_EQ(page.entries.back().cap_id, "gpio17");
+    EXPECT_EQ(page.entries[page.entries.size() - 2].seq, 31u);  // newest first across both rings
+    const auto first = audit.newest_first(std::nullopt, 10);
+    ASSERT_TRUE(first.next_before);
+    const auto second = audit.newest_first(first.next_before, 10);
+    ASSERT_EQ(second.entries.size(), 1u);
+    EXPECT_EQ(second.entries.front().verb, "set");
+  }
+  CommandAudit again;  // and after a restart, from the actuations' own file
+  again.configure(10, file.string());
+  const auto page = again.newest_first(std::nullopt, 100);
+  ASSERT_EQ(page.retained, 11u);
+  EXPECT_EQ(page.entries.back().cap_id, "gpio17");
+  EXPECT_TRUE(page.entries.back().acts);
+  again.record(entry(41));
+  EXPECT_EQ(again.newest_first(std::nullopt, 1).entries.front().seq, 41u);  // numbering goes on
+}
+
+TEST(AuditKinds, OnlySetsAndInvokesOfCapabilitiesThatAreNotReadOnlyAreActuations) {
+  EXPECT_TRUE(is_actuation(SafetyClass::kPhysicalActuation, "set"));
+  EXPECT_TRUE(is_actuation(SafetyClass::kReversible, "invoke"));
+  EXPECT_FALSE(is_actuation(SafetyClass::kPhysicalActuation, "get"));
+  EXPECT_FALSE(is_actuation(SafetyClass::kReadOnly, "invoke"));  // system.echo
 }
 
 TEST_F(Audit, ALineRoundTripsAndHoldsOnlyTheAuditFields) {

@@ -18,6 +18,7 @@
 #include "common/base/error.h"
 #include "common/base/json.h"
 #include "common/ids/ulid.h"
+#include "common/protocol/cmd_ack.h"
 #include "device_client/commands/command_dispatcher.h"
 #include "device_client/commands/handler_catalogue.h"
 #include "device_client/commands/tool_table.h"
@@ -75,6 +76,11 @@ class TestHandler : public ToolHandler {
     json::Document result(rapidjson::kObjectType);
     const char* key = mode == "bad_result" ? "unexpected" : "run";
     result.AddMember(rapidjson::StringRef(key), n, result.GetAllocator());
+    // A result whose ack is past what the plugin reads (kMaxCmdAckBytes) by the envelope around it.
+    if (mode == "huge") {
+      const std::string padding(kMaxCmdAckBytes - 20, 'x');
+      result.AddMember("padding", json::string_value(padding, result.GetAllocator()), result.GetAllocator());
+    }
     return result;
   }
 
@@ -224,6 +230,26 @@ TEST_F(Dispatcher, EachAnsweredCmdLeavesOneAuditEntryWithoutItsArguments) {
     EXPECT_GE(e.duration_ms, 0);
     EXPECT_EQ(CommandAudit::to_line(e).find("hunter2"), std::string::npos);
   }
+}
+
+// Issue 33 item 3: an ack past kMaxCmdAckBytes is dropped by the plugin (its caller waits for the
+// deadline) or, past max_packet_size, gets the node disconnected. The device sends an error that
+// says to ask for fewer instead, and the call is audited with that outcome.
+TEST_F(Dispatcher, AResultTooLargeForACmdAckIsRefusedNotSent) {
+  make(1, 2000);
+  audit_.configure(100, "");
+  dispatcher_->on_cmd(cmd(kId1, R"({"mode":"huge"})"));
+  ASSERT_TRUE(acks_.wait_for_count(1));
+  const auto acks = acks_.snapshot();
+  ASSERT_EQ(acks.size(), 1u);
+  EXPECT_LT(acks[0].size(), 1024u);
+  const json::Document p = payload_of(acks[0], kId1);
+  EXPECT_EQ(json::get_string(p["error"], "code"), "E_BAD_REQUEST");
+  const std::string message(json::get_string(p["error"], "message").value_or(""));
+  EXPECT_EQ(message.rfind("resource_exhausted: the result is 262", 0), 0u) << message;
+  EXPECT_NE(message.find("bytes, more than the 262144 one answer may carry"), std::string::npos) << message;
+  EXPECT_EQ(json::get_string(p["error"], "suggested_fix").value_or("").rfind("ask for fewer", 0), 0u);
+  EXPECT_EQ(audit_.newest_first(std::nullopt, 1).entries.at(0).outcome, "E_BAD_REQUEST");
 }
 
 TEST_F(Dispatcher, RefusesToolsThatAreNotThisNodes) {
