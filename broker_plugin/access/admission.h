@@ -29,8 +29,9 @@ class Admission {
  public:
   // `counters.ticks` is the broker loop's turn (FleetPlugin::on_tick advances it before calling
   // on_tick here): kicks are due by it.
-  Admission(ClientIdentity identity, int64_t persistent_client_expiration_ms, BrokerPort& broker, const PluginClock& clock,
-            AuditTrail& audit, PluginCounters& counters);
+  // `max_persistent_sessions`: per agent or bridge principal (plugin_opt_max_persistent_sessions_per_principal).
+  Admission(ClientIdentity identity, int64_t persistent_client_expiration_ms, size_t max_persistent_sessions,
+            BrokerPort& broker, const PluginClock& clock, AuditTrail& audit, PluginCounters& counters);
 
   // BASIC_AUTH: an agent's token, a bridge's token (and its certificate), the waker's password.
   // Also a refusal is recorded as a session, which denies every check until mosquitto disconnects
@@ -70,6 +71,8 @@ class Admission {
  private:
   // mosquitto would hand `client` the id another principal holds: refused (issue 24).
   std::optional<IdentityRefusal> client_id_held_by_another(const ClientView& client, const Principal& who);
+  // `client` asks for a session mosquitto would persist, and `who` holds its quota of them (issue 33).
+  std::optional<IdentityRefusal> persistent_session_over_quota(const ClientView& client, const Principal& who);
   void claim_client_id(const ClientView& client, const Principal& who);
   void run_kicks();
 

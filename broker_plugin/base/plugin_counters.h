@@ -26,7 +26,7 @@ struct PluginCounters {
   Counter calls_submitted{0}, calls_ok{0}, calls_failed{0}, calls_timed_out{0}, late_acks{0};
   Counter acks_malformed{0}, acks_unmatched{0};  // dropped cmd_acks: not cmd_ack@1.0.0, answering no call
   Counter bridged_announces{0}, bridged_refused{0}, bridged_dropped{0}, relayed_cmds{0};  // docs/protocol.md §12
-  Counter audit_lines_throttled{0};  // drop/deny/refuse lines not written (counted in the next one)
+  Counter audit_lines_throttled{0};  // drop/deny/refuse lines not written when they happened (a later line counts them)
   Counter ticks{0};  // broker loop turns: the waker's check that MOSQ_EVT_TICK runs (not a decision, not reported)
   std::array<Counter, 11> announces_refused_by_code{};  // indexed by ErrorCode
 

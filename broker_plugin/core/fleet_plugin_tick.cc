@@ -49,6 +49,7 @@ void FleetPlugin::on_tick() {
   calls_.expire(now);
   announces_.sweep_expired(now);
   admission_.on_tick(now);
+  audit_.on_tick(now);
   save_state_if_due(now, false);
   if (observer_ != nullptr) observer_->fleet_ticked(now);
 }

@@ -29,6 +29,9 @@ constexpr OptionRule<PluginOptions> kRules[] = {
     {"audit_refusal_interval_ms", [](PluginOptions& o, const Option& v) {
        return assign(o.audit_refusal_interval_ms, v.integer(0, 3'600'000));
      }},
+    {"max_persistent_sessions_per_principal", [](PluginOptions& o, const Option& v) {
+       return assign(o.max_persistent_sessions_per_principal, v.integer(0, 100'000));
+     }},
     {"waker_username", [](PluginOptions& o, const Option& v) {
        if (v.value.empty() || v.value.size() > 64) return Status(v.error("must be 1 to 64 characters", "pick a name no agent uses"));
        o.waker_username = v.value;

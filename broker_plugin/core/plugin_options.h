@@ -29,6 +29,8 @@ struct PluginOptions {
   std::string audit_log = "-";     // "-" = stderr
   // One drop/deny/refuse line per kind and interval (issue 24); 0 writes every one.
   int64_t audit_refusal_interval_ms = 1000;
+  // Clean-start-false sessions one agent or bridge principal may leave to mosquitto (issue 33).
+  size_t max_persistent_sessions_per_principal = 32;
   std::string waker_username = "fleetmcp-plugin";
   bool control_api = false;        // the $CONTROL/fleetmcp/v1 test driver (docs/plugin.md)
   size_t verdict_cache_entries = 65536;

@@ -42,7 +42,7 @@ class CallLog {
   CallAudit audit_;
   FrontMetrics& metrics_;
   std::function<int64_t()> wall_ms_;
-  mutable RefusalThrottle refusals_;
+  mutable RefusalThrottle<> refusals_;
 };
 
 }  // namespace fleetmcp::http

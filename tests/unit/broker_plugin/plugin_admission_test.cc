@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "broker_plugin/access/admission.h"
 #include "tests/support/plugin_fake_broker.h"
@@ -35,7 +36,7 @@ class AdmissionTest : public ::testing::Test {
   Admission admission{ClientIdentity(pki.ca(), pki.issuer().public_key(), "fleetmcp",
                                      WakerCredentials::generate("fleetmcp-plugin"),
                                      std::make_shared<const RevocationList>()),
-                      /*persistent_client_expiration_ms=*/86'400'000, broker, clock, audit, counters};
+                      /*persistent_client_expiration_ms=*/86'400'000, /*max_persistent_sessions=*/2, broker, clock, audit, counters};
 };
 
 TEST_F(AdmissionTest, AnAgentWhoseTokenExpiredIsKickedOnTheTickAfterNext) {
@@ -101,6 +102,35 @@ TEST_F(AdmissionTest, RevokedCredentialsLoseTheirSessionAtOnceAndTheClientIsKick
   tick();
   EXPECT_EQ(broker.kicked, std::vector<std::string>{"ops-1"});
   EXPECT_EQ(connect_agent(FakeClient{"ops-2", "ops"}, 3600, jti), Verdict::kDeny);
+}
+
+// Issue 33 item 4: at most max_persistent_sessions (2 here) clean-session-false sessions per
+// principal; the next is refused at CONNECT. Resuming one, clean sessions and other
+// principals are not affected; ending one with a clean session makes room.
+TEST_F(AdmissionTest, APrincipalLeavesAtMostItsQuotaOfPersistentSessions) {
+  std::vector<std::unique_ptr<FakeClient>> clients;
+  const auto connect = [&](std::string id, std::string sub, bool clean_session, int protocol = 4) {
+    clients.push_back(std::make_unique<FakeClient>(FakeClient{std::move(id), std::move(sub), "127.0.0.1", protocol,
+                                                              clean_session}));
+    const Verdict verdict = connect_agent(*clients.back(), 600);
+    admission.release_client_id(clients.back()->view());  // and leaves: mosquitto keeps a persistent one
+    admission.end(clients.back().get());
+    return verdict;
+  };
+  EXPECT_EQ(connect("ops-1", "ops", false), Verdict::kAllow);
+  EXPECT_EQ(connect("ops-2", "ops", false, 5), Verdict::kAllow);
+  EXPECT_EQ(connect("ops-3", "ops", false), Verdict::kDeny);
+  EXPECT_EQ(connect("ops-3", "ops", false, 5), Verdict::kDeny);
+  EXPECT_EQ(counters.auth_refused.load(), 2u);
+  EXPECT_EQ(connect("ops-1", "ops", false), Verdict::kAllow);  // resumed
+  EXPECT_EQ(connect("ops-4", "ops", true), Verdict::kAllow);   // 3.1.1 clean session
+  EXPECT_EQ(connect("ops-5", "ops", true, 5), Verdict::kAllow);  // MQTT 5 clean start
+  EXPECT_EQ(connect("dev-1", "dev", false), Verdict::kAllow);    // another principal
+  EXPECT_EQ(connect("ops-2", "ops", true), Verdict::kAllow);     // ends ops-2's session
+  EXPECT_EQ(connect("ops-3", "ops", false), Verdict::kAllow);
+  EXPECT_EQ(connect("ops-6", "ops", false), Verdict::kDeny);
+  now += 86'400'000;  // persistent_client_expiration: mosquitto dropped them
+  EXPECT_EQ(connect("ops-6", "ops", false), Verdict::kAllow);
 }
 
 }  // namespace

@@ -88,6 +88,31 @@ TEST(ClientIdClaims, APrincipalKeepsAtMostItsCapOfEndedSessionsAndCannotEvictAno
   EXPECT_TRUE(claims.held_by_another("agent", kBeta, 0));     // acme's stays
 }
 
+// Issue 33 item 4: durable claims are never forgotten to make room (mosquitto keeps their
+// sessions); the quota bounds them instead, and counts restored ones too.
+TEST(ClientIdClaims, DurableClaimsAreBoundedByTheQuotaNotForgotten) {
+  ClientIdClaims claims(kDay, /*max_durable_per_owner=*/ClientIdClaims::kMaxEndedPerOwner + 2);
+  for (size_t i = 0; i < ClientIdClaims::kMaxEndedPerOwner + 2; ++i) {
+    const std::string id = "agent-" + std::to_string(i);
+    ASSERT_FALSE(claims.durable_quota_full(id, kBeta, 0)) << i;
+    claims.connected(id, kBeta, &handle_b, true, /*durable=*/true);
+    claims.disconnected(id, &handle_b, 0);
+  }
+  EXPECT_TRUE(claims.held_by_another("agent-0", kAcme, 0));  // the oldest is still beta's
+  EXPECT_TRUE(claims.durable_quota_full("agent-new", kBeta, 0));
+  EXPECT_FALSE(claims.durable_quota_full("agent-0", kBeta, 0));  // resuming its own
+  EXPECT_FALSE(claims.durable_quota_full("agent-new", kAcme, 0));  // another principal's quota
+  EXPECT_FALSE(claims.durable_quota_full("agent-new", kBeta, kDay));  // mosquitto dropped them by then
+  EXPECT_EQ(claims.size(), 0u);
+
+  ClientIdClaims restarted(kDay, 1);
+  restarted.restore({{"agent-q", ClaimOwner::of(kBeta)}});
+  EXPECT_TRUE(restarted.durable_quota_full("agent-r", kBeta, 365 * kDay));
+  EXPECT_FALSE(restarted.durable_quota_full("agent-q", kBeta, 365 * kDay));
+  ClientIdClaims none(kDay, 0);
+  EXPECT_TRUE(none.durable_quota_full("agent-q", kBeta, 0));
+}
+
 TEST(ClientIdClaims, DurableClaimsRoundTripAndCountTheirChanges) {
   ClientIdClaims claims(kDay);
   const uint64_t before = claims.durable_changes();

@@ -368,6 +368,34 @@ TEST(RefusalLines, AnIntervalOfZeroWritesEveryOne) {
   EXPECT_EQ(f.plugin->parts().counters.audit_lines_throttled.load(), 0u);
 }
 
+// Issue 33 item 8: a burst shorter than the interval is written when the interval ends (the tick),
+// not when the next refusal of its kind comes, if ever.
+TEST(RefusalLines, ABurstShorterThanTheIntervalIsWrittenWhenItEnds) {
+  PluginFixture f;
+  const auto lines = [&](std::string_view needle) {
+    const std::string log = f.audit_log();
+    size_t n = 0;
+    for (size_t at = log.find(needle); at != std::string::npos; at = log.find(needle, at + 1)) ++n;
+    return n;
+  };
+  for (int i = 0; i < 4; ++i) f.connect_agent("made-up-" + std::to_string(i), "not-a-token");
+  f.plugin->on_tick();
+  EXPECT_EQ(lines("\"decision\":\"refuse\""), 1u);  // the first; the other three are counted
+  f.now += 999;
+  f.plugin->on_tick();
+  EXPECT_EQ(lines("\"decision\":\"refuse\""), 1u);
+  f.now += 1;  // the interval ends
+  f.plugin->on_tick();
+  EXPECT_EQ(lines("\"decision\":\"refuse\""), 2u);
+  // The burst's last refusal, standing for the two before it.
+  EXPECT_EQ(lines("\"caller\":\"made-up-3\""), 1u);
+  EXPECT_EQ(lines("; 2 more like this since the previous line"), 1u);
+  f.now += 5000;
+  f.plugin->on_tick();
+  EXPECT_EQ(lines("\"decision\":\"refuse\""), 2u);  // written once
+  EXPECT_EQ(f.plugin->parts().counters.auth_refused.load(), 4u);
+}
+
 // --- restored announces --------------------------------------------------------------------------
 
 TEST(RestoredAnnounceRuns, ValidOnesSurviveInvalidOnesAreCleared) {

@@ -38,6 +38,7 @@ TEST(PluginOptions, MinimalConfigurationGetsTheDocumentedDefaults) {
   EXPECT_FALSE(o.control_api);
   EXPECT_TRUE(o.broker_config_check);
   EXPECT_EQ(o.verdict_cache_entries, 65536u);
+  EXPECT_EQ(o.max_persistent_sessions_per_principal, 32u);
 }
 
 TEST(PluginOptions, EachRequiredOptionIsNamedWhenMissing) {
@@ -61,6 +62,9 @@ TEST(PluginOptions, UnknownRepeatedAndMalformedOptionsAreNamed) {
   EXPECT_NE(refusal(with({"control_api", "maybe"})).find("plugin_opt_control_api: 'maybe' is not true or false"),
             std::string::npos);
   EXPECT_NE(refusal(with({"verdict_cache_entries", "3"})).find("plugin_opt_verdict_cache_entries:"), std::string::npos);
+  EXPECT_NE(refusal(with({"max_persistent_sessions_per_principal", "-1"}))
+                .find("plugin_opt_max_persistent_sessions_per_principal:"),
+            std::string::npos);
   EXPECT_NE(refusal(with({"token_audience", ""})).find("plugin_opt_token_audience: is empty"), std::string::npos);
   EXPECT_NE(refusal(with({"schemas_dir", "/nonexistent"})).find("plugin_opt_schemas_dir: cannot read"),
             std::string::npos);

@@ -12,7 +12,6 @@
 #include "broker_plugin/http/base/front_options.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
 #include "broker_plugin/http/streams/open_streams.h"
-#include "common/base/refusal_throttle.h"
 #include "common/base/error.h"
 
 namespace fleetmcp::http {
@@ -213,19 +212,6 @@ TEST(CommitTokens, ACallerHoldsAtMostItsCapAndANewTokenReplacesItsOldest) {
   EXPECT_EQ(tokens.outstanding(), 2u);
   tokens.issue(bob, 100'000);  // every earlier one has expired
   EXPECT_EQ(tokens.outstanding(), 1u);
-}
-
-TEST(RefusalThrottle, OneLinePerKeyAndIntervalCountingTheRest) {
-  RefusalThrottle throttle(1000);
-  EXPECT_EQ(throttle.admit("k", 0), 0u);
-  EXPECT_FALSE(throttle.admit("k", 10));
-  EXPECT_FALSE(throttle.admit("k", 999));
-  EXPECT_EQ(throttle.admit("other", 999), 0u);
-  EXPECT_EQ(throttle.admit("k", 1000), 2u);  // this line stands for the two not written
-  EXPECT_EQ(throttle.admit("k", 2500), 0u);
-  RefusalThrottle every(0);
-  EXPECT_EQ(every.admit("k", 0), 0u);
-  EXPECT_EQ(every.admit("k", 0), 0u);
 }
 
 TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {
