@@ -1,9 +1,9 @@
 // fuzz_http: the bytes a client sends on one connection to the front (request heads and bodies,
 // pipelined or cut short), read by the real HttpConnection (http_connection.h: Beast's parser, the
 // obs-fold and Host checks, the body screen and limit, keep-alive) over a socket pair, each
-// request it reads handled by the real FrontHandler of front_harness.h. "$TOKEN" in the input
-// stands for a valid bearer token of that front (tokens are signed by a key made at start), so
-// seeds can reach the endpoints behind authentication.
+// request it reads handled by the real FrontHandler of front_harness.h. In the input, "$TOKEN"
+// stands for a valid bearer token of that front (tokens are signed by a key made at start) and
+// "$SESSION" for the id of a live MCP session, so seeds reach what lies behind them.
 //
 // The client sends everything, then half-closes. Properties: what comes back is HTTP responses,
 // and the connection closes once its client is done and its requests are answered (a call still
@@ -24,7 +24,6 @@ using namespace fleetmcp;
 
 namespace {
 
-constexpr std::string_view kTokenPlaceholder = "$TOKEN";
 
 std::shared_ptr<const http::ConnectionSettings> settings_of(http::FrontHandler& front) {
   auto s = std::make_shared<http::ConnectionSettings>();
@@ -37,12 +36,10 @@ std::shared_ptr<const http::ConnectionSettings> settings_of(http::FrontHandler& 
   return s;
 }
 
-std::string with_token(std::string bytes, const std::string& token) {
-  for (size_t at = bytes.find(kTokenPlaceholder); at != std::string::npos;
-       at = bytes.find(kTokenPlaceholder, at + token.size())) {
-    bytes.replace(at, kTokenPlaceholder.size(), token);
+void substitute(std::string& bytes, std::string_view placeholder, const std::string& value) {
+  for (size_t at = bytes.find(placeholder); at != std::string::npos; at = bytes.find(placeholder, at + value.size())) {
+    bytes.replace(at, placeholder.size(), value);
   }
-  return bytes;
 }
 
 }  // namespace
@@ -51,7 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto& harness = fuzz::FrontHarness::get();
   auto& f = harness.fixture();
   static const auto settings = settings_of(*f.front);
-  const std::string request = with_token(std::string(fuzz::as_text(data, size)), harness.token());
+  std::string request(fuzz::as_text(data, size));
+  substitute(request, "$TOKEN", harness.token());
+  if (request.find("$SESSION") != std::string::npos) substitute(request, "$SESSION", harness.session("2025-11-25"));
 
   int fds[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) != 0) std::abort();
