@@ -72,15 +72,16 @@ run_one() {
   local TIMEFORMAT='%U %S' cpu=$build/fuzz-$1.cpu status=0
   # shellcheck disable=SC2046  # flags_of's words are separate flags
   { time (if [ "$t" = manifest ]; then ulimit -s "$manifest_stack_kib"; fi
-      exec "$build/fuzz/fuzz_$t" -max_total_time="$(seconds_of "$t")" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-       $(flags_of "$t") -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}") >"$log" 2>&1; } 2>"$cpu" || status=$?
+      "$build/fuzz/fuzz_$t" -max_total_time="$(seconds_of "$t")" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+       $(flags_of "$t") -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" "${seeds[@]}" >"$log" 2>&1); } 2>"$cpu" \
+    || status=$?  # (no exec in the subshell, and the log's redirection inside it: either loses time's report)
   if [ "$status" -eq 0 ]; then
     local execs rate cpu_s
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
     cpu_s=$(awk '{ printf "%.1f", $1 + $2 }' "$cpu")
     printf '%-12s %-6s %4s %10s %8s %6s %10s %7s\n' "$t" ok "$(seconds_of "$t")" "$execs" "$rate" "$cpu_s" \
-      "$(awk -v n="$execs" '{ c = $1 + $2; printf "%d", c > 0 ? n / c : 0 }' "$cpu")" "$(ls "$corpus" | wc -l)" >"$result"
+      "$(awk -v n="$execs" '{ c = $1 + $2; printf "%d", (c > 0 ? n / c : 0) }' "$cpu")" "$(ls "$corpus" | wc -l)" >"$result"
     echo "fuzz.sh: $(cat "$result")"
   else
     printf '%-12s %-6s %4s %10s %8s %6s %10s %7s\n' "$t" FAILED "$(seconds_of "$t")" - - - - - >"$result"
