@@ -58,9 +58,10 @@ class CommandDispatcher {
     std::string_view outcome;
   };
 
-  void admit(std::shared_ptr<Call> call);
-  const ToolEntry& resolve_tool(const std::string& tool) const;
-  void check_arguments(const ToolEntry& tool, const json::Value& arguments) const;
+  // Refused: the cmd's error ack (the caller sends it); admitted: the call runs inline or is queued.
+  Status admit(std::shared_ptr<Call> call);
+  Result<const ToolEntry*> resolve_tool(const std::string& tool) const;
+  Status check_arguments(const ToolEntry& tool, const json::Value& arguments) const;
   int64_t time_left_ms(const Call& call);
   void run(const std::shared_ptr<Call>& call);
   void run_inline(Call& call);
