@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (newline == std::string_view::npos) return 0;
   const std::string_view topic = text.substr(0, newline);
   fuzz::expect_ok_or_error([&] {
-    const TopicAcl acl = TopicAcl::parse(text.substr(newline + 1), "fuzz.acl");
+    const TopicAcl acl = TopicAcl::parse(text.substr(newline + 1), "fuzz.acl").value();
     for (const Principal& p : who) {
       for (AclAccess access : {kAclRead, kAclWrite, kAclSubscribe}) {
         for (bool flag : {false, true}) {

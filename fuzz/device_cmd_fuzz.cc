@@ -8,10 +8,9 @@
 using namespace fleetmcp;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string why;
-  const auto cmd = read_cmd(fuzz::as_text(data, size), why);
+  const auto cmd = read_cmd(fuzz::as_text(data, size));
   if (!cmd) {
-    if (why.empty()) fuzz::property_failed("read_cmd refused without saying why");
+    if (cmd.error().message.empty()) fuzz::property_failed("read_cmd refused without saying why");
     return 0;
   }
   const auto env = check_cmd_envelope(*cmd);

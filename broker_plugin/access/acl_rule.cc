@@ -27,7 +27,7 @@ class LevelCursor {
   bool done_ = false;
 };
 
-uint8_t parse_access(const ConfigEntry& entry, std::string_view list) {
+Result<uint8_t> parse_access(const ConfigEntry& entry, std::string_view list) {
   uint8_t access = 0;
   while (!list.empty()) {
     const size_t comma = list.find(',');
@@ -39,20 +39,20 @@ uint8_t parse_access(const ConfigEntry& entry, std::string_view list) {
     } else if (name == "read") {
       access |= kAclRead;
     } else {
-      entry.fail("unknown access '" + std::string(name) + "' (publish, subscribe, read)");
+      return entry.error("unknown access '" + std::string(name) + "' (publish, subscribe, read)");
     }
     list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
   }
-  if (access == 0) entry.fail("no access given (publish, subscribe, read)");
+  if (access == 0) return entry.error("no access given (publish, subscribe, read)");
   return access;
 }
 
-std::vector<PatternLevel> parse_pattern(const ConfigEntry& entry, std::string_view pattern) {
+Result<std::vector<PatternLevel>> parse_pattern(const ConfigEntry& entry, std::string_view pattern) {
   std::vector<PatternLevel> levels;
   LevelCursor cursor(pattern);
   while (!cursor.done()) {
     const std::string_view text = cursor.next();
-    if (!levels.empty() && levels.back().kind == PatternLevel::Kind::kHash) entry.fail("'#' must be the last level");
+    if (!levels.empty() && levels.back().kind == PatternLevel::Kind::kHash) return entry.error("'#' must be the last level");
     PatternLevel level;
     if (text == "+") {
       level.kind = PatternLevel::Kind::kPlus;
@@ -61,7 +61,7 @@ std::vector<PatternLevel> parse_pattern(const ConfigEntry& entry, std::string_vi
     } else if (text == "{node_id}") {
       level.kind = PatternLevel::Kind::kNodeIdVariable;
     } else if (text.find_first_of("+#{}") != std::string_view::npos) {
-      entry.fail("level '" + std::string(text) + "' mixes a wildcard or variable with text");
+      return entry.error("level '" + std::string(text) + "' mixes a wildcard or variable with text");
     } else {
       level.text = text;
     }
@@ -77,50 +77,53 @@ bool names_a_node(const std::vector<PatternLevel>& levels) {
          (levels[1].kind == PatternLevel::Kind::kPlus || levels[1].kind == PatternLevel::Kind::kNodeIdVariable);
 }
 
-bool parse_yes_no(const ConfigEntry& entry, std::string_view key, std::string_view value) {
+Result<bool> parse_yes_no(const ConfigEntry& entry, std::string_view key, std::string_view value) {
   if (value == "yes") return true;
   if (value == "no") return false;
-  entry.fail(std::string(key) + " takes yes or no");
+  return entry.error(std::string(key) + " takes yes or no");
 }
 
-void parse_condition(const ConfigEntry& entry, std::string_view word, AclRule& rule) {
+Status parse_condition(const ConfigEntry& entry, std::string_view word, AclRule& rule) {
   const size_t eq = word.find('=');
-  if (eq == std::string_view::npos) entry.fail("condition '" + std::string(word) + "' is not key=value");
+  if (eq == std::string_view::npos) return entry.error("condition '" + std::string(word) + "' is not key=value");
   const std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
-  if (key == "retain") {
-    rule.retain = parse_yes_no(entry, key, value);
-  } else if (key == "will") {
-    rule.will_allowed = parse_yes_no(entry, key, value);
+  if (key == "retain" || key == "will") {
+    const auto yes = parse_yes_no(entry, key, value);
+    if (!yes) return yes.error();
+    if (key == "retain") rule.retain = *yes;
+    else rule.will_allowed = *yes;
   } else if (key == "attest" && value == "manifest") {
     rule.attest_manifest = true;
   } else if (key == "fresh" && value == "manifest") {
     rule.fresh_manifest = true;
   } else if (key == "scope") {
     const auto bit = scope_bit(value);
-    if (!bit) entry.fail("unknown scope '" + std::string(value) + "'");
+    if (!bit) return entry.error("unknown scope '" + std::string(value) + "'");
     rule.scopes |= *bit;
   } else if (key == "node_tenant") {
-    if (value.empty()) entry.fail("node_tenant needs {tenant} or a tenant name");
+    if (value.empty()) return entry.error("node_tenant needs {tenant} or a tenant name");
     rule.tenant_rule = value == "{tenant}" ? AclRule::TenantRule::kClientTenant : AclRule::TenantRule::kLiteral;
     if (value != "{tenant}") rule.tenant_literal = value;
   } else {
-    entry.fail("unknown condition '" + std::string(word) + "'");
+    return entry.error("unknown condition '" + std::string(word) + "'");
   }
+  return {};
 }
 
-void check_consistency(const ConfigEntry& entry, const AclRule& rule) {
+Status check_consistency(const ConfigEntry& entry, const AclRule& rule) {
   const bool publishes = (rule.access & kAclWrite) != 0;
   if ((rule.retain || !rule.will_allowed || rule.attest_manifest) && !publishes) {
-    entry.fail("retain=, will= and attest= apply to publish only");
+    return entry.error("retain=, will= and attest= apply to publish only");
   }
   if (rule.needs_node_facts() && !names_a_node(rule.levels)) {
-    entry.fail("node_tenant= and fresh= need a pattern $devices/+/... or $devices/{node_id}/...");
+    return entry.error("node_tenant= and fresh= need a pattern $devices/+/... or $devices/{node_id}/...");
   }
-  if (rule.scopes != 0 && rule.who != PrincipalKind::kAgent) entry.fail("scope= applies to agents only");
+  if (rule.scopes != 0 && rule.who != PrincipalKind::kAgent) return entry.error("scope= applies to agents only");
   if (rule.tenant_rule == AclRule::TenantRule::kClientTenant &&
       (rule.who == PrincipalKind::kPlugin || rule.who == PrincipalKind::kBridge)) {
-    entry.fail("the plugin and bridges have no tenant (a bridge carries every tenant)");
+    return entry.error("the plugin and bridges have no tenant (a bridge carries every tenant)");
   }
+  return {};
 }
 
 bool literal_matches(const PatternLevel& p, std::string_view level, const Principal& who) {
@@ -135,18 +138,24 @@ bool literal_matches(const PatternLevel& p, std::string_view level, const Princi
 
 }  // namespace
 
-AclRule parse_acl_rule(const ConfigEntry& entry) {
+Result<AclRule> parse_acl_rule(const ConfigEntry& entry) {
   const auto words = split_words(entry.value);
-  if (words.size() < 3) entry.fail("expected '<principal> <access> <topic pattern> [conditions]'");
+  if (words.size() < 3) return entry.error("expected '<principal> <access> <topic pattern> [conditions]'");
   AclRule rule;
   rule.origin = entry.file + ":" + std::to_string(entry.line);
   const auto who = principal_kind_from_name(words[0]);
-  if (!who) entry.fail("unknown principal '" + std::string(words[0]) + "' (node, agent, plugin, bridge)");
+  if (!who) return entry.error("unknown principal '" + std::string(words[0]) + "' (node, agent, plugin, bridge)");
   rule.who = *who;
-  rule.access = parse_access(entry, words[1]);
-  rule.levels = parse_pattern(entry, words[2]);
-  for (size_t i = 3; i < words.size(); ++i) parse_condition(entry, words[i], rule);
-  check_consistency(entry, rule);
+  auto access = parse_access(entry, words[1]);
+  if (!access) return access.error();
+  rule.access = *access;
+  auto levels = parse_pattern(entry, words[2]);
+  if (!levels) return std::move(levels).error();
+  rule.levels = std::move(levels).value();
+  for (size_t i = 3; i < words.size(); ++i) {
+    if (Status condition = parse_condition(entry, words[i], rule); !condition) return std::move(condition).error();
+  }
+  if (Status consistent = check_consistency(entry, rule); !consistent) return std::move(consistent).error();
   return rule;
 }
 

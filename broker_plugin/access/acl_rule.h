@@ -58,7 +58,7 @@ struct AclRule {
   bool covers_filter(std::string_view filter, const Principal& who) const;
 };
 
-// Throws Error(kBadRequest) "<file>:<line>: allow: <what>" on any malformed part.
-AclRule parse_acl_rule(const ConfigEntry& entry);
+// E_BAD_REQUEST "<file>:<line>: allow: <what>" on any malformed part.
+Result<AclRule> parse_acl_rule(const ConfigEntry& entry);
 
 }  // namespace fleetmcp::plugin

@@ -1,7 +1,6 @@
 #include "broker_plugin/access/admission.h"
 
 #include <algorithm>
-#include <variant>
 
 namespace fleetmcp::plugin {
 namespace {
@@ -22,8 +21,9 @@ Admission::Admission(ClientIdentity identity, int64_t persistent_client_expirati
 
 Verdict Admission::basic_auth(const ClientView& client, std::optional<std::string_view> password) {
   IdentityResult result = identity_.identify_password(client.username, password, client.address, clock_());
-  const bool identified = std::holds_alternative<Principal>(result);
-  if (const auto* who = std::get_if<Principal>(&result)) {
+  const bool identified = result.ok();
+  if (identified) {
+    const Principal* who = &*result;
     const std::optional<Certificate> cert =
         who->kind == PrincipalKind::kBridge ? broker_.client_certificate(client.handle) : std::nullopt;
     // mosquitto assigns an id to an MQTT 5 client that sent none, or an MQTT 3.1.1 one with clean session.
@@ -41,19 +41,19 @@ Verdict Admission::basic_auth(const ClientView& client, std::optional<std::strin
   }
   Session session;
   session.client_id = client.id;
-  if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
+  if (!result) {
     bump(counters_.auth_refused);
     audit_({.caller = client.username.empty() ? client.id : client.username,
             .decision = "refuse",
-            .code = error_code_name(refusal->code),
-            .reason = refusal->reason},
+            .code = error_code_name(result.error().code),
+            .reason = result.error().reason},
            /*caller_verified=*/identified);
     // On SIGHUP mosquitto re-runs BASIC_AUTH for connected clients and disconnects the refused;
     // until then the recorded refusal denies every check.
     sessions_.put(client.handle, std::move(session));
     return Verdict::kDeny;
   }
-  const Principal& who = std::get<Principal>(result);
+  const Principal& who = *result;
   bump(counters_.auth_accepted);
   audit_({.caller = who.name, .tenant = who.tenant, .decision = "accept", .reason = principal_kind_name(who.kind)});
   claim_client_id(client, who);
@@ -117,19 +117,19 @@ Session* Admission::identify_node(const ClientView& client, const Certificate& c
   Session session;
   session.client_id = client.id;
   IdentityResult result = identity_.identify_node(cert, client.id, client.username, clock_());
-  if (const auto* refusal = std::get_if<IdentityRefusal>(&result)) {
+  if (!result) {
     bump(counters_.auth_refused);
     audit_({.caller = client.id,
             .decision = "refuse",
-            .code = error_code_name(refusal->code),
-            .reason = refusal->reason},
+            .code = error_code_name(result.error().code),
+            .reason = result.error().reason},
            /*caller_verified=*/false);
-    session.refusal = *refusal;
+    session.refusal = std::move(result).error();
     Session& refused = sessions_.put(client.handle, std::move(session));
     queue_kick(client.handle, refused, "identity refused");
     return &refused;
   }
-  session.principal = std::get<Principal>(std::move(result));
+  session.principal = std::move(result).value();
   bump(counters_.auth_accepted);
   audit_({.caller = session.principal->name, .tenant = session.principal->tenant, .decision = "accept", .reason = "node"});
   return &sessions_.put(client.handle, std::move(session));

@@ -13,11 +13,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 
 #include "broker_plugin/access/principal.h"
 #include "common/crypto/ed25519.h"
 #include "common/base/error.h"
+#include "common/base/result.h"
 #include "common/crypto/x509.h"
 
 namespace fleetmcp::plugin {
@@ -27,7 +27,7 @@ struct IdentityRefusal {
   std::string reason;  // ASCII, for the audit log; never echoes secrets
 };
 
-using IdentityResult = std::variant<Principal, IdentityRefusal>;
+using IdentityResult = Result<Principal, IdentityRefusal>;
 
 struct WakerCredentials {
   std::string username;

@@ -37,17 +37,25 @@ std::string_view acl_refusal_name(AclRefusal refusal) {
   return "denied";
 }
 
-TopicAcl TopicAcl::load(const std::string& path) { return from_entries(read_config_file(path).value()); }
-
-TopicAcl TopicAcl::parse(std::string_view text, std::string_view file_name) {
-  return from_entries(parse_config_text(text, file_name).value());
+Result<TopicAcl> TopicAcl::load(const std::string& path) {
+  auto entries = read_config_file(path);
+  if (!entries) return std::move(entries).error();
+  return from_entries(*entries);
 }
 
-TopicAcl TopicAcl::from_entries(const std::vector<ConfigEntry>& entries) {
+Result<TopicAcl> TopicAcl::parse(std::string_view text, std::string_view file_name) {
+  auto entries = parse_config_text(text, file_name);
+  if (!entries) return std::move(entries).error();
+  return from_entries(*entries);
+}
+
+Result<TopicAcl> TopicAcl::from_entries(const std::vector<ConfigEntry>& entries) {
   TopicAcl acl;
   for (const ConfigEntry& entry : entries) {
-    if (entry.key != "allow") entry.fail("unknown key (the policy has only 'allow = ...' lines)");
-    acl.rules_.push_back(parse_acl_rule(entry));
+    if (entry.key != "allow") return entry.error("unknown key (the policy has only 'allow = ...' lines)");
+    auto rule = parse_acl_rule(entry);
+    if (!rule) return std::move(rule).error();
+    acl.rules_.push_back(std::move(rule).value());
   }
   for (size_t i = 0; i < acl.rules_.size(); ++i) {
     for (AclAccess access : kIndexedAccess) {

@@ -43,15 +43,15 @@ struct AclVerdict {
 
 class TopicAcl {
  public:
-  // Throws Error(kBadRequest) naming file and line.
-  static TopicAcl load(const std::string& path);
-  static TopicAcl parse(std::string_view text, std::string_view file_name);
+  // E_BAD_REQUEST naming file and line.
+  static Result<TopicAcl> load(const std::string& path);
+  static Result<TopicAcl> parse(std::string_view text, std::string_view file_name);
 
   AclVerdict evaluate(const AclQuery& query, const NodeFacts& facts) const;
   size_t size() const { return rules_.size(); }
 
  private:
-  static TopicAcl from_entries(const std::vector<ConfigEntry>& entries);
+  static Result<TopicAcl> from_entries(const std::vector<ConfigEntry>& entries);
   static size_t slot(PrincipalKind who, AclAccess access);
   AclRefusal check_conditions(const AclRule& rule, const AclQuery& query, const NodeFacts& facts) const;
 

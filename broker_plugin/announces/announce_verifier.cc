@@ -3,48 +3,28 @@
 #include "common/crypto/digest.h"
 
 namespace fleetmcp::plugin {
-namespace {
-
-AnnounceOutcome refused(ErrorEnvelope error, const Digest32& digest, std::string etag,
-                        std::shared_ptr<const ManifestSummary> manifest) {
-  AnnounceOutcome out;
-  out.digest = digest;
-  out.etag = std::move(etag);
-  out.manifest = std::move(manifest);
-  out.error = std::move(error);
-  return out;
-}
-
-}  // namespace
-
 AnnounceVerifier::AnnounceVerifier(std::shared_ptr<const SchemaRegistry> schemas, Certificate ca,
                                    std::shared_ptr<const RevocationList> revoked, size_t cache_capacity)
     : verifier_(std::move(schemas), std::move(ca), std::move(revoked)), cache_(cache_capacity) {}
 
-AnnounceOutcome AnnounceVerifier::check(std::string_view payload, const AnnounceContext& facts) {
+AnnounceVerdict AnnounceVerifier::check(std::string_view payload, const AnnounceContext& facts) {
   const Digest32 digest = blake3_256(payload);
   if (payload.size() > kMaxManifestBytes) {
     // Refused without caching: nobody re-announces oversize bytes on purpose.
     auto parsed = verifier_.parse(payload);
-    if (!parsed) return refused(std::move(parsed).error(), digest, hex_lower(digest), nullptr);
+    if (!parsed) return AnnounceRefusal{std::move(parsed).error(), hex_lower(digest), false};
   }
   CachedVerdict* verdict = cache_.find(digest);
   const bool hit = verdict != nullptr;
   if (!hit) verdict = &cache_.put(digest, analyse(payload, digest, facts.certificate));
-  if (!verdict->manifest) return refused(verdict->manifest.error(), digest, hex_lower(digest), nullptr);
+  if (!verdict->manifest) return AnnounceRefusal{verdict->manifest.error(), hex_lower(digest), hit};
 
   const auto& manifest = *verdict->manifest;
   Status checks = verifier_.check_after_parse(manifest->facts(), facts, [&](const Certificate& cert) {
     return signature_of(*verdict, payload, cert);
   });  // 4–9
-  AnnounceOutcome out;
-  out.accepted = checks.ok();
-  out.cache_hit = hit;
-  out.digest = digest;
-  out.etag = manifest->etag;
-  out.manifest = manifest;
-  if (!checks) out.error = std::move(checks).error();
-  return out;
+  if (!checks) return AnnounceRefusal{std::move(checks).error(), manifest->etag, hit};
+  return AcceptedAnnounce{manifest->etag, manifest, hit};
 }
 
 CachedVerdict AnnounceVerifier::analyse(std::string_view payload, const Digest32& digest,

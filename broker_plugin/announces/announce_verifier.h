@@ -17,21 +17,28 @@
 
 namespace fleetmcp::plugin {
 
-struct AnnounceOutcome {
-  bool accepted = false;
-  bool cache_hit = false;
-  Digest32 digest{};
-  std::string etag;  // the manifest's etag once it parsed, else hex BLAKE3 of the raw bytes
-  std::shared_ptr<const ManifestSummary> manifest;  // whenever checks 1–3 passed
-  ErrorEnvelope error;                              // when refused
+// An announce that passed every check: what the plugin keeps.
+struct AcceptedAnnounce {
+  std::string etag;
+  std::shared_ptr<const ManifestSummary> manifest;
+  bool cache_hit = false;  // the bytes' verdict was cached (plugin counter announce_cache_hits)
 };
+
+// Why an announce was refused, and the etag its rejected message names (docs/protocol.md §6.1).
+struct AnnounceRefusal {
+  ErrorEnvelope error;
+  std::string etag;  // the manifest's etag once it parsed, else hex BLAKE3 of the raw bytes
+  bool cache_hit = false;
+};
+
+using AnnounceVerdict = Result<AcceptedAnnounce, AnnounceRefusal>;
 
 class AnnounceVerifier {
  public:
   AnnounceVerifier(std::shared_ptr<const SchemaRegistry> schemas, Certificate ca,
                    std::shared_ptr<const RevocationList> revoked, size_t cache_capacity);
 
-  AnnounceOutcome check(std::string_view payload, const AnnounceContext& facts);
+  AnnounceVerdict check(std::string_view payload, const AnnounceContext& facts);
   void set_revocations(std::shared_ptr<const RevocationList> revoked) { verifier_.set_revocations(std::move(revoked)); }
   // A node's manifest was replaced or withdrawn: its verdict (and the summary it holds) goes.
   // Without this every refresh of every node left ~1.5 KiB behind until the cache filled

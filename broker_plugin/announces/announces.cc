@@ -80,11 +80,11 @@ Verdict Announces::check(std::string_view client_id, const Principal& node, std:
     return Verdict::kDeny;
   }
   if (payload.empty()) return Verdict::kAllow;  // deregistration (docs/protocol.md §3)
-  const AnnounceOutcome outcome =
+  const AnnounceVerdict verdict =
       verifier_.check(payload, facts_for(registry_.find(node.name), node.name, node.certificate.get(), clock_()));
-  if (outcome.cache_hit) bump(counters_.announce_cache_hits);
-  if (!outcome.accepted) {
-    refuse(client_id, node, outcome.error, outcome.etag);
+  if (verdict ? verdict->cache_hit : verdict.error().cache_hit) bump(counters_.announce_cache_hits);
+  if (!verdict) {
+    refuse(client_id, node, verdict.error().error, verdict.error().etag);
     return Verdict::kDeny;
   }
   return Verdict::kAllow;
@@ -132,14 +132,14 @@ void Announces::commit(const Principal& node, std::string_view payload) {
   }
   // The WRITE check just verified these bytes, so this is a cache hit that hands back the
   // summary to keep.
-  const AnnounceOutcome outcome =
+  const AnnounceVerdict verdict =
       verifier_.check(payload, facts_for(&record, node.name, node.certificate.get(), clock_()));
-  if (!outcome.accepted) return;
-  accept(record, outcome, node.certificate, node.name, "");
+  if (!verdict) return;
+  accept(record, *verdict, node.certificate, node.name, "");
   bump(counters_.announces_accepted);
 }
 
-void Announces::accept(NodeRecord& node, const AnnounceOutcome& outcome, std::shared_ptr<const Certificate> cert,
+void Announces::accept(NodeRecord& node, const AcceptedAnnounce& outcome, std::shared_ptr<const Certificate> cert,
                        std::string_view caller, std::string_view how) {
   const bool changed = !node.manifest || node.manifest->etag != outcome.etag || !node.manifest_fresh(clock_());
   commit_manifest(node, outcome.manifest, std::move(cert));
@@ -236,13 +236,13 @@ bool Announces::verify_restored(std::string_view node_id, std::string_view paylo
                                 std::string(node_id) + " is revoked, expired or not from the fleet CA",
                             "re-enroll the node");
     } else {
-      const AnnounceOutcome outcome = verifier_.check(payload, facts_for(node, node_id, node->certificate.get(), now));
-      if (outcome.accepted) {
-        commit_manifest(*node, outcome.manifest, node->certificate);
+      const AnnounceVerdict verdict = verifier_.check(payload, facts_for(node, node_id, node->certificate.get(), now));
+      if (verdict) {
+        commit_manifest(*node, verdict->manifest, node->certificate);
         bump(counters_.restored_verified);
         return true;
       }
-      error = outcome.error;
+      error = verdict.error().error;
     }
   }
   clear_restored(node_id, error);

@@ -93,7 +93,7 @@ class Announces : private NodeFacts {
 
  private:
   struct BridgedAnnounce {
-    AnnounceOutcome outcome;
+    AnnounceVerdict outcome = AnnounceRefusal{};
     std::shared_ptr<const Certificate> certificate;  // the one it was checked against
   };
 
@@ -106,7 +106,7 @@ class Announces : private NodeFacts {
   void commit_manifest(NodeRecord& node, std::shared_ptr<const ManifestSummary> manifest,
                        std::shared_ptr<const Certificate> cert);
   // Commits an accepted announce; audits it when it changed the node's manifest.
-  void accept(NodeRecord& node, const AnnounceOutcome& outcome, std::shared_ptr<const Certificate> cert,
+  void accept(NodeRecord& node, const AcceptedAnnounce& outcome, std::shared_ptr<const Certificate> cert,
               std::string_view caller, std::string_view how);
   void deregister(NodeRecord& node);
   bool verify_restored(std::string_view node_id, std::string_view payload);

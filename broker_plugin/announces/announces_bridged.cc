@@ -31,8 +31,8 @@ Verdict Announces::check_bridged(const ClientView& bridge, std::string_view node
   const NodeRecord* node = registry_.find(node_id);
   if (node != nullptr && node->session != nullptr) return Verdict::kDeny;
   const BridgedAnnounce checked = verify_bridged(node_id, payload);
-  if (!checked.outcome.accepted) {
-    refuse_bridged(bridge, node_id, checked.outcome.error);
+  if (!checked.outcome) {
+    refuse_bridged(bridge, node_id, checked.outcome.error().error);
     return Verdict::kDeny;
   }
   return Verdict::kAllow;
@@ -52,14 +52,14 @@ Verdict Announces::accept_bridged(const ClientView& bridge, std::string_view nod
     return Verdict::kDeny;
   }
   const BridgedAnnounce checked = verify_bridged(node_id, payload);
-  if (!checked.outcome.accepted) {
-    refuse_bridged(bridge, node_id, checked.outcome.error);
+  if (!checked.outcome) {
+    refuse_bridged(bridge, node_id, checked.outcome.error().error);
     return Verdict::kDeny;
   }
   NodeRecord& node = registry_.get_or_create(node_id, checked.certificate->subject_o());
   node.remote = true;
   node.remote_via = bridge.handle;
-  accept(node, checked.outcome, checked.certificate, bridge_name(bridge), " over a bridge");
+  accept(node, *checked.outcome, checked.certificate, bridge_name(bridge), " over a bridge");
   bump(counters_.bridged_announces);
   return Verdict::kAllow;
 }
@@ -75,14 +75,14 @@ Announces::BridgedAnnounce Announces::verify_bridged(std::string_view node_id, s
   if (remembered && (now < remembered->not_before_ms() || now >= remembered->not_after_ms())) remembered = nullptr;
   checked.certificate = remembered ? std::move(remembered) : enrolled_certificate(node_id);
   checked.outcome = verifier_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
-  if (checked.outcome.accepted || checked.outcome.error.code != ErrorCode::kAttestationFailed) return checked;
+  if (checked.outcome || checked.outcome.error().error.code != ErrorCode::kAttestationFailed) return checked;
   // The remembered certificate may predate a re-enrolment: the one on disk decides.
   auto enrolled = enrolled_certificate(node_id);
   if (enrolled && (!checked.certificate || enrolled->thumbprint() != checked.certificate->thumbprint())) {
     checked.certificate = std::move(enrolled);
     checked.outcome = verifier_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
   } else if (!checked.certificate) {
-    checked.outcome.error = no_enrolled_certificate(node_id);
+    checked.outcome = AnnounceRefusal{no_enrolled_certificate(node_id), checked.outcome.error().etag, false};
   }
   return checked;
 }

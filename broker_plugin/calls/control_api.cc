@@ -10,10 +10,11 @@ namespace {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-Error bad_request(const std::string& what) {
-  return Error(ErrorCode::kBadRequest, "control request: " + what,
-               "publish {\"id\",\"tool\",\"arguments\"} or {\"id\",\"command\":\"counters\"|\"nodes\"} "
-               "on $CONTROL/fleetmcp/v1");
+ControlRefusal bad_request(const std::string& what, std::string id = {}) {
+  return {std::move(id),
+          ErrorEnvelope(ErrorCode::kBadRequest, "control request: " + what,
+                        "publish {\"id\",\"tool\",\"arguments\"} or {\"id\",\"command\":\"counters\"|\"nodes\"} "
+                        "on $CONTROL/fleetmcp/v1")};
 }
 
 void put_string(Writer& w, const char* key, std::string_view value) {
@@ -32,23 +33,23 @@ std::string finish(rapidjson::StringBuffer& buf) { return std::string(buf.GetStr
 
 }  // namespace
 
-ControlRequest parse_control_request(std::string_view payload, std::string* id_out) {
+Result<ControlRequest, ControlRefusal> parse_control_request(std::string_view payload) {
   const auto parsed = json::parse_strict(payload, ErrorCode::kBadRequest, {.max_bytes = 64 * 1024, .max_depth = 32});
-  if (!parsed) throw bad_request(parsed.error().message);
+  if (!parsed) return bad_request(parsed.error().message);
   const json::Document& doc = *parsed;
-  if (!doc.IsObject()) throw bad_request("not a JSON object");
-  const std::string id(json::get_string(doc, "id").value_or(""));
-  if (id.size() > 64) throw bad_request("id is longer than 64 characters");
-  *id_out = ascii_clamp(id, 64);
+  if (!doc.IsObject()) return bad_request("not a JSON object");
+  const std::string_view raw_id = json::get_string(doc, "id").value_or("");
+  if (raw_id.size() > 64) return bad_request("id is longer than 64 characters");
+  const std::string id = ascii_clamp(raw_id, 64);
   if (const auto command = json::get_string(doc, "command")) {
-    if (*command != "counters" && *command != "nodes") throw bad_request("unknown command");
-    return ControlCommand{*id_out, std::string(*command)};
+    if (*command != "counters" && *command != "nodes") return bad_request("unknown command", id);
+    return ControlRequest(ControlCommand{id, std::string(*command)});
   }
   const auto tool = json::get_string(doc, "tool");
-  if (!tool) throw bad_request("no tool and no command");
+  if (!tool) return bad_request("no tool and no command", id);
   const json::Value* arguments = json::find(doc, "arguments");
-  if (arguments != nullptr && !arguments->IsObject()) throw bad_request("arguments is not an object");
-  return ControlCall{*id_out, std::string(*tool), arguments ? json::to_string(*arguments) : "{}"};
+  if (arguments != nullptr && !arguments->IsObject()) return bad_request("arguments is not an object", id);
+  return ControlRequest(ControlCall{id, std::string(*tool), arguments ? json::to_string(*arguments) : "{}"});
 }
 
 std::string control_error(std::string_view id, const ErrorEnvelope& error) {

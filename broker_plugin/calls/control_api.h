@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "common/base/error.h"
+#include "common/base/result.h"
 
 namespace fleetmcp::plugin {
 
@@ -27,9 +28,14 @@ struct ControlCommand {
 };
 using ControlRequest = std::variant<ControlCall, ControlCommand>;
 
-// Throws Error(kBadRequest) saying what is wrong; the id, when readable, goes in *id_out so the
-// error answer can still be correlated.
-ControlRequest parse_control_request(std::string_view payload, std::string* id_out);
+// A request that does not parse: E_BAD_REQUEST saying what is wrong, and the id when it was
+// readable, so the error answer can still be correlated.
+struct ControlRefusal {
+  std::string id;
+  ErrorEnvelope error;
+};
+
+Result<ControlRequest, ControlRefusal> parse_control_request(std::string_view payload);
 
 std::string control_error(std::string_view id, const ErrorEnvelope& error);
 std::string control_call_answer(std::string_view id, std::string_view tool, std::string_view node_id,

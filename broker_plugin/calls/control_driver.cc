@@ -15,21 +15,20 @@ ControlDriver::ControlDriver(CallDispatch& calls, const NodeRegistry& registry, 
 
 void ControlDriver::on_request(std::string_view client_id_view, const Principal& agent, std::string_view payload) {
   const std::string client_id(client_id_view);
-  std::string id;
-  ControlRequest request;
-  try {
-    request = parse_control_request(payload, &id);
-  } catch (const Error& e) {
-    broker_.publish(client_id, kControlResponseTopic, control_error(id, e.envelope()), 1, false);
+  auto request = parse_control_request(payload);
+  if (!request) {
+    broker_.publish(client_id, kControlResponseTopic, control_error(request.error().id, request.error().error), 1, false);
     return;
   }
-  if (const auto* command = std::get_if<ControlCommand>(&request)) {
+  if (const auto* command = std::get_if<ControlCommand>(&*request)) {
     const bool counters = command->command == "counters";
     const std::string body = counters ? counters_.to_json() : nodes_json(agent);
-    broker_.publish(client_id, kControlResponseTopic, control_command_answer(id, command->command, body), 1, false);
+    broker_.publish(client_id, kControlResponseTopic, control_command_answer(command->id, command->command, body), 1,
+                    false);
     return;
   }
-  const auto& call = std::get<ControlCall>(request);
+  const auto& call = std::get<ControlCall>(*request);
+  const std::string& id = call.id;
   // The driver's origin resolves the name it was given; the core then looks the tool up by ids.
   const auto name = parse_tool_name(call.tool);
   QueuedCall queued;

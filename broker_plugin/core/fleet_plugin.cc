@@ -5,39 +5,52 @@
 namespace fleetmcp::plugin {
 namespace {
 
-// Every file an option names is loaded here; its error is re-labelled with the option, so the
-// broker's log says which line of mosquitto.conf to fix.
+// Every file an option names is loaded here, at start-up; its error is re-labelled with the
+// option, so the broker's log says which line of mosquitto.conf to fix. The constructor then
+// throws it (value()), caught where mosquitto loads the plugin (module/plugin_entry.cc).
+ErrorEnvelope labelled(std::string_view option, const ErrorEnvelope& e) {
+  return ErrorEnvelope(e.code, "plugin_opt_" + std::string(option) + ": " + e.message, e.suggested_fix);
+}
+
+template <typename T>
+Result<T> for_option(std::string_view option, Result<T> loaded) {
+  if (loaded) return loaded;
+  return labelled(option, loaded.error());
+}
+
+// The same for the loaders that throw by contract (SchemaRegistry::load, the audit log's
+// constructor; docs/CONTRIBUTING.md "Exceptions"): still start-up, so the label is all it adds.
 template <typename Load>
-auto for_option(std::string_view option, Load&& load) {
+auto for_option_throwing(std::string_view option, Load&& load) {
   try {
     return load();
   } catch (const Error& e) {
-    throw Error(e.code(), "plugin_opt_" + std::string(option) + ": " + e.envelope().message,
-                e.envelope().suggested_fix);
+    throw Error(labelled(option, e.envelope()));
   }
 }
 
 std::shared_ptr<const SchemaRegistry> load_schemas(const PluginOptions& o) {
-  return for_option("schemas_dir", [&] {
+  return for_option_throwing("schemas_dir", [&] {
     return SchemaRegistry::load(o.schemas_dir.empty() ? SchemaRegistry::default_dir() : o.schemas_dir);
   });
 }
 
 std::shared_ptr<const RevocationList> load_revocations(const PluginOptions& o) {
   if (o.revocation_file.empty()) return std::make_shared<const RevocationList>();
-  return for_option("revocation_file", [&] {
-    return std::make_shared<const RevocationList>(RevocationList::load(o.revocation_file, /*missing_is_empty=*/false).value());
-  });
+  return std::make_shared<const RevocationList>(
+      for_option("revocation_file", RevocationList::load(o.revocation_file, /*missing_is_empty=*/false)).value());
 }
 
-Certificate load_ca(const PluginOptions& o) {
-  return for_option("ca_file", [&] { return Certificate::load_pem_file(o.ca_file).value(); });
+Certificate load_ca(const PluginOptions& o) { return for_option("ca_file", Certificate::load_pem_file(o.ca_file)).value(); }
+
+Result<Ed25519PublicKey> load_issuer_key(const std::string& path) {
+  auto pem = read_file(path);
+  if (!pem) return std::move(pem).error();
+  return ed25519_public_key_from_pem(*pem, path);
 }
 
 ClientIdentity make_identity(const PluginOptions& o, std::shared_ptr<const RevocationList> revoked) {
-  const Ed25519PublicKey issuer = for_option("issuer_public_key", [&] {
-    return ed25519_public_key_from_pem(read_file(o.issuer_public_key).value(), o.issuer_public_key).value();
-  });
+  const Ed25519PublicKey issuer = for_option("issuer_public_key", load_issuer_key(o.issuer_public_key)).value();
   return ClientIdentity(load_ca(o), issuer, o.token_audience, WakerCredentials::generate(o.waker_username),
                         std::move(revoked));
 }
@@ -52,24 +65,21 @@ FleetPlugin::FleetPlugin(PluginOptions options, BrokerPort& broker, PluginClock 
       revoked_(load_revocations(options_)),
       admission_(make_identity(options_, revoked_), options_.persistent_client_expiration_ms,
                  options_.max_persistent_sessions_per_principal, broker_, clock_, audit_, counters_),
-      acl_(for_option("acl_file", [&] { return TopicAcl::load(options_.acl_file); })),
+      acl_(for_option("acl_file", TopicAcl::load(options_.acl_file)).value()),
       announces_({.schemas = schemas_,
                   .ca = admission_.identity().ca(),
                   .revoked = revoked_,
                   .verdict_cache_entries = options_.verdict_cache_entries,
                   .enrolled_certs_dir = options_.enrolled_certs_dir},
                  broker_, clock_, audit_, counters_),
-      audit_(for_option("audit_log", [&] {
+      audit_(for_option_throwing("audit_log", [&] {
         return AuditTrail(options_.audit_log, options_.audit_refusal_interval_ms, clock_, counters_);
       })),
       calls_(announces_.registry(), *schemas_, broker_, clock_, audit_, counters_),
       control_(calls_, announces_.registry(), *schemas_, counters_, broker_, clock_) {
   announces_.set_unreachable(
       [this](std::string_view node_id) { calls_.fail_calls_of(node_id, ErrorCode::kNodeOffline); });
-  for_option("state_file", [&] {
-    load_state();
-    return 0;
-  });
+  for_option("state_file", load_state()).value();
 }
 
 FleetPlugin::~FleetPlugin() = default;

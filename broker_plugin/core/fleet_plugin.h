@@ -132,7 +132,7 @@ class FleetPlugin {
   // fleet_plugin_tick.cc
   void drain_scanned(int64_t now_ms);
   void save_state_if_due(int64_t now_ms, bool force);
-  void load_state();
+  Status load_state();  // the state file, at start-up
 
   PluginOptions options_;
   BrokerPort& broker_;

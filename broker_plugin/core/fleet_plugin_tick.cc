@@ -95,16 +95,14 @@ void FleetPlugin::on_reload() {
     broker_.log(LogLevel::kError, "fleetmcp: revocation list not reloaded, keeping the previous one: " +
                                       reloaded.error().summary());
   }
-  try {
-    acl_ = TopicAcl::load(options_.acl_file);
-  } catch (const Error& e) {
+  if (auto policy = TopicAcl::load(options_.acl_file)) {
+    acl_ = std::move(policy).value();
+  } else {
     broker_.log(LogLevel::kError, "fleetmcp: topic policy not reloaded, keeping the previous one: " +
-                                      std::string(e.what()));
+                                      policy.error().summary());
   }
-  try {
-    audit_.log().reopen();
-  } catch (const Error& e) {
-    broker_.log(LogLevel::kError, std::string("fleetmcp: ") + e.what());
+  if (Status reopened = audit_.log().reopen(); !reopened) {
+    broker_.log(LogLevel::kError, "fleetmcp: " + reopened.error().summary());
   }
   broker_.log(LogLevel::kNotice, "fleetmcp: reloaded, " + std::to_string(revoked_->size()) +
                                      " revocations, " + std::to_string(acl_.size()) + " policy rules");
@@ -116,31 +114,36 @@ void FleetPlugin::save_state_if_due(int64_t now_ms, bool force) {
   if (!announces_.changed_since_saved() && claims.durable_changes() == saved_claim_changes_) return;
   if (!force && now_ms - last_state_save_ms_ < kStateSaveIntervalMs) return;
   last_state_save_ms_ = now_ms;
-  try {
-    const uint64_t claim_changes = claims.durable_changes();
-    save_state_file(options_.state_file, {persisted_nodes(announces_.registry()), claims.durable()});
-    announces_.saved();
-    saved_claim_changes_ = claim_changes;
-  } catch (const Error& e) {
-    broker_.log(LogLevel::kError, std::string("fleetmcp: ") + e.what());
+  const uint64_t claim_changes = claims.durable_changes();
+  const Status saved = save_state_file(options_.state_file, {persisted_nodes(announces_.registry()), claims.durable()});
+  if (!saved) {
+    broker_.log(LogLevel::kError, "fleetmcp: " + saved.error().summary());
+    return;
   }
+  announces_.saved();
+  saved_claim_changes_ = claim_changes;
 }
 
-void FleetPlugin::load_state() {
-  if (options_.state_file.empty()) return;
-  const PersistedState state = load_state_file(options_.state_file);
+Status FleetPlugin::load_state() {
+  if (options_.state_file.empty()) return {};
+  auto loaded = load_state_file(options_.state_file);
+  if (!loaded) return std::move(loaded).error();
+  const PersistedState& state = *loaded;
   admission_.claims().restore(state.client_ids);
   saved_claim_changes_ = admission_.claims().durable_changes();
   for (const PersistedNode& p : state.nodes) {
     NodeRecord& node = announces_.registry().get_or_create(p.node_id, p.tenant);
     if (!p.certificate_pem.empty()) {
-      node.certificate = std::make_shared<const Certificate>(Certificate::from_pem(p.certificate_pem, options_.state_file).value());
+      auto cert = Certificate::from_pem(p.certificate_pem, options_.state_file);
+      if (!cert) return std::move(cert).error();
+      node.certificate = std::make_shared<const Certificate>(std::move(cert).value());
     }
     node.last_issued_at_ms = p.last_issued_at_ms;
     if (!p.hw_fingerprint.empty()) node.hw_pin = HwPin{p.hw_fingerprint, p.hw_kid};
     node.remote = p.remote;  // offline until its bridge brings the owner's status
     node.revoked = revoked_->contains(p.node_id);
   }
+  return {};
 }
 
 }  // namespace fleetmcp::plugin

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "broker_plugin/access/client_id_claims.h"
+#include "common/base/result.h"
 
 namespace fleetmcp::plugin {
 
@@ -29,10 +30,10 @@ struct PersistedState {
   std::vector<DurableClaim> client_ids;  // absent from files written before issue 24: none
 };
 
-// A missing file is an empty state. Throws Error(kInternal) naming the file when it is unreadable
-// or malformed, so a damaged state never silently drops replay protection.
-PersistedState load_state_file(const std::string& path);
-// Throws Error(kInternal) naming the file when it cannot be written.
-void save_state_file(const std::string& path, const PersistedState& state);
+// A missing file is an empty state. E_INTERNAL naming the file when it is unreadable or malformed,
+// so a damaged state never silently drops replay protection (the plugin refuses to start).
+Result<PersistedState> load_state_file(const std::string& path);
+// E_INTERNAL naming the file when it cannot be written.
+Status save_state_file(const std::string& path, const PersistedState& state);
 
 }  // namespace fleetmcp::plugin

@@ -39,32 +39,33 @@ void field(std::string& out, std::string_view lead, std::string_view value) {
 
 AuditLog::AuditLog(std::string path) : path_(std::move(path)) {
   std::lock_guard<std::mutex> lock(mutex_);
-  open_locked();
+  open_locked().value();  // a constructor: the file is opened at start-up or not at all
 }
 
 AuditLog::~AuditLog() {
   if (file_ != nullptr && file_ != stderr) std::fclose(file_);
 }
 
-void AuditLog::open_locked() {
+Status AuditLog::open_locked() {
   if (file_ != nullptr && file_ != stderr) std::fclose(file_);
   file_ = nullptr;
-  if (path_.empty()) return;
+  if (path_.empty()) return {};
   if (path_ == "-") {
     file_ = stderr;
-    return;
+    return {};
   }
   file_ = std::fopen(path_.c_str(), "a");
   if (file_ == nullptr) {
-    throw Error(ErrorCode::kInternal, "cannot open audit log " + path_ + " for appending",
-                "fix the path or the directory's permissions (the broker may run as user mosquitto)");
+    return ErrorEnvelope(ErrorCode::kInternal, "cannot open audit log " + path_ + " for appending",
+                         "fix the path or the directory's permissions (the broker may run as user mosquitto)");
   }
   std::setvbuf(file_, nullptr, _IOLBF, 0);  // one line, one write: readable while the broker runs
+  return {};
 }
 
-void AuditLog::reopen() {
+Status AuditLog::reopen() {
   std::lock_guard<std::mutex> lock(mutex_);
-  open_locked();
+  return open_locked();
 }
 
 std::string AuditLog::format(const AuditRecord& r, int64_t now_ms) {

@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/base/result.h"
+
 namespace fleetmcp {
 
 struct AuditRecord {
@@ -37,12 +39,13 @@ class AuditLog {
   void write(const AuditRecord& record, int64_t now_ms);
   // A line formatted elsewhere (the HTTP front's call lines), appended whole.
   void write_line(std::string_view line);
-  void reopen();
+  // After a rotation (SIGHUP). Failed: no file until the next reopen() succeeds.
+  Status reopen();
   // The line write() would append, without the newline.
   static std::string format(const AuditRecord& record, int64_t now_ms);
 
  private:
-  void open_locked();
+  Status open_locked();
 
   std::string path_;
   std::mutex mutex_;

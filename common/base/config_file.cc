@@ -27,10 +27,12 @@ Option as_option(const ConfigEntry& entry) { return {entry.key, entry.key, entry
 
 }  // namespace
 
-void ConfigEntry::fail(std::string_view what) const {
-  throw Error(ErrorCode::kBadRequest, file + ":" + std::to_string(line) + ": " + key + ": " + std::string(what),
-              "fix the value of " + key + " on line " + std::to_string(line) + " of " + file);
+ErrorEnvelope ConfigEntry::error(std::string_view what) const {
+  return ErrorEnvelope(ErrorCode::kBadRequest, file + ":" + std::to_string(line) + ": " + key + ": " + std::string(what),
+                       "fix the value of " + key + " on line " + std::to_string(line) + " of " + file);
 }
+
+void ConfigEntry::fail(std::string_view what) const { throw Error(error(what)); }
 
 // The typed reads are the option reader's (common/base/options.h): one text for each kind of
 // mistake, whether in device.conf, mosquitto.conf or on a command line.

@@ -18,7 +18,9 @@ struct ConfigEntry {
   int line = 0;
   std::string key, value;
 
-  // Throws Error(kBadRequest) "<file>:<line>: <key>: <what>".
+  // E_BAD_REQUEST "<file>:<line>: <key>: <what>": what a reader returning a Result hands back.
+  ErrorEnvelope error(std::string_view what) const;
+  // Throws error(what) (start-up reads, docs/CONTRIBUTING.md "Exceptions").
   [[noreturn]] void fail(std::string_view what) const;
   int64_t as_int(int64_t min, int64_t max) const;
   double as_number(double min, double max) const;

@@ -70,24 +70,19 @@ std::string write_cmd(std::string_view msg_id, int64_t ts_ms, int64_t deadline_m
   return cmd;
 }
 
-std::optional<ReceivedCmd> read_cmd(std::string_view payload, std::string& why) {
+Result<ReceivedCmd> read_cmd(std::string_view payload) {
+  constexpr std::string_view kFix = "send a strict JSON cmd object with an uppercase ULID msg_id";
   if (payload.size() > kMaxCmdParseBytes) {
-    why = "payload of " + std::to_string(payload.size()) + " bytes, too large to look for a msg_id";
-    return std::nullopt;
+    return ErrorEnvelope(ErrorCode::kBadRequest,
+                         "payload of " + std::to_string(payload.size()) + " bytes, too large to look for a msg_id", kFix);
   }
   ReceivedCmd cmd;
   cmd.size = payload.size();
   auto parsed = json::parse_strict(payload, ErrorCode::kBadRequest, {kMaxCmdParseBytes, 64});
-  if (!parsed) {
-    why = parsed.error().message;  // parse_strict names the offset, never the bytes
-    return std::nullopt;
-  }
+  if (!parsed) return std::move(parsed).error();  // parse_strict names the offset, never the bytes
   cmd.doc = std::move(*parsed);
   const auto msg_id = cmd.doc.IsObject() ? json::get_string(cmd.doc, "msg_id") : std::nullopt;
-  if (!msg_id || !is_msg_id(*msg_id)) {
-    why = "no msg_id that is an uppercase ULID";
-    return std::nullopt;
-  }
+  if (!msg_id || !is_msg_id(*msg_id)) return ErrorEnvelope(ErrorCode::kBadRequest, "no msg_id that is an uppercase ULID", kFix);
   cmd.msg_id = std::string(*msg_id);
   return cmd;
 }

@@ -37,8 +37,9 @@ struct ReceivedCmd {
   size_t size = 0;
 };
 
-// Step 1: strict JSON with a well-formed msg_id, or nullopt with `why` saying what was missing.
-std::optional<ReceivedCmd> read_cmd(std::string_view payload, std::string& why);
+// Step 1: strict JSON with a well-formed msg_id, or E_BAD_REQUEST saying what was missing (a cmd
+// without a msg_id cannot be answered: the device drops it and logs the message).
+Result<ReceivedCmd> read_cmd(std::string_view payload);
 
 struct CmdEnvelope {
   std::string msg_id;

@@ -48,10 +48,9 @@ CommandDispatcher::CommandDispatcher(std::string node_id, const ToolTable& tools
 
 void CommandDispatcher::on_cmd(std::string_view payload) {
   const int64_t received_boot_ms = boot_ms(), received_wall_ms = now_ms();
-  std::string why;
-  auto cmd = read_cmd(payload, why);
+  auto cmd = read_cmd(payload);
   if (!cmd) {
-    log_warn(node_id_, "cmd.dropped", why + "; no msg_id to reply to");
+    log_warn(node_id_, "cmd.dropped", cmd.error().message + "; no msg_id to reply to");
     return;
   }
   const auto seen = cache_.begin(cmd->msg_id, received_wall_ms);
@@ -68,45 +67,47 @@ void CommandDispatcher::on_cmd(std::string_view payload) {
   call->received_boot_ms = received_boot_ms;
   call->received_wall_ms = received_wall_ms;
   call->cmd = std::move(*cmd);
-  // The dispatcher is a boundary (CONTRIBUTING): every refusal becomes this cmd's ack.
-  try {
-    admit(call);
-  } catch (const Error& e) {
-    refuse(*call, e.envelope());
-  }
+  // Every refusal becomes this cmd's ack.
+  if (Status admitted = admit(call); !admitted) refuse(*call, admitted.error());
 }
 
-void CommandDispatcher::admit(std::shared_ptr<Call> call) {
-  call->env = check_cmd_envelope(call->cmd).value();  // a refusal is thrown to the boundary above
-  call->tool = &resolve_tool(call->env.tool);
-  check_arguments(*call->tool, *call->env.arguments);
+Status CommandDispatcher::admit(std::shared_ptr<Call> call) {
+  auto env = check_cmd_envelope(call->cmd);
+  if (!env) return std::move(env).error();
+  call->env = std::move(env).value();
+  auto tool = resolve_tool(call->env.tool);
+  if (!tool) return std::move(tool).error();
+  call->tool = *tool;
+  if (Status valid = check_arguments(*call->tool, *call->env.arguments); !valid) return valid;
   const int64_t left_ms = time_left_ms(*call);
   if (left_ms <= 0) {
     log_warn(node_id_, "cmd.late", "msg_id=" + call->cmd.msg_id + " tool=" + call->env.tool + " arrived at least " +
                                        std::to_string(-left_ms) + " ms after its deadline; not run");
-    throw Error(ErrorCode::kDeadlineExceeded,
-                std::string(kNotRunPrefix) + " the cmd arrived at least " + std::to_string(-left_ms) +
-                    " ms after its deadline (ts_ms + deadline_ms on the plugin's clock)",
-                "nothing was run; send a new call if it is still wanted");
+    return ErrorEnvelope(ErrorCode::kDeadlineExceeded,
+                         std::string(kNotRunPrefix) + " the cmd arrived at least " + std::to_string(-left_ms) +
+                             " ms after its deadline (ts_ms + deadline_ms on the plugin's clock)",
+                         "nothing was run; send a new call if it is still wanted");
   }
   // The handler gets its own deadline, or less when the caller has less patience left.
   call->deadline_ms = std::min({int64_t{call->tool->constraints.deadline_ms_default}, call->env.deadline_ms, left_ms});
   call->deadline_at_mono_ms = mono_ms() + call->deadline_ms;
   const auto admission = call->tool->limit->try_acquire(call->deadline_at_mono_ms, mono_ms());
   if (!admission.admitted) {
-    throw Error(ErrorCode::kRateLimited,
-                "capability is busy: max_concurrency of " +
-                    std::to_string(call->tool->constraints.max_concurrency) + " calls already running",
-                "retry after retry_after_ms")
-        .with_retry_after_ms(admission.retry_after_ms);
+    ErrorEnvelope busy(ErrorCode::kRateLimited,
+                       "capability is busy: max_concurrency of " +
+                           std::to_string(call->tool->constraints.max_concurrency) + " calls already running",
+                       "retry after retry_after_ms");
+    busy.retry_after_ms = admission.retry_after_ms;
+    return busy;
   }
   if (!call->tool->handler->may_block({call->tool->verb, *call->env.arguments})) {
     run_inline(*call);
-    return;
+    return {};
   }
   call->deadline_timer = timers_.after(std::chrono::milliseconds(call->deadline_ms),
                                        [this, call] { on_deadline(call); });
   workers_.submit([this, call] { run(call); });
+  return {};
 }
 
 // A call that cannot block runs here, on the thread that received the cmd: no worker hand-off and
@@ -123,26 +124,26 @@ void CommandDispatcher::run_inline(Call& call) {
   finish(call, answer);
 }
 
-const ToolEntry& CommandDispatcher::resolve_tool(const std::string& tool) const {
-  if (const ToolEntry* entry = tools_.find(tool)) return *entry;
+Result<const ToolEntry*> CommandDispatcher::resolve_tool(const std::string& tool) const {
+  if (const ToolEntry* entry = tools_.find(tool)) return entry;
   const auto name = parse_tool_name(tool);
   if (name && name->node_id != node_id_) {
-    throw Error(ErrorCode::kBadRequest, "payload.tool belongs to another node, not to this one",
-                "publish the cmd on $devices/<node_id>/cmd of the node the tool name carries");
+    return ErrorEnvelope(ErrorCode::kBadRequest, "payload.tool belongs to another node, not to this one",
+                         "publish the cmd on $devices/<node_id>/cmd of the node the tool name carries");
   }
   if (name && tools_.has_capability(name->kind_short, name->cap_id)) {
-    throw Error(ErrorCode::kVerbUnsupported, "this capability has no such verb", tool_fix());
+    return ErrorEnvelope(ErrorCode::kVerbUnsupported, "this capability has no such verb", tool_fix());
   }
-  throw Error(ErrorCode::kBadRequest, "payload.tool is not one of this node's tools", tool_fix());
+  return ErrorEnvelope(ErrorCode::kBadRequest, "payload.tool is not one of this node's tools", tool_fix());
 }
 
-void CommandDispatcher::check_arguments(const ToolEntry& tool, const json::Value& arguments) const {
+Status CommandDispatcher::check_arguments(const ToolEntry& tool, const json::Value& arguments) const {
   const auto failure = schemas_(tool.input_schema, arguments);
-  if (!failure) return;
+  if (!failure) return {};
   // RFC-0005 §8: invalid arguments are E_MANIFEST_INVALID (no E_INVALID_ARGS exists).
-  throw Error(ErrorCode::kManifestInvalid,
-              "arguments do not match " + tool.input_schema + " at '" + failure->path + "': " + failure->message,
-              "correct the arguments to match the tool's inputSchema");
+  return ErrorEnvelope(ErrorCode::kManifestInvalid,
+                       "arguments do not match " + tool.input_schema + " at '" + failure->path + "': " + failure->message,
+                       "correct the arguments to match the tool's inputSchema");
 }
 
 // docs/protocol.md §4.3 step 5: at most this much of the cmd's deadline is left on the plugin's clock.
@@ -188,19 +189,10 @@ void CommandDispatcher::run(const std::shared_ptr<Call>& call) {
 
 CommandDispatcher::Answer CommandDispatcher::run_handler(const Call& call) {
   const ToolEntry& tool = *call.tool;
+  json::Document result;
   // The handler boundary: whatever it throws is this call's outcome, never the process's.
   try {
-    const json::Document result = tool.handler->run({tool.verb, *call.env.arguments});
-    if (const auto failure = schemas_(tool.output_schema, result)) {
-      log_error(node_id_, "cmd.bad_result", tool.output_schema + " at " + failure->path + ": " + failure->message);
-      throw Error(ErrorCode::kInternal,
-                  reasoned_message(DeviceReason::kInternal,
-                                   "the device produced a result that does not match " + tool.output_schema),
-                  "escalate to the operator: the device software needs fixing");
-    }
-    std::string ack = ok_ack(ack_ids_.next_upper(), call.cmd.msg_id, result);
-    if (ack.size() > kMaxCmdAckBytes) throw too_large(call, ack.size());
-    return {std::move(ack), "ok"};
+    result = tool.handler->run({tool.verb, *call.env.arguments});
   } catch (const Error& e) {
     return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, e.envelope()), error_code_name(e.code())};
   } catch (const std::exception& e) {
@@ -210,19 +202,33 @@ CommandDispatcher::Answer CommandDispatcher::run_handler(const Call& call) {
                                     "retry once; if it fails again, escalate to the operator")),
             error_code_name(ErrorCode::kInternal)};
   }
+  if (const auto failure = schemas_(tool.output_schema, result)) {
+    log_error(node_id_, "cmd.bad_result", tool.output_schema + " at " + failure->path + ": " + failure->message);
+    const ErrorEnvelope bad(ErrorCode::kInternal,
+                            reasoned_message(DeviceReason::kInternal,
+                                             "the device produced a result that does not match " + tool.output_schema),
+                            "escalate to the operator: the device software needs fixing");
+    return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, bad), error_code_name(bad.code)};
+  }
+  std::string ack = ok_ack(ack_ids_.next_upper(), call.cmd.msg_id, result);
+  if (ack.size() > kMaxCmdAckBytes) {
+    const ErrorEnvelope too_big = too_large(call, ack.size());
+    return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, too_big), error_code_name(too_big.code)};
+  }
+  return {std::move(ack), "ok"};
 }
 
 // The last guard of issue 33 item 3: the plugin drops an ack past kMaxCmdAckBytes (its caller
 // waits for the deadline) and the broker disconnects a node that sends one past max_packet_size.
 // Handlers bound what grows (kMaxResultBytes); anything still too large is refused here, never sent.
-Error CommandDispatcher::too_large(const Call& call, size_t ack_bytes) const {
+ErrorEnvelope CommandDispatcher::too_large(const Call& call, size_t ack_bytes) const {
   log_warn(node_id_, "cmd.result_too_large", "msg_id=" + call.cmd.msg_id + " tool=" + call.env.tool +
                                                  " ack_bytes=" + std::to_string(ack_bytes));
-  return Error(ErrorCode::kBadRequest,
-               reasoned_message(DeviceReason::kResourceExhausted,
-                                "the result is " + std::to_string(ack_bytes) + " bytes, more than the " +
-                                    std::to_string(kMaxCmdAckBytes) + " one answer may carry"),
-               "ask for fewer: a smaller limit, a narrower filter, or the next page");
+  return ErrorEnvelope(ErrorCode::kBadRequest,
+                       reasoned_message(DeviceReason::kResourceExhausted,
+                                        "the result is " + std::to_string(ack_bytes) + " bytes, more than the " +
+                                            std::to_string(kMaxCmdAckBytes) + " one answer may carry"),
+                       "ask for fewer: a smaller limit, a narrower filter, or the next page");
 }
 
 CommandDispatcher::Answer CommandDispatcher::deadline_ack(const Call& call) {

@@ -60,13 +60,14 @@ class CommandDispatcher {
     std::string_view outcome;
   };
 
-  void admit(std::shared_ptr<Call> call);
-  const ToolEntry& resolve_tool(const std::string& tool) const;
-  void check_arguments(const ToolEntry& tool, const json::Value& arguments) const;
+  // Refused: the cmd's error ack (the caller sends it); admitted: the call runs inline or is queued.
+  Status admit(std::shared_ptr<Call> call);
+  Result<const ToolEntry*> resolve_tool(const std::string& tool) const;
+  Status check_arguments(const ToolEntry& tool, const json::Value& arguments) const;
   int64_t time_left_ms(const Call& call);
   void run(const std::shared_ptr<Call>& call);
   void run_inline(Call& call);
-  Error too_large(const Call& call, size_t ack_bytes) const;
+  ErrorEnvelope too_large(const Call& call, size_t ack_bytes) const;
   Answer deadline_ack(const Call& call);
   Answer run_handler(const Call& call);
   void on_deadline(const std::shared_ptr<Call>& call);

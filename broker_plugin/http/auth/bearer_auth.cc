@@ -24,8 +24,8 @@ std::optional<std::string_view> bearer_token(std::string_view header) {
 
 }  // namespace
 
-std::variant<SharedAgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std::string_view> authorization,
-                                                               int64_t now_s) const {
+Result<SharedAgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std::string_view> authorization,
+                                                              int64_t now_s) const {
   if (!authorization) return AuthProblem{false, "no Authorization header"};
   const auto token = bearer_token(*authorization);
   if (!token) return AuthProblem{true, "the Authorization header is not a Bearer token"};

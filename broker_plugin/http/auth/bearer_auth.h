@@ -14,9 +14,9 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <variant>
 
 #include "broker_plugin/http/fleet/fleet_view.h"
+#include "common/base/result.h"
 #include "common/crypto/agent_token.h"
 #include "common/base/string_map.h"
 
@@ -34,8 +34,8 @@ class BearerAuth {
   BearerAuth(Ed25519PublicKey issuer, std::string audience, const FleetView& fleet)
       : issuer_(issuer), audience_(std::move(audience)), fleet_(fleet) {}
 
-  std::variant<SharedAgentToken, AuthProblem> authenticate(std::optional<std::string_view> authorization,
-                                                     int64_t now_s) const;
+  Result<SharedAgentToken, AuthProblem> authenticate(std::optional<std::string_view> authorization,
+                                                    int64_t now_s) const;
 
  private:
   Result<SharedAgentToken> verified(std::string_view token, int64_t now_s) const;

@@ -55,8 +55,8 @@ ErrorEnvelope unknown_tool_error(std::string_view tool_name) {
                        "call tools/list for the tools your token can see; a node may have gone, expired or been revoked");
 }
 
-Refusable<GatePass> CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
-                                    int64_t now_ms) {
+Result<GatePass, CallRefusal> CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
+                                              int64_t now_ms) {
   const FleetTool* tool = call.tool;
   const json::Value* arguments_in = call.arguments;
   const SafetyClass safety_class = call_safety_class(tool->safety_class, tool->name.verb, arguments_in);

@@ -46,8 +46,8 @@ class CallGate {
   // `call` is a resolved kCall of `fleet` (its tool points into it); its arguments may be null
   // (absent: {}), and a validation error names an argument by call.arguments_at. A refusal is
   // kScope or kExecution, naming the tool.
-  Refusable<GatePass> admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
-                            int64_t now_ms);
+  Result<GatePass, CallRefusal> admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
+                                      int64_t now_ms);
 
  private:
   // The refusal of a two-phase call without a valid commit token: it carries a fresh one.

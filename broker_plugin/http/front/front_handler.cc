@@ -127,25 +127,24 @@ std::optional<HttpReply> FrontHandler::screen(const HttpRequest& head) {
   const std::string_view path = head.path();
   if (path != kMcpPath && path != kToolsCallPath) return std::nullopt;
   auto who = caller(head, path == kMcpPath);
-  if (auto* refusal = std::get_if<HttpReply>(&who)) return std::move(*refusal);
+  if (!who) return std::move(who).error();
   return std::nullopt;
 }
 
 std::string FrontHandler::tenant_of(std::optional<std::string_view> authorization) {
   auto who = auth_.authenticate(authorization, config_.wall_ms() / 1000);
-  const auto* agent = std::get_if<SharedAgentToken>(&who);
-  return agent ? (*agent)->tenant : std::string();
+  return who ? (*who)->tenant : std::string();
 }
 
 void FrontHandler::authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp) {
   auto who = caller(exchange->request(), mcp);
-  if (auto* refusal = std::get_if<HttpReply>(&who)) return exchange->respond(std::move(*refusal));
-  const SharedAgentToken& agent = std::get<SharedAgentToken>(who);
+  if (!who) return exchange->respond(std::move(who).error());
+  const SharedAgentToken& agent = *who;
   if (mcp) mcp_.handle(exchange, agent);
   else rfc0009_.handle(exchange, agent);
 }
 
-std::variant<SharedAgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req, bool mcp) {
+Result<SharedAgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req, bool mcp) {
   const std::string_view via = mcp ? "mcp" : "rfc0009";
   // DNS rebinding: a browser page from elsewhere must not reach the fleet through localhost.
   if (const auto origin = req.header("Origin"); origin && !origins_.allows(*origin)) {
@@ -154,16 +153,17 @@ std::variant<SharedAgentToken, HttpReply> FrontHandler::caller(const HttpRequest
                : envelope_reply(403, e);
   }
   auto who = auth_.authenticate(req.header("Authorization"), config_.wall_ms() / 1000);
-  if (auto* problem = std::get_if<AuthProblem>(&who)) {
-    const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Unauthorized: " + problem->description,
+  if (!who) {
+    const AuthProblem& problem = who.error();
+    const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Unauthorized: " + problem.description,
                           "send Authorization: Bearer <agent token from fleetctl token issue>");
     log_.refused(via, nullptr, "", nullptr, e);
     HttpReply r = mcp ? HttpReply::json(401, rpc_error(nullptr, rpc::kServerError, e.message, &e)) : envelope_reply(401, e);
-    r.with("WWW-Authenticate", problem->token_present ? resource_.challenge("invalid_token", problem->description, "")
+    r.with("WWW-Authenticate", problem.token_present ? resource_.challenge("invalid_token", problem.description, "")
                                                       : resource_.challenge());
     return r;
   }
-  return std::get<SharedAgentToken>(std::move(who));
+  return std::move(who).value();
 }
 
 }  // namespace fleetmcp::http

@@ -13,7 +13,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <variant>
 
 #include "broker_plugin/http/auth/bearer_auth.h"
 #include "broker_plugin/http/calls/call_audit.h"
@@ -72,7 +71,7 @@ class FrontHandler {
  private:
   void authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp);
   // The agent, or the reply refusing it (403 Origin, 401 token), audited.
-  std::variant<SharedAgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
+  Result<SharedAgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
   void arm_sweep();
   void arm_stream_check();
   // The configured tools mode (tool_surface.h).

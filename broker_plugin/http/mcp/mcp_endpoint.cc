@@ -86,8 +86,8 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
   // Echo a revision we speak; otherwise offer our latest and let the client decide.
   const McpRevision revision = revision_from_name(*asked).value_or(kLatestRevision);
   auto created = sessions_.create(agent, revision, wall_ms_());
-  if (const auto* refusal = std::get_if<SessionRefusal>(&created)) {
-    if (*refusal == SessionRefusal::kTenantQuota) {
+  if (!created) {
+    if (created.error() == SessionRefusal::kTenantQuota) {
       HttpReply r = HttpReply::json(429, rpc_error(m.id, rpc::kServerError,
                                                    "Too Many Requests: the tenant holds its quota of MCP sessions "
                                                    "(plugin_opt_http_max_sessions_per_tenant); end unused ones with DELETE"));
@@ -95,7 +95,7 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
     }
     return ex->respond(HttpReply::json(503, rpc_error(m.id, rpc::kServerError, "Service Unavailable: too many MCP sessions")));
   }
-  const auto& session = std::get<std::shared_ptr<McpSession>>(created);
+  const auto& session = *created;
   elicitations_.session_started(session, m.params && m.params->IsObject() ? json::find(*m.params, "capabilities") : nullptr);
   HttpReply r = HttpReply::json(200, rpc_result(*m.id, methods_.initialize_result(revision)));
   ex->respond(std::move(r.with(std::string(kSessionHeader), session->id())));

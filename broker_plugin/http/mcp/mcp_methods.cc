@@ -144,7 +144,7 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
   const json::Value* arguments = member(m.params, "arguments");
   // The one resolution of the name (tool_surface.h): the same in every tools mode.
   auto resolved = ToolSurface::resolve(*fleet, agent.tenant, *name, arguments);
-  if (!resolved) return refuse(resolved.refusal(), id, agent, revision, answer);
+  if (!resolved) return refuse(resolved.error(), id, agent, revision, answer);
   switch (resolved->action) {
     case ResolvedCall::Action::kFindNodes:
       return answer(result(id, compact_.find_nodes(*fleet, agent.tenant, arguments, revision)));
@@ -191,7 +191,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
   const json::Value& id = *m.id;
   auto admitted = gate_.admit(*fleet, agent, call, wall_ms_());
   if (!admitted) {
-    const CallRefusal& refusal = admitted.refusal();
+    const CallRefusal& refusal = admitted.error();
     if (!refusal.commit_token.empty() && confirmed_by.empty() && elicitations_.can_ask(*session)) {
       // The first phase of a two-phase call, from a client that can ask its human: ask, and on
       // accept repeat the call with the token the gate just issued.
@@ -335,7 +335,7 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
     }
     auto admitted = gate_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, &args, {}}, wall_ms_());
     if (!admitted) {
-      const CallRefusal& refusal = admitted.refusal();
+      const CallRefusal& refusal = admitted.error();
       log_.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
       one_done([i, e = refusal.error](FleetReadResults& r) { r.set_error(i, e); });
       continue;

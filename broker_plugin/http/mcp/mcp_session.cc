@@ -130,8 +130,8 @@ void McpSession::end(SessionEnd why) {
   if (listener) listener->close();
 }
 
-std::variant<std::shared_ptr<McpSession>, SessionRefusal> McpSessions::create(const AgentToken& agent,
-                                                                               McpRevision revision, int64_t now_ms) {
+Result<std::shared_ptr<McpSession>, SessionRefusal> McpSessions::create(const AgentToken& agent,
+                                                                         McpRevision revision, int64_t now_ms) {
   const std::string caller = session_caller_key(agent.tenant, agent.sub);
   std::shared_ptr<McpSession> evicted;
   auto session = std::make_shared<McpSession>(new_session_id(), agent, revision, now_ms);

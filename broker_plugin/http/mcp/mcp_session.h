@@ -17,12 +17,12 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <variant>
 #include <vector>
 
 #include "broker_plugin/http/base/mcp_revision.h"
 #include "common/crypto/agent_token.h"
 #include "common/base/error.h"
+#include "common/base/result.h"
 
 namespace fleetmcp::http {
 
@@ -122,8 +122,8 @@ class McpSessions {
  public:
   explicit McpSessions(size_t max_sessions, SessionQuota quota = {}) : max_(max_sessions), quota_(quota) {}
 
-  std::variant<std::shared_ptr<McpSession>, SessionRefusal> create(const AgentToken& agent, McpRevision revision,
-                                                                   int64_t now_ms);
+  Result<std::shared_ptr<McpSession>, SessionRefusal> create(const AgentToken& agent, McpRevision revision,
+                                                             int64_t now_ms);
   std::shared_ptr<McpSession> find(std::string_view id) const;
   // DELETE: false when unknown.
   bool end(std::string_view id);

@@ -56,7 +56,7 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
 
   auto admitted = gate_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, resolved, arguments, {}}, wall_ms_());
   if (!admitted) {
-    const CallRefusal& refusal = admitted.refusal();
+    const CallRefusal& refusal = admitted.error();
     log_.refused(kVia, &agent, tool_name, refusal.tool, refusal.error);
     HttpReply r = envelope_reply(http_status(refusal.error.code), refusal.error);
     if (refusal.kind == RefusalKind::kScope) {

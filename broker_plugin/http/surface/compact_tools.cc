@@ -223,7 +223,7 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
   return structured_result(out, revision);
 }
 
-Refusable<ResolvedCall> resolve_fleet_call(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args) {
+Result<ResolvedCall, CallRefusal> resolve_fleet_call(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args) {
   const auto malformed = [](std::string_view what) {
     return CallRefusal{RefusalKind::kMalformedFleetCall,
                        ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments: " + std::string(what),

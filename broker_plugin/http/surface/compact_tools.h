@@ -52,6 +52,6 @@ class CompactTools final : public ToolSurface {
 // fleet_call: the per-node tool it names and its arguments (at "/arguments"); a refusal of kind
 // kMalformedFleetCall when its own arguments are wrong, an unknown tool "node/cap/verb" when the
 // tenant has no such tool.
-Refusable<ResolvedCall> resolve_fleet_call(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args);
+Result<ResolvedCall, CallRefusal> resolve_fleet_call(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args);
 
 }  // namespace fleetmcp::http

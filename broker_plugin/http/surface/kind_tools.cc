@@ -208,8 +208,8 @@ std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenan
   return d;
 }
 
-Refusable<ResolvedCall> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
-                                          const json::Value* args) {
+Result<ResolvedCall, CallRefusal> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
+                                                    const json::Value* args) {
   static const json::Value kEmpty(rapidjson::kObjectType);
   if (args == nullptr) args = &kEmpty;
   if (!args->IsObject()) return invalid(name, "the top level", "arguments must be an object", "pass {node_id, arguments}");

@@ -68,8 +68,8 @@ class KindTools final : public ToolSurface {
 
 // The per-node tool a by_kind call means and where its arguments are, or E_MANIFEST_INVALID naming
 // the argument (an execution refusal). A name no node of the tenant offers is an unknown tool.
-Refusable<ResolvedCall> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
-                                          const json::Value* args);
+Result<ResolvedCall, CallRefusal> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
+                                                    const json::Value* args);
 
 // "system.echo", "invoke" → "system_echo_invoke".
 std::string kind_tool_name(std::string_view kind, std::string_view verb);

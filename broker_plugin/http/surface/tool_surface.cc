@@ -11,8 +11,8 @@ const FleetTool* find_projected(const FleetSnapshot& fleet, std::string_view ten
   return split ? fleet.find_tool(tenant, *split) : nullptr;
 }
 
-Refusable<ResolvedCall> ToolSurface::resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
-                                             const json::Value* arguments) {
+Result<ResolvedCall, CallRefusal> ToolSurface::resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
+                                                       const json::Value* arguments) {
   using Action = ResolvedCall::Action;
   if (name == kFindNodesTool) return ResolvedCall{Action::kFindNodes, nullptr, arguments, {}};
   if (name == kDescribeNodeTool) return ResolvedCall{Action::kDescribeNode, nullptr, arguments, {}};

@@ -63,8 +63,8 @@ class ToolSurface {
   // What `name` means for the tenant, the same in every mode. A refusal says why not: an unknown
   // tool (another tenant's is indistinguishable from one that does not exist), or arguments of a
   // by_kind tool or of fleet_call that name no single tool.
-  static Refusable<ResolvedCall> resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
-                                         const json::Value* arguments);
+  static Result<ResolvedCall, CallRefusal> resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
+                                                   const json::Value* arguments);
 };
 
 }  // namespace fleetmcp::http

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
-#include <variant>
 
 #include "tests/support/test_pki.h"
 
@@ -20,8 +19,7 @@ class Identity : public ::testing::Test {
                  revoked) {}
 
   static std::string refusal_of(const IdentityResult& r) {
-    const auto* refusal = std::get_if<IdentityRefusal>(&r);
-    return refusal != nullptr ? refusal->reason : "accepted";
+    return r ? "accepted" : r.error().reason;
   }
 
   TestPki pki;
@@ -33,8 +31,8 @@ class Identity : public ::testing::Test {
 TEST_F(Identity, NodeFromItsCertificate) {
   const auto node = pki.enroll("acme");
   const auto r = identity.identify_node(node->certificate, node->node_id, node->node_id, now);
-  ASSERT_TRUE(std::holds_alternative<Principal>(r)) << refusal_of(r);
-  const auto& p = std::get<Principal>(r);
+  ASSERT_TRUE(r.ok()) << refusal_of(r);
+  const auto& p = *r;
   EXPECT_EQ(p.kind, PrincipalKind::kNode);
   EXPECT_EQ(p.name, node->node_id);
   EXPECT_EQ(p.tenant, "acme");
@@ -64,8 +62,8 @@ TEST_F(Identity, NodeRefusals) {
 TEST_F(Identity, AgentFromItsToken) {
   const std::string token = pki.token("claude", "acme", {"devices:read", "tools:call:read_only"}, now / 1000 + 600);
   const auto r = identity.identify_password("claude", token, "10.0.0.5", now);
-  ASSERT_TRUE(std::holds_alternative<Principal>(r)) << refusal_of(r);
-  const auto& p = std::get<Principal>(r);
+  ASSERT_TRUE(r.ok()) << refusal_of(r);
+  const auto& p = *r;
   EXPECT_EQ(p.kind, PrincipalKind::kAgent);
   EXPECT_EQ(p.tenant, "acme");
   EXPECT_TRUE(p.has_scopes(kScopeBitDevicesRead | kScopeBitCallReadOnly));
@@ -104,8 +102,8 @@ TEST_F(Identity, WakerOnlyWithItsSecretFromLoopback) {
   const auto& waker = identity.waker();
   EXPECT_EQ(waker.secret.size(), 64u);
   const auto r = identity.identify_password(waker.username, waker.secret, "127.0.0.1", now);
-  ASSERT_TRUE(std::holds_alternative<Principal>(r));
-  EXPECT_EQ(std::get<Principal>(r).kind, PrincipalKind::kPlugin);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->kind, PrincipalKind::kPlugin);
   EXPECT_EQ(refusal_of(identity.identify_password(waker.username, waker.secret, "10.1.2.3", now)),
             "the plugin's user is accepted from 127.0.0.1 only");
   EXPECT_EQ(refusal_of(identity.identify_password(waker.username, std::string(64, '0'), "127.0.0.1", now)),
@@ -117,7 +115,7 @@ TEST_F(Identity, WakerOnlyWithItsSecretFromLoopback) {
 // waker's, or anything not derived from its token's sub.
 TEST_F(Identity, AgentClientIdsDeriveFromTheSub) {
   const std::string token = pki.token("claude", "acme", {"devices:read"}, now / 1000 + 600);
-  const auto agent = std::get<Principal>(identity.identify_password("claude", token, "10.0.0.5", now));
+  const auto agent = identity.identify_password("claude", token, "10.0.0.5", now).value();
   const auto refused = [&](std::string_view id, bool could_be_assigned = true) {
     const auto r = identity.check_client_id(agent, id, could_be_assigned);
     return r ? r->reason : "accepted";

@@ -88,11 +88,12 @@ TEST(StatusMessage, MatchesTheStatusSchemaShape) {
 TEST(StateFile, RoundTripsAndRefusesDamage) {
   const auto path = (std::filesystem::temp_directory_path() / ("fleetmcp-state-" + kA + ".json")).string();
   std::remove(path.c_str());
-  EXPECT_TRUE(load_state_file(path).nodes.empty());
-  save_state_file(path, {.nodes = {{kA, "acme", "PEM", 1763800000000, std::string(64, 'c'), std::string(64, 'd')},
+  EXPECT_TRUE(load_state_file(path)->nodes.empty());
+  ASSERT_TRUE(save_state_file(path, {.nodes = {{kA, "acme", "PEM", 1763800000000, std::string(64, 'c'), std::string(64, 'd')},
                                    {kB, "beta", "", std::nullopt, "", ""}},
-                         .client_ids = {{"ops-1", {PrincipalKind::kAgent, "acme", "ops"}}}});
-  const PersistedState state = load_state_file(path);
+                         .client_ids = {{"ops-1", {PrincipalKind::kAgent, "acme", "ops"}}}})
+                  .ok());
+  const PersistedState state = load_state_file(path).value();
   const auto& loaded = state.nodes;
   ASSERT_EQ(loaded.size(), 2u);
   EXPECT_EQ(loaded[0].node_id, kA);
@@ -104,13 +105,13 @@ TEST(StateFile, RoundTripsAndRefusesDamage) {
   EXPECT_EQ(state.client_ids[0].client_id, "ops-1");
   EXPECT_EQ(state.client_ids[0].owner, (ClaimOwner{PrincipalKind::kAgent, "acme", "ops"}));
   std::ofstream(path) << R"({"version":1,"nodes":[]})";  // written before issue 24: no client_ids
-  EXPECT_TRUE(load_state_file(path).client_ids.empty());
+  EXPECT_TRUE(load_state_file(path)->client_ids.empty());
   std::ofstream(path) << R"({"version":1,"nodes":[],"client_ids":[{"client_id":"x","kind":"node"}]})";
-  EXPECT_THROW(load_state_file(path), Error);
+  EXPECT_EQ(load_state_file(path).error().code, ErrorCode::kInternal);
   std::ofstream(path) << R"({"version":1,"nodes":[{"node_id":"nope"}]})";
-  EXPECT_THROW(load_state_file(path), Error);
+  EXPECT_EQ(load_state_file(path).error().code, ErrorCode::kInternal);
   std::ofstream(path) << "{";
-  EXPECT_THROW(load_state_file(path), Error);
+  EXPECT_EQ(load_state_file(path).error().code, ErrorCode::kInternal);
   std::remove(path.c_str());
 }
 

@@ -41,7 +41,7 @@ class ShippedPolicy : public ::testing::Test {
   }
   std::string t(const std::string& id, const std::string& leaf) { return "$devices/" + id + "/" + leaf; }
 
-  TopicAcl acl = TopicAcl::load(std::string(FLEETMCP_SOURCE_DIR) + "/acl/fleetmcp.acl");
+  TopicAcl acl = TopicAcl::load(std::string(FLEETMCP_SOURCE_DIR) + "/acl/fleetmcp.acl").value();
   Facts facts;
 };
 
@@ -136,11 +136,8 @@ TEST_F(ShippedPolicy, ControlDriverTopicsAreForAgents) {
 }
 
 std::string parse_error(const std::string& text) {
-  try {
-    TopicAcl::parse(text, "test.acl");
-  } catch (const Error& e) {
-    return e.envelope().message;
-  }
+  const auto acl = TopicAcl::parse(text, "test.acl");
+  if (!acl) return acl.error().message;
   ADD_FAILURE() << "accepted: " << text;
   return "";
 }
@@ -165,7 +162,8 @@ TEST(TopicAclFile, ErrorsNameFileAndLine) {
 
 TEST(TopicAclFile, LiteralTenantsAndTopicsOutsideDevices) {
   const TopicAcl acl = TopicAcl::parse(
-      "allow = agent read $devices/+/status node_tenant=ops\nallow = agent publish,subscribe,read fleet/+/x\n", "t");
+      "allow = agent read $devices/+/status node_tenant=ops\nallow = agent publish,subscribe,read fleet/+/x\n", "t")
+                           .value();
   Facts facts;
   facts.tenants[kA] = "ops";
   EXPECT_TRUE(acl.evaluate({agent("acme"), kAclRead, "$devices/" + kA + "/status"}, facts).allowed);

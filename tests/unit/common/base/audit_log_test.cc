@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "common/base/error.h"
 
@@ -71,6 +74,21 @@ TEST(AuditLog, MatchesAJsonWriterForEveryByteAndLength) {
   const AuditRecord empty{};
   EXPECT_EQ(AuditLog::format(empty, 0), R"({"ts_ms":0})");
   EXPECT_EQ(AuditLog::format(empty, 0), reference_line(empty, 0));
+}
+
+// A rotation (SIGHUP) into a directory that is gone is a value the plugin logs, not an exception
+// escaping its reload.
+TEST(AuditLog, AReopenThatFailsSaysWhichFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("fleetmcp-audit-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "audit.log").string();
+  AuditLog log(path);
+  EXPECT_TRUE(log.reopen().ok());
+  std::filesystem::remove_all(dir);
+  const Status reopened = log.reopen();
+  ASSERT_FALSE(reopened.ok());
+  EXPECT_EQ(reopened.error().code, ErrorCode::kInternal);
+  EXPECT_NE(reopened.error().message.find(path), std::string::npos) << reopened.error().message;
 }
 
 }  // namespace

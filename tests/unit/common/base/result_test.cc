@@ -68,5 +68,42 @@ TEST(Status, IsSuccessOrTheEnvelope) {
   EXPECT_NO_THROW(check(true).value());
 }
 
+// A refusal that carries more than the envelope is Result's second parameter: same ok(), error().
+struct ScopeRefusal {
+  ErrorEnvelope error;
+  std::string required_scope;
+};
+enum class Full { kTable, kTenant };
+
+Result<int, ScopeRefusal> gated(bool has_scope) {
+  if (!has_scope) return ScopeRefusal{ErrorEnvelope(ErrorCode::kSafetyDenied, "scope missing", "step up"), "fleet:write"};
+  return 1;
+}
+
+TEST(Result, ARefusalTypeCarriesWhatTheEnvelopeCannot) {
+  EXPECT_EQ(*gated(true), 1);
+  const auto refused = gated(false);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().required_scope, "fleet:write");
+  EXPECT_EQ(refused.error().error.code, ErrorCode::kSafetyDenied);
+}
+
+TEST(Result, ValueOfARefusalThrowsTheEnvelopeItContains) {
+  try {
+    (void)gated(false).value();
+    FAIL() << "value() of a refused Result returned";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.envelope().message, "scope missing");
+  }
+  // A refusal without an envelope (an enum) still fails loudly: value() was not checked.
+  const Result<int, Full> full(Full::kTenant);
+  ASSERT_FALSE(full);
+  EXPECT_EQ(full.error(), Full::kTenant);
+  EXPECT_THROW((void)full.value(), Error);
+  const Result<void, Full> status(Full::kTable);
+  EXPECT_FALSE(status.ok());
+  EXPECT_THROW(status.value(), Error);
+}
+
 }  // namespace
 }  // namespace fleetmcp

@@ -27,9 +27,8 @@ std::string cmd_text(const std::string& tool = kTool, const std::string& argumen
 
 // The refusal message for `text`, or "" when it passes both steps.
 std::string refusal(const std::string& text) {
-  std::string why;
-  auto cmd = read_cmd(text, why);
-  EXPECT_TRUE(cmd.has_value()) << why;
+  auto cmd = read_cmd(text);
+  EXPECT_TRUE(cmd.ok()) << cmd.error().message;
   if (!cmd) return "dropped";
   const auto env = check_cmd_envelope(*cmd);
   if (env) return "";
@@ -39,9 +38,8 @@ std::string refusal(const std::string& text) {
 }
 
 TEST(CmdEnvelope, AcceptsTheDesignExample) {
-  std::string why;
-  auto cmd = read_cmd(cmd_text(), why);
-  ASSERT_TRUE(cmd) << why;
+  auto cmd = read_cmd(cmd_text());
+  ASSERT_TRUE(cmd) << cmd.error().message;
   const CmdEnvelope env = check_cmd_envelope(*cmd).value();
   EXPECT_EQ(env.msg_id, kMsgId);
   EXPECT_EQ(env.ts_ms, 1763800000000);
@@ -52,22 +50,22 @@ TEST(CmdEnvelope, AcceptsTheDesignExample) {
 }
 
 TEST(CmdEnvelope, DropsWhatCannotBeAnswered) {
-  std::string why;
-  EXPECT_FALSE(read_cmd("this is not json", why));
-  EXPECT_NE(why.find("invalid JSON"), std::string::npos) << why;
-  EXPECT_FALSE(read_cmd(R"({"type":"cmd","payload":{}})", why));
-  EXPECT_EQ(why, "no msg_id that is an uppercase ULID");
-  EXPECT_FALSE(read_cmd(R"({"type":"cmd","msg_id":"01jd3x4m5n6p7q8r9s0t1v2w3x"})", why));  // lowercase
-  EXPECT_FALSE(read_cmd(R"(["cmd"])", why));
-  EXPECT_FALSE(read_cmd(R"({"msg_id":"01JD3X4M5N6P7Q8R9S0T1V2W3X","msg_id":"01JD3X4M5N6P7Q8R9S0T1V2W3Y"})", why));
-  EXPECT_FALSE(read_cmd(std::string(kMaxCmdParseBytes + 1, ' '), why));
+  const auto not_json = read_cmd("this is not json");
+  ASSERT_FALSE(not_json);
+  EXPECT_NE(not_json.error().message.find("invalid JSON"), std::string::npos) << not_json.error().message;
+  const auto no_msg_id = read_cmd(R"({"type":"cmd","payload":{}})");
+  ASSERT_FALSE(no_msg_id);
+  EXPECT_EQ(no_msg_id.error().message, "no msg_id that is an uppercase ULID");
+  EXPECT_FALSE(read_cmd(R"({"type":"cmd","msg_id":"01jd3x4m5n6p7q8r9s0t1v2w3x"})"));  // lowercase
+  EXPECT_FALSE(read_cmd(R"(["cmd"])"));
+  EXPECT_FALSE(read_cmd(R"({"msg_id":"01JD3X4M5N6P7Q8R9S0T1V2W3X","msg_id":"01JD3X4M5N6P7Q8R9S0T1V2W3Y"})"));
+  EXPECT_FALSE(read_cmd(std::string(kMaxCmdParseBytes + 1, ' ')));
 }
 
 TEST(CmdEnvelope, OversizeIsRefusedWithItsMsgId) {
   const std::string big = cmd_text(kTool, R"({"message":")" + std::string(70'000, 'a') + R"("})");
-  std::string why;
-  auto cmd = read_cmd(big, why);
-  ASSERT_TRUE(cmd) << why;
+  auto cmd = read_cmd(big);
+  ASSERT_TRUE(cmd) << cmd.error().message;
   EXPECT_EQ(cmd->msg_id, kMsgId);
   const auto env = check_cmd_envelope(*cmd);
   ASSERT_FALSE(env) << "oversize accepted";
