@@ -1,5 +1,5 @@
 // fuzz_jsonrpc: a POST /mcp body as the MCP endpoint reads it (mcp_endpoint.cc): parsed strictly,
-// then each message (of a batch, too) classified (broker_plugin/http/mcp/jsonrpc.h), and the
+// then each message (of a batch, too) classified (broker_plugin/http/base/jsonrpc.h), and the
 // answers to it written as the endpoint writes them. No front: this target is the JSON-RPC layer
 // alone, at the speed of the parser.
 //
@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "broker_plugin/http/mcp/jsonrpc.h"
+#include "broker_plugin/http/base/jsonrpc.h"
 #include "fuzz/fuzz_target.h"
 
 using namespace fleetmcp;
