@@ -10,9 +10,12 @@
 #include "broker_plugin/calls/control_api.h"
 #include "common/base/json.h"
 #include "tests/support/plugin_fake_broker.h"
+#include "tests/support/broker_plugin/recording_observer.h"
 
 namespace fleetmcp::plugin {
 namespace {
+
+using fleetmcp::testing::RecordingObserver;
 
 using namespace fleetmcp::testing;  // the fake broker, its fixture and test nodes
 
@@ -176,22 +179,6 @@ TEST_F(FleetPluginTest, RevocationKicksClearsAndMarksTheNode) {
   f.plugin->on_tick();
   EXPECT_EQ(f.broker.kicked, std::vector<std::string>{node->node_id});
 }
-
-// What the HTTP front's view hears from the core (fleet_observer.h).
-struct RecordingObserver : FleetObserver {
-  void fleet_ticked(int64_t) override { ++ticks; }
-  void telemetry_arrived(std::string_view node_id, std::string_view payload) override {
-    telemetry.push_back(std::string(node_id) + " " + std::string(payload));
-  }
-  void node_went_offline(std::string_view node_id) override { offline.emplace_back(node_id); }
-  void node_changed(std::string_view node_id) override { changed.emplace(node_id); }
-  void revocations_reloaded(std::shared_ptr<const RevocationList>) override { ++reloads; }
-  // Whether `node_id` was said to have changed since the last question.
-  bool changed_since(const std::string& node_id) { return changed.erase(node_id) != 0; }
-  int ticks = 0, reloads = 0;
-  std::vector<std::string> telemetry, offline;
-  std::set<std::string> changed;
-};
 
 TEST_F(FleetPluginTest, TheObserverHearsTicksOwnTelemetryAndEveryWayANodeGoesAway) {
   RecordingObserver seen;

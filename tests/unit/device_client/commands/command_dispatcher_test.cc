@@ -21,66 +21,17 @@
 #include "device_client/commands/command_dispatcher.h"
 #include "device_client/commands/handler_catalogue.h"
 #include "device_client/commands/tool_table.h"
+#include "tests/support/device_client/test_handler.h"
 
 namespace fleetmcp::device {
 namespace {
 
+using fleetmcp::device::testing::HandlerControl;
+using fleetmcp::device::testing::TestHandler;
+
 constexpr const char* kNode = "01jd3x4m5n6p7q8r9s0t1v2w3x";
 constexpr const char* kTool = "tblock.01jd3x4m5n6p7q8r9s0t1v2w3x.blk.invoke";
 constexpr auto kGuard = std::chrono::seconds(10);  // only against hanging, never a measurement
-
-// A handler whose calls can be held until the test opens the gate.
-struct HandlerControl {
-  std::mutex m;
-  std::condition_variable cv;
-  bool open = false;
-  int waiting = 0;
-  std::atomic<int> runs{0};
-  std::atomic<std::thread::id> last_thread{};
-
-  void hold() {
-    std::unique_lock lock(m);
-    ++waiting;
-    cv.notify_all();
-    cv.wait(lock, [this] { return open; });
-  }
-  bool wait_until_held(int n) {
-    std::unique_lock lock(m);
-    return cv.wait_for(lock, kGuard, [&] { return waiting >= n; });
-  }
-  void release() {
-    std::lock_guard lock(m);
-    open = true;
-    cv.notify_all();
-  }
-};
-
-class TestHandler : public ToolHandler {
- public:
-  explicit TestHandler(HandlerControl& control) : ToolHandler(SafetyClass::kReadOnly, {"invoke"}), control_(control) {}
-  // "hold" may block (the worker pool); every other mode runs inline.
-  bool may_block(const ToolCall& call) const override {
-    return json::get_string(call.arguments, "mode") == "hold";
-  }
-
-  json::Document run(const ToolCall& call) override {
-    const int n = ++control_.runs;
-    control_.last_thread = std::this_thread::get_id();
-    const std::string mode(json::get_string(call.arguments, "mode").value_or(""));
-    if (mode == "hold") control_.hold();
-    // An inline call that overruns its deadline (it should not, but the answer must still be right).
-    if (mode == "overrun") std::this_thread::sleep_for(std::chrono::milliseconds(80));
-    if (mode == "error") throw Error(ErrorCode::kSafetyDenied, "not allowed here", "ask the operator");
-    if (mode == "crash") throw std::runtime_error("/dev/secret-device-string failed");
-    json::Document result(rapidjson::kObjectType);
-    const char* key = mode == "bad_result" ? "unexpected" : "run";
-    result.AddMember(rapidjson::StringRef(key), n, result.GetAllocator());
-    return result;
-  }
-
- private:
-  HandlerControl& control_;
-};
 
 struct AckCollector {
   std::mutex m;

@@ -28,9 +28,14 @@
 #include "device_client/host/host_metrics.h"
 #include "device_client/session/timer_queue.h"
 #include "device_client/commands/tool_table.h"
+#include "tests/support/device_client/recording_line.h"
+#include "tests/support/device_client/unit_with_dependents.h"
 
 namespace fleetmcp::device {
 namespace {
+
+using fleetmcp::device::testing::RecordingLine;
+using fleetmcp::device::testing::UnitWithDependents;
 
 namespace fs = std::filesystem;
 constexpr const char* kNode = "01jd3x4m5n6p7q8r9s0t1v2w3x";
@@ -215,17 +220,6 @@ TEST_F(CatalogueHandlers, GpioMustBeConfiguredBeforeItIsDrivenAndRevertsAreCance
 }
 
 // duration_ms means "at most that long": a node that stops first restores the pin on the way out.
-class RecordingLine : public GpioLine {
- public:
-  explicit RecordingLine(std::shared_ptr<std::vector<bool>> writes) : writes_(std::move(writes)) {}
-  PinState read() override { return {PinMode::kOutput, writes_->empty() ? false : writes_->back(), PinPull::kNone}; }
-  void configure(PinMode, PinPull) override {}
-  void write(bool high) override { writes_->push_back(high); }
-
- private:
-  std::shared_ptr<std::vector<bool>> writes_;
-};
-
 TEST(CatalogueGpio, APendingRevertIsAppliedWhenTheHandlerGoes) {
   TimerQueue timers;
   auto writes = std::make_shared<std::vector<bool>>();
@@ -287,17 +281,6 @@ TEST_F(CatalogueHandlers, ServiceActionsAndEnablement) {
   EXPECT_EQ(refusal(tool("svc", "nginx", "invoke"), R"({"action":"reload"})").message,
             "failed_precondition: the unit does not support reload");
 }
-
-// A unit with running dependents, in memory: what the sd-bus backend reports on a device.
-class UnitWithDependents : public ServiceControl {
- public:
-  ServiceStatus status() override { return ServiceStatus{.name = "dbus.service", .status = running ? "active" : "inactive"}; }
-  void act(std::string_view action) override { running = action != "stop"; }
-  void set_enabled(bool) override { ++enables; }
-  std::vector<std::string> active_dependents() override { return {"NetworkManager.service", "bluetooth.service"}; }
-  bool running = true;
-  int enables = 0;
-};
 
 // Doc 05 addendum §6.1: stop and disable are refused while running services depend on the unit,
 // naming them in the form the plugin reads; force with confirm_breaking_dependencies goes ahead.

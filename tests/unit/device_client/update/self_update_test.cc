@@ -16,32 +16,14 @@
 #include "device_client/update/package_version.h"
 #include "device_client/update/self_update.h"
 #include "device_client/update/update_files.h"
+#include "tests/support/device_client/fake_unit.h"
 
 namespace fleetmcp::device {
 namespace {
 
+using fleetmcp::device::testing::FakeUnit;
+
 namespace fs = std::filesystem;
-
-// fleetmcp-update.service: `on_start` stands for its script; `active` for a run under way.
-class FakeUnit : public ServiceControl {
- public:
-  FakeUnit(std::function<void()> on_start, bool* active) : on_start_(std::move(on_start)), active_(active) {}
-  ServiceStatus status() override {
-    ServiceStatus s;
-    s.status = *active_ ? "activating" : "inactive";
-    return s;
-  }
-  void act(std::string_view action) override {
-    EXPECT_EQ(action, "start");
-    if (on_start_) on_start_();
-  }
-  void set_enabled(bool) override {}
-  std::vector<std::string> active_dependents() override { return {}; }
-
- private:
-  std::function<void()> on_start_;
-  bool* active_;
-};
 
 class SelfUpdateTest : public ::testing::Test {
  protected:

@@ -5,18 +5,12 @@
 
 #include "broker_plugin/http/streams/telemetry_fanout.h"
 #include "tests/support/front_fixture.h"
+#include "tests/support/telemetry_recorder.h"
 
 namespace fleetmcp::http::testing {
 namespace {
 
 using std::chrono::milliseconds;
-
-struct Recorder : TelemetrySubscriber {
-  int samples = 0;
-  std::optional<std::string> ended;
-  void on_sample(std::shared_ptr<const json::Document>) override { ++samples; }
-  void on_feed_end(const ErrorEnvelope& why) override { ended = std::string(error_code_name(why.code)); }
-};
 
 class FanoutTest : public ::testing::Test {
  protected:
