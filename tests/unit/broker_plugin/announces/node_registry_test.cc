@@ -1,14 +1,9 @@
+// NodeRegistry: a node's state from its session, manifest, expiry and revocation; its retained status
+// message.
 #include <gtest/gtest.h>
 
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
 #include "broker_plugin/announces/node_registry.h"
-#include "broker_plugin/access/session_table.h"
-#include "broker_plugin/core/state_file.h"
 #include "broker_plugin/announces/status_message.h"
-#include "broker_plugin/announces/verdict_cache.h"
 #include "common/base/json.h"
 
 namespace fleetmcp::plugin {
@@ -83,72 +78,6 @@ TEST(StatusMessage, MatchesTheStatusSchemaShape) {
   EXPECT_EQ(status_message(n, NodeState::kExpired, 1763800009000),
             R"({"node_id":")" + kA + R"(","state":"expired","since_ms":1763800009000,"manifest_etag":")" +
                 std::string(64, 'b') + R"(","expires_at_ms":1763800009000})");
-}
-
-TEST(StateFile, RoundTripsAndRefusesDamage) {
-  const auto path = (std::filesystem::temp_directory_path() / ("fleetmcp-state-" + kA + ".json")).string();
-  std::remove(path.c_str());
-  EXPECT_TRUE(load_state_file(path).nodes.empty());
-  save_state_file(path, {.nodes = {{kA, "acme", "PEM", 1763800000000, std::string(64, 'c'), std::string(64, 'd')},
-                                   {kB, "beta", "", std::nullopt, "", ""}},
-                         .client_ids = {{"ops-1", {PrincipalKind::kAgent, "acme", "ops"}}}});
-  const PersistedState state = load_state_file(path);
-  const auto& loaded = state.nodes;
-  ASSERT_EQ(loaded.size(), 2u);
-  EXPECT_EQ(loaded[0].node_id, kA);
-  EXPECT_EQ(loaded[0].certificate_pem, "PEM");
-  EXPECT_EQ(loaded[0].last_issued_at_ms, 1763800000000);
-  EXPECT_EQ(loaded[0].hw_kid, std::string(64, 'd'));
-  EXPECT_FALSE(loaded[1].last_issued_at_ms);
-  ASSERT_EQ(state.client_ids.size(), 1u);
-  EXPECT_EQ(state.client_ids[0].client_id, "ops-1");
-  EXPECT_EQ(state.client_ids[0].owner, (ClaimOwner{PrincipalKind::kAgent, "acme", "ops"}));
-  std::ofstream(path) << R"({"version":1,"nodes":[]})";  // written before issue 24: no client_ids
-  EXPECT_TRUE(load_state_file(path).client_ids.empty());
-  std::ofstream(path) << R"({"version":1,"nodes":[],"client_ids":[{"client_id":"x","kind":"node"}]})";
-  EXPECT_THROW(load_state_file(path), Error);
-  std::ofstream(path) << R"({"version":1,"nodes":[{"node_id":"nope"}]})";
-  EXPECT_THROW(load_state_file(path), Error);
-  std::ofstream(path) << "{";
-  EXPECT_THROW(load_state_file(path), Error);
-  std::remove(path.c_str());
-}
-
-TEST(SessionTable, ARecycledHandleWithAnotherClientIdIsNotTheSameSession) {
-  SessionTable sessions;
-  int handle = 0;
-  sessions.put(&handle, Session{"client-1", std::nullopt});
-  EXPECT_NE(sessions.find(&handle, "client-1"), nullptr);
-  EXPECT_EQ(sessions.find(&handle, "client-2"), nullptr);
-  EXPECT_TRUE(sessions.end(&handle)->ended);
-  sessions.drop_ended();
-  EXPECT_EQ(sessions.find(&handle, "client-1"), nullptr);
-}
-
-TEST(SessionTable, ASessionRecordedAgainAfterItsEndSurvivesTheSweep) {
-  SessionTable sessions;
-  int handle = 0;
-  sessions.put(&handle, Session{"old", std::nullopt});
-  sessions.end(&handle);
-  sessions.put(&handle, Session{"new", std::nullopt});
-  sessions.drop_ended();
-  EXPECT_NE(sessions.find(&handle, "new"), nullptr);
-}
-
-TEST(VerdictCache, BoundedWithTwoGenerations) {
-  VerdictCache cache(4);  // two entries per generation
-  auto digest = [](uint8_t n) {
-    Digest32 d{};
-    d[0] = n;
-    return d;
-  };
-  for (uint8_t i = 0; i < 6; ++i) cache.put(digest(i), CachedVerdict{nullptr, std::nullopt});
-  EXPECT_EQ(cache.find(digest(0)), nullptr);  // dropped with an old generation
-  EXPECT_EQ(cache.find(digest(1)), nullptr);
-  EXPECT_NE(cache.find(digest(2)), nullptr);  // old generation: promoted back
-  EXPECT_NE(cache.find(digest(4)), nullptr);
-  EXPECT_NE(cache.find(digest(2)), nullptr);
-  EXPECT_LE(cache.size(), 4u);
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // The built-in handlers against the real schema bundle: system.echo exactly as RFC-0005 §3–§4,
 // system.metrics snapshot and subscribe results valid against their output schemas (from this
-// host's /proc), the projected tool names, and the small policies around them (telemetry lease,
-// reconnect backoff, idempotency cache bounds).
+// host's /proc), the projected tool names, and the telemetry lease.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -11,9 +10,6 @@
 #include "common/ids/ulid.h"
 #include "device_client/commands/handler_catalogue.h"
 #include "device_client/host/host_metrics.h"
-#include "device_client/commands/idempotency_cache.h"
-#include "device_client/host/metrics_sample.h"
-#include "device_client/session/reconnect_backoff.h"
 #include "device_client/session/telemetry_cadence.h"
 #include "device_client/commands/tool_table.h"
 
@@ -172,77 +168,6 @@ TEST_F(BuiltinHandlers, SubscribeGrantsALease) {
   EXPECT_EQ(cadence_.current(expires - 1).parts, unsigned(kPartCpu));
   EXPECT_EQ(cadence_.current(expires).interval_ms, 5000);  // lease over: base cadence
   EXPECT_EQ(cadence_.current(expires).parts, unsigned(kPartAll));
-}
-
-TEST(MetricsSampleJson, ExactShapeAndUnits) {
-  HostSample s;
-  s.ts_ms = 1763800000000;
-  s.uptime_s = 35000;
-  s.cpu = CpuUsage{2, 12.345, {20.04, 4.66}};
-  s.mem = MemInfo{4096, 1024, 100, 40};
-  s.load = LoadAvg{0.5, 0.25, 0.125};
-  s.disk = {{"/", "ext4", 1000, 400}};
-  EXPECT_EQ(json::to_string(metrics_sample_json(s, kNode, kPartAll)),
-            R"({"ts_ms":1763800000000,"node_id":"01jd3x4m5n6p7q8r9s0t1v2w3x","uptime_s":35000,)"
-            R"("cpu":{"cores":2,"usage_pct":12.3,"per_core_pct":[20.0,4.7]},)"
-            R"("mem":{"total_bytes":4096,"available_bytes":1024,"used_bytes":3072,"swap_total_bytes":100,"swap_used_bytes":60},)"
-            R"("load":{"one":0.5,"five":0.25,"fifteen":0.125},)"
-            R"("disk":[{"mount":"/","fs_type":"ext4","total_bytes":1000,"available_bytes":400}]})");
-}
-
-TEST(ReconnectBackoff, FullJitterUnderADoublingCeiling) {
-  ReconnectBackoff b(2000, 60000, 42);
-  const int64_t ceilings[] = {2000, 4000, 8000, 16000, 32000, 60000, 60000};
-  for (int64_t ceiling : ceilings) {
-    EXPECT_EQ(b.ceiling_ms(), ceiling);
-    const int64_t d = b.next_delay_ms();
-    EXPECT_GE(d, 0);
-    EXPECT_LE(d, ceiling);
-  }
-  b.reset();
-  EXPECT_EQ(b.ceiling_ms(), 2000);
-}
-
-TEST(ReconnectBackoff, AThousandNodesSpreadOverTheFirstWindow) {
-  // After a broker restart every node draws its first delay: they must not land in one second.
-  std::vector<int> per_second(3, 0);
-  for (uint64_t seed = 1; seed <= 1000; ++seed) {
-    ReconnectBackoff b(2000, 60000, seed * 7919);
-    ++per_second[static_cast<size_t>(b.next_delay_ms() / 1000)];
-  }
-  EXPECT_LT(per_second[0], 600);
-  EXPECT_LT(per_second[1], 600);
-}
-
-TEST(IdempotencyCache, BoundedByCountAndAgeButNeverDropsRunningCalls) {
-  IdempotencyCache cache(2, 1000);
-  EXPECT_EQ(cache.begin("A", 0).seen, IdempotencyCache::Seen::kNew);  // stays running
-  for (const char* id : {"B", "C", "D"}) {
-    cache.begin(id, 10);
-    cache.complete(id, std::string("ack-") + id, 10);
-  }
-  EXPECT_EQ(cache.begin("B", 20).seen, IdempotencyCache::Seen::kNew);  // evicted by count (then re-begun)
-  EXPECT_EQ(cache.begin("D", 20).ack, "ack-D");
-  EXPECT_EQ(cache.begin("A", 20).seen, IdempotencyCache::Seen::kInFlight);
-  EXPECT_EQ(cache.complete("A", "ack-A", 30), 1);  // one duplicate waited
-  EXPECT_EQ(cache.begin("A", 1029).seen, IdempotencyCache::Seen::kDone);
-  EXPECT_EQ(cache.begin("A", 1030).seen, IdempotencyCache::Seen::kNew);  // aged out
-}
-
-// The cache is looked up with views into the received cmd, never NUL-terminated copies: a view
-// finds the entry by its characters alone, not by what follows them in the buffer.
-TEST(IdempotencyCache, ViewsIntoLargerBuffersFindTheSameEntry) {
-  IdempotencyCache cache;
-  const std::string first = "01JD3X4M5N6P7Q8R9S0T1V2W3X\",\"ts_ms\"";
-  const std::string second = "xx01JD3X4M5N6P7Q8R9S0T1V2W3Xyy";
-  const std::string_view id_in_first = std::string_view(first).substr(0, 26);
-  const std::string_view id_in_second = std::string_view(second).substr(2, 26);
-  EXPECT_EQ(cache.begin(id_in_first, 0).seen, IdempotencyCache::Seen::kNew);
-  EXPECT_EQ(cache.begin(id_in_second, 1).seen, IdempotencyCache::Seen::kInFlight);
-  EXPECT_EQ(cache.complete(id_in_second, "ack", 2), 1);
-  EXPECT_EQ(cache.begin(id_in_first, 3).ack, "ack");
-  EXPECT_EQ(cache.begin(std::string_view(second).substr(2, 25), 4).seen, IdempotencyCache::Seen::kNew);
-  EXPECT_EQ(cache.size(), 2u);
 }
 
 }  // namespace

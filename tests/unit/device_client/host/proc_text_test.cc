@@ -1,17 +1,8 @@
 // /proc parsing for system.metrics (docs/protocol.md D10) on recorded text from a Raspberry Pi 4 (Raspberry
 // Pi OS bookworm) and from a Debian server: units, the used = total - available rule, CPU % from
-// the delta of two readings, and which mounts count as physical disks.
+// the delta of two readings (the mounts that count as disks: mount_table_test.cc).
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
-#include "common/base/error.h"
-#include "device_client/node/hw_fingerprint.h"
-#include "device_client/host/mount_table.h"
 #include "device_client/host/proc_text.h"
 
 namespace fleetmcp::device {
@@ -45,25 +36,6 @@ constexpr const char* kMeminfo =
     "SwapFree:          92156 kB\n"
     "HugePages_Total:       0\n"
     "Hugepagesize:       2048 kB\n";
-
-constexpr const char* kMounts =
-    "/dev/mmcblk0p2 / ext4 rw,noatime 0 0\n"
-    "devtmpfs /dev devtmpfs rw,relatime,size=1677420k 0 0\n"
-    "proc /proc proc rw,relatime 0 0\n"
-    "sysfs /sys sysfs rw,nosuid,nodev,noexec,relatime 0 0\n"
-    "securityfs /sys/kernel/security securityfs rw 0 0\n"
-    "tmpfs /dev/shm tmpfs rw,nosuid,nodev 0 0\n"
-    "devpts /dev/pts devpts rw 0 0\n"
-    "tmpfs /run tmpfs rw,nosuid,nodev,size=776212k 0 0\n"
-    "cgroup2 /sys/fs/cgroup cgroup2 rw 0 0\n"
-    "/dev/mmcblk0p1 /boot/firmware vfat rw,relatime 0 0\n"
-    "/dev/sda1 /media/usb\\040stick exfat rw 0 0\n"
-    "/dev/sdb1 /run/media/pi/BACKUP ext4 rw 0 0\n"
-    "/dev/loop0 /snap/core/1 squashfs ro 0 0\n"
-    "nas:/export /mnt/nas nfs4 rw 0 0\n"
-    "sshfs#me@host: /mnt/remote fuse.sshfs rw 0 0\n"
-    "overlay / overlay rw,lowerdir=/a 0 0\n"
-    "/dev/sr0 /media/cdrom iso9660 ro 0 0\n";
 
 TEST(ProcStat, ParsesTotalsAndCores) {
   const auto s = parse_proc_stat(kStatBefore);
@@ -109,79 +81,6 @@ TEST(ProcLoadAndUptime, ParseTheFirstFields) {
   EXPECT_FALSE(parse_loadavg("0.42 zero\n"));
   EXPECT_EQ(parse_uptime_s("35000.97 139810.53\n"), 35000);
   EXPECT_FALSE(parse_uptime_s("-1 0\n"));
-}
-
-TEST(MountTable, KeepsOnlyPhysicalFilesystems) {
-  std::vector<std::string> kept;
-  for (const auto& m : parse_mounts(kMounts)) {
-    if (is_physical_filesystem(m)) kept.push_back(m.mount + " " + m.fs_type);
-  }
-  EXPECT_EQ(kept, (std::vector<std::string>{"/ ext4", "/boot/firmware vfat", "/media/usb stick exfat",
-                                             "/run/media/pi/BACKUP ext4", "/ overlay"}));
-}
-
-TEST(MountTable, DecodesOctalEscapes) {
-  const auto mounts = parse_mounts("/dev/sda1 /a\\011b\\134c ext4 rw 0 0\nbroken-line\n");
-  ASSERT_EQ(mounts.size(), 1u);
-  EXPECT_EQ(mounts[0].mount, "/a\tb\\c");
-}
-
-TEST(CpuSerial, FromPiCpuinfo) {
-  const char* cpuinfo =
-      "processor\t: 3\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd evtstrm crc32 cpuid\n\n"
-      "Hardware\t: BCM2835\nRevision\t: c03114\nSerial\t\t: 10000000a1b2c3d4\nModel\t\t: Raspberry Pi 4 Model B Rev 1.4\n";
-  EXPECT_EQ(cpu_serial_from_cpuinfo(cpuinfo), "10000000a1b2c3d4");
-  EXPECT_EQ(cpu_serial_from_cpuinfo("processor : 0\nSerial : 0000000000000000\n"), "");  // QEMU, VMs
-  EXPECT_EQ(cpu_serial_from_cpuinfo("processor : 0\nmodel name : Intel\n"), "");
-}
-
-class FingerprintFixture : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() / ("fleetmcp-fp-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(root_);
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-  void write(const std::string& rel, const std::string& text) {
-    const auto path = root_ / rel;
-    std::filesystem::create_directories(path.parent_path());
-    std::ofstream(path) << text;
-  }
-  std::filesystem::path root_;
-};
-
-TEST_F(FingerprintFixture, SourcesInFixedOrderPreferringRealDevices) {
-  write("etc/machine-id", "3d1219c7c4c5404aaa1f6d2a48adfda4\n");
-  write("sys/firmware/devicetree/base/serial-number", std::string("10000000a1b2c3d4\0", 17));
-  write("sys/class/net/lo/address", "00:00:00:00:00:00\n");
-  write("sys/class/net/br0/address", "02:42:ac:11:00:01\n");  // virtual: no device/
-  write("sys/class/net/wlan0/address", "dc:a6:32:00:00:02\n");
-  write("sys/class/net/wlan0/device/uevent", "DRIVER=brcmfmac\n");
-  write("sys/class/net/eth0/address", "dc:a6:32:00:00:01\n");
-  write("sys/class/net/eth0/device/uevent", "DRIVER=bcmgenet\n");
-  const auto sources = read_hw_fingerprint_sources(root_.string());
-  EXPECT_EQ(sources, (FingerprintSources{{"machine_id", "3d1219c7c4c5404aaa1f6d2a48adfda4"},
-                                         {"cpu_serial", "10000000a1b2c3d4"},
-                                         {"mac_primary", "dc:a6:32:00:00:01"}}));
-}
-
-TEST_F(FingerprintFixture, WhicheverExist) {
-  write("sys/class/net/veth9/address", "02:42:ac:11:00:09\n");
-  EXPECT_EQ(read_hw_fingerprint_sources(root_.string()), (FingerprintSources{{"mac_primary", "02:42:ac:11:00:09"}}));
-}
-
-TEST_F(FingerprintFixture, NoSourceIsAnError) {
-  std::filesystem::create_directories(root_);
-  EXPECT_THROW(read_hw_fingerprint_sources(root_.string()), Error);
-}
-
-TEST(SimulatedFingerprint, DistinctPerNodeAndStable) {
-  const auto a = simulated_fingerprint_sources("01jd3x4m5n6p7q8r9s0t1v2w3x");
-  const auto b = simulated_fingerprint_sources("01jd3x4m5n6p7q8r9s0t1v2w3y");
-  EXPECT_NE(a, b);
-  EXPECT_EQ(a, simulated_fingerprint_sources("01jd3x4m5n6p7q8r9s0t1v2w3x"));
-  EXPECT_EQ(a[0].first, "machine_id");
-  EXPECT_EQ(a[0].second.size(), 32u);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <cctype>
 #include <set>
 
-#include "tests/support/front_fixture.h"
+#include "tests/support/front_test_suites.h"
 
 namespace fleetmcp::http::testing {
 namespace {
@@ -20,18 +20,6 @@ bool is_tool_name(std::string_view s, size_t max, bool dots) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || (dots && c == '.');
   });
 }
-
-std::string echo_call(std::string_view tool, std::string_view message = "hi") {
-  return R"({"name":")" + std::string(tool) + R"(","arguments":{"message":")" + std::string(message) + R"("}})";
-}
-
-std::string echo_tool(std::string_view node = kNode) { return "sysecho." + std::string(node) + ".echo.invoke"; }
-
-class McpTest : public ::testing::Test {
- protected:
-  FrontFixture f;
-  std::string tok = f.token();
-};
 
 TEST_F(McpTest, InitializeEchoesASupportedRevisionAndCreatesASession) {
   for (const std::string version : {"2025-03-26", "2025-06-18", "2025-11-25"}) {
@@ -231,61 +219,6 @@ TEST_F(McpTest, UnknownToolAndAnotherTenantsToolLookTheSame) {
   EXPECT_EQ(f.fleet->calls_received(), 0u);
 }
 
-TEST_F(McpTest, MissingScopeIs403WithAStepUpChallenge) {
-  const std::string reader = f.token("acme", "tools:call:read_only");
-  const std::string sid = f.open_session(reader);
-  const auto ex = f.rpc(sid, reader, "tools/call", R"({"name":"relay.)" + std::string(kNode) + R"(.relay0.set","arguments":{"on":true}})");
-  EXPECT_EQ(ex->reply->status, 403);
-  const auto challenge = header_of(*ex->reply, "WWW-Authenticate");
-  ASSERT_TRUE(challenge);
-  EXPECT_NE(challenge->find("error=\"insufficient_scope\""), std::string::npos);
-  EXPECT_NE(challenge->find("scope=\"tools:call:physical_actuation\""), std::string::npos);
-  EXPECT_NE(challenge->find("resource_metadata="), std::string::npos);
-  EXPECT_EQ(*json::get_string(body_of(*ex)["error"]["data"], "code"), "E_SAFETY_DENIED");
-}
-
-TEST_F(McpTest, BadArgumentsNameTheFieldAndNeverReachTheDevice) {
-  const std::string sid = f.open_session(tok);
-  const auto body = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":")" + echo_tool() + R"(","arguments":{"message":7}})"));
-  const json::Value& r = body["result"];
-  EXPECT_TRUE(r["isError"].GetBool());
-  EXPECT_FALSE(r.HasMember("structuredContent"));  // the tool has an outputSchema the envelope would not match
-  const json::Value& e = r["_meta"]["io.fleetmcp/error"];
-  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
-  EXPECT_NE(std::string(*json::get_string(e, "message")).find("/message"), std::string::npos);
-  EXPECT_EQ(json::parse_strict(r["content"][0]["text"].GetString()).value(), e);
-  EXPECT_EQ(f.fleet->calls_received(), 0u);
-}
-
-TEST_F(McpTest, ByKindBadArgumentsAreNamedAsTheClientWroteThem) {
-  // system_echo_invoke takes {node_id, arguments}: the gate validates the inner arguments (once)
-  // and names the field /arguments/message, not /message.
-  const std::string sid = f.open_session(tok);
-  const auto body = body_of(*f.rpc(sid, tok, "tools/call",
-                                    R"({"name":"system_echo_invoke","arguments":{"node_id":")" + std::string(kNode) +
-                                        R"(","arguments":{"message":7}}})"));
-  const json::Value& e = body["result"]["_meta"]["io.fleetmcp/error"];
-  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
-  const std::string message(*json::get_string(e, "message"));
-  EXPECT_EQ(message.rfind("invalid arguments at /arguments/message: ", 0), 0u) << message;
-  EXPECT_NE(std::string(*json::get_string(e, "suggested_fix")).find("/arguments/message"), std::string::npos);
-  EXPECT_EQ(f.fleet->calls_received(), 0u);
-  // A good one reaches the device.
-  const auto ok = body_of(*f.rpc(sid, tok, "tools/call",
-                                 R"({"name":"system_echo_invoke","arguments":{"node_id":")" + std::string(kNode) +
-                                     R"(","arguments":{"message":"by kind"}}})"));
-  EXPECT_EQ(*json::get_string(ok["result"]["structuredContent"], "message"), "by kind");
-}
-
-TEST_F(McpTest, OfflineNodeFailsAtOnce) {
-  f.fleet->set_online(std::string(kNode), false);
-  const std::string sid = f.open_session(tok);
-  const auto ex = f.rpc(sid, tok, "tools/call", echo_call(echo_tool()));
-  ASSERT_TRUE(ex->reply);  // answered without any time passing
-  EXPECT_EQ(*json::get_string(body_of(*ex)["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_NODE_OFFLINE");
-  EXPECT_EQ(f.fleet->calls_received(), 0u);
-}
-
 TEST_F(McpTest, ASilentDeviceHitsTheGatewayDeadline) {
   f.fleet->set_silent(std::string(kNode), true);
   const std::string sid = f.open_session(tok);
@@ -296,148 +229,6 @@ TEST_F(McpTest, ASilentDeviceHitsTheGatewayDeadline) {
   f.advance(std::chrono::milliseconds(1));  // max(5000, 2000 + 1000)
   ASSERT_TRUE(ex->reply);
   EXPECT_EQ(*json::get_string(body_of(*ex)["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_DEADLINE_EXCEEDED");
-}
-
-TEST_F(McpTest, RateLimitRefusesAtOnceWithRetryAfter) {
-  const std::string sid = f.open_session(tok);
-  // relay0 get: 2 rps, burst 2.
-  const std::string get = R"({"name":"relay.)" + std::string(kNode) + R"(.relay0.get","arguments":{}})";
-  for (int i = 0; i < 2; ++i) EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", get))["result"]["isError"].GetBool());
-  const auto limited = body_of(*f.rpc(sid, tok, "tools/call", get));
-  const json::Value& e = limited["result"]["_meta"]["io.fleetmcp/error"];
-  EXPECT_EQ(*json::get_string(e, "code"), "E_RATE_LIMITED");
-  EXPECT_EQ(*json::get_int64(e, "retry_after_ms"), 500);
-  f.advance(std::chrono::milliseconds(500));
-  EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", get))["result"]["isError"].GetBool());
-}
-
-TEST_F(McpTest, ConcurrencyLimitCountsCallsInFlight) {
-  f.fleet->set_silent(std::string(kNode), true);
-  const std::string sid = f.open_session(tok);
-  const std::string get = R"({"name":"relay.)" + std::string(kNode) + R"(.relay0.get","arguments":{}})";
-  const auto first = f.rpc(sid, tok, "tools/call", get, 1);  // max_concurrency 1, still waiting
-  EXPECT_FALSE(first->reply);
-  const auto second = body_of(*f.rpc(sid, tok, "tools/call", get, 2));
-  EXPECT_EQ(*json::get_string(second["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_RATE_LIMITED");
-  f.advance(std::chrono::milliseconds(5000));  // the first one times out and frees its slot
-  ASSERT_TRUE(first->reply);
-  f.fleet->set_silent(std::string(kNode), false);
-  EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", get, 3))["result"]["isError"].GetBool());
-}
-
-std::string commit_token_of(const json::Document& body) {
-  const std::string fix(*json::get_string(body["result"]["_meta"]["io.fleetmcp/error"], "suggested_fix"));
-  const size_t at = fix.find("commit_token=\"");
-  return at == std::string::npos ? "" : fix.substr(at + 14, fix.find('"', at + 14) - at - 14);
-}
-
-TEST_F(McpTest, PhysicalActuationIsTwoPhase) {
-  const std::string sid = f.open_session(tok);
-  const std::string name = "relay." + std::string(kNode) + ".relay0.set";
-  const auto first = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":true}})"));
-  EXPECT_EQ(*json::get_string(first["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_SAFETY_DENIED");
-  EXPECT_EQ(f.fleet->calls_received(), 0u);
-  const std::string ct = commit_token_of(first);
-  ASSERT_FALSE(ct.empty());
-
-  // Other arguments: refused (and the token is spent).
-  const auto other_args = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":false,"commit_token":")" + ct + "\"}}"));
-  EXPECT_TRUE(other_args["result"]["isError"].GetBool());
-  const std::string ct2 = commit_token_of(other_args);
-  // Another caller with the right arguments: refused.
-  const std::string bob = f.token("acme", kAllScopes, "bob");
-  const std::string bob_sid = f.open_session(bob);
-  EXPECT_TRUE(body_of(*f.rpc(bob_sid, bob, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":false,"commit_token":")" + ct2 + "\"}}"))["result"]["isError"].GetBool());
-  EXPECT_EQ(f.fleet->calls_received(), 0u);
-
-  // A fresh token, same caller, tool and arguments (any key order): executes once.
-  f.advance(std::chrono::milliseconds(1000));  // the refused confirmations spent the rate
-  const auto again = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":true}})"));
-  const std::string ct3 = commit_token_of(again);
-  const std::string confirmed = R"({"name":")" + name + R"(","arguments":{"commit_token":")" + ct3 + R"(","on":true}})";
-  const auto ok = body_of(*f.rpc(sid, tok, "tools/call", confirmed));
-  EXPECT_FALSE(ok["result"]["isError"].GetBool());
-  EXPECT_TRUE(ok["result"]["structuredContent"]["on"].GetBool());
-  EXPECT_EQ(f.fleet->calls_received(), 1u);
-  f.advance(std::chrono::milliseconds(1000));  // past the rate limit
-  EXPECT_TRUE(body_of(*f.rpc(sid, tok, "tools/call", confirmed))["result"]["isError"].GetBool());  // single use
-  EXPECT_EQ(f.fleet->calls_received(), 1u);
-}
-
-// Doc 05 addendum §6.1: force=true overrides the device's check that running services depend on
-// the unit, so on a reversible capability it needs tools:call:physical_actuation and the two-phase
-// confirmation; without force the call goes straight to the device.
-TEST_F(McpTest, AForcedServiceStopNeedsThePhysicalScopeAndConfirmation) {
-  const std::string node = "01hzx9k3m4p7q8r9s0t1v2w3xb";
-  f.fleet->add_node("acme", node, {{"web", "service.unit", {"get", "invoke", "set"}, SafetyClass::kReversible, {100, 4, 10000}}});
-  const std::string name = "svc." + node + ".web.invoke";
-  const auto call = [&](const std::string& token, const std::string& session, const std::string& arguments) {
-    return f.rpc(session, token, "tools/call", R"({"name":")" + name + R"(","arguments":)" + arguments + "}");
-  };
-  const std::string forced = R"({"action":"stop","force":true,"confirm_breaking_dependencies":true})";
-  const std::string operator_token = f.token("acme", "tools:call:read_only tools:call:reversible");
-  const std::string operator_sid = f.open_session(operator_token);
-  // A plain stop needs only the reversible scope and reaches the device.
-  call(operator_token, operator_sid, R"({"action":"stop"})");
-  EXPECT_EQ(f.fleet->calls_received(), 1u);
-  // Forced: the physical actuation scope.
-  const auto no_scope = call(operator_token, operator_sid, forced);
-  ASSERT_EQ(no_scope->reply->status, 403);
-  const auto challenge = header_of(*no_scope->reply, "WWW-Authenticate");
-  ASSERT_TRUE(challenge);
-  EXPECT_NE(challenge->find("scope=\"tools:call:physical_actuation\""), std::string::npos);
-  // force without the confirmation of the breakage: the input schema refuses it.
-  const std::string sid = f.open_session(tok);
-  const auto unconfirmed = body_of(*call(tok, sid, R"({"action":"stop","force":true})"));
-  EXPECT_EQ(*json::get_string(unconfirmed["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_MANIFEST_INVALID");
-  // With the scope: two-phase, and the commit token confirms it.
-  const auto first = body_of(*call(tok, sid, forced));
-  const json::Value& refusal = first["result"]["_meta"]["io.fleetmcp/error"];
-  EXPECT_EQ(*json::get_string(refusal, "code"), "E_SAFETY_DENIED");
-  EXPECT_NE(std::string(*json::get_string(refusal, "message")).find("force=true"), std::string::npos);
-  EXPECT_EQ(f.fleet->calls_received(), 1u);
-  const std::string ct = commit_token_of(first);
-  ASSERT_FALSE(ct.empty());
-  call(tok, sid, R"({"action":"stop","force":true,"confirm_breaking_dependencies":true,"commit_token":")" + ct + "\"}");
-  EXPECT_EQ(f.fleet->calls_received(), 2u);
-  // tools/list offers commit_token beside force.
-  const auto list = body_of(*f.rpc(sid, tok, "tools/list", "{}"));
-  bool seen = false;
-  for (const auto& t : list["result"]["tools"].GetArray()) {
-    if (std::string(t["name"].GetString()) != name) continue;
-    seen = true;
-    EXPECT_TRUE(t["inputSchema"]["properties"].HasMember("commit_token"));
-    EXPECT_TRUE(t["inputSchema"]["properties"].HasMember("force"));
-  }
-  EXPECT_TRUE(seen);
-}
-
-TEST_F(McpTest, AConfirmedCallThatMeetsTheRateLimitKeepsItsToken) {
-  const std::string sid = f.open_session(tok);
-  const std::string name = "relay." + std::string(kNode) + ".relay0.set";  // 2 calls/s
-  const std::string ask = R"({"name":")" + name + R"(","arguments":{"on":true}})";
-  const std::string confirm = R"({"name":")" + name + R"(","arguments":{"on":true,"commit_token":")";
-  std::vector<std::string> tokens;
-  for (int i = 0; i < 3; ++i) tokens.push_back(commit_token_of(body_of(*f.rpc(sid, tok, "tools/call", ask))));
-  for (int i = 0; i < 2; ++i) {
-    EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", confirm + tokens[i] + "\"}}"))["result"]["isError"].GetBool());
-  }
-  const auto limited = body_of(*f.rpc(sid, tok, "tools/call", confirm + tokens[2] + "\"}}"));
-  EXPECT_EQ(*json::get_string(limited["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_RATE_LIMITED");
-  f.advance(std::chrono::milliseconds(1000));
-  EXPECT_FALSE(body_of(*f.rpc(sid, tok, "tools/call", confirm + tokens[2] + "\"}}"))["result"]["isError"].GetBool())
-      << "the rate-limited confirmation did not spend its token";
-  EXPECT_EQ(f.fleet->calls_received(), 3u);
-}
-
-TEST_F(McpTest, CommitTokensExpireAfter30Seconds) {
-  const std::string sid = f.open_session(tok);
-  const std::string name = "relay." + std::string(kNode) + ".relay0.set";
-  const std::string ct = commit_token_of(body_of(*f.rpc(sid, tok, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":true}})")));
-  f.advance(std::chrono::milliseconds(30000));
-  const auto late = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":")" + name + R"(","arguments":{"on":true,"commit_token":")" + ct + "\"}}"));
-  EXPECT_EQ(*json::get_string(late["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_SAFETY_DENIED");
-  EXPECT_EQ(f.fleet->calls_received(), 0u);
 }
 
 TEST_F(McpTest, CancelledCallGetsNoResponse) {
@@ -594,111 +385,6 @@ TEST_F(McpTest, DeleteClosesTheGetStream) {
   const auto get = f.send(HttpRequest{"GET", "/mcp", {{"Authorization", "Bearer " + tok}, {"Mcp-Session-Id", sid}, {"Accept", "text/event-stream"}}, ""});
   f.send(HttpRequest{"DELETE", "/mcp", {{"Authorization", "Bearer " + tok}, {"Mcp-Session-Id", sid}}, ""});
   EXPECT_TRUE(get->stream->finished);
-}
-
-// by_kind groups the tenant's tools once per fleet snapshot (kind_tools.h): a list after the
-// fleet changed shows the change, a list of the same snapshot the same tools.
-TEST_F(McpTest, ByKindListFollowsTheFleetSnapshot) {
-  FrontFixture by_kind(FrontOptionList{{"http_tools_mode", "by_kind"}});
-  const std::string t = by_kind.token();
-  const std::string sid = by_kind.open_session(t);
-  const auto names = [&] {
-    std::set<std::string> out;
-    const auto body = body_of(*by_kind.rpc(sid, t, "tools/list", ""));
-    for (const auto& tool : body["result"]["tools"].GetArray()) out.insert(tool["name"].GetString());
-    return out;
-  };
-  const auto before = names();
-  EXPECT_TRUE(before.count("system_echo_invoke"));
-  EXPECT_FALSE(before.count("gpio_pin_get"));
-  EXPECT_EQ(names(), before);
-  by_kind.fleet->add_node("acme", "01hzx9k3m4p7q8r9s0t1v2w3xb", {{"led", "gpio.pin", {"get"}, SafetyClass::kReadOnly, {}}});
-  by_kind.scheduler->run();
-  const auto after = names();
-  EXPECT_TRUE(after.count("gpio_pin_get"));
-  EXPECT_TRUE(after.count("system_echo_invoke"));
-}
-
-// by_kind (the default mode) pages like per_node: every tool once, in order, the last page without a
-// cursor; a cursor it did not issue, or one per_node issued, is refused (RFC 004 A.15). Compact mode
-// never issues one, so it refuses any. Names fit the 64 characters clients keep in every mode.
-TEST_F(McpTest, ByKindToolsListPagesThroughEveryToolOnceAndRefusesForeignCursors) {
-  FrontFixture by_kind(FrontOptionList{{"http_tools_mode", "by_kind"}, {"http_page_size", "2"}});
-  const std::string t = by_kind.token();
-  const std::string sid = by_kind.open_session(t);
-  std::vector<std::string> names;
-  std::string params = "{}";
-  int pages = 0;
-  for (; pages < 10; ++pages) {
-    const auto body = body_of(*by_kind.rpc(sid, t, "tools/list", params));
-    ASSERT_TRUE(body.HasMember("result")) << json::to_string(body);
-    EXPECT_LE(body["result"]["tools"].Size(), 2u);
-    for (const auto& tool : body["result"]["tools"].GetArray()) names.emplace_back(tool["name"].GetString());
-    const auto cursor = json::get_string(body["result"], "nextCursor");
-    if (!cursor) break;
-    params = R"({"cursor":")" + std::string(*cursor) + "\"}";
-  }
-  // acme's kind tools in name order (echo, metrics snapshot and subscribe, the relay's get and set),
-  // then the two fleet tools.
-  EXPECT_EQ(names, (std::vector<std::string>{"system_echo_invoke", "system_metrics_snapshot", "system_metrics_subscribe",
-                                             "test_relay_get", "test_relay_set", "fleet_find_nodes", "fleet_read"}));
-  EXPECT_EQ(pages, 3);
-  for (const auto& n : names) EXPECT_LE(n.size(), 64u) << n;
-
-  const auto refused = [&](FrontFixture& front, const std::string& session, const std::string& token,
-                           const std::string& list_params) {
-    const auto body = body_of(*front.rpc(session, token, "tools/list", list_params));
-    return body.HasMember("error") && body["error"]["code"].GetInt() == -32602;
-  };
-  EXPECT_TRUE(refused(by_kind, sid, t, R"({"cursor":"c3lzZWNoby4w"})"));
-  EXPECT_TRUE(refused(by_kind, sid, t, R"({"cursor":7})"));
-  // A cursor per_node issued names a per_node tool: not one of this list's.
-  const std::string per_node_cursor = [&] {
-    FrontFixture per_node(FrontOptionList{{"http_page_size", "2"}});
-    const std::string pt = per_node.token();
-    const auto body = body_of(*per_node.rpc(per_node.open_session(pt), pt, "tools/list", "{}"));
-    return std::string(*json::get_string(body["result"], "nextCursor"));
-  }();
-  EXPECT_TRUE(refused(by_kind, sid, t, R"({"cursor":")" + per_node_cursor + "\"}"));
-
-  FrontFixture compact(FrontOptionList{{"http_tools_mode", "compact"}});
-  const std::string ct = compact.token();
-  const std::string csid = compact.open_session(ct);
-  EXPECT_FALSE(refused(compact, csid, ct, "{}"));
-  EXPECT_TRUE(refused(compact, csid, ct, R"({"cursor":"c3lzZWNoby4w"})"));
-}
-
-TEST_F(McpTest, CompactModeOffersThreeFleetToolsThatReachTheSameGate) {
-  FrontFixture compact(FrontOptionList{{"http_tools_mode", "compact"}});
-  const std::string t = compact.token();
-  const std::string sid = compact.open_session(t);
-  const auto list = body_of(*compact.rpc(sid, t, "tools/list", ""));
-  std::vector<std::string> names;
-  for (const auto& tool : list["result"]["tools"].GetArray()) names.emplace_back(tool["name"].GetString());
-  EXPECT_EQ(names, (std::vector<std::string>{"fleet_find_nodes", "fleet_describe_node", "fleet_call"}));
-  EXPECT_FALSE(list["result"].HasMember("nextCursor"));
-
-  const auto found = body_of(*compact.rpc(sid, t, "tools/call", R"({"name":"fleet_find_nodes","arguments":{"kind":"test.relay"}})"));
-  const json::Value& nodes = found["result"]["structuredContent"]["nodes"];
-  ASSERT_EQ(nodes.Size(), 1u);
-  EXPECT_EQ(*json::get_string(nodes[0], "node_id"), kNode);
-
-  const auto described = body_of(*compact.rpc(sid, t, "tools/call", R"({"name":"fleet_describe_node","arguments":{"node_id":")" + std::string(kNode) + "\"}}"));
-  EXPECT_EQ(described["result"]["structuredContent"]["capabilities"].Size(), 3u);
-  const auto foreign = body_of(*compact.rpc(sid, t, "tools/call", R"({"name":"fleet_describe_node","arguments":{"node_id":")" + std::string(kOther) + "\"}}"));
-  EXPECT_TRUE(foreign["result"]["isError"].GetBool());
-
-  const auto called = body_of(*compact.rpc(sid, t, "tools/call", R"({"name":"fleet_call","arguments":{"node_id":")" + std::string(kNode) +
-                                                                  R"(","cap_id":"echo","verb":"invoke","arguments":{"message":"via fleet_call"}}})"));
-  EXPECT_EQ(*json::get_string(called["result"]["structuredContent"], "message"), "via fleet_call");
-  const auto bad = body_of(*compact.rpc(sid, t, "tools/call", R"({"name":"fleet_call","arguments":{"node_id":")" + std::string(kNode) +
-                                                              R"(","cap_id":"echo","verb":"invoke","arguments":{}}})"));
-  EXPECT_EQ(*json::get_string(bad["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_MANIFEST_INVALID");
-  // The missing argument is named where the client wrote the arguments.
-  EXPECT_NE(std::string(*json::get_string(bad["result"]["_meta"]["io.fleetmcp/error"], "message")).find("at /arguments:"),
-            std::string::npos);
-  // The projected name still works in compact mode.
-  EXPECT_FALSE(body_of(*compact.rpc(sid, t, "tools/call", echo_call(echo_tool())))["result"]["isError"].GetBool());
 }
 
 TEST_F(McpTest, EveryCallAndRefusalIsAuditedWithoutArguments) {
