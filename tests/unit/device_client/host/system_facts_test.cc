@@ -1,7 +1,7 @@
-// The Doc 05 catalogue's parsers on recorded data (tests/fixtures/catalogue/): a Raspberry Pi Zero 2
-// W's /proc, /sys and /etc tree, `systemctl show --timestamp=unix` output (the D-Bus properties the
-// sd-bus backend renders to the same form) and `journalctl -o export` text. Every document a
-// reader builds is checked against the kind's output schema, as the device's dispatcher does.
+// System facts and health on recorded data (tests/fixtures/catalogue/): a Raspberry Pi Zero 2 W's
+// /proc, /sys and /etc tree: basic info, the temperature fallback chain, throttling bits, network
+// and disk I/O rates from two readings. (The other readers' tests sit next to their source files:
+// network_facts, process_table, iso_time, handlers/service_handler, handlers/log_handler.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,44 +10,18 @@
 #include "common/base/file_text.h"
 #include "common/base/json.h"
 #include "common/registry/schema_registry.h"
-#include "device_client/host/iso_time.h"
-#include "device_client/backends/log_source.h"
-#include "device_client/host/network_facts.h"
-#include "device_client/host/process_table.h"
-#include "device_client/backends/service_control.h"
-#include "device_client/handlers/service_handler.h"
 #include "device_client/host/io_rates.h"
 #include "device_client/host/system_facts.h"
+#include "tests/support/device_client/catalogue_fixtures.h"
 
 namespace fleetmcp::device {
 namespace {
 
-const std::string kFixtures = FLEETMCP_SOURCE_DIR "/tests/fixtures/catalogue";
-const std::string kPi = kFixtures + "/pi";
-
-const SchemaRegistry& schemas() {
-  static const auto reg = SchemaRegistry::load(FLEETMCP_SOURCE_DIR "/schemas");
-  return *reg;
-}
-
-void expect_valid(std::string_view schema, const json::Value& doc) {
-  const auto bad = schemas().validate(std::string("mcp://schemas/") + std::string(schema), doc);
-  EXPECT_FALSE(bad) << json::to_string(doc) << "\n" << bad->path << ": " << bad->message;
-}
+using testing::kFixtures;
+using testing::kPi;
 
 CommandRunner no_helpers() {
   return [](const std::vector<std::string>&) { return std::optional<std::string>(); };
-}
-
-TEST(CatalogueTime, IsoRoundTripAndRejects) {
-  EXPECT_EQ(iso_utc_from_ms(1763800000000), "2025-11-22T08:26:40Z");
-  EXPECT_EQ(iso_utc_from_ms(1763800000123), "2025-11-22T08:26:40.123Z");
-  EXPECT_EQ(ms_from_iso_utc("2025-11-22T08:26:40Z"), 1763800000000);
-  EXPECT_EQ(ms_from_iso_utc("2025-11-22T08:26:40.5Z"), 1763800000500);
-  EXPECT_EQ(ms_from_iso_utc("2025-11-22T10:26:40+02:00"), 1763800000000);
-  EXPECT_EQ(ms_from_iso_utc("2025-11-22 08:26:40"), std::nullopt);
-  EXPECT_EQ(ms_from_iso_utc("2025-13-22T08:26:40Z"), std::nullopt);
-  EXPECT_EQ(ms_from_iso_utc("2025-11-22T08:26:40Zjunk"), std::nullopt);
 }
 
 TEST(CatalogueSystemInfo, BasicInfoFromARecordedPi) {
@@ -171,201 +145,6 @@ TEST(CatalogueHealth, ThrottlingWordBits) {
   EXPECT_FALSE(f->under_voltage);
   EXPECT_FALSE(parse_throttled("throttled=zz"));
   EXPECT_FALSE(read_throttling(kFixtures + "/hwmon_only", no_helpers()));  // not a Pi: no flags at all
-}
-
-TEST(CatalogueNetwork, RoutesAndResolvers) {
-  const auto v4 = parse_default_route_v4(read_file(kPi + "/proc/net/route").value());
-  ASSERT_TRUE(v4);
-  EXPECT_EQ(v4->gateway, "192.168.1.1");  // wlan0's metric 600 beats eth0's 700
-  EXPECT_EQ(v4->interface, "wlan0");
-  const auto v6 = parse_default_route_v6(read_file(kPi + "/proc/net/ipv6_route").value());
-  ASSERT_TRUE(v6);
-  EXPECT_EQ(v6->gateway, "fe80::1");
-  EXPECT_EQ(v6->interface, "wlan0");
-  EXPECT_EQ(parse_resolv_conf(read_file(kPi + "/etc/resolv.conf").value()), (std::vector<std::string>{"192.168.1.1", "fd00::1"}));
-  EXPECT_EQ(interface_state("dormant"), "down");
-}
-
-TEST(CatalogueNetwork, StatusDocumentFromTheRecordedTree) {
-  const json::Document d = read_network_status(kPi, false);
-  expect_valid("network.status.get.output@1.0.0", d);
-  const auto& ifs = d["interfaces"];
-  ASSERT_EQ(ifs.Size(), 4u);
-  EXPECT_STREQ(ifs[0]["name"].GetString(), "eth0");
-  EXPECT_STREQ(ifs[1]["state"].GetString(), "unknown");                      // lo
-  EXPECT_STREQ(ifs[2]["mac_address"].GetString(), "00:00:00:00:00:00");     // tun0 has no MAC
-  EXPECT_EQ(ifs[3]["statistics"]["bytes_recv"].GetUint64(), 987654321u);     // wlan0
-  EXPECT_STREQ(d["default_gateway"]["ipv4"].GetString(), "192.168.1.1");
-  EXPECT_EQ(d["dns_servers"].Size(), 2u);
-  expect_valid("network.status.get.output@1.0.0", read_network_status("", true));  // this host, live
-}
-
-TEST(CatalogueProcesses, StatLineWithParenthesesInTheName) {
-  const auto f = parse_pid_stat(read_file(kPi + "/proc/4242/stat").value());
-  ASSERT_TRUE(f);
-  EXPECT_EQ(f->comm, "python3 (worker) x");
-  EXPECT_EQ(f->state, 'R');
-  EXPECT_EQ(f->ppid, 1);
-  EXPECT_EQ(f->utime, 61700u);
-  EXPECT_EQ(f->nice, 5);
-  EXPECT_EQ(f->num_threads, 3);
-  EXPECT_EQ(f->rss_pages, 25600u);
-  EXPECT_FALSE(parse_pid_stat("4242 python3 R"));
-  EXPECT_EQ(process_status('I'), "idle");
-  EXPECT_EQ(process_status('D'), "disk-sleep");
-}
-
-TEST(CatalogueProcesses, ListFiltersSortsAndPages) {
-  ProcessContext ctx = read_process_context(kPi + "/proc");
-  ctx.ticks_per_second = 100;  // the recording's USER_HZ
-  ctx.page_size = 4096;
-  EXPECT_EQ(ctx.boot_time_s, 1763800000);
-  const auto all = read_all_processes(ctx);
-  ASSERT_EQ(all.size(), 3u);
-
-  auto list = [&](const char* args) {
-    json::Document d = process_list_json(all, process_query_from(json::parse_strict(args).value()));
-    expect_valid("process.table.snapshot.output@1.0.0", d);
-    return d;
-  };
-  json::Document d = list(R"({"sort_by":"cpu_percent","sort_order":"desc","limit":2})");
-  EXPECT_EQ(d["total_count"].GetInt(), 3);
-  EXPECT_EQ(d["returned_count"].GetInt(), 2);
-  EXPECT_TRUE(d["has_more"].GetBool());
-  EXPECT_EQ(d["processes"][0]["pid"].GetInt(), 4242);
-  // (617 + 12.34) s of CPU over the 2345.67 s since it started at tick 1000000: 26.8 %
-  EXPECT_DOUBLE_EQ(d["processes"][0]["cpu_percent"].GetDouble(), 26.8);
-  EXPECT_EQ(d["processes"][0]["memory_rss"].GetUint64(), 25600u * 4096);
-  EXPECT_EQ(d["processes"][0]["cmdline"].Size(), 4u);
-
-  d = list(R"({"limit":2,"offset":2})");
-  EXPECT_EQ(d["processes"][0]["pid"].GetInt(), 4242);  // pid order: 1, 77, 4242
-  EXPECT_FALSE(d["has_more"].GetBool());
-  d = list(R"({"filter":{"name_pattern":"kworker*"}})");
-  ASSERT_EQ(d["processes"].Size(), 1u);
-  EXPECT_STREQ(d["processes"][0]["status"].GetString(), "idle");
-  d = list(R"({"filter":{"status":["running"],"min_memory_mb":50}})");
-  ASSERT_EQ(d["processes"].Size(), 1u);
-  EXPECT_EQ(d["processes"][0]["pid"].GetInt(), 4242);
-  d = list(R"({"filter":{"min_cpu_percent":99}})");
-  EXPECT_EQ(d["total_count"].GetInt(), 0);
-}
-
-TEST(CatalogueProcesses, DetailsCarryIoCountersAndCpuTimes) {
-  ProcessContext ctx = read_process_context(kPi + "/proc");
-  ctx.ticks_per_second = 100;
-  const auto p = read_process(ctx, 4242, true);
-  ASSERT_TRUE(p);
-  const json::Document d = process_detail_json(*p);
-  expect_valid("process.table.get.output@1.0.0", d);
-  EXPECT_EQ(d["io_counters"]["read_count"].GetUint64(), 100u);
-  EXPECT_EQ(d["io_counters"]["write_bytes"].GetUint64(), 8192u);
-  EXPECT_DOUBLE_EQ(d["cpu_times"]["user"].GetDouble(), 617.0);
-  EXPECT_FALSE(read_process(ctx, 999, true));
-  // This host's own table, live.
-  const ProcessContext live = read_process_context("/proc");
-  expect_valid("process.table.snapshot.output@1.0.0",
-               process_list_json(read_all_processes(live), process_query_from(json::parse_strict("{}").value())));
-  expect_valid("process.table.get.output@1.0.0", process_detail_json(*read_process(live, getpid(), true)));
-}
-
-TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
-  const uint64_t now_us = 1763800600ull * 1'000'000;  // ten minutes after ActiveEnterTimestamp
-  ServiceStatus s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()), now_us);
-  EXPECT_EQ(s.name, "nginx.service");
-  EXPECT_EQ(s.status, "active");
-  EXPECT_EQ(s.sub_status, "running");
-  EXPECT_TRUE(s.enabled);
-  EXPECT_EQ(s.pid, 812);
-  EXPECT_EQ(s.memory_bytes, 9568256u);
-  EXPECT_EQ(s.uptime_seconds, 600);
-  EXPECT_EQ(s.restart_count, 2);
-  EXPECT_TRUE(s.can_reload);
-  expect_valid("service.unit.get.output@1.0.0", service_status_json(s));
-
-  s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_stopped.txt").value()), now_us);
-  EXPECT_EQ(s.status, "inactive");
-  EXPECT_FALSE(s.enabled);
-  EXPECT_FALSE(s.memory_bytes);   // "[not set]"
-  EXPECT_FALSE(s.uptime_seconds);
-  const json::Document d = service_status_json(s);
-  expect_valid("service.unit.get.output@1.0.0", d);
-  EXPECT_FALSE(d.HasMember("pid"));
-
-  try {
-    service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_missing.txt").value()), now_us);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kBadRequest);
-    EXPECT_EQ(e.envelope().message, "not_found: systemd has no unit nosuch.service");
-  }
-}
-
-// Doc 05 addendum §6.1: the services that need a unit, from the properties systemctl show (and the
-// sd-bus backend) give: RequiredBy, BoundBy and WantedBy, services only, each once, sorted.
-TEST(CatalogueServices, DependentServicesFromUnitProperties) {
-  const UnitProperties p = parse_systemctl_show(read_file(kFixtures + "/systemctl_show_dependents.txt").value());
-  EXPECT_EQ(dependent_service_names(p),
-            (std::vector<std::string>{"NetworkManager.service", "avahi-daemon.service", "bluetooth.service",
-                                      "systemd-logind.service"}));
-  EXPECT_TRUE(dependent_service_names(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()))
-                  .empty());
-  for (const char* state : {"active", "reloading", "activating"}) EXPECT_TRUE(is_running_state(state)) << state;
-  for (const char* state : {"inactive", "failed", "deactivating", ""}) EXPECT_FALSE(is_running_state(state)) << state;
-}
-
-TEST(CatalogueLogs, JournalExportEntries) {
-  const auto entries = parse_journal_export(read_file(kFixtures + "/journal_export.txt").value());
-  ASSERT_EQ(entries.size(), 13u);
-  const LogEntry first = log_entry_from_fields(entries[0]);
-  EXPECT_EQ(first.ts_ms, 1763800000000);
-  EXPECT_EQ(first.priority, 6);
-  EXPECT_EQ(first.unit, "nginx.service");
-  EXPECT_EQ(first.message, "event 0 from nginx");
-  const LogEntry binary = log_entry_from_fields(entries[12]);  // its MESSAGE was a binary field
-  EXPECT_EQ(binary.priority, 3);
-  EXPECT_EQ(binary.message, "");
-
-  JournalFields raw{{"MESSAGE", std::string("tab\there\x01 bad \xff byte \xc3\xa9")}, {"PRIORITY", "9"}};
-  const LogEntry cleaned = log_entry_from_fields(raw);
-  EXPECT_EQ(cleaned.message, "tab\there  bad ? byte \xc3\xa9");
-  EXPECT_EQ(cleaned.priority, 6);  // out-of-range priority: the journal's default, info
-}
-
-TEST(CatalogueLogs, NewestFirstFilteringAndPaging) {
-  const auto fields = parse_journal_export(read_file(kFixtures + "/journal_export.txt").value());
-  auto page = [&](LogQuery q) {
-    size_t next = fields.size();
-    return page_newest_first(q, [&]() -> std::optional<LogEntry> {
-      if (next == 0) return std::nullopt;
-      return log_entry_from_fields(fields[--next]);
-    });
-  };
-  LogQuery q;
-  q.limit = 3;
-  LogPage p = page(q);
-  ASSERT_EQ(p.entries.size(), 3u);
-  EXPECT_TRUE(p.has_more);
-  EXPECT_EQ(p.entries[0].ts_ms, 1763800012000);  // newest first
-  q.offset = 11;
-  p = page(q);
-  EXPECT_EQ(p.entries.size(), 2u);
-  EXPECT_FALSE(p.has_more);
-
-  q = LogQuery{};
-  q.max_priority = *priority_from_level("warning");  // crit (2), err (3), warning (4)
-  p = page(q);
-  ASSERT_EQ(p.entries.size(), 4u);
-  for (const auto& e : p.entries) EXPECT_LE(e.priority, 4);
-
-  q = LogQuery{};
-  q.since_ms = 1763800005000;
-  q.until_ms = 1763800007000;
-  q.contains = "fleetmcp";
-  p = page(q);
-  ASSERT_EQ(p.entries.size(), 2u);  // events 7 and 5 (6 is nginx's)
-  EXPECT_EQ(p.entries[0].message, "event 7 from fleetmcp-device");
-  EXPECT_EQ(level_name(2), "crit");
 }
 
 }  // namespace
