@@ -73,7 +73,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_pass(g, *first);
     return 0;
   }
-  const std::string& token = first.refusal().commit_token;
+  const std::string& token = first.error().commit_token;
   if (token.empty()) return 0;
 
   // The confirmation, a second later: the same arguments (without whatever commit_token they had)

@@ -1,0 +1,23 @@
+// A GpioLine double that records what was written to it.
+#pragma once
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "device_client/backends/gpio_line.h"
+
+namespace fleetmcp::device::testing {
+
+class RecordingLine : public GpioLine {
+ public:
+  explicit RecordingLine(std::shared_ptr<std::vector<bool>> writes) : writes_(std::move(writes)) {}
+  PinState read() override { return {PinMode::kOutput, writes_->empty() ? false : writes_->back(), PinPull::kNone}; }
+  void configure(PinMode, PinPull) override {}
+  void write(bool high) override { writes_->push_back(high); }
+
+ private:
+  std::shared_ptr<std::vector<bool>> writes_;
+};
+
+}  // namespace fleetmcp::device::testing

@@ -1,0 +1,45 @@
+// The gtest fixtures of the front's test suites that span several test files (a suite's TEST_Fs
+// must share one fixture type): McpTest (what an MCP client sees, through FrontHandler) and
+// RoutesTest (the routes around MCP), with the echo call most of them make.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tests/support/front_fixture.h"
+
+namespace fleetmcp::http::testing {
+
+inline std::string echo_call(std::string_view tool, std::string_view message = "hi") {
+  return R"({"name":")" + std::string(tool) + R"(","arguments":{"message":")" + std::string(message) + R"("}})";
+}
+
+inline std::string echo_tool(std::string_view node = kNode) { return "sysecho." + std::string(node) + ".echo.invoke"; }
+
+// The commit token a two-phase refusal offers in its suggested_fix.
+inline std::string commit_token_of(const json::Document& body) {
+  const std::string fix(*json::get_string(body["result"]["_meta"]["io.fleetmcp/error"], "suggested_fix"));
+  const size_t at = fix.find("commit_token=\"");
+  return at == std::string::npos ? "" : fix.substr(at + 14, fix.find('"', at + 14) - at - 14);
+}
+
+class McpTest : public ::testing::Test {
+ protected:
+  FrontFixture f;
+  std::string tok = f.token();
+};
+
+class RoutesTest : public ::testing::Test {
+ protected:
+  FrontFixture f;
+  std::shared_ptr<MemoryExchange> get(std::string target, std::vector<Header> headers = {}) {
+    return f.send(HttpRequest{"GET", std::move(target), std::move(headers), ""});
+  }
+};
+
+}  // namespace fleetmcp::http::testing

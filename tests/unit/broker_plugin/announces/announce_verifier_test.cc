@@ -1,0 +1,82 @@
+// AnnounceVerifier: what it adds to the one sequence of manifest checks (common/protocol/manifest.h,
+// whose refusals manifest_test.cc covers): the verdict cache by the payload's BLAKE3, where a
+// cached verdict still meets the certificate it is presented with, and forget().
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "broker_plugin/announces/announce_verifier.h"
+#include "common/ids/ulid.h"
+#include "common/registry/schema_registry.h"
+#include "tests/support/test_pki.h"
+
+namespace fleetmcp::plugin {
+namespace {
+
+class AnnounceVerifierTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    schemas_ = SchemaRegistry::load(FLEETMCP_SOURCE_DIR "/schemas");
+    pki_ = new testing::TestPki();
+    node_ = pki_->enroll("acme");
+    other_node_ = pki_->enroll("acme");
+  }
+  static void TearDownTestSuite() {
+    delete pki_;
+    node_.reset();
+    other_node_.reset();
+  }
+
+  AnnounceContext facts(const testing::TestNode& node) const {
+    AnnounceContext c;
+    c.now_ms = now_;
+    c.topic_node_id = node.node_id;
+    c.certificate = &node.certificate;
+    c.chain_verified = true;
+    return c;
+  }
+
+  static inline std::shared_ptr<const SchemaRegistry> schemas_;
+  static inline testing::TestPki* pki_ = nullptr;
+  static inline std::shared_ptr<testing::TestNode> node_, other_node_;
+  int64_t now_ = now_ms();
+  AnnounceVerifier verifier_{schemas_, pki_->ca(), std::make_shared<RevocationList>(), 16};
+  std::string announce_ = testing::signed_manifest(*node_, testing::example_content(*node_, now_ - 1000));
+};
+
+TEST_F(AnnounceVerifierTest, ASecondCheckOfTheSameBytesIsACacheHitWithTheSameVerdict) {
+  const AnnounceOutcome first = verifier_.check(announce_, facts(*node_));
+  ASSERT_TRUE(first.accepted) << first.error.message;
+  EXPECT_FALSE(first.cache_hit);
+  ASSERT_NE(first.manifest, nullptr);
+  const AnnounceOutcome again = verifier_.check(announce_, facts(*node_));
+  EXPECT_TRUE(again.accepted);
+  EXPECT_TRUE(again.cache_hit);
+  EXPECT_EQ(again.digest, first.digest);
+  EXPECT_EQ(again.etag, first.etag);
+  EXPECT_EQ(verifier_.cached(), 1u);
+}
+
+// The cache keeps what depends on the bytes alone: the same payload under another node's topic
+// and certificate is refused, although its verdict is cached.
+TEST_F(AnnounceVerifierTest, ACachedVerdictIsStillCheckedAgainstThePresentedCertificate) {
+  ASSERT_TRUE(verifier_.check(announce_, facts(*node_)).accepted);
+  const AnnounceOutcome replayed = verifier_.check(announce_, facts(*other_node_));
+  EXPECT_FALSE(replayed.accepted);
+  EXPECT_FALSE(replayed.error.message.empty());
+  EXPECT_TRUE(verifier_.check(announce_, facts(*node_)).accepted);
+}
+
+TEST_F(AnnounceVerifierTest, AForgottenVerdictIsAnalysedAgain) {
+  const AnnounceOutcome first = verifier_.check(announce_, facts(*node_));
+  ASSERT_TRUE(first.accepted);
+  verifier_.forget(first.digest);
+  EXPECT_EQ(verifier_.cached(), 0u);
+  const AnnounceOutcome again = verifier_.check(announce_, facts(*node_));
+  EXPECT_TRUE(again.accepted);
+  EXPECT_FALSE(again.cache_hit);
+}
+
+}  // namespace
+}  // namespace fleetmcp::plugin

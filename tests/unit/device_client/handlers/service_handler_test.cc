@@ -1,0 +1,62 @@
+// The service handler's readers on recorded `systemctl show --timestamp=unix` output
+// (tests/fixtures/catalogue/): properties to status, dependent services.
+#include <gtest/gtest.h>
+
+#include "common/base/file_text.h"
+#include "device_client/backends/service_control.h"
+#include "device_client/handlers/service_handler.h"
+#include "tests/support/device_client/catalogue_fixtures.h"
+
+namespace fleetmcp::device {
+namespace {
+
+using testing::expect_valid;
+using testing::kFixtures;
+
+TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
+  const uint64_t now_us = 1763800600ull * 1'000'000;  // ten minutes after ActiveEnterTimestamp
+  ServiceStatus s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()), now_us);
+  EXPECT_EQ(s.name, "nginx.service");
+  EXPECT_EQ(s.status, "active");
+  EXPECT_EQ(s.sub_status, "running");
+  EXPECT_TRUE(s.enabled);
+  EXPECT_EQ(s.pid, 812);
+  EXPECT_EQ(s.memory_bytes, 9568256u);
+  EXPECT_EQ(s.uptime_seconds, 600);
+  EXPECT_EQ(s.restart_count, 2);
+  EXPECT_TRUE(s.can_reload);
+  expect_valid("service.unit.get.output@1.0.0", service_status_json(s));
+
+  s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_stopped.txt").value()), now_us);
+  EXPECT_EQ(s.status, "inactive");
+  EXPECT_FALSE(s.enabled);
+  EXPECT_FALSE(s.memory_bytes);   // "[not set]"
+  EXPECT_FALSE(s.uptime_seconds);
+  const json::Document d = service_status_json(s);
+  expect_valid("service.unit.get.output@1.0.0", d);
+  EXPECT_FALSE(d.HasMember("pid"));
+
+  try {
+    service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_missing.txt").value()), now_us);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kBadRequest);
+    EXPECT_EQ(e.envelope().message, "not_found: systemd has no unit nosuch.service");
+  }
+}
+
+// Doc 05 addendum §6.1: the services that need a unit, from the properties systemctl show (and the
+// sd-bus backend) give: RequiredBy, BoundBy and WantedBy, services only, each once, sorted.
+TEST(CatalogueServices, DependentServicesFromUnitProperties) {
+  const UnitProperties p = parse_systemctl_show(read_file(kFixtures + "/systemctl_show_dependents.txt").value());
+  EXPECT_EQ(dependent_service_names(p),
+            (std::vector<std::string>{"NetworkManager.service", "avahi-daemon.service", "bluetooth.service",
+                                      "systemd-logind.service"}));
+  EXPECT_TRUE(dependent_service_names(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()))
+                  .empty());
+  for (const char* state : {"active", "reloading", "activating"}) EXPECT_TRUE(is_running_state(state)) << state;
+  for (const char* state : {"inactive", "failed", "deactivating", ""}) EXPECT_FALSE(is_running_state(state)) << state;
+}
+
+}  // namespace
+}  // namespace fleetmcp::device
