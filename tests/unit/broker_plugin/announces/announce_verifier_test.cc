@@ -46,36 +46,36 @@ class AnnounceVerifierTest : public ::testing::Test {
 };
 
 TEST_F(AnnounceVerifierTest, ASecondCheckOfTheSameBytesIsACacheHitWithTheSameVerdict) {
-  const AnnounceOutcome first = verifier_.check(announce_, facts(*node_));
-  ASSERT_TRUE(first.accepted) << first.error.message;
-  EXPECT_FALSE(first.cache_hit);
-  ASSERT_NE(first.manifest, nullptr);
-  const AnnounceOutcome again = verifier_.check(announce_, facts(*node_));
-  EXPECT_TRUE(again.accepted);
-  EXPECT_TRUE(again.cache_hit);
-  EXPECT_EQ(again.digest, first.digest);
-  EXPECT_EQ(again.etag, first.etag);
+  const AnnounceVerdict first = verifier_.check(announce_, facts(*node_));
+  ASSERT_TRUE(first.ok()) << first.error().error.message;
+  EXPECT_FALSE(first->cache_hit);
+  ASSERT_NE(first->manifest, nullptr);
+  const AnnounceVerdict again = verifier_.check(announce_, facts(*node_));
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->cache_hit);
+  EXPECT_EQ(again->manifest->payload_digest, first->manifest->payload_digest);
+  EXPECT_EQ(again->etag, first->etag);
   EXPECT_EQ(verifier_.cached(), 1u);
 }
 
 // The cache keeps what depends on the bytes alone: the same payload under another node's topic
 // and certificate is refused, although its verdict is cached.
 TEST_F(AnnounceVerifierTest, ACachedVerdictIsStillCheckedAgainstThePresentedCertificate) {
-  ASSERT_TRUE(verifier_.check(announce_, facts(*node_)).accepted);
-  const AnnounceOutcome replayed = verifier_.check(announce_, facts(*other_node_));
-  EXPECT_FALSE(replayed.accepted);
-  EXPECT_FALSE(replayed.error.message.empty());
-  EXPECT_TRUE(verifier_.check(announce_, facts(*node_)).accepted);
+  ASSERT_TRUE(verifier_.check(announce_, facts(*node_)).ok());
+  const AnnounceVerdict replayed = verifier_.check(announce_, facts(*other_node_));
+  ASSERT_FALSE(replayed.ok());
+  EXPECT_FALSE(replayed.error().error.message.empty());
+  EXPECT_TRUE(verifier_.check(announce_, facts(*node_)).ok());
 }
 
 TEST_F(AnnounceVerifierTest, AForgottenVerdictIsAnalysedAgain) {
-  const AnnounceOutcome first = verifier_.check(announce_, facts(*node_));
-  ASSERT_TRUE(first.accepted);
-  verifier_.forget(first.digest);
+  const AnnounceVerdict first = verifier_.check(announce_, facts(*node_));
+  ASSERT_TRUE(first.ok());
+  verifier_.forget(first->manifest->payload_digest);
   EXPECT_EQ(verifier_.cached(), 0u);
-  const AnnounceOutcome again = verifier_.check(announce_, facts(*node_));
-  EXPECT_TRUE(again.accepted);
-  EXPECT_FALSE(again.cache_hit);
+  const AnnounceVerdict again = verifier_.check(announce_, facts(*node_));
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->cache_hit);
 }
 
 }  // namespace

@@ -5,11 +5,13 @@
 #include "common/protocol/cmd_ack.h"
 #include "common/base/file_text.h"
 #include "device_client/backends/log_source.h"
+#include "device_client/handlers/log_handler.h"
 #include "tests/support/device_client/catalogue_fixtures.h"
 
 namespace fleetmcp::device {
 namespace {
 
+using testing::expect_valid;
 using testing::kFixtures;
 
 TEST(CatalogueLogs, JournalExportEntries) {
