@@ -29,15 +29,11 @@ Verdict Admission::basic_auth(const ClientView& client, std::optional<std::strin
     // mosquitto assigns an id to an MQTT 5 client that sent none, or an MQTT 3.1.1 one with clean session.
     const bool could_be_assigned =
         client.protocol_version == 5 || (client.protocol_version == 4 && client.clean_session);
-    if (auto refusal = identity_.check_client_id(*who, client.id, could_be_assigned)) {
-      result = std::move(*refusal);
-    } else if (auto no_mtls = identity_.check_bridge_certificate(*who, cert ? &*cert : nullptr, clock_())) {
-      result = std::move(*no_mtls);
-    } else if (auto taken = client_id_held_by_another(client, *who)) {
-      result = std::move(*taken);
-    } else if (auto over_quota = persistent_session_over_quota(client, *who)) {
-      result = std::move(*over_quota);
-    }
+    IdentityCheck admitted = identity_.check_client_id(*who, client.id, could_be_assigned);
+    if (admitted) admitted = identity_.check_bridge_certificate(*who, cert ? &*cert : nullptr, clock_());
+    if (admitted) admitted = client_id_held_by_another(client, *who);
+    if (admitted) admitted = persistent_session_over_quota(client, *who);
+    if (!admitted) result = std::move(admitted).error();
   }
   Session session;
   session.client_id = client.id;
@@ -65,9 +61,9 @@ Verdict Admission::basic_auth(const ClientView& client, std::optional<std::strin
 // mosquitto would disconnect the client holding this id once the new one is authorised, or hand
 // the new one the session it left behind: a principal (kind, tenant, sub) may take neither from
 // another, e.g. an agent "ops" of one tenant from the agent "ops" of another (issue 24).
-std::optional<IdentityRefusal> Admission::client_id_held_by_another(const ClientView& client, const Principal& who) {
+IdentityCheck Admission::client_id_held_by_another(const ClientView& client, const Principal& who) {
   const auto holder = claims_.held_by_another(client.id, who, clock_());
-  if (!holder) return std::nullopt;
+  if (!holder) return {};
   const std::string owner = std::string(principal_kind_name(holder->owner.kind)) + " " + holder->owner.name +
                             " of tenant " + holder->owner.tenant;
   return IdentityRefusal{ErrorCode::kSafetyDenied,
@@ -81,11 +77,11 @@ std::optional<IdentityRefusal> Admission::client_id_held_by_another(const Client
 // sees clean start but not an MQTT 5 session expiry (docs/platform-notes.md §M6), so the quota
 // counts the clean-start-false sessions, the ones mosquitto persists. A principal frees one by
 // resuming its id with a clean session.
-std::optional<IdentityRefusal> Admission::persistent_session_over_quota(const ClientView& client, const Principal& who) {
+IdentityCheck Admission::persistent_session_over_quota(const ClientView& client, const Principal& who) {
   if (client.clean_session || (who.kind != PrincipalKind::kAgent && who.kind != PrincipalKind::kBridge)) {
-    return std::nullopt;
+    return {};
   }
-  if (!claims_.durable_quota_full(client.id, who, clock_())) return std::nullopt;
+  if (!claims_.durable_quota_full(client.id, who, clock_())) return {};
   return IdentityRefusal{ErrorCode::kRateLimited,
                          "this principal keeps " + std::to_string(claims_.max_durable_per_owner()) +
                              " persistent sessions (plugin_opt_max_persistent_sessions_per_principal): resume one of "

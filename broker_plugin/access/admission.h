@@ -70,9 +70,9 @@ class Admission {
 
  private:
   // mosquitto would hand `client` the id another principal holds: refused (issue 24).
-  std::optional<IdentityRefusal> client_id_held_by_another(const ClientView& client, const Principal& who);
+  IdentityCheck client_id_held_by_another(const ClientView& client, const Principal& who);
   // `client` asks for a session mosquitto would persist, and `who` holds its quota of them (issue 33).
-  std::optional<IdentityRefusal> persistent_session_over_quota(const ClientView& client, const Principal& who);
+  IdentityCheck persistent_session_over_quota(const ClientView& client, const Principal& who);
   void claim_client_id(const ClientView& client, const Principal& who);
   void run_kicks();
 

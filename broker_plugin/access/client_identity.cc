@@ -120,9 +120,9 @@ bool has_broker_assigned_form(std::string_view id) {
 
 }  // namespace
 
-std::optional<IdentityRefusal> ClientIdentity::check_client_id(const Principal& who, std::string_view client_id,
-                                                               bool could_be_assigned) const {
-  if (who.kind != PrincipalKind::kAgent && who.kind != PrincipalKind::kBridge) return std::nullopt;
+IdentityCheck ClientIdentity::check_client_id(const Principal& who, std::string_view client_id,
+                                              bool could_be_assigned) const {
+  if (who.kind != PrincipalKind::kAgent && who.kind != PrincipalKind::kBridge) return {};
   if (client_id.size() > ClientIdClaims::kMaxIdBytes) {  // the plugin may have to remember it
     return refuse(ErrorCode::kSafetyDenied, "client id is longer than 256 bytes");
   }
@@ -133,15 +133,15 @@ std::optional<IdentityRefusal> ClientIdentity::check_client_id(const Principal& 
   const bool derived = client_id == who.name ||
                        (client_id.size() > who.name.size() + 1 && client_id.starts_with(who.name) &&
                         client_id[who.name.size()] == '-');
-  if (derived || (could_be_assigned && has_broker_assigned_form(client_id))) return std::nullopt;
+  if (derived || (could_be_assigned && has_broker_assigned_form(client_id))) return {};
   return refuse(ErrorCode::kSafetyDenied,
                 "client id must be the token's sub, start with \"<sub>-\", or be left empty (MQTT 5, or MQTT 3.1.1 "
                 "with clean session)");
 }
 
-std::optional<IdentityRefusal> ClientIdentity::check_bridge_certificate(const Principal& bridge, const Certificate* cert,
-                                                                        int64_t now_ms) const {
-  if (bridge.kind != PrincipalKind::kBridge) return std::nullopt;
+IdentityCheck ClientIdentity::check_bridge_certificate(const Principal& bridge, const Certificate* cert,
+                                                       int64_t now_ms) const {
+  if (bridge.kind != PrincipalKind::kBridge) return {};
   if (cert == nullptr) {
     return refuse(ErrorCode::kSafetyDenied,
                   "a bridge needs its client certificate (mutual TLS) as well as its token: connect to a listener "
@@ -154,7 +154,7 @@ std::optional<IdentityRefusal> ClientIdentity::check_bridge_certificate(const Pr
   if (!cert->is_issued_by(ca_, now_ms)) {
     return refuse(ErrorCode::kSafetyDenied, "the bridge's certificate does not chain to the fleet CA or is not valid now");
   }
-  return std::nullopt;
+  return {};
 }
 
 bool ClientIdentity::still_trusted(const Principal& who) const {

@@ -28,6 +28,8 @@ struct IdentityRefusal {
 };
 
 using IdentityResult = Result<Principal, IdentityRefusal>;
+// A check that passes, or the refusal that says why not.
+using IdentityCheck = Result<void, IdentityRefusal>;
 
 struct WakerCredentials {
   std::string username;
@@ -53,17 +55,15 @@ class ClientIdentity {
   // assigned it (`could_be_assigned`: an MQTT 5 client, or MQTT 3.1.1 with clean session, that
   // sent no id), the form mosquitto gives such a client: "auto-" and an uppercase UUID. Refused
   // whatever the sub: a node id (a ULID), the plugin's waker id, and ids over 256 bytes.
-  // nullopt = acceptable. The plugin cannot tell an id mosquitto assigned from one a client sent
+  // The plugin cannot tell an id mosquitto assigned from one a client sent
   // in that form (2.0.11 shows plugins neither), so an id is also refused while another principal
   // holds it or its session (ClientIdClaims, Admission::basic_auth).
-  std::optional<IdentityRefusal> check_client_id(const Principal& who, std::string_view client_id,
-                                                 bool could_be_assigned) const;
+  IdentityCheck check_client_id(const Principal& who, std::string_view client_id, bool could_be_assigned) const;
 
   // A bridge (fleet:bridge token) must also present its own client certificate over mutual TLS
   // (docs/sharding.md): chaining to the fleet CA, valid now, CN = the token's sub,
-  // O = fleet:bridge (fleetctl pki bridge). A stolen token alone is useless. nullopt = acceptable.
-  std::optional<IdentityRefusal> check_bridge_certificate(const Principal& bridge, const Certificate* cert,
-                                                          int64_t now_ms) const;
+  // O = fleet:bridge (fleetctl pki bridge). A stolen token alone is useless.
+  IdentityCheck check_bridge_certificate(const Principal& bridge, const Certificate* cert, int64_t now_ms) const;
 
   // False when the principal's credentials are revoked now (nodes by node_id, agents by jti).
   bool still_trusted(const Principal& who) const;

@@ -117,8 +117,8 @@ TEST_F(Identity, AgentClientIdsDeriveFromTheSub) {
   const std::string token = pki.token("claude", "acme", {"devices:read"}, now / 1000 + 600);
   const auto agent = identity.identify_password("claude", token, "10.0.0.5", now).value();
   const auto refused = [&](std::string_view id, bool could_be_assigned = true) {
-    const auto r = identity.check_client_id(agent, id, could_be_assigned);
-    return r ? r->reason : "accepted";
+    const IdentityCheck r = identity.check_client_id(agent, id, could_be_assigned);
+    return r ? std::string("accepted") : r.error().reason;
   };
   EXPECT_EQ(refused("claude"), "accepted");
   EXPECT_EQ(refused("claude-session-2"), "accepted");
@@ -145,7 +145,7 @@ TEST_F(Identity, AgentClientIdsDeriveFromTheSub) {
   EXPECT_EQ(refused("claude-" + std::string(250, 'x')), "client id is longer than 256 bytes");
   Principal node;
   node.kind = PrincipalKind::kNode;
-  EXPECT_FALSE(identity.check_client_id(node, "anything", false).has_value());  // nodes: use_username_as_clientid
+  EXPECT_TRUE(identity.check_client_id(node, "anything", false).ok());  // nodes: use_username_as_clientid
 }
 
 }  // namespace
