@@ -111,12 +111,12 @@ Result<GatePass, CallRefusal> CallGate::admit(const FleetSnapshot& fleet, const 
     return unconfirmed(*tool, agent, arguments, false, now_ms);
   }
 
-  Admission admission = limiter_.admit(key, tool->constraints, now_ms, claim);
-  if (!admission.admitted) return execution(tool, rate_limited(*tool, admission.retry_after_ms));
+  LimitDecision limit = limiter_.admit(key, tool->constraints, now_ms, claim);
+  if (!limit.admitted) return execution(tool, rate_limited(*tool, limit.retry_after_ms));
   if (two_phase && !commits_.redeem(*commit_token, commit_binding(*tool, agent, arguments), now_ms)) {
     return unconfirmed(*tool, agent, arguments, true, now_ms);
   }
-  return GatePass{tool, json::to_string(arguments), std::move(admission.slot), two_phase};
+  return GatePass{tool, json::to_string(arguments), std::move(limit.slot), two_phase};
 }
 
 CallRefusal CallGate::unconfirmed(const FleetTool& tool, const AgentToken& agent, const json::Value& arguments,

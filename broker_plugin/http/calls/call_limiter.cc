@@ -43,7 +43,7 @@ void ConcurrencySlot::release() {
   if (bucket_->in_flight > 0) --bucket_->in_flight;
 }
 
-Admission CallLimiter::admit(const std::string& key, const CapabilityConstraints& limits, int64_t now_ms,
+LimitDecision CallLimiter::admit(const std::string& key, const CapabilityConstraints& limits, int64_t now_ms,
                              LimitClaim claim) {
   const Rate rate = rate_of(limits, claim);
   std::lock_guard<std::mutex> lock(state_->mutex);
@@ -56,7 +56,7 @@ Admission CallLimiter::admit(const std::string& key, const CapabilityConstraints
     return {false, std::clamp<int64_t>(static_cast<int64_t>(std::ceil(1000.0 / rate.per_second)), 10, 1000)};
   }
   b.tokens -= 1.0;
-  Admission a{true, 0, nullptr};
+  LimitDecision a{true, 0, nullptr};
   if (claim.hold_slot) {
     ++b.in_flight;
     a.slot = std::make_shared<ConcurrencySlot>(state_, b);

@@ -50,7 +50,8 @@ class ConcurrencySlot {
   bool released_ = false;
 };
 
-struct Admission {
+// What the limiter decides for one call: admitted (holding its slot, when it asked for one), or when to retry.
+struct LimitDecision {
   bool admitted = false;
   int64_t retry_after_ms = 0;      // when refused
   std::shared_ptr<ConcurrencySlot> slot;  // when admitted and the call holds a slot
@@ -68,7 +69,7 @@ struct LimitClaim {
 class CallLimiter {
  public:
   // `key` names the capability (node_id/cap_id).
-  Admission admit(const std::string& key, const CapabilityConstraints& limits, int64_t now_ms, LimitClaim claim = {});
+  LimitDecision admit(const std::string& key, const CapabilityConstraints& limits, int64_t now_ms, LimitClaim claim = {});
   // The rate bucket's verdict on `claim` now, spending nothing: 0 when it holds the token, else
   // when to retry. Asked before anyone is asked to confirm a call (call_gate.h). Concurrency is not
   // looked at: a slot turns over within a round trip, long before a confirmation comes back.

@@ -10,7 +10,7 @@ TEST(CallLimiter, TokenBucketRefillsAtTheRate) {
   CallLimiter limiter;
   const CapabilityConstraints c{10, 100, 2000};
   for (int i = 0; i < 10; ++i) EXPECT_TRUE(limiter.admit("n/echo", c, 1000).admitted) << i;  // burst = 10
-  const Admission refused = limiter.admit("n/echo", c, 1000);
+  const LimitDecision refused = limiter.admit("n/echo", c, 1000);
   EXPECT_FALSE(refused.admitted);
   EXPECT_EQ(refused.retry_after_ms, 100);
   EXPECT_FALSE(limiter.admit("n/echo", c, 1050).admitted);
@@ -37,13 +37,13 @@ TEST(CallLimiter, ReadsOfAnActingCapabilityLeaveTheLastTokenAndSlotToActingCalls
   CallLimiter limiter;
   const CapabilityConstraints c{2, 2, 2000};
   const LimitClaim read{.hold_slot = true, .leaves_headroom = true};
-  const Admission first_read = limiter.admit("n/gpio17", c, 0, read);
+  const LimitDecision first_read = limiter.admit("n/gpio17", c, 0, read);
   EXPECT_TRUE(first_read.admitted);  // 2 tokens -> 1
-  const Admission refused = limiter.admit("n/gpio17", c, 0, read);
+  const LimitDecision refused = limiter.admit("n/gpio17", c, 0, read);
   EXPECT_FALSE(refused.admitted);  // the last token is the acting calls'
   EXPECT_EQ(refused.retry_after_ms, 500);
   EXPECT_EQ(limiter.rate_retry_after_ms("n/gpio17", c, 0), 0);  // asked before a confirmation: a set would run
-  Admission set = limiter.admit("n/gpio17", c, 0);
+  LimitDecision set = limiter.admit("n/gpio17", c, 0);
   EXPECT_TRUE(set.admitted);  // and does
   EXPECT_EQ(limiter.rate_retry_after_ms("n/gpio17", c, 0), 500);  // the check spends nothing ...
   EXPECT_EQ(limiter.rate_retry_after_ms("n/gpio17", c, 0), 500);
