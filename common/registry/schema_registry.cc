@@ -32,13 +32,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <unordered_map>
 
 #include "common/registry/char_class_pattern.h"
 #include "common/crypto/digest.h"
+#include "common/base/file_text.h"
 #include "common/base/error.h"
 
 namespace fleetmcp {
@@ -698,15 +697,6 @@ json::Document parse_file(const std::string& path, std::string_view bytes) {
   return std::move(parsed).value();
 }
 
-std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(out).str();
-}
-
 bool is_lower_hex64(std::string_view s) {
   return s.size() == 64 && std::all_of(s.begin(), s.end(), [](char c) {
            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -756,7 +746,7 @@ std::shared_ptr<const SchemaRegistry> SchemaRegistry::load(const std::string& di
   std::shared_ptr<SchemaRegistry> reg(new SchemaRegistry());
   const fs::path base(dir);
   const std::string index_name = (base / "index.json").string();
-  const auto index_text = read_file(base / "index.json");
+  const auto index_text = try_read_file((base / "index.json").string());
   if (!index_text) refuse(index_name, "is missing or unreadable");
   const auto index = parse_file(index_name, *index_text);
   if (!index.IsArray() || index.Empty()) refuse(index_name, "must be a non-empty array of {id, file, sha256}");
@@ -780,7 +770,7 @@ std::shared_ptr<const SchemaRegistry> SchemaRegistry::load(const std::string& di
     const std::string path = (base / std::string(*file)).string();
 
     // RFC 004 §5.3: verify the bytes before anything else reads them.
-    auto bytes = read_file(base / std::string(*file));
+    auto bytes = try_read_file((base / std::string(*file)).string());
     if (!bytes) refuse(path, "is missing or unreadable");
     const std::string actual = sha256_hex(*bytes);
     if (actual != *sha) refuse(path, "SHA-256 " + actual + " does not match index.json (" + std::string(*sha) + ")");

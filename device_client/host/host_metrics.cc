@@ -3,24 +3,15 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <thread>
 
+#include "common/base/file_text.h"
 #include "common/ids/ulid.h"
 #include "device_client/host/mount_table.h"
 
 namespace fleetmcp::device {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 bool is_reportable_path(std::string_view path) {
   if (path.empty() || path.size() > 256) return false;
@@ -65,7 +56,7 @@ std::vector<DiskUsage> read_disks(std::string_view mounts_text) {
 
 HostMetrics::HostMetrics(std::string proc_root, std::chrono::milliseconds max_age)
     : proc_root_(std::move(proc_root)), max_age_(max_age) {
-  last_stat_ = parse_proc_stat(read_text(proc_root_ + "/stat"));
+  last_stat_ = parse_proc_stat(try_read_file(proc_root_ + "/stat").value_or(""));
 }
 
 HostSample HostMetrics::sample() {
@@ -79,12 +70,12 @@ HostSample HostMetrics::sample() {
 }
 
 std::optional<CpuUsage> HostMetrics::read_cpu() {
-  auto stat = parse_proc_stat(read_text(proc_root_ + "/stat"));
+  auto stat = parse_proc_stat(try_read_file(proc_root_ + "/stat").value_or(""));
   if (!stat) return std::nullopt;
   if (last_stat_ && stat->all.total == last_stat_->all.total && !last_cpu_) {
     // Called within a jiffy of start: take one short delta rather than report a made-up 0 %.
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    if (auto again = parse_proc_stat(read_text(proc_root_ + "/stat"))) stat = std::move(again);
+    if (auto again = parse_proc_stat(try_read_file(proc_root_ + "/stat").value_or(""))) stat = std::move(again);
   }
   if (last_stat_ && stat->all.total > last_stat_->all.total) {
     last_cpu_ = usage_between(*last_stat_, *stat);
@@ -98,11 +89,11 @@ std::optional<CpuUsage> HostMetrics::read_cpu() {
 HostSample HostMetrics::read_now() {
   HostSample s;
   s.ts_ms = now_ms();
-  s.uptime_s = parse_uptime_s(read_text(proc_root_ + "/uptime")).value_or(0);
+  s.uptime_s = parse_uptime_s(try_read_file(proc_root_ + "/uptime").value_or("")).value_or(0);
   s.cpu = read_cpu();
-  s.mem = parse_meminfo(read_text(proc_root_ + "/meminfo"));
-  s.load = parse_loadavg(read_text(proc_root_ + "/loadavg"));
-  s.disk = read_disks(read_text(proc_root_ + "/self/mounts"));
+  s.mem = parse_meminfo(try_read_file(proc_root_ + "/meminfo").value_or(""));
+  s.load = parse_loadavg(try_read_file(proc_root_ + "/loadavg").value_or(""));
+  s.disk = read_disks(try_read_file(proc_root_ + "/self/mounts").value_or(""));
   return s;
 }
 

@@ -4,21 +4,13 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 
 #include "common/crypto/digest.h"
 #include "common/base/error.h"
+#include "common/base/file_text.h"
 
 namespace fleetmcp::device {
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // Trims whitespace and the NUL the device tree puts after strings.
 std::string trimmed(std::string_view s) {
@@ -33,8 +25,8 @@ bool all_zero(std::string_view s) {
 }
 
 std::string cpu_serial(const std::string& root) {
-  std::string serial = cpu_serial_from_cpuinfo(read_file(root + "/proc/cpuinfo"));
-  if (serial.empty()) serial = trimmed(read_file(root + "/sys/firmware/devicetree/base/serial-number"));
+  std::string serial = cpu_serial_from_cpuinfo(try_read_file(root + "/proc/cpuinfo").value_or(""));
+  if (serial.empty()) serial = trimmed(try_read_file(root + "/sys/firmware/devicetree/base/serial-number").value_or(""));
   return all_zero(serial) ? std::string() : serial;
 }
 
@@ -57,7 +49,7 @@ std::string primary_mac(const std::string& root) {
   const std::string dir = root + "/sys/class/net";
   std::string fallback;
   for (const std::string& name : interface_names(dir)) {
-    const std::string mac = trimmed(read_file(dir + "/" + name + "/address"));
+    const std::string mac = trimmed(try_read_file(dir + "/" + name + "/address").value_or(""));
     if (mac.size() != 17 || all_zero(mac)) continue;
     if (std::ifstream(dir + "/" + name + "/device/uevent")) return mac;
     if (fallback.empty()) fallback = mac;
@@ -82,7 +74,7 @@ std::string cpu_serial_from_cpuinfo(std::string_view text) {
 
 FingerprintSources read_hw_fingerprint_sources(const std::string& root) {
   FingerprintSources sources;
-  if (std::string id = trimmed(read_file(root + "/etc/machine-id")); !id.empty() && !all_zero(id)) {
+  if (std::string id = trimmed(try_read_file(root + "/etc/machine-id").value_or("")); !id.empty() && !all_zero(id)) {
     sources.emplace_back("machine_id", id);
   }
   if (std::string serial = cpu_serial(root); !serial.empty()) sources.emplace_back("cpu_serial", serial);

@@ -1,7 +1,6 @@
 // fleetctl token issue | verify: agent bearer tokens (docs/protocol.md §2, common/crypto/agent_token.h).
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <set>
@@ -9,6 +8,7 @@
 
 #include "common/crypto/agent_token.h"
 #include "common/crypto/ed25519.h"
+#include "common/base/file_text.h"
 #include "common/base/error.h"
 #include "common/base/json.h"
 #include "common/ids/tenant.h"
@@ -166,9 +166,7 @@ int token_verify(const Argv& argv) {
   if (!args.positionals().empty()) throw Error(ErrorCode::kBadRequest, "token verify reads the token from stdin", "see --help");
   const std::string pub_path = args.require("pub");
   const std::string aud = args.get("aud").value_or(std::string(kDefaultAud));
-  std::ifstream in(pub_path, std::ios::binary);
-  const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.is_open()) throw Error(ErrorCode::kInternal, "cannot read " + pub_path, "check --pub");
+  const std::string pem = fleetmcp::read_file(pub_path, ErrorCode::kInternal, "", "check --pub").value();
   const auto issuer = fleetmcp::ed25519_public_key_from_pem(pem, pub_path).value();
   const std::string token = read_stdin_token();
   // A refused token is the expected "no" of this command: exit 1 with the envelope, not a failure.
