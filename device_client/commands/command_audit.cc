@@ -36,8 +36,8 @@ void CommandAudit::configure(size_t capacity, std::string file) {
     for (const Ring* ring : {&reads_, &actions_}) {
       if (!ring->entries.empty()) next_seq_ = std::max(next_seq_, ring->entries.back().seq + 1);
     }
-    open(reads_);
-    open(actions_);
+    open(reads_).value();  // start-up: a file= that cannot be opened stops the node
+    open(actions_).value();
   }
   capacity_.store(capacity, std::memory_order_release);
 }
@@ -65,12 +65,14 @@ void CommandAudit::read_file(const std::string& path, bool acts, std::deque<Audi
   }
 }
 
-void CommandAudit::open(Ring& ring) {
+Status CommandAudit::open(Ring& ring) {
   ring.fd = ::open(ring.file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0640);
   if (ring.fd < 0) {
-    throw Error(ErrorCode::kInternal, "cannot open the audit file " + ring.file + ": " + std::strerror(errno),
-                "give file= a path in a directory the service user may write, or leave it out to keep the audit in memory");
+    return ErrorEnvelope(ErrorCode::kInternal, "cannot open the audit file " + ring.file + ": " + std::strerror(errno),
+                         "give file= a path in a directory the service user may write, or leave it out to keep the audit "
+                         "in memory");
   }
+  return {};
 }
 
 void CommandAudit::append(Ring& ring, const AuditEntry& entry, size_t capacity) {
@@ -80,11 +82,7 @@ void CommandAudit::append(Ring& ring, const AuditEntry& entry, size_t capacity) 
     ring.fd = -1;
     std::rename(ring.file.c_str(), (ring.file + ".1").c_str());
     ring.lines_in_file = 0;
-    try {
-      open(ring);
-    } catch (const Error&) {
-      return;  // the disk went away under a running node: the audit goes on in memory
-    }
+    if (!open(ring)) return;  // the disk went away under a running node: the audit goes on in memory
   }
   const std::string line = to_line(entry) + "\n";
   // One write on an O_APPEND descriptor: a line is whole or, after a power cut, torn at the end.

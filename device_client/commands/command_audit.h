@@ -29,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/base/result.h"
 #include "common/registry/kinds.h"
 
 namespace fleetmcp::device {
@@ -89,7 +90,7 @@ class CommandAudit {
   };
   static void load(Ring& ring, bool acts, size_t capacity);
   static void read_file(const std::string& path, bool acts, std::deque<AuditEntry>& into);
-  static void open(Ring& ring);
+  static Status open(Ring& ring);
   static void append(Ring& ring, const AuditEntry& entry, size_t capacity);
 
   mutable std::mutex mutex_;

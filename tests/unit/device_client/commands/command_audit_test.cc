@@ -93,6 +93,19 @@ TEST_F(Audit, KeepsAtMostCapacityInMemoryAndTwoFilesOfCapacityLinesOnDisk) {
   EXPECT_EQ(again.newest_first(std::nullopt, 1).entries.front().seq, 26u);  // numbering goes on
 }
 
+// The disk goes away under a running node: the rotation cannot open a new file, and the audit goes
+// on in memory; recording never fails the command it audits.
+TEST_F(Audit, AFileThatCannotBeReopenedAtRotationLeavesTheAuditInMemory) {
+  CommandAudit audit;
+  audit.configure(3, (dir_ / "audit.jsonl").string());
+  fs::remove_all(dir_);  // the next rotation's rename and open both fail
+  for (int i = 1; i <= 7; ++i) EXPECT_NO_THROW(audit.record(entry(i)));
+  const auto page = audit.newest_first(std::nullopt, 10);
+  ASSERT_EQ(page.entries.size(), 3u);
+  EXPECT_EQ(page.entries.front().seq, 7u);
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
 // Issue 33 item 6: cheap reads, audited themselves, pushed another caller's actuation out of a
 // single ring within seconds. Actuations have their own ring, in memory and on disk; pages still
 // merge both newest first, and the cursor walks across them.
