@@ -93,9 +93,9 @@ class I2cDevBus : public I2cBus {
   int open_bus() const {
     const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-      throw failed_precondition("cannot open " + path_ + ": " + errno_text(errno),
+      throw Error(failed_precondition("cannot open " + path_ + ": " + errno_text(errno),
                                 "enable I2C (dtparam=i2c_arm=on, raspi-config), load i2c-dev, and give the "
-                                "service user the i2c group; or fix the bus= setting");
+                                "service user the i2c group; or fix the bus= setting"));
     }
     return fd;
   }
@@ -119,8 +119,8 @@ class I2cDevBus : public I2cBus {
   }
 
   [[noreturn]] static void fail_transfer(int address, int err) {
-    throw failed_precondition("I2C transfer to address " + std::to_string(address) + " failed: " + errno_text(err),
-                              "check wiring and power, and scan the bus (snapshot) to see which addresses answer");
+    throw Error(failed_precondition("I2C transfer to address " + std::to_string(address) + " failed: " + errno_text(err),
+                              "check wiring and power, and scan the bus (snapshot) to see which addresses answer"));
   }
 
   const std::string path_;

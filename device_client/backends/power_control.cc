@@ -21,8 +21,8 @@ class LogindPower : public PowerControl {
   void schedule(std::string_view action, int64_t delay_seconds) override {
     sd_bus* bus = nullptr;
     if (const int rc = sd_bus_open_system(&bus); rc < 0) {
-      throw unavailable("logind is not reachable over D-Bus: " + errno_text(-rc),
-                                "run fleetmcp-device on a systemd host with the system bus");
+      throw Error(unavailable("logind is not reachable over D-Bus: " + errno_text(-rc),
+                                "run fleetmcp-device on a systemd host with the system bus"));
     }
     timespec ts{};
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -35,8 +35,8 @@ class LogindPower : public PowerControl {
     sd_bus_error_free(&err);
     sd_bus_flush_close_unref(bus);
     if (rc < 0) {
-      throw failed_precondition("logind refused ScheduleShutdown: " + name + ", " + errno_text(-rc),
-                                "allow org.freedesktop.login1.reboot / power-off for the service user in polkit");
+      throw Error(failed_precondition("logind refused ScheduleShutdown: " + name + ", " + errno_text(-rc),
+                                "allow org.freedesktop.login1.reboot / power-off for the service user in polkit"));
     }
   }
 };

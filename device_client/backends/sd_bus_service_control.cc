@@ -39,8 +39,8 @@ Bus open_system_bus() {
   sd_bus* bus = nullptr;
   const int rc = sd_bus_open_system(&bus);
   if (rc < 0) {
-    throw unavailable("systemd is not reachable over D-Bus: " + errno_text(-rc),
-                              "run fleetmcp-device on a systemd host with the system bus, or remove this capability");
+    throw Error(unavailable("systemd is not reachable over D-Bus: " + errno_text(-rc),
+                              "run fleetmcp-device on a systemd host with the system bus, or remove this capability"));
   }
   return Bus(bus);
 }
@@ -48,11 +48,11 @@ Bus open_system_bus() {
 [[noreturn]] void fail_call(std::string_view what, const BusError& err, int rc) {
   if (err.name() == "org.freedesktop.DBus.Error.AccessDenied" ||
       err.name() == "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") {
-    throw permission_denied(std::string(what) + ": systemd refused (" + err.name() + ")",
-                            "grant the fleetmcp service user this action in polkit for the allow-listed unit");
+    throw Error(permission_denied(std::string(what) + ": systemd refused (" + err.name() + ")",
+                            "grant the fleetmcp service user this action in polkit for the allow-listed unit"));
   }
-  throw failed_precondition(std::string(what) + " failed: " + err.name() + ", " + errno_text(-rc),
-                            "check the unit with systemctl status on the device");
+  throw Error(failed_precondition(std::string(what) + " failed: " + err.name() + ", " + errno_text(-rc),
+                            "check the unit with systemctl status on the device"));
 }
 
 uint64_t now_us() {

@@ -23,8 +23,8 @@ class SdJournalSource : public LogSource {
     check_present();
     sd_journal* j = nullptr;
     if (const int rc = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY); rc < 0) {
-      throw failed_precondition("cannot open the systemd journal: " + errno_text(-rc),
-                                "add the service user to the systemd-journal group");
+      throw Error(failed_precondition("cannot open the systemd journal: " + errno_text(-rc),
+                                "add the service user to the systemd-journal group"));
     }
     std::unique_ptr<sd_journal, void (*)(sd_journal*)> owned(j, sd_journal_close);
     for (const auto& unit : units_) {
@@ -61,8 +61,8 @@ class SdJournalSource : public LogSource {
     for (const auto& d : dirs_) {
       if (std::filesystem::is_directory(d, ec)) return;
     }
-    throw failed_precondition("this device has no systemd journal",
-                              "run fleetmcp-device on a systemd host (journald), or remove this capability");
+    throw Error(failed_precondition("this device has no systemd journal",
+                              "run fleetmcp-device on a systemd host (journald), or remove this capability"));
   }
 
   const std::vector<std::string> units_, dirs_;

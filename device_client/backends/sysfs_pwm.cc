@@ -45,8 +45,8 @@ class SysfsPwmChannel : public PwmChannel {
   void ensure_exported() {
     if (fs::exists(dir_)) return;
     if (!fs::exists(chip_dir_)) {
-      throw failed_precondition("no PWM chip at " + chip_dir_,
-                                "enable the PWM overlay (e.g. dtoverlay=pwm in config.txt) or fix the chip= setting");
+      throw Error(failed_precondition("no PWM chip at " + chip_dir_,
+                                "enable the PWM overlay (e.g. dtoverlay=pwm in config.txt) or fix the chip= setting"));
     }
     write_file(chip_dir_ + "/export", std::to_string(channel_));
     // udev fixes the permissions of the new directory shortly after the export.
@@ -57,7 +57,7 @@ class SysfsPwmChannel : public PwmChannel {
     std::ifstream in(dir_ + "/" + name);
     long long v = 0;
     if (!(in >> v)) {
-      throw failed_precondition("cannot read " + dir_ + "/" + name, "check that the PWM channel exists and is readable");
+      throw Error(failed_precondition("cannot read " + dir_ + "/" + name, "check that the PWM channel exists and is readable"));
     }
     return v;
   }
@@ -69,8 +69,8 @@ class SysfsPwmChannel : public PwmChannel {
     out << text;
     out.flush();
     if (!out) {
-      throw failed_precondition("cannot write " + path + ": " + errno_text(errno),
-                                "run fleetmcp-device with write access to the PWM class (group gpio on Raspberry Pi OS)");
+      throw Error(failed_precondition("cannot write " + path + ": " + errno_text(errno),
+                                "run fleetmcp-device with write access to the PWM class (group gpio on Raspberry Pi OS)"));
     }
   }
 

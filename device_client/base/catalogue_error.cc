@@ -7,36 +7,36 @@
 namespace fleetmcp::device {
 namespace {
 
-Error coded(ErrorCode code, DeviceReason reason, std::string_view what, std::string_view fix) {
-  return Error(code, reasoned_message(reason, what), fix);
+ErrorEnvelope coded(ErrorCode code, DeviceReason reason, std::string_view what, std::string_view fix) {
+  return ErrorEnvelope(code, reasoned_message(reason, what), fix);
 }
 
 }  // namespace
 
-Error failed_precondition(std::string_view what, std::string_view fix) {
+ErrorEnvelope failed_precondition(std::string_view what, std::string_view fix) {
   return coded(ErrorCode::kBadRequest, DeviceReason::kFailedPrecondition, what, fix);
 }
 
-Error permission_denied(std::string_view what, std::string_view fix) {
+ErrorEnvelope permission_denied(std::string_view what, std::string_view fix) {
   return coded(ErrorCode::kSafetyDenied, DeviceReason::kPermissionDenied, what, fix);
 }
 
-Error not_found(std::string_view what, std::string_view fix) {
+ErrorEnvelope not_found(std::string_view what, std::string_view fix) {
   return coded(ErrorCode::kBadRequest, DeviceReason::kNotFound, what, fix);
 }
 
-Error invalid_argument(std::string_view what, std::string_view fix) {
+ErrorEnvelope invalid_argument(std::string_view what, std::string_view fix) {
   return coded(ErrorCode::kBadRequest, DeviceReason::kInvalidArgument, what, fix);
 }
 
-Error resource_exhausted(std::string_view what, int64_t retry_after_ms) {
-  Error e = coded(ErrorCode::kRateLimited, DeviceReason::kResourceExhausted, what,
-                  "retry after " + std::to_string(retry_after_ms) + " ms");
-  e.with_retry_after_ms(retry_after_ms);
+ErrorEnvelope resource_exhausted(std::string_view what, int64_t retry_after_ms) {
+  ErrorEnvelope e = coded(ErrorCode::kRateLimited, DeviceReason::kResourceExhausted, what,
+                          "retry after " + std::to_string(retry_after_ms) + " ms");
+  e.retry_after_ms = retry_after_ms;
   return e;
 }
 
-Error unavailable(std::string_view what, std::string_view fix) {
+ErrorEnvelope unavailable(std::string_view what, std::string_view fix) {
   return coded(ErrorCode::kInternal, DeviceReason::kUnavailable, what, fix);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/base/json.h"
+#include "common/base/result.h"
 #include "common/registry/kinds.h"
 
 namespace fleetmcp::device {
@@ -58,10 +59,11 @@ class ToolHandler {
   // default and runs on the worker pool under its deadline, so it never stalls MQTT I/O.
   virtual bool may_block(const ToolCall&) const { return true; }
 
-  // Runs on a shared worker thread (or inline, see may_block). Returns the result object (the dispatcher validates it against
-  // the verb's output schema) or throws fleetmcp::Error, whose envelope becomes the cmd_ack's
-  // error. Messages must be templated ASCII: never device strings (RFC-0001 decision #7).
-  virtual json::Document run(const ToolCall& call) = 0;
+  // Runs on a shared worker thread (or inline, see may_block). Returns the result object (the
+  // dispatcher validates it against the verb's output schema) or the envelope that becomes the
+  // cmd_ack's error; a refusal is a value, never a throw (docs/CONTRIBUTING.md "Errors").
+  // Messages must be templated ASCII: never device strings (RFC-0001 decision #7).
+  virtual Result<json::Document> run(const ToolCall& call) = 0;
 
  private:
   const SafetyClass safety_class_;

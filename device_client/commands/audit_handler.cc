@@ -6,7 +6,7 @@
 
 namespace fleetmcp::device {
 
-json::Document AuditHandler::run(const ToolCall& call) {
+Result<json::Document> AuditHandler::run(const ToolCall& call) {
   const size_t limit = static_cast<size_t>(json::get_int64(call.arguments, "limit").value_or(50));
   std::optional<uint64_t> before;
   if (const auto cursor = json::get_string(call.arguments, "cursor")) {

@@ -18,7 +18,7 @@ class AuditHandler : public ToolHandler {
 
   // Memory only: runs inline on the receiving thread.
   bool may_block(const ToolCall&) const override { return false; }
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   const CommandAudit& audit_;

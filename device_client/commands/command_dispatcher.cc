@@ -189,19 +189,12 @@ void CommandDispatcher::run(const std::shared_ptr<Call>& call) {
 
 CommandDispatcher::Answer CommandDispatcher::run_handler(const Call& call) {
   const ToolEntry& tool = *call.tool;
-  json::Document result;
-  // The handler boundary: whatever it throws is this call's outcome, never the process's.
-  try {
-    result = tool.handler->run({tool.verb, *call.env.arguments});
-  } catch (const Error& e) {
-    return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, e.envelope()), error_code_name(e.code())};
-  } catch (const std::exception& e) {
-    log_error(node_id_, "cmd.handler_failed", e.what());  // local log only; never in the envelope
-    return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id,
-                      ErrorEnvelope(ErrorCode::kInternal, reasoned_message(DeviceReason::kInternal, "the tool failed on the device"),
-                                    "retry once; if it fails again, escalate to the operator")),
-            error_code_name(ErrorCode::kInternal)};
+  const Result<json::Document> outcome = guarded_run(call);
+  if (!outcome) {
+    const ErrorEnvelope& refused = outcome.error();
+    return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, refused), error_code_name(refused.code)};
   }
+  const json::Document& result = *outcome;
   if (const auto failure = schemas_(tool.output_schema, result)) {
     log_error(node_id_, "cmd.bad_result", tool.output_schema + " at " + failure->path + ": " + failure->message);
     const ErrorEnvelope bad(ErrorCode::kInternal,
@@ -216,6 +209,20 @@ CommandDispatcher::Answer CommandDispatcher::run_handler(const Call& call) {
     return {error_ack(ack_ids_.next_upper(), call.cmd.msg_id, too_big), error_code_name(too_big.code)};
   }
   return {std::move(ack), "ok"};
+}
+
+// The handler boundary. A refusal comes back as a value; what can still escape a handler (a
+// library's exception, std::bad_alloc) is this call's outcome, never the process's.
+Result<json::Document> CommandDispatcher::guarded_run(const Call& call) const {
+  try {
+    return call.tool->handler->run({call.tool->verb, *call.env.arguments});
+  } catch (const Error& e) {
+    return e.envelope();
+  } catch (const std::exception& e) {
+    log_error(node_id_, "cmd.handler_failed", e.what());  // local log only; never in the envelope
+    return ErrorEnvelope(ErrorCode::kInternal, reasoned_message(DeviceReason::kInternal, "the tool failed on the device"),
+                         "retry once; if it fails again, escalate to the operator");
+  }
 }
 
 // The last guard of issue 33 item 3: the plugin drops an ack past kMaxCmdAckBytes (its caller

@@ -70,6 +70,7 @@ class CommandDispatcher {
   ErrorEnvelope too_large(const Call& call, size_t ack_bytes) const;
   Answer deadline_ack(const Call& call);
   Answer run_handler(const Call& call);
+  Result<json::Document> guarded_run(const Call& call) const;
   void on_deadline(const std::shared_ptr<Call>& call);
   bool finish(Call& call, const Answer& answer);
   void refuse(const Call& call, const ErrorEnvelope& error);

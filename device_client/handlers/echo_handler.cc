@@ -37,7 +37,7 @@ bool EchoHandler::may_block(const ToolCall& call) const {
   return test_hooks_ && requested_sleep_ms(message_of(call)) > 0;
 }
 
-json::Document EchoHandler::run(const ToolCall& call) {
+Result<json::Document> EchoHandler::run(const ToolCall& call) {
   const int64_t received_at_ms = now_ms();  // RFC-0005 §4: wall clock at handler entry
   const std::string_view message = message_of(call);
   if (test_hooks_) {

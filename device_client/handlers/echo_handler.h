@@ -16,7 +16,7 @@ class EchoHandler : public ToolHandler {
 
   // Only the --test-hooks sleep can block; every other echo runs inline.
   bool may_block(const ToolCall& call) const override;
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   std::string node_id_;

@@ -15,13 +15,13 @@ inline constexpr std::string_view kProcessKind = "process.table";
 class NetworkHandler : public ToolHandler {
  public:
   NetworkHandler() : ToolHandler(SafetyClass::kReadOnly, {"get"}) {}
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 };
 
 class ProcessHandler : public ToolHandler {
  public:
   explicit ProcessHandler(std::string proc_root = "/proc") : ToolHandler(SafetyClass::kReadOnly, {"snapshot", "get"}), proc_root_(std::move(proc_root)) {}
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   const std::string proc_root_;

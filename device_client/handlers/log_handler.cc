@@ -7,13 +7,13 @@
 namespace fleetmcp::device {
 namespace {
 
-std::optional<int64_t> time_argument(const json::Value& arguments, const char* name) {
+Result<std::optional<int64_t>> time_argument(const json::Value& arguments, const char* name) {
   const auto it = arguments.FindMember(name);
-  if (it == arguments.MemberEnd() || it->value.IsNull()) return std::nullopt;
+  if (it == arguments.MemberEnd() || it->value.IsNull()) return std::optional<int64_t>();
   const auto ms = ms_from_iso_utc(it->value.GetString());
   if (!ms) {
-    throw invalid_argument(std::string(name) + " is not an ISO-8601 date-time",
-                           "write it like 2025-01-01T12:34:56Z");
+    return invalid_argument(std::string(name) + " is not an ISO-8601 date-time",
+                            "write it like 2025-01-01T12:34:56Z");
   }
   return ms;
 }
@@ -25,13 +25,17 @@ int int_argument(const json::Value& arguments, const char* name, int fallback) {
 
 }  // namespace
 
-LogQuery log_query_from(const json::Value& arguments) {
+Result<LogQuery> log_query_from(const json::Value& arguments) {
   LogQuery q;
   q.max_priority = priority_from_level(json::get_string(arguments, "level").value_or("debug")).value_or(7);
-  q.since_ms = time_argument(arguments, "since");
-  q.until_ms = time_argument(arguments, "until");
+  auto since = time_argument(arguments, "since");
+  if (!since) return std::move(since).error();
+  auto until = time_argument(arguments, "until");
+  if (!until) return std::move(until).error();
+  q.since_ms = *since;
+  q.until_ms = *until;
   if (q.since_ms && q.until_ms && *q.since_ms > *q.until_ms) {
-    throw invalid_argument("since is after until", "swap them or drop one");
+    return invalid_argument("since is after until", "swap them or drop one");
   }
   q.contains = std::string(json::get_string(arguments, "contains").value_or(""));
   q.limit = int_argument(arguments, "limit", 100);
@@ -39,8 +43,10 @@ LogQuery log_query_from(const json::Value& arguments) {
   return q;
 }
 
-json::Document LogHandler::run(const ToolCall& call) {
-  const LogPage page = source_->query(log_query_from(call.arguments));
+Result<json::Document> LogHandler::run(const ToolCall& call) {
+  const auto query = log_query_from(call.arguments);
+  if (!query) return query.error();
+  const LogPage page = source_->query(*query);
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   rapidjson::Value entries(rapidjson::kArrayType);

@@ -16,13 +16,13 @@ class LogHandler : public ToolHandler {
  public:
   explicit LogHandler(std::unique_ptr<LogSource> source) : ToolHandler(SafetyClass::kReadOnly, {"get"}), source_(std::move(source)) {}
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   const std::unique_ptr<LogSource> source_;  // sources are safe to call concurrently
 };
 
-// The arguments of logs.journal get as a query; throws invalid_argument for bad timestamps.
-LogQuery log_query_from(const json::Value& arguments);
+// The arguments of logs.journal get as a query; invalid_argument for bad timestamps.
+Result<LogQuery> log_query_from(const json::Value& arguments);
 
 }  // namespace fleetmcp::device

@@ -8,11 +8,10 @@
 
 namespace fleetmcp::device {
 
-json::Document MetricsHandler::run(const ToolCall& call) {
+Result<json::Document> MetricsHandler::run(const ToolCall& call) {
   if (call.verb == "snapshot") return snapshot(call.arguments);
   if (call.verb == "subscribe") return subscribe(call.arguments);
-  throw Error(ErrorCode::kVerbUnsupported, "system.metrics has no such verb",
-              "use snapshot or subscribe");
+  return ErrorEnvelope(ErrorCode::kVerbUnsupported, "system.metrics has no such verb", "use snapshot or subscribe");
 }
 
 json::Document MetricsHandler::snapshot(const json::Value& arguments) {

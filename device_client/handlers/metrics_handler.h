@@ -14,7 +14,7 @@ class MetricsHandler : public ToolHandler {
  public:
   explicit MetricsHandler(const NodeServices& services) : ToolHandler(SafetyClass::kReadOnly, {"snapshot", "subscribe"}), services_(services) {}
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   json::Document snapshot(const json::Value& arguments);

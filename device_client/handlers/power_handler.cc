@@ -5,7 +5,7 @@
 
 namespace fleetmcp::device {
 
-json::Document PowerHandler::run(const ToolCall& call) {
+Result<json::Document> PowerHandler::run(const ToolCall& call) {
   const auto it = call.arguments.FindMember("delay_seconds");
   const int64_t delay = it != call.arguments.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : 5;
   control_->schedule(action_, delay);

@@ -21,7 +21,7 @@ class PowerHandler : public ToolHandler {
       : ToolHandler(SafetyClass::kPhysicalActuation, {"invoke"}),
         control_(std::move(control)), action_(std::move(action)), node_id_(std::move(node_id)) {}
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   const std::unique_ptr<PowerControl> control_;

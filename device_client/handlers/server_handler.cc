@@ -56,11 +56,11 @@ json::Document ServerHandler::status() {
   return d;
 }
 
-json::Document ServerHandler::update(const json::Value& arguments) {
+Result<json::Document> ServerHandler::update(const json::Value& arguments) {
   if (!update_) {
-    throw failed_precondition("self-update is not configured on this device",
-                              "the device operator sets update_unit=fleetmcp-update.service on this capability "
-                              "and configures an update channel (docs/catalogue.md)");
+    return failed_precondition("self-update is not configured on this device",
+                               "the device operator sets update_unit=fleetmcp-update.service on this capability "
+                               "and configures an update channel (docs/catalogue.md)");
   }
   UpdateRequest request;
   request.channel = json::get_string(arguments, "channel").value_or("stable");
@@ -74,9 +74,10 @@ json::Document ServerHandler::update(const json::Value& arguments) {
   return d;
 }
 
-json::Document ServerHandler::run(const ToolCall& call) {
+Result<json::Document> ServerHandler::run(const ToolCall& call) {
   std::lock_guard lock(mutex_);
-  return call.verb == "get" ? status() : update(call.arguments);
+  if (call.verb == "get") return status();
+  return update(call.arguments);
 }
 
 }  // namespace fleetmcp::device

@@ -21,11 +21,11 @@ class ServerHandler : public ToolHandler {
   // `update` null: self-update disabled. `version`: the installed package's (package_version.h).
   ServerHandler(const NodeServices& services, std::unique_ptr<SelfUpdate> update, std::string version);
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   json::Document status();
-  json::Document update(const json::Value& arguments);
+  Result<json::Document> update(const json::Value& arguments);
 
   std::mutex mutex_;
   const NodeServices services_;

@@ -27,28 +27,28 @@ json::Document service_status_json(const ServiceStatus& s) {
   return d;
 }
 
-void refuse_breaking_dependents(ServiceControl& unit, const ToolCall& call) {
+Status refuse_breaking_dependents(ServiceControl& unit, const ToolCall& call) {
   const bool stops = call.verb == "invoke" ? json::get_string(call.arguments, "action") == "stop"
                                            : !json::get_bool(call.arguments, "enabled").value_or(true);
-  if (!stops) return;
+  if (!stops) return {};
   const bool force = json::get_bool(call.arguments, "force").value_or(false);
   const bool confirmed = json::get_bool(call.arguments, "confirm_breaking_dependencies").value_or(false);
   if (force && !confirmed) {
-    throw invalid_argument("force needs confirm_breaking_dependencies=true",
-                           "pass both force=true and confirm_breaking_dependencies=true, or neither");
+    return invalid_argument("force needs confirm_breaking_dependencies=true",
+                            "pass both force=true and confirm_breaking_dependencies=true, or neither");
   }
-  if (force) return;
+  if (force) return {};
   const std::vector<std::string> dependents = unit.active_dependents();
-  if (dependents.empty()) return;
-  throw Error(ErrorCode::kBadRequest,
-              dependents_message(dependents, std::to_string(dependents.size()) + " active services depend on the unit"),
-              "stop the dependent services first, or use force=true with confirm_breaking_dependencies=true");
+  if (dependents.empty()) return {};
+  return ErrorEnvelope(ErrorCode::kBadRequest,
+                       dependents_message(dependents, std::to_string(dependents.size()) + " active services depend on the unit"),
+                       "stop the dependent services first, or use force=true with confirm_breaking_dependencies=true");
 }
 
-json::Document ServiceHandler::run(const ToolCall& call) {
+Result<json::Document> ServiceHandler::run(const ToolCall& call) {
   std::lock_guard lock(mutex_);
   if (call.verb == "get") return service_status_json(unit_->status());
-  refuse_breaking_dependents(*unit_, call);
+  if (Status allowed = refuse_breaking_dependents(*unit_, call); !allowed) return allowed.error();
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   if (call.verb == "set") {

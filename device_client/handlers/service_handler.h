@@ -21,17 +21,17 @@ class ServiceHandler : public ToolHandler {
  public:
   explicit ServiceHandler(std::unique_ptr<ServiceControl> unit) : ToolHandler(SafetyClass::kReversible, {"get", "invoke", "set"}), unit_(std::move(unit)) {}
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   std::mutex mutex_;
   const std::unique_ptr<ServiceControl> unit_;
 };
 
-// Throws the Doc 05 addendum §6.1 refusal when `call` stops (invoke stop) or disables (set
-// enabled=false) a unit that running services depend on, unless it carries the override; throws
-// invalid_argument for force without confirm_breaking_dependencies.
-void refuse_breaking_dependents(ServiceControl& unit, const ToolCall& call);
+// The Doc 05 addendum §6.1 refusal when `call` stops (invoke stop) or disables (set enabled=false)
+// a unit that running services depend on, unless it carries the override; invalid_argument for
+// force without confirm_breaking_dependencies.
+Status refuse_breaking_dependents(ServiceControl& unit, const ToolCall& call);
 
 // The service.unit.get.output object for a status (exposed for the unit tests).
 json::Document service_status_json(const ServiceStatus& s);

@@ -19,7 +19,7 @@ void add_text(json::Document& d, const char* key, const std::string& value, size
 
 }  // namespace
 
-json::Document SystemInfoHandler::run(const ToolCall&) {
+Result<json::Document> SystemInfoHandler::run(const ToolCall&) {
   const BasicInfo b = read_basic_info(root_);
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
@@ -35,12 +35,12 @@ json::Document SystemInfoHandler::run(const ToolCall&) {
   return d;
 }
 
-json::Document HealthHandler::run(const ToolCall&) {
-  if (services_.host_metrics == nullptr) throw failed_precondition("no host metrics on this node", "restart the device");
+Result<json::Document> HealthHandler::run(const ToolCall&) {
+  if (services_.host_metrics == nullptr) return failed_precondition("no host metrics on this node", "restart the device");
   const HostSample s = services_.host_metrics->sample();
   struct statvfs fs{};
   if (::statvfs((root_.empty() ? std::string("/") : root_).c_str(), &fs) != 0) {
-    throw failed_precondition("cannot stat the root filesystem: " + errno_text(errno), "check the device's storage");
+    return failed_precondition("cannot stat the root filesystem: " + errno_text(errno), "check the device's storage");
   }
   const uint64_t disk_total = static_cast<uint64_t>(fs.f_blocks) * fs.f_frsize;
   const uint64_t disk_available = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;

@@ -18,7 +18,7 @@ inline constexpr std::string_view kSystemHealthKind = "system.health";
 class SystemInfoHandler : public ToolHandler {
  public:
   explicit SystemInfoHandler(std::string root = "") : ToolHandler(SafetyClass::kReadOnly, {"get"}), root_(std::move(root)) {}
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   const std::string root_;
@@ -28,7 +28,7 @@ class HealthHandler : public ToolHandler {
  public:
   HealthHandler(const NodeServices& services, std::string root = "", CommandRunner run = run_helper)
       : ToolHandler(SafetyClass::kReadOnly, {"snapshot"}), services_(services), root_(std::move(root)), run_(std::move(run)) {}
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   const NodeServices services_;

@@ -74,8 +74,8 @@ bool is_running_state(std::string_view active_state) {
 
 ServiceStatus service_status_from(const UnitProperties& p, uint64_t now_us) {
   if (text(p, "LoadState") == "not-found") {
-    throw not_found("systemd has no unit " + text(p, "Id"),
-                    "install the unit, or fix the unit= setting of this capability");
+    throw Error(not_found("systemd has no unit " + text(p, "Id"),
+                          "install the unit, or fix the unit= setting of this capability"));
   }
   ServiceStatus s;
   s.name = text(p, "Id");

@@ -7,7 +7,7 @@
 
 namespace fleetmcp::device {
 
-json::Document CameraHandler::run(const ToolCall& call) {
+Result<json::Document> CameraHandler::run(const ToolCall& call) {
   const std::string_view resolution = json::get_string(call.arguments, "resolution").value_or("1280x720");
   const int width = resolution == "640x480" ? 640 : resolution == "1920x1080" ? 1920 : 1280;
   const int height = resolution == "640x480" ? 480 : resolution == "1920x1080" ? 1080 : 720;

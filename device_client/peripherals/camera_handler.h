@@ -21,7 +21,7 @@ class CameraHandler : public ToolHandler {
   CameraHandler(std::unique_ptr<CameraSource> source, std::unique_ptr<PhotoStore> store)
       : ToolHandler(SafetyClass::kReversible, {"invoke"}), source_(std::move(source)), store_(std::move(store)) {}
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   std::mutex mutex_;  // one capture at a time: the hardware has one sensor

@@ -103,7 +103,7 @@ void GpioHandler::write_for(bool high, std::optional<int64_t> duration_ms) {
   });
 }
 
-json::Document GpioHandler::run(const ToolCall& call) {
+Result<json::Document> GpioHandler::run(const ToolCall& call) {
   std::lock_guard lock(pin_->mutex);
   if (call.verb == "set") {
     const bool high = json::get_string(call.arguments, "value") == std::optional<std::string_view>("high");
@@ -111,7 +111,7 @@ json::Document GpioHandler::run(const ToolCall& call) {
     const auto it = call.arguments.FindMember("duration_ms");
     if (it != call.arguments.MemberEnd() && it->value.IsInt64()) duration = it->value.GetInt64();
     if (duration && timers_ == nullptr) {
-      throw failed_precondition("this node cannot schedule a revert", "call without duration_ms");
+      throw Error(failed_precondition("this node cannot schedule a revert", "call without duration_ms"));
     }
     write_for(high, duration);
   } else if (call.verb == "invoke") {

@@ -22,7 +22,7 @@ class GpioHandler : public ToolHandler {
   GpioHandler(std::unique_ptr<GpioLine> line, int pin, bool writable, TimerQueue* timers);
   ~GpioHandler() override;
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   // Shared with pending revert tasks, which may outlive a call. ~GpioHandler applies a pending

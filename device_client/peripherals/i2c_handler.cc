@@ -31,10 +31,10 @@ I2cHandler::I2cHandler(std::unique_ptr<I2cBus> bus, int bus_number, std::set<int
 int I2cHandler::allowed_address(const json::Value& arguments) const {
   const int address = arguments["address"].GetInt();
   if (!allowed_.count(address)) {
-    throw permission_denied("address " + std::to_string(address) + " is not in this capability's allow-list (" +
+    throw Error(permission_denied("address " + std::to_string(address) + " is not in this capability's allow-list (" +
                                 allow_list_text(allowed_) + ")",
                             "use an allow-listed address; the device operator extends the list with the "
-                            "capability's addresses= setting");
+                            "capability's addresses= setting"));
   }
   return address;
 }
@@ -55,12 +55,12 @@ json::Document I2cHandler::read(const json::Value& arguments) {
   const int address = allowed_address(arguments);
   const auto reg = optional_register(arguments);
   if (reg && !readable_registers_.count(*reg)) {
-    throw permission_denied("reading register " + std::to_string(*reg) +
+    throw Error(permission_denied("reading register " + std::to_string(*reg) +
                                 " writes the register pointer first, and it is not listed as safe to read (" +
                                 (readable_registers_.empty() ? std::string("none is") : allow_list_text(readable_registers_)) +
                                 ")",
                             "read without a register, or have the device operator add it to the capability's "
-                            "readable_registers= setting");
+                            "readable_registers= setting"));
   }
   const auto data = bus_->read(address, reg, arguments["length"].GetInt());
   json::Document d(rapidjson::kObjectType);
@@ -92,7 +92,7 @@ json::Document I2cHandler::write(const json::Value& arguments) {
   return d;
 }
 
-json::Document I2cHandler::run(const ToolCall& call) {
+Result<json::Document> I2cHandler::run(const ToolCall& call) {
   std::lock_guard lock(mutex_);
   if (call.verb == "snapshot") return scan();
   if (call.verb == "get") return read(call.arguments);

@@ -24,7 +24,7 @@ class I2cHandler : public ToolHandler {
   I2cHandler(std::unique_ptr<I2cBus> bus, int bus_number, std::set<int> allowed, std::set<int> readable_registers,
              bool writable);
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   int allowed_address(const json::Value& arguments) const;

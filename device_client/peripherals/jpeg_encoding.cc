@@ -33,7 +33,7 @@ void channel_offsets(PixelOrder o, int& r, int& g, int& b) {
 
 std::string encode_jpeg(const Frame& frame, int quality) {
   std::unique_ptr<void, int (*)(tjhandle)> tj(tjInitCompress(), tjDestroy);
-  if (!tj) throw failed_precondition("the JPEG encoder did not initialise", "check libturbojpeg");
+  if (!tj) throw Error(failed_precondition("the JPEG encoder did not initialise", "check libturbojpeg"));
   unsigned char* out = nullptr;
   unsigned long size = 0;
   const int rc = tjCompress2(tj.get(), frame.pixels.data(), frame.width, frame.stride, frame.height,
@@ -41,7 +41,7 @@ std::string encode_jpeg(const Frame& frame, int quality) {
   std::string jpeg;
   if (rc == 0) jpeg.assign(reinterpret_cast<const char*>(out), size);
   tjFree(out);
-  if (rc != 0) throw failed_precondition("JPEG encoding failed", "retry with another resolution");
+  if (rc != 0) throw Error(failed_precondition("JPEG encoding failed", "retry with another resolution"));
   return jpeg;
 }
 

@@ -26,8 +26,8 @@ std::string PhotoStore::save(const std::string& image, std::string_view extensio
   const std::string path = dir_ + "/" + prefix_ + new_node_id() + std::string(extension);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
   if (fd < 0) {
-    throw failed_precondition("cannot create a photo in " + dir_ + ": " + errno_text(errno),
-                              "create the directory given by dir= and make it writable by the service user");
+    throw Error(failed_precondition("cannot create a photo in " + dir_ + ": " + errno_text(errno),
+                              "create the directory given by dir= and make it writable by the service user"));
   }
   size_t done = 0;
   while (done < image.size()) {
@@ -38,7 +38,7 @@ std::string PhotoStore::save(const std::string& image, std::string_view extensio
   ::close(fd);
   if (done != image.size()) {
     ::unlink(path.c_str());
-    throw failed_precondition("the photo could not be written (disk full?)", "free space on the device");
+    throw Error(failed_precondition("the photo could not be written (disk full?)", "free space on the device"));
   }
   prune();
   return path;

@@ -27,7 +27,7 @@ Frame packed_rgb(const Frame& frame) {
 
 [[noreturn]] void refused(png_image& image) {
   png_image_free(&image);
-  throw failed_precondition("PNG encoding failed", "retry with format jpeg or another resolution");
+  throw Error(failed_precondition("PNG encoding failed", "retry with format jpeg or another resolution"));
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 namespace fleetmcp::device {
 
-json::Document PwmHandler::run(const ToolCall& call) {
+Result<json::Document> PwmHandler::run(const ToolCall& call) {
   std::lock_guard lock(mutex_);
   PwmState s;
   if (call.verb == "set") {

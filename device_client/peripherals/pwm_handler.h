@@ -17,7 +17,7 @@ class PwmHandler : public ToolHandler {
  public:
   PwmHandler(std::unique_ptr<PwmChannel> channel, int pin) : ToolHandler(SafetyClass::kPhysicalActuation, {"get", "set"}), channel_(std::move(channel)), pin_(pin) {}
 
-  json::Document run(const ToolCall& call) override;
+  Result<json::Document> run(const ToolCall& call) override;
 
  private:
   std::mutex mutex_;

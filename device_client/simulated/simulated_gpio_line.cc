@@ -20,8 +20,8 @@ class SimulatedGpioLine : public GpioLine {
 
   void write(bool high) override {
     if (mode_ != PinMode::kOutput) {
-      throw failed_precondition("the pin is not configured as an output",
-                                "configure it first: call the pin's invoke tool with mode output");
+      throw Error(failed_precondition("the pin is not configured as an output",
+                                "configure it first: call the pin's invoke tool with mode output"));
     }
     driven_high_ = high;
   }

@@ -42,8 +42,8 @@ class SimulatedI2cBus : public I2cBus {
     const auto it = devices_.find(address);
     if (it == devices_.end()) {
       // What i2c-dev reports when nothing acknowledges the address (ENXIO/EREMOTEIO).
-      throw failed_precondition("no device acknowledged address " + std::to_string(address),
-                                "check wiring and power, and scan the bus (snapshot) to see which addresses answer");
+      throw Error(failed_precondition("no device acknowledged address " + std::to_string(address),
+                                "check wiring and power, and scan the bus (snapshot) to see which addresses answer"));
     }
     return it->second;
   }

@@ -46,7 +46,7 @@ class SimulatedService : public ServiceControl {
       ++restarts_;
     } else {
       // systemd's answer for a unit without ExecReload.
-      throw failed_precondition("the unit does not support reload", "use restart instead");
+      throw Error(failed_precondition("the unit does not support reload", "use restart instead"));
     }
   }
 

@@ -26,14 +26,14 @@ std::optional<UpdateState> SelfUpdate::last() {
 
 UpdateState SelfUpdate::start(const UpdateRequest& request, std::string_view current_version) {
   if (!settings_.channels_dir.empty() && access(channel_source(request.channel).c_str(), R_OK) != 0) {
-    throw failed_precondition("update channel " + request.channel + " has no apt source on this device",
+    throw Error(failed_precondition("update channel " + request.channel + " has no apt source on this device",
                               "the device operator writes " + channel_source(request.channel) +
-                                  " (a deb822 apt source for fleetmcp-device, docs/catalogue.md)");
+                                  " (a deb822 apt source for fleetmcp-device, docs/catalogue.md)"));
   }
   const auto previous = last();
   if (previous && update_in_progress(previous->status) && is_running_state(unit_->status().status)) {
-    throw failed_precondition("an update of fleetmcp-device is already under way",
-                              "wait for it: manage.server get reports last_update");
+    throw Error(failed_precondition("an update of fleetmcp-device is already under way",
+                              "wait for it: manage.server get reports last_update"));
   }
   UpdateState state;
   state.status = "pending";
@@ -57,9 +57,9 @@ UpdateState SelfUpdate::start(const UpdateRequest& request, std::string_view cur
     const auto now = last();
     if (now && now->status != "pending") {
       if (now->status == "failed" && now->reason == "not_found") {
-        throw not_found("channel " + request.channel + " has no fleetmcp-device " +
+        throw Error(not_found("channel " + request.channel + " has no fleetmcp-device " +
                             (request.target_version.empty() ? "package" : request.target_version),
-                        "list the channel's versions (apt-cache madison fleetmcp-device) or omit target_version");
+                        "list the channel's versions (apt-cache madison fleetmcp-device) or omit target_version"));
       }
       return *now;
     }

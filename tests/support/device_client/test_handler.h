@@ -1,5 +1,5 @@
 // A ToolHandler double for the dispatcher tests: each call's arguments say what it does (hold until
-// released, overrun, throw, return a bad result).
+// released, overrun, refuse, throw what a library might, return a bad result).
 #pragma once
 
 #include <atomic>
@@ -53,14 +53,14 @@ class TestHandler : public ToolHandler {
     return json::get_string(call.arguments, "mode") == "hold";
   }
 
-  json::Document run(const ToolCall& call) override {
+  Result<json::Document> run(const ToolCall& call) override {
     const int n = ++control_.runs;
     control_.last_thread = std::this_thread::get_id();
     const std::string mode(json::get_string(call.arguments, "mode").value_or(""));
     if (mode == "hold") control_.hold();
     // An inline call that overruns its deadline (it should not, but the answer must still be right).
     if (mode == "overrun") std::this_thread::sleep_for(std::chrono::milliseconds(80));
-    if (mode == "error") throw Error(ErrorCode::kSafetyDenied, "not allowed here", "ask the operator");
+    if (mode == "error") return ErrorEnvelope(ErrorCode::kSafetyDenied, "not allowed here", "ask the operator");
     if (mode == "crash") throw std::runtime_error("/dev/secret-device-string failed");
     json::Document result(rapidjson::kObjectType);
     const char* key = mode == "bad_result" ? "unexpected" : "run";

@@ -102,7 +102,7 @@ class CatalogueHandlers : public ::testing::Test {
     const json::Document args = json::parse_strict(arguments).value();
     const auto bad_args = schemas_->validate(entry->input_schema, args);
     EXPECT_FALSE(bad_args) << name << " " << arguments << ": " << bad_args->path << ": " << bad_args->message;
-    json::Document result = entry->handler->run({entry->verb, args});
+    json::Document result = entry->handler->run({entry->verb, args}).value();
     const auto bad = schemas_->validate(entry->output_schema, result);
     EXPECT_FALSE(bad) << name << ": " << json::to_string(result) << "\n" << bad->path << ": " << bad->message;
     return result;
@@ -226,7 +226,7 @@ TEST(CatalogueGpio, APendingRevertIsAppliedWhenTheHandlerGoes) {
   {
     GpioHandler handler(std::make_unique<RecordingLine>(writes), 17, true, &timers);
     const json::Document args = json::parse_strict(R"({"value":"high","duration_ms":600000})").value();
-    handler.run({"set", args});
+    EXPECT_TRUE(handler.run({"set", args}).ok());
     EXPECT_EQ(timers.pending(), 1u);
   }
   EXPECT_EQ(timers.pending(), 0u);
@@ -287,12 +287,8 @@ TEST_F(CatalogueHandlers, ServiceActionsAndEnablement) {
 TEST_F(CatalogueHandlers, StopAndDisableAreRefusedWhileServicesDependOnTheUnit) {
   UnitWithDependents unit;
   const auto refused = [&](const char* verb, const char* arguments) {
-    try {
-      refuse_breaking_dependents(unit, {verb, json::parse_strict(arguments).value()});
-    } catch (const Error& e) {
-      return e.envelope();
-    }
-    return ErrorEnvelope();
+    const Status allowed = refuse_breaking_dependents(unit, {verb, json::parse_strict(arguments).value()});
+    return allowed ? ErrorEnvelope() : allowed.error();
   };
   for (const auto& [verb, arguments] : {std::pair{"invoke", R"({"action":"stop"})"}, std::pair{"set", R"({"enabled":false})"}}) {
     const ErrorEnvelope e = refused(verb, arguments);
@@ -387,7 +383,7 @@ TEST_F(CatalogueHandlers, GpioLineZeroIsAPin) {
   const ToolEntry* get = table.find(tool("gpio", "gpio0", "get"));
   ASSERT_NE(get, nullptr);
   const json::Document args = json::parse_strict("{}").value();
-  const json::Document state = get->handler->run({get->verb, args});
+  const json::Document state = get->handler->run({get->verb, args}).value();
   EXPECT_EQ(state["pin"].GetInt(), 0);
   const auto bad = schemas_->validate(get->output_schema, state);
   EXPECT_FALSE(bad) << json::to_string(state);

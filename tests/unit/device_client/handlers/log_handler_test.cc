@@ -73,7 +73,7 @@ TEST(CatalogueLogs, APageOfLongLinesStopsAtTheCmdAckBudget) {
   auto get = [&](int offset) {
     const json::Document args =
         json::parse_strict(R"({"limit":500,"offset":)" + std::to_string(offset) + "}").value();
-    json::Document d = logs.run({"get", args});
+    json::Document d = logs.run({"get", args}).value();
     expect_valid("logs.journal.get.output@1.0.0", d);
     EXPECT_LE(ok_ack("01JD3X4M5N6P7Q8R9S0T1V2W31", "01JD3X4M5N6P7Q8R9S0T1V2W32", d).size(), kMaxCmdAckBytes);
     return d;

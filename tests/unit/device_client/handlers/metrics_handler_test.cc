@@ -49,7 +49,7 @@ class BuiltinHandlers : public ::testing::Test {
     const json::Document args = json::parse_strict(arguments).value();
     const auto bad_args = schemas_->validate(entry->input_schema, args);
     EXPECT_FALSE(bad_args) << bad_args->path << ": " << bad_args->message;
-    json::Document result = entry->handler->run({entry->verb, args});
+    json::Document result = entry->handler->run({entry->verb, args}).value();
     const auto bad = schemas_->validate(entry->output_schema, result);
     EXPECT_FALSE(bad) << json::to_string(result) << "\n" << bad->path << ": " << bad->message;
     return result;

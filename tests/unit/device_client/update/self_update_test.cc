@@ -172,7 +172,7 @@ TEST_F(SelfUpdateTest, TheNextProcessReadsTheOutcome) {
   services.node_id = "01jd3x4m5n6p7q8r9s0t1v2w3x";
   ServerHandler after(services, make(nullptr), "0.1.1");  // the restarted node
   const json::Document args = json::parse_strict("{}").value();
-  const json::Document d = after.run({"get", args});
+  const json::Document d = after.run({"get", args}).value();
   EXPECT_STREQ(d["version"].GetString(), "0.1.1");
   EXPECT_STREQ(d["last_update"]["status"].GetString(), "succeeded");
   EXPECT_STREQ(d["last_update"]["started_at"].GetString(), "2025-11-22T08:26:40Z");
