@@ -81,7 +81,7 @@ class SdBusServiceControl : public ServiceControl {
       p["MemoryCurrent"] = std::to_string(trivial_property<uint64_t>(bus.get(), path, kService, "MemoryCurrent", 't'));
       p["NRestarts"] = std::to_string(trivial_property<uint32_t>(bus.get(), path, kService, "NRestarts", 'u'));
     }
-    return service_status_from(p, now_us());
+    return service_status_from(p, now_us()).value();
   }
 
   void act(std::string_view action) override {

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/base/result.h"
+
 namespace fleetmcp::device {
 
 // The unit's properties in the text form `systemctl show` prints them (Key=Value), which is also
@@ -31,10 +33,10 @@ struct ServiceStatus {
   bool can_start = false, can_stop = false, can_reload = false;
 };
 
-// Throws not_found when LoadState says the unit does not exist. `now_us` (CLOCK_REALTIME µs) turns
+// not_found when LoadState says the unit does not exist. `now_us` (CLOCK_REALTIME µs) turns
 // ActiveEnterTimestamp ("@<unix seconds>", as `systemctl show --timestamp=unix` prints it) into
 // uptime_seconds for an active unit.
-ServiceStatus service_status_from(const UnitProperties& p, uint64_t now_us);
+Result<ServiceStatus> service_status_from(const UnitProperties& p, uint64_t now_us);
 
 // Doc 05 addendum §6.1: the services that need a unit are those in its RequiredBy, BoundBy and
 // WantedBy (targets and other unit types are not services, and every enabled service is wanted by

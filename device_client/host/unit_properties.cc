@@ -72,10 +72,9 @@ bool is_running_state(std::string_view active_state) {
   return active_state == "active" || active_state == "reloading" || active_state == "activating";
 }
 
-ServiceStatus service_status_from(const UnitProperties& p, uint64_t now_us) {
+Result<ServiceStatus> service_status_from(const UnitProperties& p, uint64_t now_us) {
   if (text(p, "LoadState") == "not-found") {
-    throw Error(not_found("systemd has no unit " + text(p, "Id"),
-                          "install the unit, or fix the unit= setting of this capability"));
+    return not_found("systemd has no unit " + text(p, "Id"), "install the unit, or fix the unit= setting of this capability");
   }
   ServiceStatus s;
   s.name = text(p, "Id");

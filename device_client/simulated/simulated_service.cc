@@ -33,7 +33,7 @@ class SimulatedService : public ServiceControl {
                      {"CanStart", "yes"},
                      {"CanStop", "yes"},
                      {"CanReload", "no"}};
-    return service_status_from(p, now_us());
+    return service_status_from(p, now_us()).value();
   }
 
   void act(std::string_view action) override {

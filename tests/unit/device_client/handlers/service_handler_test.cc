@@ -15,7 +15,8 @@ using testing::kFixtures;
 
 TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   const uint64_t now_us = 1763800600ull * 1'000'000;  // ten minutes after ActiveEnterTimestamp
-  ServiceStatus s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()), now_us);
+  ServiceStatus s =
+      service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value()), now_us).value();
   EXPECT_EQ(s.name, "nginx.service");
   EXPECT_EQ(s.status, "active");
   EXPECT_EQ(s.sub_status, "running");
@@ -27,7 +28,7 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   EXPECT_TRUE(s.can_reload);
   expect_valid("service.unit.get.output@1.0.0", service_status_json(s));
 
-  s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_stopped.txt").value()), now_us);
+  s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_stopped.txt").value()), now_us).value();
   EXPECT_EQ(s.status, "inactive");
   EXPECT_FALSE(s.enabled);
   EXPECT_FALSE(s.memory_bytes);   // "[not set]"
@@ -36,13 +37,11 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   expect_valid("service.unit.get.output@1.0.0", d);
   EXPECT_FALSE(d.HasMember("pid"));
 
-  try {
-    service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_missing.txt").value()), now_us);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kBadRequest);
-    EXPECT_EQ(e.envelope().message, "not_found: systemd has no unit nosuch.service");
-  }
+  const auto missing =
+      service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_missing.txt").value()), now_us);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::kBadRequest);
+  EXPECT_EQ(missing.error().message, "not_found: systemd has no unit nosuch.service");
 }
 
 // Doc 05 addendum §6.1: the services that need a unit, from the properties systemctl show (and the
