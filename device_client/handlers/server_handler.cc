@@ -38,7 +38,7 @@ ServerHandler::ServerHandler(const NodeServices& services, std::unique_ptr<SelfU
       update_(std::move(update)),
       version_(std::move(version)) {}
 
-json::Document ServerHandler::status() {
+Result<json::Document> ServerHandler::status() {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   d.AddMember("version", json::string_value(version_, a), a);
@@ -51,7 +51,9 @@ json::Document ServerHandler::status() {
   summary.AddMember("self_update", rapidjson::StringRef(update_ ? "systemd_unit" : "disabled"), a);
   d.AddMember("config_summary", summary, a);
   if (update_) {
-    if (const auto last = update_->last()) d.AddMember("last_update", common_status(*last, a), a);
+    const auto last = update_->last();
+    if (!last) return last.error();
+    if (*last) d.AddMember("last_update", common_status(**last, a), a);
   }
   return d;
 }
@@ -65,7 +67,9 @@ Result<json::Document> ServerHandler::update(const json::Value& arguments) {
   UpdateRequest request;
   request.channel = json::get_string(arguments, "channel").value_or("stable");
   request.target_version = json::get_string(arguments, "target_version").value_or("");
-  const UpdateState state = update_->start(request, version_);
+  const auto started = update_->start(request, version_);
+  if (!started) return started.error();
+  const UpdateState& state = *started;
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   d.AddMember("old_version", json::string_value(version_, a), a);

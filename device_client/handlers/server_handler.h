@@ -24,7 +24,7 @@ class ServerHandler : public ToolHandler {
   Result<json::Document> run(const ToolCall& call) override;
 
  private:
-  json::Document status();
+  Result<json::Document> status();
   Result<json::Document> update(const json::Value& arguments);
 
   std::mutex mutex_;

@@ -16,24 +16,26 @@ std::string SelfUpdate::channel_source(std::string_view channel) const {
   return settings_.channels_dir + "/" + std::string(channel) + ".sources";
 }
 
-std::optional<UpdateState> SelfUpdate::last() {
+Result<std::optional<UpdateState>> SelfUpdate::last() {
   if (settings_.state_dir.empty()) return memory_;
-  auto outcome = read_update_state(settings_.outcome_dir, kUpdateStateFile).value();
+  auto outcome = read_update_state(settings_.outcome_dir, kUpdateStateFile);
+  if (!outcome) return outcome;
   const auto request = read_update_state(settings_.state_dir, kUpdateRequestFile);
-  if (request && *request && (!outcome || outcome->request_id != (*request)->request_id)) return **request;
+  if (request && *request && (!*outcome || (*outcome)->request_id != (*request)->request_id)) return *request;
   return outcome;
 }
 
-UpdateState SelfUpdate::start(const UpdateRequest& request, std::string_view current_version) {
+Result<UpdateState> SelfUpdate::start(const UpdateRequest& request, std::string_view current_version) {
   if (!settings_.channels_dir.empty() && access(channel_source(request.channel).c_str(), R_OK) != 0) {
-    throw Error(failed_precondition("update channel " + request.channel + " has no apt source on this device",
-                              "the device operator writes " + channel_source(request.channel) +
-                                  " (a deb822 apt source for fleetmcp-device, docs/catalogue.md)"));
+    return failed_precondition("update channel " + request.channel + " has no apt source on this device",
+                               "the device operator writes " + channel_source(request.channel) +
+                                   " (a deb822 apt source for fleetmcp-device, docs/catalogue.md)");
   }
   const auto previous = last();
-  if (previous && update_in_progress(previous->status) && is_running_state(unit_->status().status)) {
-    throw Error(failed_precondition("an update of fleetmcp-device is already under way",
-                              "wait for it: manage.server get reports last_update"));
+  if (!previous) return previous.error();
+  if (*previous && update_in_progress((*previous)->status) && is_running_state(unit_->status().status)) {
+    return failed_precondition("an update of fleetmcp-device is already under way",
+                               "wait for it: manage.server get reports last_update");
   }
   UpdateState state;
   state.status = "pending";
@@ -45,8 +47,9 @@ UpdateState SelfUpdate::start(const UpdateRequest& request, std::string_view cur
   if (settings_.state_dir.empty()) {
     memory_ = state;
   } else {
-    replace_file(settings_.state_dir, kUpdateRequestFile, format_update_request(request) + format_update_state(state))
-        .value();
+    const Status written =
+        replace_file(settings_.state_dir, kUpdateRequestFile, format_update_request(request) + format_update_state(state));
+    if (!written) return written.error();
   }
   unit_->act("start");
   if (settings_.state_dir.empty()) return state;
@@ -55,15 +58,16 @@ UpdateState SelfUpdate::start(const UpdateRequest& request, std::string_view cur
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(settings_.resolve_wait_ms);
   while (true) {
     const auto now = last();
-    if (now && now->status != "pending") {
-      if (now->status == "failed" && now->reason == "not_found") {
-        throw Error(not_found("channel " + request.channel + " has no fleetmcp-device " +
-                            (request.target_version.empty() ? "package" : request.target_version),
-                        "list the channel's versions (apt-cache madison fleetmcp-device) or omit target_version"));
+    if (!now) return now.error();
+    if (*now && (*now)->status != "pending") {
+      if ((*now)->status == "failed" && (*now)->reason == "not_found") {
+        return not_found("channel " + request.channel + " has no fleetmcp-device " +
+                             (request.target_version.empty() ? "package" : request.target_version),
+                         "list the channel's versions (apt-cache madison fleetmcp-device) or omit target_version");
       }
-      return *now;
+      return **now;
     }
-    if (std::chrono::steady_clock::now() >= until) return now.value_or(state);
+    if (std::chrono::steady_clock::now() >= until) return now->value_or(state);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }

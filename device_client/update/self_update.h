@@ -39,15 +39,15 @@ class SelfUpdate {
 
   // Refuses (failed_precondition) a channel without a source and a second update while one runs;
   // otherwise records `pending`, starts the unit and waits up to resolve_wait_ms for the script.
-  // Throws not_found when the script reports the channel lacks the version; returns the state
-  // otherwise (pending when the script has not answered in time, running, or failed).
-  UpdateState start(const UpdateRequest& request, std::string_view current_version);
+  // not_found when the script reports the channel lacks the version; the state otherwise (pending
+  // when the script has not answered in time, running, or failed).
+  Result<UpdateState> start(const UpdateRequest& request, std::string_view current_version);
 
   // The last update's state (the files outlive the process), nullopt if none: the node's request
   // (pending) until root's update-state carries its request_id, then root's state. A request that
   // does not parse (an older node's, which had no pending fields) is no record.
-  // Throws (E_INTERNAL) on a damaged update-state.
-  std::optional<UpdateState> last();
+  // E_INTERNAL on a damaged update-state.
+  Result<std::optional<UpdateState>> last();
 
  private:
   const std::unique_ptr<ServiceControl> unit_;

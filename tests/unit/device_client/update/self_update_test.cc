@@ -94,16 +94,13 @@ TEST_F(SelfUpdateTest, NoStateFileIsNoUpdateAndADamagedOneIsAnError) {
 TEST_F(SelfUpdateTest, AChannelWithoutASourceIsRefusedNamingTheFile) {
   bool started = false;
   auto update = make([&] { started = true; });
-  try {
-    update->start({"beta", ""}, "0.1.0");
-    ADD_FAILURE() << "accepted a channel without a source";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kBadRequest);
-    EXPECT_EQ(e.envelope().message.rfind("failed_precondition", 0), 0u) << e.envelope().message;
-    EXPECT_NE(e.envelope().suggested_fix.find((root_ / "channels/beta.sources").string()), std::string::npos);
-  }
+  const auto refused = update->start({"beta", ""}, "0.1.0");
+  ASSERT_FALSE(refused.ok()) << "accepted a channel without a source";
+  EXPECT_EQ(refused.error().code, ErrorCode::kBadRequest);
+  EXPECT_EQ(refused.error().message.rfind("failed_precondition", 0), 0u) << refused.error().message;
+  EXPECT_NE(refused.error().suggested_fix.find((root_ / "channels/beta.sources").string()), std::string::npos);
   EXPECT_FALSE(started);
-  EXPECT_FALSE(update->last());  // nothing recorded
+  EXPECT_FALSE(update->last().value());  // nothing recorded
 }
 
 TEST_F(SelfUpdateTest, StartWritesTheRequestAndPendingThenSeesTheScriptsRunning) {
@@ -112,7 +109,7 @@ TEST_F(SelfUpdateTest, StartWritesTheRequestAndPendingThenSeesTheScriptsRunning)
     request_seen = try_read_file(state_dir() + "/update-request").value_or("");
     script_writes("running", "", "installing fleetmcp-device 0.1.1 from channel stable", "", "0.1.1");
   });
-  const UpdateState s = update->start({"stable", "0.1.1"}, "0.1.0");
+  const UpdateState s = update->start({"stable", "0.1.1"}, "0.1.0").value();
   // The request, then its pending state (before the unit starts); nothing in root's directory.
   EXPECT_EQ(request_seen.rfind("channel=stable\ntarget_version=0.1.1\nstatus=pending\n", 0), 0u) << request_seen;
   EXPECT_NE(request_seen.find("old_version=0.1.0\n"), std::string::npos);
@@ -128,30 +125,27 @@ TEST_F(SelfUpdateTest, StartWritesTheRequestAndPendingThenSeesTheScriptsRunning)
 TEST_F(SelfUpdateTest, RootsStateOfAnotherRequestLeavesThisOnePending) {
   std::ofstream(root_ / "outcome/update-state") << "status=succeeded\nrequest_id=01jd3x4m5n6p7q8r9s0t1v2w3x\n";
   auto update = make(nullptr);
-  EXPECT_EQ(update->last()->status, "succeeded");
-  EXPECT_EQ(update->start({"stable", ""}, "0.1.0").status, "pending");
-  EXPECT_EQ(update->last()->status, "pending");
+  EXPECT_EQ(update->last().value()->status, "succeeded");
+  EXPECT_EQ(update->start({"stable", ""}, "0.1.0").value().status, "pending");
+  EXPECT_EQ(update->last().value()->status, "pending");
   std::ofstream(root_ / "state/update-request") << "channel=stable\ntarget_version=\n";
-  EXPECT_EQ(update->last()->status, "succeeded");
+  EXPECT_EQ(update->last().value()->status, "succeeded");
 }
 
 TEST_F(SelfUpdateTest, AScriptThatDoesNotAnswerInTimeLeavesPending) {
   auto update = make(nullptr);
-  const UpdateState s = update->start({"stable", ""}, "0.1.0");
+  const UpdateState s = update->start({"stable", ""}, "0.1.0").value();
   EXPECT_EQ(s.status, "pending");
   EXPECT_GT(s.started_at_ms, 0);
-  EXPECT_EQ(update->last()->status, "pending");
+  EXPECT_EQ(update->last().value()->status, "pending");
 }
 
 TEST_F(SelfUpdateTest, AVersionTheChannelLacksAnswersNotFound) {
   auto update = make([&] { script_writes("failed", "1763800001000", "channel stable has no fleetmcp-device 9.9.9", "not_found", ""); });
-  try {
-    update->start({"stable", "9.9.9"}, "0.1.0");
-    ADD_FAILURE() << "no not_found";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.envelope().message.rfind("not_found", 0), 0u) << e.envelope().message;
-  }
-  EXPECT_EQ(update->last()->status, "failed");  // and get reports it
+  const auto refused = update->start({"stable", "9.9.9"}, "0.1.0");
+  ASSERT_FALSE(refused.ok()) << "no not_found";
+  EXPECT_EQ(refused.error().message.rfind("not_found", 0), 0u) << refused.error().message;
+  EXPECT_EQ(update->last().value()->status, "failed");  // and get reports it
 }
 
 TEST_F(SelfUpdateTest, ASecondUpdateWhileOneRunsIsRefused) {
@@ -159,14 +153,14 @@ TEST_F(SelfUpdateTest, ASecondUpdateWhileOneRunsIsRefused) {
     active_ = true;
     script_writes("running", "", "installing", "", "0.1.1");
   });
-  EXPECT_EQ(update->start({"stable", ""}, "0.1.0").status, "running");
-  EXPECT_THROW(update->start({"stable", ""}, "0.1.0"), Error);
+  EXPECT_EQ(update->start({"stable", ""}, "0.1.0").value().status, "running");
+  EXPECT_FALSE(update->start({"stable", ""}, "0.1.0").ok());
   active_ = false;  // the unit ended without a final state (killed): a new update may start
-  EXPECT_EQ(update->start({"stable", ""}, "0.1.0").status, "running");
+  EXPECT_EQ(update->start({"stable", ""}, "0.1.0").value().status, "running");
 }
 
 TEST_F(SelfUpdateTest, TheNextProcessReadsTheOutcome) {
-  make([&] { script_writes("running", "", "installing", "", "0.1.1"); })->start({"stable", "0.1.1"}, "0.1.0");
+  ASSERT_TRUE(make([&] { script_writes("running", "", "installing", "", "0.1.1"); })->start({"stable", "0.1.1"}, "0.1.0").ok());
   script_writes("succeeded", "1763800009000", "fleetmcp-device 0.1.0 -> 0.1.1 from channel stable", "", "0.1.1");
   NodeServices services;
   services.node_id = "01jd3x4m5n6p7q8r9s0t1v2w3x";
