@@ -18,24 +18,27 @@ Result<json::Document> CameraHandler::run(const ToolCall& call) {
   std::lock_guard lock(mutex_);
   const Frame frame = source_->capture(width, height);
   const int64_t taken_ms = now_ms();
-  const std::string image = png ? encode_png(frame) : encode_jpeg(frame, quality);
-  const std::string path = store_->save(image, png ? ".png" : ".jpg");
-  const Preview preview = make_preview(frame, kMaxPreviewBytes);
+  const auto image = png ? encode_png(frame) : encode_jpeg(frame, quality);
+  if (!image) return image.error();
+  const auto path = store_->save(*image, png ? ".png" : ".jpg");
+  if (!path) return path.error();
+  const auto preview = make_preview(frame, kMaxPreviewBytes);
+  if (!preview) return preview.error();
 
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
-  d.AddMember("file_path", json::string_value(path, a), a);
+  d.AddMember("file_path", json::string_value(*path, a), a);
   d.AddMember("public_url", rapidjson::Value(), a);
   d.AddMember("width", frame.width, a);
   d.AddMember("height", frame.height, a);
   d.AddMember("format", rapidjson::StringRef(png ? "png" : "jpeg"), a);
-  d.AddMember("size_bytes", static_cast<uint64_t>(image.size()), a);
+  d.AddMember("size_bytes", static_cast<uint64_t>(image->size()), a);
   d.AddMember("timestamp", json::string_value(iso_utc_from_ms(taken_ms), a), a);
   rapidjson::Value p(rapidjson::kObjectType);
   p.AddMember("mime_type", "image/jpeg", a);
-  p.AddMember("width", preview.width, a);
-  p.AddMember("height", preview.height, a);
-  p.AddMember("data_base64", json::string_value(base64_encode(preview.jpeg), a), a);
+  p.AddMember("width", preview->width, a);
+  p.AddMember("height", preview->height, a);
+  p.AddMember("data_base64", json::string_value(base64_encode(preview->jpeg), a), a);
   d.AddMember("preview", p, a);
   return d;
 }

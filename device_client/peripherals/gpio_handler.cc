@@ -111,7 +111,7 @@ Result<json::Document> GpioHandler::run(const ToolCall& call) {
     const auto it = call.arguments.FindMember("duration_ms");
     if (it != call.arguments.MemberEnd() && it->value.IsInt64()) duration = it->value.GetInt64();
     if (duration && timers_ == nullptr) {
-      throw Error(failed_precondition("this node cannot schedule a revert", "call without duration_ms"));
+      return failed_precondition("this node cannot schedule a revert", "call without duration_ms");
     }
     write_for(high, duration);
   } else if (call.verb == "invoke") {

@@ -28,13 +28,13 @@ I2cHandler::I2cHandler(std::unique_ptr<I2cBus> bus, int bus_number, std::set<int
       allowed_(std::move(allowed)),
       readable_registers_(std::move(readable_registers)) {}
 
-int I2cHandler::allowed_address(const json::Value& arguments) const {
+Result<int> I2cHandler::allowed_address(const json::Value& arguments) const {
   const int address = arguments["address"].GetInt();
   if (!allowed_.count(address)) {
-    throw Error(permission_denied("address " + std::to_string(address) + " is not in this capability's allow-list (" +
-                                allow_list_text(allowed_) + ")",
-                            "use an allow-listed address; the device operator extends the list with the "
-                            "capability's addresses= setting"));
+    return permission_denied("address " + std::to_string(address) + " is not in this capability's allow-list (" +
+                                 allow_list_text(allowed_) + ")",
+                             "use an allow-listed address; the device operator extends the list with the "
+                             "capability's addresses= setting");
   }
   return address;
 }
@@ -51,16 +51,18 @@ json::Document I2cHandler::scan() {
   return d;
 }
 
-json::Document I2cHandler::read(const json::Value& arguments) {
-  const int address = allowed_address(arguments);
+Result<json::Document> I2cHandler::read(const json::Value& arguments) {
+  const auto allowed = allowed_address(arguments);
+  if (!allowed) return allowed.error();
+  const int address = *allowed;
   const auto reg = optional_register(arguments);
   if (reg && !readable_registers_.count(*reg)) {
-    throw Error(permission_denied("reading register " + std::to_string(*reg) +
-                                " writes the register pointer first, and it is not listed as safe to read (" +
-                                (readable_registers_.empty() ? std::string("none is") : allow_list_text(readable_registers_)) +
-                                ")",
-                            "read without a register, or have the device operator add it to the capability's "
-                            "readable_registers= setting"));
+    return permission_denied("reading register " + std::to_string(*reg) +
+                                 " writes the register pointer first, and it is not listed as safe to read (" +
+                                 (readable_registers_.empty() ? std::string("none is") : allow_list_text(readable_registers_)) +
+                                 ")",
+                             "read without a register, or have the device operator add it to the capability's "
+                             "readable_registers= setting");
   }
   const auto data = bus_->read(address, reg, arguments["length"].GetInt());
   json::Document d(rapidjson::kObjectType);
@@ -78,8 +80,10 @@ json::Document I2cHandler::read(const json::Value& arguments) {
   return d;
 }
 
-json::Document I2cHandler::write(const json::Value& arguments) {
-  const int address = allowed_address(arguments);
+Result<json::Document> I2cHandler::write(const json::Value& arguments) {
+  const auto allowed = allowed_address(arguments);
+  if (!allowed) return allowed.error();
+  const int address = *allowed;
   const auto reg = optional_register(arguments);
   std::vector<uint8_t> data;
   for (const auto& b : arguments["data"].GetArray()) data.push_back(static_cast<uint8_t>(b.GetInt()));

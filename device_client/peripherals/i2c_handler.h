@@ -27,10 +27,10 @@ class I2cHandler : public ToolHandler {
   Result<json::Document> run(const ToolCall& call) override;
 
  private:
-  int allowed_address(const json::Value& arguments) const;
+  Result<int> allowed_address(const json::Value& arguments) const;
   json::Document scan();
-  json::Document read(const json::Value& arguments);
-  json::Document write(const json::Value& arguments);
+  Result<json::Document> read(const json::Value& arguments);
+  Result<json::Document> write(const json::Value& arguments);
 
   std::mutex mutex_;
   const std::unique_ptr<I2cBus> bus_;

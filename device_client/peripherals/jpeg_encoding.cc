@@ -31,9 +31,9 @@ void channel_offsets(PixelOrder o, int& r, int& g, int& b) {
 
 }  // namespace
 
-std::string encode_jpeg(const Frame& frame, int quality) {
+Result<std::string> encode_jpeg(const Frame& frame, int quality) {
   std::unique_ptr<void, int (*)(tjhandle)> tj(tjInitCompress(), tjDestroy);
-  if (!tj) throw Error(failed_precondition("the JPEG encoder did not initialise", "check libturbojpeg"));
+  if (!tj) return failed_precondition("the JPEG encoder did not initialise", "check libturbojpeg");
   unsigned char* out = nullptr;
   unsigned long size = 0;
   const int rc = tjCompress2(tj.get(), frame.pixels.data(), frame.width, frame.stride, frame.height,
@@ -41,7 +41,7 @@ std::string encode_jpeg(const Frame& frame, int quality) {
   std::string jpeg;
   if (rc == 0) jpeg.assign(reinterpret_cast<const char*>(out), size);
   tjFree(out);
-  if (rc != 0) throw Error(failed_precondition("JPEG encoding failed", "retry with another resolution"));
+  if (rc != 0) return failed_precondition("JPEG encoding failed", "retry with another resolution");
   return jpeg;
 }
 
@@ -72,12 +72,14 @@ Frame downscale(const Frame& frame, int max_width) {
   return out;
 }
 
-Preview make_preview(const Frame& frame, size_t max_bytes) {
+Result<Preview> make_preview(const Frame& frame, size_t max_bytes) {
   Preview p;
   for (int width : {320, 160}) {
     const Frame small = downscale(frame, width);
     for (int quality : {60, 45, 30}) {
-      p = Preview{small.width, small.height, encode_jpeg(small, quality)};
+      auto jpeg = encode_jpeg(small, quality);
+      if (!jpeg) return std::move(jpeg).error();
+      p = Preview{small.width, small.height, std::move(jpeg).value()};
       if (p.jpeg.size() <= max_bytes) return p;
     }
   }

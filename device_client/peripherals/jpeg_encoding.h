@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <string>
 
+#include "common/base/result.h"
 #include "device_client/backends/camera_source.h"
 
 namespace fleetmcp::device {
 
-std::string encode_jpeg(const Frame& frame, int quality);
+// failed_precondition when libturbojpeg refuses.
+Result<std::string> encode_jpeg(const Frame& frame, int quality);
 // Box-filtered copy at most `max_width` wide (aspect kept), in RGB order.
 Frame downscale(const Frame& frame, int max_width);
 
@@ -19,7 +21,7 @@ struct Preview {
 };
 // The largest preview, from 320 px wide at quality 60 down to 160 px at quality 30, whose JPEG
 // fits `max_bytes`; the smallest attempt if none does. Bounded work: at most six encodes.
-Preview make_preview(const Frame& frame, size_t max_bytes);
+Result<Preview> make_preview(const Frame& frame, size_t max_bytes);
 
 std::string base64_encode(const std::string& bytes);
 

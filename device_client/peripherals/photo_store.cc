@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 PhotoStore::PhotoStore(std::string dir, std::string cap_id, size_t max_files)
     : dir_(std::move(dir)), prefix_(std::move(cap_id) + "-"), max_files_(max_files) {}
 
-std::string PhotoStore::save(const std::string& image, std::string_view extension) {
+Result<std::string> PhotoStore::save(const std::string& image, std::string_view extension) {
   std::lock_guard lock(mutex_);
   std::error_code ec;
   fs::create_directories(dir_, ec);
@@ -26,8 +26,8 @@ std::string PhotoStore::save(const std::string& image, std::string_view extensio
   const std::string path = dir_ + "/" + prefix_ + new_node_id() + std::string(extension);
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
   if (fd < 0) {
-    throw Error(failed_precondition("cannot create a photo in " + dir_ + ": " + errno_text(errno),
-                              "create the directory given by dir= and make it writable by the service user"));
+    return failed_precondition("cannot create a photo in " + dir_ + ": " + errno_text(errno),
+                               "create the directory given by dir= and make it writable by the service user");
   }
   size_t done = 0;
   while (done < image.size()) {
@@ -38,7 +38,7 @@ std::string PhotoStore::save(const std::string& image, std::string_view extensio
   ::close(fd);
   if (done != image.size()) {
     ::unlink(path.c_str());
-    throw Error(failed_precondition("the photo could not be written (disk full?)", "free space on the device"));
+    return failed_precondition("the photo could not be written (disk full?)", "free space on the device");
   }
   prune();
   return path;

@@ -9,15 +9,17 @@
 #include <string>
 #include <string_view>
 
+#include "common/base/result.h"
+
 namespace fleetmcp::device {
 
 class PhotoStore {
  public:
   PhotoStore(std::string dir, std::string cap_id, size_t max_files);
 
-  // `extension` is ".jpg" or ".png". Returns the absolute path written. Throws failed_precondition
-  // when the directory is unusable.
-  std::string save(const std::string& image, std::string_view extension);
+  // `extension` is ".jpg" or ".png". The absolute path written, or failed_precondition when the
+  // directory is unusable.
+  Result<std::string> save(const std::string& image, std::string_view extension);
   const std::string& dir() const { return dir_; }
 
  private:

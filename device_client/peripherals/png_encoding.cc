@@ -25,14 +25,14 @@ Frame packed_rgb(const Frame& frame) {
   return out;
 }
 
-[[noreturn]] void refused(png_image& image) {
+ErrorEnvelope refused(png_image& image) {
   png_image_free(&image);
-  throw Error(failed_precondition("PNG encoding failed", "retry with format jpeg or another resolution"));
+  return failed_precondition("PNG encoding failed", "retry with format jpeg or another resolution");
 }
 
 }  // namespace
 
-std::string encode_png(const Frame& input) {
+Result<std::string> encode_png(const Frame& input) {
   const Frame repacked = input.order == PixelOrder::kBgrx ? packed_rgb(input) : Frame{};
   const Frame& frame = input.order == PixelOrder::kBgrx ? repacked : input;
   png_image image;
@@ -47,7 +47,9 @@ std::string encode_png(const Frame& input) {
   // compress twice).
   png_alloc_size_t size = PNG_IMAGE_PNG_SIZE_MAX(image);
   std::string png(size, '\0');
-  if (png_image_write_to_memory(&image, png.data(), &size, 0, frame.pixels.data(), stride, nullptr) == 0) refused(image);
+  if (png_image_write_to_memory(&image, png.data(), &size, 0, frame.pixels.data(), stride, nullptr) == 0) {
+    return refused(image);
+  }
   png.resize(size);
   return png;
 }

@@ -5,11 +5,12 @@
 
 #include <string>
 
+#include "common/base/result.h"
 #include "device_client/backends/camera_source.h"
 
 namespace fleetmcp::device {
 
-// The PNG file bytes of `frame`. Throws failed_precondition when libpng refuses the image.
-std::string encode_png(const Frame& frame);
+// The PNG file bytes of `frame`; failed_precondition when libpng refuses the image.
+Result<std::string> encode_png(const Frame& frame);
 
 }  // namespace fleetmcp::device
