@@ -54,13 +54,13 @@ class HelperCameraSource : public CameraSource {
  public:
   HelperCameraSource(std::string helper, unsigned index) : helper_(std::move(helper)), index_(index) {}
 
-  Frame capture(int width, int height) override {
+  Result<Frame> capture(int width, int height) override {
     if (::access(helper_.c_str(), X_OK) != 0) {
-      throw Error(failed_precondition("the camera helper " + helper_ + " is not installed",
-                                "install the fleetmcp-camera package (it holds fleetmcp-camera-still), or set helper= on this capability"));
+      return failed_precondition("the camera helper " + helper_ + " is not installed",
+                                 "install the fleetmcp-camera package (it holds fleetmcp-camera-still), or set helper= on this capability");
     }
     int out[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) throw Error(failed_precondition("cannot create a pipe: " + errno_text(errno), "retry"));
+    if (::pipe2(out, O_CLOEXEC) != 0) return failed_precondition("cannot create a pipe: " + errno_text(errno), "retry");
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
@@ -73,18 +73,18 @@ class HelperCameraSource : public CameraSource {
     std::optional<Frame> frame;
     if (rc == 0) frame = read_frame(out[0], width, height);
     ::close(out[0]);
-    if (rc != 0) throw Error(failed_precondition("cannot start the camera helper: " + errno_text(rc), "check its installation"));
+    if (rc != 0) return failed_precondition("cannot start the camera helper: " + errno_text(rc), "check its installation");
     int status = 0;
     ::waitpid(pid, &status, 0);
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     if (code == 0 && frame) return std::move(*frame);
     if (code == kHelperNoCamera) {
-      throw Error(failed_precondition("no camera " + cam + " on this device",
-                                "connect and enable a camera (libcamera-hello --list-cameras), or fix the camera= setting"));
+      return failed_precondition("no camera " + cam + " on this device",
+                                 "connect and enable a camera (libcamera-hello --list-cameras), or fix the camera= setting");
     }
-    if (code == kHelperBusy) throw Error(resource_exhausted("the camera is in use by another program", 2000));
-    throw Error(failed_precondition("the capture did not complete (helper exit " + std::to_string(code) + ")",
-                              "retry; the device log has the helper's reason"));
+    if (code == kHelperBusy) return resource_exhausted("the camera is in use by another program", 2000);
+    return failed_precondition("the capture did not complete (helper exit " + std::to_string(code) + ")",
+                               "retry; the device log has the helper's reason");
   }
 
  private:

@@ -7,6 +7,8 @@
 #include <memory>
 #include <vector>
 
+#include "common/base/result.h"
+
 namespace fleetmcp::device {
 
 enum class PixelOrder { kRgb, kBgr, kBgrx };  // bytes in memory, per pixel
@@ -20,7 +22,7 @@ struct Frame {
 class CameraSource {
  public:
   virtual ~CameraSource() = default;
-  virtual Frame capture(int width, int height) = 0;
+  virtual Result<Frame> capture(int width, int height) = 0;
 };
 
 // Colour bars with a moving marker (the frame counter), so two photos differ as real ones do.

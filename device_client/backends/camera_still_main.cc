@@ -41,21 +41,21 @@ int main(int argc, char** argv) {
     else return usage();
   }
   if (argc != 7 || camera < 0 || width < 1 || width > 8192 || height < 1 || height > 8192) return usage();
-  try {
-    const fleetmcp::device::Frame f = fleetmcp::device::make_libcamera_source(static_cast<unsigned>(camera))->capture(width, height);
-    const char* order = f.order == fleetmcp::device::PixelOrder::kBgr ? "bgr"
-                        : f.order == fleetmcp::device::PixelOrder::kBgrx ? "bgrx" : "rgb";
-    const std::string header = "FRAME " + std::to_string(f.width) + " " + std::to_string(f.height) + " " +
-                               std::to_string(f.stride) + " " + order + "\n";
-    if (!write_all(header.data(), header.size()) || !write_all(f.pixels.data(), f.pixels.size())) return fleetmcp::device::kHelperFailed;
-    return 0;
-  } catch (const fleetmcp::Error& e) {
-    std::fprintf(stderr, "fleetmcp-camera-still: %s\n", e.envelope().message.c_str());
-    const std::string& m = e.envelope().message;
-    if (e.code() == fleetmcp::ErrorCode::kRateLimited) return fleetmcp::device::kHelperBusy;
-    if (m.find("no camera") != std::string::npos || m.find("libcamera stack did not start") != std::string::npos) {
+  const auto captured = fleetmcp::device::make_libcamera_source(static_cast<unsigned>(camera))->capture(width, height);
+  if (!captured) {
+    const fleetmcp::ErrorEnvelope& e = captured.error();
+    std::fprintf(stderr, "fleetmcp-camera-still: %s\n", e.message.c_str());
+    if (e.code == fleetmcp::ErrorCode::kRateLimited) return fleetmcp::device::kHelperBusy;
+    if (e.message.find("no camera") != std::string::npos || e.message.find("libcamera stack did not start") != std::string::npos) {
       return fleetmcp::device::kHelperNoCamera;
     }
     return fleetmcp::device::kHelperFailed;
   }
+  const fleetmcp::device::Frame& f = *captured;
+  const char* order = f.order == fleetmcp::device::PixelOrder::kBgr ? "bgr"
+                      : f.order == fleetmcp::device::PixelOrder::kBgrx ? "bgrx" : "rgb";
+  const std::string header = "FRAME " + std::to_string(f.width) + " " + std::to_string(f.height) + " " +
+                             std::to_string(f.stride) + " " + order + "\n";
+  if (!write_all(header.data(), header.size()) || !write_all(f.pixels.data(), f.pixels.size())) return fleetmcp::device::kHelperFailed;
+  return 0;
 }

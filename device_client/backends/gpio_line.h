@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "common/base/result.h"
+
 namespace fleetmcp::device {
 
 enum class PinMode { kInput, kOutput, kAlt, kUnknown };
@@ -21,10 +23,11 @@ struct PinState {
 class GpioLine {
  public:
   virtual ~GpioLine() = default;
-  virtual PinState read() = 0;
-  virtual void configure(PinMode mode, PinPull pull) = 0;  // kInput or kOutput
-  // Only on a line configured as output (Doc 05 §9.1 failed_precondition otherwise).
-  virtual void write(bool high) = 0;
+  // Each refuses with the Doc 05 §9.1 envelope (device_client/base/catalogue_error.h).
+  virtual Result<PinState> read() = 0;
+  virtual Status configure(PinMode mode, PinPull pull) = 0;  // kInput or kOutput
+  // Only on a line configured as output (failed_precondition otherwise).
+  virtual Status write(bool high) = 0;
 };
 
 // Starts as an input with no pull, reading low.

@@ -40,14 +40,16 @@ class GpiodLine : public GpioLine {
     if (chip_ != nullptr) gpiod_chip_close(chip_);
   }
 
-  PinState read() override {
-    gpiod_line* line = open();
+  Result<PinState> read() override {
+    const auto opened = open();
+    if (!opened) return opened.error();
+    gpiod_line* line = *opened;
     const bool held = gpiod_line_is_requested(line);
     // As is, never as an input first: that would turn a driven output into a floating input, and
     // a read needs only tools:call:read_only (issue 17).
     if (!held && request_as_is(line) != 0) {
-      throw Error(failed_precondition("the GPIO line is in use by another program: " + errno_text(errno),
-                                "stop the program holding it (gpioinfo shows the consumer)"));
+      return failed_precondition("the GPIO line is in use by another program: " + errno_text(errno),
+                                 "stop the program holding it (gpioinfo shows the consumer)");
     }
     const int value = gpiod_line_get_value(line);
     gpiod_line_update(line);
@@ -58,28 +60,34 @@ class GpiodLine : public GpioLine {
     return s;
   }
 
-  void configure(PinMode mode, PinPull pull) override {
-    gpiod_line* line = open();
+  Status configure(PinMode mode, PinPull pull) override {
+    const auto opened = open();
+    if (!opened) return opened.error();
+    gpiod_line* line = *opened;
     if (gpiod_line_is_requested(line)) gpiod_line_release(line);
     const int flags = bias_flags(pull);
     const int rc = mode == PinMode::kOutput ? gpiod_line_request_output_flags(line, kConsumer, flags, 0)
                                             : gpiod_line_request_input_flags(line, kConsumer, flags);
     if (rc != 0) {
-      throw Error(failed_precondition("cannot configure the GPIO line: " + errno_text(errno),
-                                "check that no other program holds the line and that the user may open the chip"));
+      return failed_precondition("cannot configure the GPIO line: " + errno_text(errno),
+                                 "check that no other program holds the line and that the user may open the chip");
     }
     output_ = mode == PinMode::kOutput;
+    return {};
   }
 
-  void write(bool high) override {
-    gpiod_line* line = open();
+  Status write(bool high) override {
+    const auto opened = open();
+    if (!opened) return opened.error();
+    gpiod_line* line = *opened;
     if (!output_ || !gpiod_line_is_requested(line)) {
-      throw Error(failed_precondition("the pin is not configured as an output",
-                                "configure it first: call the pin's invoke tool with mode output"));
+      return failed_precondition("the pin is not configured as an output",
+                                 "configure it first: call the pin's invoke tool with mode output");
     }
     if (gpiod_line_set_value(line, high ? 1 : 0) != 0) {
-      throw Error(failed_precondition("cannot set the GPIO line: " + errno_text(errno), "check the chip and line"));
+      return failed_precondition("cannot set the GPIO line: " + errno_text(errno), "check the chip and line");
     }
+    return {};
   }
 
  private:
@@ -88,17 +96,17 @@ class GpiodLine : public GpioLine {
     return gpiod_line_request(line, &config, 0);
   }
 
-  gpiod_line* open() {
+  Result<gpiod_line*> open() {
     if (line_ != nullptr) return line_;
     if (chip_ == nullptr) chip_ = gpiod_chip_open_lookup(chip_name_.c_str());
     if (chip_ == nullptr) {
-      throw Error(failed_precondition("no GPIO chip '" + chip_name_ + "' on this device: " + errno_text(errno),
-                                "check the chip= setting of this capability against gpiodetect, or remove the capability"));
+      return failed_precondition("no GPIO chip '" + chip_name_ + "' on this device: " + errno_text(errno),
+                                 "check the chip= setting of this capability against gpiodetect, or remove the capability");
     }
     line_ = gpiod_chip_get_line(chip_, offset_);
     if (line_ == nullptr) {
-      throw Error(failed_precondition("GPIO chip '" + chip_name_ + "' has no line " + std::to_string(offset_),
-                                "check the line= setting of this capability against gpioinfo"));
+      return failed_precondition("GPIO chip '" + chip_name_ + "' has no line " + std::to_string(offset_),
+                                 "check the line= setting of this capability against gpioinfo");
     }
     return line_;
   }

@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+
+#include "common/base/result.h"
 #include <vector>
 
 namespace fleetmcp::device {
@@ -14,11 +16,12 @@ namespace fleetmcp::device {
 class I2cBus {
  public:
   virtual ~I2cBus() = default;
+  // Each refuses with failed_precondition when the bus or the transfer fails.
   // True when a device acknowledges a one-byte read at `address`.
-  virtual bool probe(int address) = 0;
+  virtual Result<bool> probe(int address) = 0;
   // With a register: write it, repeated start, read `length` bytes (one combined transaction).
-  virtual std::vector<uint8_t> read(int address, std::optional<int> reg, int length) = 0;
-  virtual void write(int address, std::optional<int> reg, const std::vector<uint8_t>& data) = 0;
+  virtual Result<std::vector<uint8_t>> read(int address, std::optional<int> reg, int length) = 0;
+  virtual Status write(int address, std::optional<int> reg, const std::vector<uint8_t>& data) = 0;
 };
 
 // Devices at `present` addresses, each a 256-byte register file with an auto-incrementing pointer

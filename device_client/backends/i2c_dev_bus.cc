@@ -36,8 +36,10 @@ class I2cDevBus : public I2cBus {
  public:
   I2cDevBus(int bus, std::string dev_dir) : path_(dev_dir + "/i2c-" + std::to_string(bus)) {}
 
-  bool probe(int address) override {
-    const Fd fd(open_bus());
+  Result<bool> probe(int address) override {
+    const auto opened = open_bus();
+    if (!opened) return opened.error();
+    const Fd fd(*opened);
     if (smbus_only(fd)) {
       i2c_smbus_data data{};
       return smbus(fd, address, I2C_SMBUS_READ, 0, I2C_SMBUS_BYTE, &data) == 0;
@@ -47,15 +49,17 @@ class I2cDevBus : public I2cBus {
     return transfer(fd, &msg, 1) == 0;
   }
 
-  std::vector<uint8_t> read(int address, std::optional<int> reg, int length) override {
-    const Fd fd(open_bus());
+  Result<std::vector<uint8_t>> read(int address, std::optional<int> reg, int length) override {
+    const auto opened = open_bus();
+    if (!opened) return opened.error();
+    const Fd fd(*opened);
     std::vector<uint8_t> out(static_cast<size_t>(length));
     if (smbus_only(fd)) {
       for (int i = 0; i < length; i++) {
         i2c_smbus_data data{};
         const int rc = reg ? smbus(fd, address, I2C_SMBUS_READ, static_cast<uint8_t>(*reg + i), I2C_SMBUS_BYTE_DATA, &data)
                            : smbus(fd, address, I2C_SMBUS_READ, 0, I2C_SMBUS_BYTE, &data);
-        if (rc != 0) fail_transfer(address, rc);
+        if (rc != 0) return failed_transfer(address, rc);
         out[static_cast<size_t>(i)] = data.byte;
       }
       return out;
@@ -64,12 +68,14 @@ class I2cDevBus : public I2cBus {
     i2c_msg msgs[2] = {{static_cast<__u16>(address), 0, 1, &pointer},
                        {static_cast<__u16>(address), I2C_M_RD, static_cast<__u16>(length), out.data()}};
     const int rc = reg ? transfer(fd, msgs, 2) : transfer(fd, &msgs[1], 1);
-    if (rc != 0) fail_transfer(address, rc);
+    if (rc != 0) return failed_transfer(address, rc);
     return out;
   }
 
-  void write(int address, std::optional<int> reg, const std::vector<uint8_t>& data) override {
-    const Fd fd(open_bus());
+  Status write(int address, std::optional<int> reg, const std::vector<uint8_t>& data) override {
+    const auto opened = open_bus();
+    if (!opened) return opened.error();
+    const Fd fd(*opened);
     if (smbus_only(fd)) {
       for (size_t i = 0; i < data.size(); i++) {
         i2c_smbus_data word{};
@@ -77,25 +83,26 @@ class I2cDevBus : public I2cBus {
         // Without a register an SMBus "write byte" sends the byte in the command slot.
         const int rc = reg ? smbus(fd, address, I2C_SMBUS_WRITE, static_cast<uint8_t>(*reg + static_cast<int>(i)), I2C_SMBUS_BYTE_DATA, &word)
                            : smbus(fd, address, I2C_SMBUS_WRITE, data[i], I2C_SMBUS_BYTE, nullptr);
-        if (rc != 0) fail_transfer(address, rc);
+        if (rc != 0) return failed_transfer(address, rc);
       }
-      return;
+      return {};
     }
     std::vector<uint8_t> bytes;
     if (reg) bytes.push_back(static_cast<uint8_t>(*reg));
     bytes.insert(bytes.end(), data.begin(), data.end());
     i2c_msg msg{static_cast<__u16>(address), 0, static_cast<__u16>(bytes.size()), bytes.data()};
     const int rc = transfer(fd, &msg, 1);
-    if (rc != 0) fail_transfer(address, rc);
+    if (rc != 0) return failed_transfer(address, rc);
+    return {};
   }
 
  private:
-  int open_bus() const {
+  Result<int> open_bus() const {
     const int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-      throw Error(failed_precondition("cannot open " + path_ + ": " + errno_text(errno),
-                                "enable I2C (dtparam=i2c_arm=on, raspi-config), load i2c-dev, and give the "
-                                "service user the i2c group; or fix the bus= setting"));
+      return failed_precondition("cannot open " + path_ + ": " + errno_text(errno),
+                                 "enable I2C (dtparam=i2c_arm=on, raspi-config), load i2c-dev, and give the "
+                                 "service user the i2c group; or fix the bus= setting");
     }
     return fd;
   }
@@ -118,9 +125,9 @@ class I2cDevBus : public I2cBus {
     return ::ioctl(fd.get(), I2C_RDWR, &data) < 0 ? errno : 0;
   }
 
-  [[noreturn]] static void fail_transfer(int address, int err) {
-    throw Error(failed_precondition("I2C transfer to address " + std::to_string(address) + " failed: " + errno_text(err),
-                              "check wiring and power, and scan the bus (snapshot) to see which addresses answer"));
+  static ErrorEnvelope failed_transfer(int address, int err) {
+    return failed_precondition("I2C transfer to address " + std::to_string(address) + " failed: " + errno_text(err),
+                               "check wiring and power, and scan the bus (snapshot) to see which addresses answer");
   }
 
   const std::string path_;

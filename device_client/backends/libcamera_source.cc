@@ -16,25 +16,25 @@ namespace {
 
 using namespace std::chrono_literals;
 
-libcamera::CameraManager* camera_manager() {
+Result<libcamera::CameraManager*> camera_manager() {
   static std::mutex mutex;
   static std::unique_ptr<libcamera::CameraManager> manager;
   std::lock_guard lock(mutex);
   if (!manager) {
     auto m = std::make_unique<libcamera::CameraManager>();
     if (m->start() != 0) {
-      throw Error(failed_precondition("the libcamera stack did not start", "check the camera stack (libcamera-hello --list-cameras)"));
+      return failed_precondition("the libcamera stack did not start", "check the camera stack (libcamera-hello --list-cameras)");
     }
     manager = std::move(m);
   }
   return manager.get();
 }
 
-PixelOrder order_of(const libcamera::PixelFormat& f) {
+Result<PixelOrder> order_of(const libcamera::PixelFormat& f) {
   if (f == libcamera::formats::RGB888) return PixelOrder::kBgr;  // DRM RGB888 is B, G, R in memory
   if (f == libcamera::formats::BGR888) return PixelOrder::kRgb;
   if (f == libcamera::formats::XRGB8888) return PixelOrder::kBgrx;
-  throw Error(failed_precondition("the camera cannot deliver packed RGB", "use a camera with an RGB-capable ISP"));
+  return failed_precondition("the camera cannot deliver packed RGB", "use a camera with an RGB-capable ISP");
 }
 
 // Waits for the one request of a capture.
@@ -60,16 +60,18 @@ class LibcameraSource : public CameraSource {
  public:
   explicit LibcameraSource(unsigned index) : index_(index) {}
 
-  Frame capture(int width, int height) override {
+  Result<Frame> capture(int width, int height) override {
     std::lock_guard lock(mutex_);
-    auto cameras = camera_manager()->cameras();
+    const auto manager = camera_manager();
+    if (!manager) return manager.error();
+    auto cameras = (*manager)->cameras();
     if (index_ >= cameras.size()) {
-      throw Error(failed_precondition("no camera " + std::to_string(index_) + " on this device (" +
-                                    std::to_string(cameras.size()) + " found)",
-                                "connect and enable a camera (libcamera-hello --list-cameras), or fix the camera= setting"));
+      return failed_precondition("no camera " + std::to_string(index_) + " on this device (" +
+                                     std::to_string(cameras.size()) + " found)",
+                                 "connect and enable a camera (libcamera-hello --list-cameras), or fix the camera= setting");
     }
     std::shared_ptr<libcamera::Camera> camera = cameras[index_];
-    if (camera->acquire() != 0) throw Error(resource_exhausted("the camera is in use by another program", 2000));
+    if (camera->acquire() != 0) return resource_exhausted("the camera is in use by another program", 2000);
     struct Release {
       libcamera::Camera* c;
       ~Release() {
@@ -81,42 +83,43 @@ class LibcameraSource : public CameraSource {
   }
 
  private:
-  static Frame take(libcamera::Camera& camera, int width, int height) {
+  static Result<Frame> take(libcamera::Camera& camera, int width, int height) {
     auto config = camera.generateConfiguration({libcamera::StreamRole::StillCapture});
-    if (!config || config->empty()) throw Error(failed_precondition("the camera offers no still stream", "check the camera"));
+    if (!config || config->empty()) return failed_precondition("the camera offers no still stream", "check the camera");
     libcamera::StreamConfiguration& sc = config->at(0);
     sc.size = {static_cast<unsigned>(width), static_cast<unsigned>(height)};
     sc.pixelFormat = libcamera::formats::RGB888;
     sc.bufferCount = 1;
     if (config->validate() == libcamera::CameraConfiguration::Invalid || camera.configure(config.get()) != 0) {
-      throw Error(failed_precondition("the camera refused the still configuration", "try another resolution"));
+      return failed_precondition("the camera refused the still configuration", "try another resolution");
     }
-    const PixelOrder order = order_of(sc.pixelFormat);
+    const auto order = order_of(sc.pixelFormat);
+    if (!order) return order.error();
     libcamera::FrameBufferAllocator allocator(camera.shared_from_this());
-    if (allocator.allocate(sc.stream()) < 0) throw Error(failed_precondition("cannot allocate a frame buffer", "free memory (gpu_mem)"));
+    if (allocator.allocate(sc.stream()) < 0) return failed_precondition("cannot allocate a frame buffer", "free memory (gpu_mem)");
     const auto& buffer = allocator.buffers(sc.stream()).front();
     std::unique_ptr<libcamera::Request> request = camera.createRequest();
     if (!request || request->addBuffer(sc.stream(), buffer.get()) != 0) {
-      throw Error(failed_precondition("cannot build a capture request", "check the camera"));
+      return failed_precondition("cannot build a capture request", "check the camera");
     }
     Completion completion;
     camera.requestCompleted.connect(&completion, &Completion::done);
     if (camera.start() != 0 || camera.queueRequest(request.get()) != 0) {
-      throw Error(failed_precondition("the camera did not start", "check the camera cable and power"));
+      return failed_precondition("the camera did not start", "check the camera cable and power");
     }
     const bool finished = completion.wait(10s);
     camera.requestCompleted.disconnect(&completion);
     if (!finished || request->status() != libcamera::Request::RequestComplete) {
-      throw Error(failed_precondition("the capture did not complete", "retry; check the camera if it persists"));
+      return failed_precondition("the capture did not complete", "retry; check the camera if it persists");
     }
-    return copy_out(*buffer, sc, order);
+    return copy_out(*buffer, sc, *order);
   }
 
-  static Frame copy_out(const libcamera::FrameBuffer& buffer, const libcamera::StreamConfiguration& sc, PixelOrder order) {
+  static Result<Frame> copy_out(const libcamera::FrameBuffer& buffer, const libcamera::StreamConfiguration& sc, PixelOrder order) {
     const libcamera::FrameBuffer::Plane& plane = buffer.planes().front();
     const size_t length = plane.offset + plane.length;
     void* map = mmap(nullptr, length, PROT_READ, MAP_SHARED, plane.fd.get(), 0);
-    if (map == MAP_FAILED) throw Error(failed_precondition("cannot map the frame: " + errno_text(errno), "check the camera"));
+    if (map == MAP_FAILED) return failed_precondition("cannot map the frame: " + errno_text(errno), "check the camera");
     Frame f{static_cast<int>(sc.size.width), static_cast<int>(sc.size.height), static_cast<int>(sc.stride), order, {}};
     const auto* begin = static_cast<const uint8_t*>(map) + plane.offset;
     f.pixels.assign(begin, begin + static_cast<size_t>(f.stride) * static_cast<size_t>(f.height));

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/base/result.h"
+
 namespace fleetmcp::device {
 
 struct LogEntry {
@@ -56,7 +58,7 @@ LogPage page_newest_first(const LogQuery& q, const std::function<std::optional<L
 class LogSource {
  public:
   virtual ~LogSource() = default;
-  virtual LogPage query(const LogQuery& q) = 0;
+  virtual Result<LogPage> query(const LogQuery& q) = 0;
 };
 
 // A deterministic journal of one entry per second for the last hour, ending now; messages are

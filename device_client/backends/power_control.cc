@@ -13,16 +13,16 @@ namespace {
 
 class SimulatedPower : public PowerControl {
  public:
-  void schedule(std::string_view, int64_t) override {}  // nothing to take down
+  Status schedule(std::string_view, int64_t) override { return {}; }  // nothing to take down
 };
 
 class LogindPower : public PowerControl {
  public:
-  void schedule(std::string_view action, int64_t delay_seconds) override {
+  Status schedule(std::string_view action, int64_t delay_seconds) override {
     sd_bus* bus = nullptr;
     if (const int rc = sd_bus_open_system(&bus); rc < 0) {
-      throw Error(unavailable("logind is not reachable over D-Bus: " + errno_text(-rc),
-                                "run fleetmcp-device on a systemd host with the system bus"));
+      return unavailable("logind is not reachable over D-Bus: " + errno_text(-rc),
+                         "run fleetmcp-device on a systemd host with the system bus");
     }
     timespec ts{};
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -35,9 +35,10 @@ class LogindPower : public PowerControl {
     sd_bus_error_free(&err);
     sd_bus_flush_close_unref(bus);
     if (rc < 0) {
-      throw Error(failed_precondition("logind refused ScheduleShutdown: " + name + ", " + errno_text(-rc),
-                                "allow org.freedesktop.login1.reboot / power-off for the service user in polkit"));
+      return failed_precondition("logind refused ScheduleShutdown: " + name + ", " + errno_text(-rc),
+                                 "allow org.freedesktop.login1.reboot / power-off for the service user in polkit");
     }
+    return {};
   }
 };
 

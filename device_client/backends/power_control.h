@@ -6,13 +6,15 @@
 #include <memory>
 #include <string_view>
 
+#include "common/base/result.h"
+
 namespace fleetmcp::device {
 
 class PowerControl {
  public:
   virtual ~PowerControl() = default;
   // action "reboot" or "shutdown"; effective after delay_seconds.
-  virtual void schedule(std::string_view action, int64_t delay_seconds) = 0;
+  virtual Status schedule(std::string_view action, int64_t delay_seconds) = 0;
 };
 
 std::unique_ptr<PowerControl> make_simulated_power();

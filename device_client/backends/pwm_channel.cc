@@ -7,8 +7,8 @@ namespace {
 
 class SimulatedPwmChannel : public PwmChannel {
  public:
-  PwmState read() override { return state_; }
-  PwmState set(double frequency_hz, double duty_cycle_percent) override {
+  Result<PwmState> read() override { return state_; }
+  Result<PwmState> set(double frequency_hz, double duty_cycle_percent) override {
     // Round through the kernel's nanosecond units, so the simulation reports what hardware would.
     const PwmTiming t = pwm_timing(frequency_hz, duty_cycle_percent);
     state_ = pwm_state(t.period_ns, t.duty_ns, duty_cycle_percent > 0);

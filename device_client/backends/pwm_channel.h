@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "common/base/result.h"
+
 namespace fleetmcp::device {
 
 struct PwmState {
@@ -16,9 +18,10 @@ struct PwmState {
 class PwmChannel {
  public:
   virtual ~PwmChannel() = default;
-  virtual PwmState read() = 0;
+  // Each refuses with failed_precondition when the channel cannot be read or written.
+  virtual Result<PwmState> read() = 0;
   // duty 0 disables the output (a 0 % PWM is "off", and some controllers glitch at 0 ns duty).
-  virtual PwmState set(double frequency_hz, double duty_cycle_percent) = 0;
+  virtual Result<PwmState> set(double frequency_hz, double duty_cycle_percent) = 0;
 };
 
 std::unique_ptr<PwmChannel> make_simulated_pwm_channel();

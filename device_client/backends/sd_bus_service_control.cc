@@ -35,24 +35,24 @@ struct MessageDeleter {
 };
 using Message = std::unique_ptr<sd_bus_message, MessageDeleter>;
 
-Bus open_system_bus() {
+Result<Bus> open_system_bus() {
   sd_bus* bus = nullptr;
   const int rc = sd_bus_open_system(&bus);
   if (rc < 0) {
-    throw Error(unavailable("systemd is not reachable over D-Bus: " + errno_text(-rc),
-                              "run fleetmcp-device on a systemd host with the system bus, or remove this capability"));
+    return unavailable("systemd is not reachable over D-Bus: " + errno_text(-rc),
+                       "run fleetmcp-device on a systemd host with the system bus, or remove this capability");
   }
   return Bus(bus);
 }
 
-[[noreturn]] void fail_call(std::string_view what, const BusError& err, int rc) {
+ErrorEnvelope failed_call(std::string_view what, const BusError& err, int rc) {
   if (err.name() == "org.freedesktop.DBus.Error.AccessDenied" ||
       err.name() == "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") {
-    throw Error(permission_denied(std::string(what) + ": systemd refused (" + err.name() + ")",
-                            "grant the fleetmcp service user this action in polkit for the allow-listed unit"));
+    return permission_denied(std::string(what) + ": systemd refused (" + err.name() + ")",
+                             "grant the fleetmcp service user this action in polkit for the allow-listed unit");
   }
-  throw Error(failed_precondition(std::string(what) + " failed: " + err.name() + ", " + errno_text(-rc),
-                            "check the unit with systemctl status on the device"));
+  return failed_precondition(std::string(what) + " failed: " + err.name() + ", " + errno_text(-rc),
+                             "check the unit with systemctl status on the device");
 }
 
 uint64_t now_us() {
@@ -65,94 +65,120 @@ class SdBusServiceControl : public ServiceControl {
  public:
   explicit SdBusServiceControl(std::string unit) : unit_(std::move(unit)) {}
 
-  ServiceStatus status() override {
-    Bus bus = open_system_bus();
-    const std::string path = unit_path(bus.get(), unit_);
+  Result<ServiceStatus> status() override {
+    auto bus = open_system_bus();
+    if (!bus) return bus.error();
+    const auto path = unit_path(bus->get(), unit_);
+    if (!path) return path.error();
     UnitProperties p;
     for (const char* name : {"Id", "Description", "LoadState", "ActiveState", "SubState", "UnitFileState", "FragmentPath"}) {
-      p[name] = string_property(bus.get(), path, kUnit, name);
+      auto value = string_property(bus->get(), *path, kUnit, name);
+      if (!value) return value.error();
+      p[name] = std::move(value).value();
     }
     for (const char* name : {"CanStart", "CanStop", "CanReload"}) {
-      p[name] = trivial_property<int>(bus.get(), path, kUnit, name, 'b') ? "yes" : "no";
+      const auto can = trivial_property<int>(bus->get(), *path, kUnit, name, 'b');
+      if (!can) return can.error();
+      p[name] = *can ? "yes" : "no";
     }
-    p["ActiveEnterTimestamp"] = "@" + std::to_string(trivial_property<uint64_t>(bus.get(), path, kUnit, "ActiveEnterTimestamp", 't') / 1'000'000);
+    const auto since = trivial_property<uint64_t>(bus->get(), *path, kUnit, "ActiveEnterTimestamp", 't');
+    if (!since) return since.error();
+    p["ActiveEnterTimestamp"] = "@" + std::to_string(*since / 1'000'000);
     if (p["LoadState"] != "not-found") {
-      p["MainPID"] = std::to_string(trivial_property<uint32_t>(bus.get(), path, kService, "MainPID", 'u'));
-      p["MemoryCurrent"] = std::to_string(trivial_property<uint64_t>(bus.get(), path, kService, "MemoryCurrent", 't'));
-      p["NRestarts"] = std::to_string(trivial_property<uint32_t>(bus.get(), path, kService, "NRestarts", 'u'));
+      const auto pid = trivial_property<uint32_t>(bus->get(), *path, kService, "MainPID", 'u');
+      const auto memory = trivial_property<uint64_t>(bus->get(), *path, kService, "MemoryCurrent", 't');
+      const auto restarts = trivial_property<uint32_t>(bus->get(), *path, kService, "NRestarts", 'u');
+      if (!pid) return pid.error();
+      if (!memory) return memory.error();
+      if (!restarts) return restarts.error();
+      p["MainPID"] = std::to_string(*pid);
+      p["MemoryCurrent"] = std::to_string(*memory);
+      p["NRestarts"] = std::to_string(*restarts);
     }
-    return service_status_from(p, now_us()).value();
+    return service_status_from(p, now_us());
   }
 
-  void act(std::string_view action) override {
+  Status act(std::string_view action) override {
     const std::string method = action == "start" ? "StartUnit" : action == "stop" ? "StopUnit"
                              : action == "restart" ? "RestartUnit" : "ReloadUnit";
-    Bus bus = open_system_bus();
+    auto bus = open_system_bus();
+    if (!bus) return bus.error();
     BusError err;
     sd_bus_message* reply = nullptr;
-    const int rc = sd_bus_call_method(bus.get(), kSystemd, kManagerPath, kManager, method.c_str(), &err.e, &reply, "ss",
+    const int rc = sd_bus_call_method(bus->get(), kSystemd, kManagerPath, kManager, method.c_str(), &err.e, &reply, "ss",
                                       unit_.c_str(), "replace");
     Message owned(reply);
-    if (rc < 0) fail_call(method, err, rc);
+    if (rc < 0) return failed_call(method, err, rc);
+    return {};
   }
 
-  std::vector<std::string> active_dependents() override {
-    Bus bus = open_system_bus();
-    const std::string path = unit_path(bus.get(), unit_);
+  Result<std::vector<std::string>> active_dependents() override {
+    auto bus = open_system_bus();
+    if (!bus) return bus.error();
+    const auto path = unit_path(bus->get(), unit_);
+    if (!path) return path.error();
     UnitProperties p;
-    for (const char* name : {"RequiredBy", "BoundBy", "WantedBy"}) p[name] = strv_property(bus.get(), path, name);
+    for (const char* name : {"RequiredBy", "BoundBy", "WantedBy"}) {
+      auto names = strv_property(bus->get(), *path, name);
+      if (!names) return names.error();
+      p[name] = std::move(names).value();
+    }
     std::vector<std::string> running;
     for (std::string& name : dependent_service_names(p)) {
-      if (is_running_state(string_property(bus.get(), unit_path(bus.get(), name), kUnit, "ActiveState"))) {
-        running.push_back(std::move(name));
-      }
+      const auto dependent = unit_path(bus->get(), name);
+      if (!dependent) return dependent.error();
+      const auto state = string_property(bus->get(), *dependent, kUnit, "ActiveState");
+      if (!state) return state.error();
+      if (is_running_state(*state)) running.push_back(std::move(name));
     }
     return running;
   }
 
-  void set_enabled(bool enabled) override {
-    Bus bus = open_system_bus();
+  Status set_enabled(bool enabled) override {
+    auto bus = open_system_bus();
+    if (!bus) return bus.error();
     BusError err;
     sd_bus_message* reply = nullptr;
-    const int rc = enabled ? sd_bus_call_method(bus.get(), kSystemd, kManagerPath, kManager, "EnableUnitFiles", &err.e,
+    const int rc = enabled ? sd_bus_call_method(bus->get(), kSystemd, kManagerPath, kManager, "EnableUnitFiles", &err.e,
                                                 &reply, "asbb", 1, unit_.c_str(), 0, 0)
-                           : sd_bus_call_method(bus.get(), kSystemd, kManagerPath, kManager, "DisableUnitFiles", &err.e,
+                           : sd_bus_call_method(bus->get(), kSystemd, kManagerPath, kManager, "DisableUnitFiles", &err.e,
                                                 &reply, "asb", 1, unit_.c_str(), 0);
     Message owned(reply);
-    if (rc < 0) fail_call(enabled ? "EnableUnitFiles" : "DisableUnitFiles", err, rc);
+    if (rc < 0) return failed_call(enabled ? "EnableUnitFiles" : "DisableUnitFiles", err, rc);
     BusError reload_err;
-    const int reload = sd_bus_call_method(bus.get(), kSystemd, kManagerPath, kManager, "Reload", &reload_err.e, nullptr, "");
-    if (reload < 0) fail_call("Reload", reload_err, reload);
+    const int reload = sd_bus_call_method(bus->get(), kSystemd, kManagerPath, kManager, "Reload", &reload_err.e, nullptr, "");
+    if (reload < 0) return failed_call("Reload", reload_err, reload);
+    return {};
   }
 
  private:
-  static std::string unit_path(sd_bus* bus, const std::string& unit) {
+  static Result<std::string> unit_path(sd_bus* bus, const std::string& unit) {
     BusError err;
     sd_bus_message* reply = nullptr;
     const int rc = sd_bus_call_method(bus, kSystemd, kManagerPath, kManager, "LoadUnit", &err.e, &reply, "s", unit.c_str());
     Message owned(reply);
-    if (rc < 0) fail_call("LoadUnit", err, rc);
+    if (rc < 0) return failed_call("LoadUnit", err, rc);
     const char* path = nullptr;
-    if (sd_bus_message_read(reply, "o", &path) < 0 || path == nullptr) fail_call("LoadUnit", err, -EBADMSG);
-    return path;
+    if (sd_bus_message_read(reply, "o", &path) < 0 || path == nullptr) return failed_call("LoadUnit", err, -EBADMSG);
+    return std::string(path);
   }
 
-  static std::string string_property(sd_bus* bus, const std::string& path, const char* iface, const char* name) {
+  static Result<std::string> string_property(sd_bus* bus, const std::string& path, const char* iface, const char* name) {
     BusError err;
     char* value = nullptr;
     const int rc = sd_bus_get_property_string(bus, kSystemd, path.c_str(), iface, name, &err.e, &value);
-    if (rc < 0) fail_call(std::string("reading ") + name, err, rc);
+    if (rc < 0) return failed_call(std::string("reading ") + name, err, rc);
     std::string out(value != nullptr ? value : "");
     free(value);  // NOLINT: sd-bus allocates with malloc
     return out;
   }
 
   // A string-array property, joined by spaces as systemctl show prints it.
-  static std::string strv_property(sd_bus* bus, const std::string& path, const char* name) {
+  static Result<std::string> strv_property(sd_bus* bus, const std::string& path, const char* name) {
     BusError err;
     char** values = nullptr;
     const int rc = sd_bus_get_property_strv(bus, kSystemd, path.c_str(), kUnit, name, &err.e, &values);
-    if (rc < 0) fail_call(std::string("reading ") + name, err, rc);
+    if (rc < 0) return failed_call(std::string("reading ") + name, err, rc);
     std::string joined;
     for (char** v = values; v != nullptr && *v != nullptr; ++v) {
       if (!joined.empty()) joined += ' ';
@@ -164,11 +190,11 @@ class SdBusServiceControl : public ServiceControl {
   }
 
   template <typename T>
-  static T trivial_property(sd_bus* bus, const std::string& path, const char* iface, const char* name, char type) {
+  static Result<T> trivial_property(sd_bus* bus, const std::string& path, const char* iface, const char* name, char type) {
     BusError err;
     T value{};
     const int rc = sd_bus_get_property_trivial(bus, kSystemd, path.c_str(), iface, name, &err.e, type, &value);
-    if (rc < 0) fail_call(std::string("reading ") + name, err, rc);
+    if (rc < 0) return failed_call(std::string("reading ") + name, err, rc);
     return value;
   }
 

@@ -19,12 +19,12 @@ class SdJournalSource : public LogSource {
   SdJournalSource(std::vector<std::string> units, std::vector<std::string> dirs)
       : units_(std::move(units)), dirs_(std::move(dirs)) {}
 
-  LogPage query(const LogQuery& q) override {
-    check_present();
+  Result<LogPage> query(const LogQuery& q) override {
+    if (Status present = check_present(); !present) return present.error();
     sd_journal* j = nullptr;
     if (const int rc = sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY); rc < 0) {
-      throw Error(failed_precondition("cannot open the systemd journal: " + errno_text(-rc),
-                                "add the service user to the systemd-journal group"));
+      return failed_precondition("cannot open the systemd journal: " + errno_text(-rc),
+                                 "add the service user to the systemd-journal group");
     }
     std::unique_ptr<sd_journal, void (*)(sd_journal*)> owned(j, sd_journal_close);
     for (const auto& unit : units_) {
@@ -56,13 +56,13 @@ class SdJournalSource : public LogSource {
   }
 
  private:
-  void check_present() const {
+  Status check_present() const {
     std::error_code ec;
     for (const auto& d : dirs_) {
-      if (std::filesystem::is_directory(d, ec)) return;
+      if (std::filesystem::is_directory(d, ec)) return {};
     }
-    throw Error(failed_precondition("this device has no systemd journal",
-                              "run fleetmcp-device on a systemd host (journald), or remove this capability"));
+    return failed_precondition("this device has no systemd journal",
+                               "run fleetmcp-device on a systemd host (journald), or remove this capability");
   }
 
   const std::vector<std::string> units_, dirs_;

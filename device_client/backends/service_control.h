@@ -48,13 +48,14 @@ bool is_running_state(std::string_view active_state);
 class ServiceControl {
  public:
   virtual ~ServiceControl() = default;
-  virtual ServiceStatus status() = 0;
+  // Each refuses with the Doc 05 §9.1 envelope (systemd unreachable, refused, no such unit).
+  virtual Result<ServiceStatus> status() = 0;
   // start, stop, restart or reload; returns once systemd has queued the job.
-  virtual void act(std::string_view action) = 0;
-  virtual void set_enabled(bool enabled) = 0;
+  virtual Status act(std::string_view action) = 0;
+  virtual Status set_enabled(bool enabled) = 0;
   // The dependent services (dependent_service_names) that are running now: stopping or disabling
   // the unit would break them.
-  virtual std::vector<std::string> active_dependents() = 0;
+  virtual Result<std::vector<std::string>> active_dependents() = 0;
 };
 
 std::unique_ptr<ServiceControl> make_simulated_service(std::string unit);

@@ -21,57 +21,68 @@ class SysfsPwmChannel : public PwmChannel {
         dir_(chip_dir_ + "/pwm" + std::to_string(channel)),
         channel_(channel) {}
 
-  PwmState read() override {
-    ensure_exported();
-    return pwm_state(read_number("period"), read_number("duty_cycle"), read_number("enable") == 1);
+  Result<PwmState> read() override {
+    if (Status exported = ensure_exported(); !exported) return exported.error();
+    const auto period = read_number("period");
+    if (!period) return period.error();
+    const auto duty = read_number("duty_cycle");
+    if (!duty) return duty.error();
+    const auto enable = read_number("enable");
+    if (!enable) return enable.error();
+    return pwm_state(*period, *duty, *enable == 1);
   }
 
-  PwmState set(double frequency_hz, double duty_cycle_percent) override {
-    ensure_exported();
+  Result<PwmState> set(double frequency_hz, double duty_cycle_percent) override {
+    if (Status exported = ensure_exported(); !exported) return exported.error();
     const PwmTiming t = pwm_timing(frequency_hz, duty_cycle_percent);
-    const long long old_period = read_number("period");
-    if (t.period_ns >= old_period) {
-      write_value("period", t.period_ns);
-      write_value("duty_cycle", t.duty_ns);
+    const auto old_period = read_number("period");
+    if (!old_period) return old_period.error();
+    Status written;
+    if (t.period_ns >= *old_period) {
+      written = write_value("period", t.period_ns);
+      if (written) written = write_value("duty_cycle", t.duty_ns);
     } else {  // the new duty is below the new period, hence below the old one: it goes first
-      write_value("duty_cycle", t.duty_ns);
-      write_value("period", t.period_ns);
+      written = write_value("duty_cycle", t.duty_ns);
+      if (written) written = write_value("period", t.period_ns);
     }
-    write_value("enable", t.duty_ns > 0 ? 1 : 0);
+    if (written) written = write_value("enable", t.duty_ns > 0 ? 1 : 0);
+    if (!written) return written.error();
     return read();
   }
 
  private:
-  void ensure_exported() {
-    if (fs::exists(dir_)) return;
+  Status ensure_exported() {
+    if (fs::exists(dir_)) return {};
     if (!fs::exists(chip_dir_)) {
-      throw Error(failed_precondition("no PWM chip at " + chip_dir_,
-                                "enable the PWM overlay (e.g. dtoverlay=pwm in config.txt) or fix the chip= setting"));
+      return failed_precondition("no PWM chip at " + chip_dir_,
+                                 "enable the PWM overlay (e.g. dtoverlay=pwm in config.txt) or fix the chip= setting");
     }
-    write_file(chip_dir_ + "/export", std::to_string(channel_));
+    if (Status exported = write_file(chip_dir_ + "/export", std::to_string(channel_)); !exported) return exported;
     // udev fixes the permissions of the new directory shortly after the export.
     for (int i = 0; i < 50 && !fs::exists(dir_ + "/period"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    return {};
   }
 
-  long long read_number(const std::string& name) {
+  Result<long long> read_number(const std::string& name) {
     std::ifstream in(dir_ + "/" + name);
     long long v = 0;
     if (!(in >> v)) {
-      throw Error(failed_precondition("cannot read " + dir_ + "/" + name, "check that the PWM channel exists and is readable"));
+      return failed_precondition("cannot read " + dir_ + "/" + name, "check that the PWM channel exists and is readable");
     }
     return v;
   }
 
-  void write_value(const std::string& name, long long v) { write_file(dir_ + "/" + name, std::to_string(v)); }
+  Status write_value(const std::string& name, long long v) { return write_file(dir_ + "/" + name, std::to_string(v)); }
 
-  static void write_file(const std::string& path, const std::string& text) {
+  static Status write_file(const std::string& path, const std::string& text) {
     std::ofstream out(path);
     out << text;
     out.flush();
     if (!out) {
-      throw Error(failed_precondition("cannot write " + path + ": " + errno_text(errno),
-                                "run fleetmcp-device with write access to the PWM class (group gpio on Raspberry Pi OS)"));
+      return failed_precondition("cannot write " + path + ": " + errno_text(errno),
+                                 "run fleetmcp-device with write access to the PWM class (group gpio on Raspberry Pi OS)");
     }
+    return {};
   }
 
   const std::string chip_dir_, dir_;

@@ -46,7 +46,9 @@ Result<LogQuery> log_query_from(const json::Value& arguments) {
 Result<json::Document> LogHandler::run(const ToolCall& call) {
   const auto query = log_query_from(call.arguments);
   if (!query) return query.error();
-  const LogPage page = source_->query(*query);
+  const auto queried = source_->query(*query);
+  if (!queried) return queried.error();
+  const LogPage& page = *queried;
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   rapidjson::Value entries(rapidjson::kArrayType);

@@ -8,7 +8,7 @@ namespace fleetmcp::device {
 Result<json::Document> PowerHandler::run(const ToolCall& call) {
   const auto it = call.arguments.FindMember("delay_seconds");
   const int64_t delay = it != call.arguments.MemberEnd() && it->value.IsInt64() ? it->value.GetInt64() : 5;
-  control_->schedule(action_, delay);
+  if (Status scheduled = control_->schedule(action_, delay); !scheduled) return scheduled.error();
   // Whoever is at the device when it goes down should find out why in its log; the reason is the
   // agent's text, so it is clamped to printable ASCII and never goes into an envelope.
   const std::string reason = ascii_clamp(json::get_string(call.arguments, "reason").value_or(""), 200);

@@ -38,7 +38,9 @@ Status refuse_breaking_dependents(ServiceControl& unit, const ToolCall& call) {
                             "pass both force=true and confirm_breaking_dependencies=true, or neither");
   }
   if (force) return {};
-  const std::vector<std::string> dependents = unit.active_dependents();
+  const auto running = unit.active_dependents();
+  if (!running) return running.error();
+  const std::vector<std::string>& dependents = *running;
   if (dependents.empty()) return {};
   return ErrorEnvelope(ErrorCode::kBadRequest,
                        dependents_message(dependents, std::to_string(dependents.size()) + " active services depend on the unit"),
@@ -47,26 +49,34 @@ Status refuse_breaking_dependents(ServiceControl& unit, const ToolCall& call) {
 
 Result<json::Document> ServiceHandler::run(const ToolCall& call) {
   std::lock_guard lock(mutex_);
-  if (call.verb == "get") return service_status_json(unit_->status());
+  if (call.verb == "get") {
+    const auto status = unit_->status();
+    if (!status) return status.error();
+    return service_status_json(*status);
+  }
   if (Status allowed = refuse_breaking_dependents(*unit_, call); !allowed) return allowed.error();
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   if (call.verb == "set") {
-    unit_->set_enabled(call.arguments["enabled"].GetBool());
-    const ServiceStatus after = unit_->status();
+    if (Status set = unit_->set_enabled(call.arguments["enabled"].GetBool()); !set) return set.error();
+    const auto status = unit_->status();
+    if (!status) return status.error();
+    const ServiceStatus& after = *status;
     d.AddMember("service_name", json::string_value(after.name, a), a);
     d.AddMember("enabled", after.enabled, a);
     d.AddMember("unit_file_state", json::string_value(after.unit_file_state.empty() ? "invalid" : after.unit_file_state, a), a);
     return d;
   }
   const std::string_view action = json::get_string(call.arguments, "action").value_or("");
-  const ServiceStatus before = unit_->status();
-  unit_->act(action);
-  const ServiceStatus after = unit_->status();
-  d.AddMember("service_name", json::string_value(after.name, a), a);
+  const auto before = unit_->status();
+  if (!before) return before.error();
+  if (Status acted = unit_->act(action); !acted) return acted.error();
+  const auto after = unit_->status();
+  if (!after) return after.error();
+  d.AddMember("service_name", json::string_value(after->name, a), a);
   d.AddMember("action", json::string_value(action, a), a);
-  d.AddMember("status", json::string_value(after.status, a), a);
-  d.AddMember("previous_status", json::string_value(before.status, a), a);
+  d.AddMember("status", json::string_value(after->status, a), a);
+  d.AddMember("previous_status", json::string_value(before->status, a), a);
   d.AddMember("timestamp", json::string_value(iso_utc_from_ms(now_ms()), a), a);
   return d;
 }

@@ -16,7 +16,9 @@ Result<json::Document> CameraHandler::run(const ToolCall& call) {
   const bool png = json::get_string(call.arguments, "format").value_or("jpeg") == "png";
 
   std::lock_guard lock(mutex_);
-  const Frame frame = source_->capture(width, height);
+  const auto captured = source_->capture(width, height);
+  if (!captured) return captured.error();
+  const Frame& frame = *captured;
   const int64_t taken_ms = now_ms();
   const auto image = png ? encode_png(frame) : encode_jpeg(frame, quality);
   if (!image) return image.error();

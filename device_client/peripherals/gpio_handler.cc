@@ -47,15 +47,14 @@ GpioHandler::~GpioHandler() {
   if (!pin_->revert || timers_ == nullptr) return;
   timers_->cancel(*pin_->revert);
   ++pin_->generation;  // a revert task already starting does nothing
-  try {
-    pin_->line->write(pin_->revert_to);
-  } catch (const Error&) {
-    // Reconfigured as an input meanwhile: nothing to restore.
-  }
+  // Refused when the pin was reconfigured as an input meanwhile: then there is nothing to restore.
+  (void)pin_->line->write(pin_->revert_to);
 }
 
-json::Document GpioHandler::describe(Pin& pin) {
-  const PinState s = pin.line->read();
+Result<json::Document> GpioHandler::describe(Pin& pin) {
+  const auto state = pin.line->read();
+  if (!state) return state.error();
+  const PinState& s = *state;
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   d.AddMember("pin", number_, a);
@@ -76,17 +75,18 @@ json::Document GpioHandler::describe(Pin& pin) {
   return d;
 }
 
-void GpioHandler::write_for(bool high, std::optional<int64_t> duration_ms) {
+Status GpioHandler::write_for(bool high, std::optional<int64_t> duration_ms) {
   Pin& pin = *pin_;
   if (pin.revert) {
     timers_->cancel(*pin.revert);
     pin.revert.reset();
   }
-  const PinState before = pin.line->read();
-  pin.line->write(high);
+  const auto before = pin.line->read();
+  if (!before) return before.error();
+  if (Status written = pin.line->write(high); !written) return written;
   const uint64_t generation = ++pin.generation;
-  if (!duration_ms) return;
-  const bool previous = before.high.value_or(false);
+  if (!duration_ms) return {};
+  const bool previous = before->high.value_or(false);
   pin.revert_to = previous;
   std::weak_ptr<Pin> weak = pin_;
   pin.revert = timers_->after(std::chrono::milliseconds(*duration_ms), [weak, previous, generation] {
@@ -95,12 +95,10 @@ void GpioHandler::write_for(bool high, std::optional<int64_t> duration_ms) {
     std::lock_guard lock(p->mutex);
     if (p->generation != generation) return;  // superseded while this task was starting
     p->revert.reset();
-    try {
-      p->line->write(previous);
-    } catch (const Error&) {
-      // The pin was reconfigured as an input meanwhile: there is nothing left to revert.
-    }
+    // Refused when the pin was reconfigured as an input meanwhile: there is nothing left to revert.
+    (void)p->line->write(previous);
   });
+  return {};
 }
 
 Result<json::Document> GpioHandler::run(const ToolCall& call) {
@@ -113,7 +111,7 @@ Result<json::Document> GpioHandler::run(const ToolCall& call) {
     if (duration && timers_ == nullptr) {
       return failed_precondition("this node cannot schedule a revert", "call without duration_ms");
     }
-    write_for(high, duration);
+    if (Status written = write_for(high, duration); !written) return written.error();
   } else if (call.verb == "invoke") {
     const bool output = json::get_string(call.arguments, "mode") == std::optional<std::string_view>("output");
     if (pin_->revert) {  // a new configuration supersedes a pending revert
@@ -121,8 +119,9 @@ Result<json::Document> GpioHandler::run(const ToolCall& call) {
       pin_->revert.reset();
     }
     ++pin_->generation;
-    pin_->line->configure(output ? PinMode::kOutput : PinMode::kInput,
-                          pull_from(json::get_string(call.arguments, "pull").value_or("none")));
+    const Status configured = pin_->line->configure(output ? PinMode::kOutput : PinMode::kInput,
+                                                    pull_from(json::get_string(call.arguments, "pull").value_or("none")));
+    if (!configured) return configured.error();
   }
   return describe(*pin_);
 }

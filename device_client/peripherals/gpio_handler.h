@@ -35,8 +35,8 @@ class GpioHandler : public ToolHandler {
     uint64_t generation = 0;  // bumped by every write and configure; a revert acts only on its own
   };
 
-  json::Document describe(Pin& pin);  // with pin.mutex held
-  void write_for(bool high, std::optional<int64_t> duration_ms);
+  Result<json::Document> describe(Pin& pin);  // with pin.mutex held
+  Status write_for(bool high, std::optional<int64_t> duration_ms);
 
   const std::shared_ptr<Pin> pin_;
   const int number_;

@@ -39,12 +39,14 @@ Result<int> I2cHandler::allowed_address(const json::Value& arguments) const {
   return address;
 }
 
-json::Document I2cHandler::scan() {
+Result<json::Document> I2cHandler::scan() {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   rapidjson::Value found(rapidjson::kArrayType);
   for (int address : allowed_) {  // std::set: ascending, as the schema's description promises
-    if (bus_->probe(address)) found.PushBack(address, a);
+    const auto present = bus_->probe(address);
+    if (!present) return present.error();
+    if (*present) found.PushBack(address, a);
   }
   d.AddMember("bus", bus_number_, a);
   d.AddMember("addresses", found, a);
@@ -65,6 +67,7 @@ Result<json::Document> I2cHandler::read(const json::Value& arguments) {
                              "readable_registers= setting");
   }
   const auto data = bus_->read(address, reg, arguments["length"].GetInt());
+  if (!data) return data.error();
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   d.AddMember("bus", bus_number_, a);
@@ -75,7 +78,7 @@ Result<json::Document> I2cHandler::read(const json::Value& arguments) {
     d.AddMember("register", rapidjson::Value(), a);
   }
   rapidjson::Value bytes(rapidjson::kArrayType);
-  for (uint8_t b : data) bytes.PushBack(b, a);
+  for (uint8_t b : *data) bytes.PushBack(b, a);
   d.AddMember("data", bytes, a);
   return d;
 }
@@ -87,7 +90,7 @@ Result<json::Document> I2cHandler::write(const json::Value& arguments) {
   const auto reg = optional_register(arguments);
   std::vector<uint8_t> data;
   for (const auto& b : arguments["data"].GetArray()) data.push_back(static_cast<uint8_t>(b.GetInt()));
-  bus_->write(address, reg, data);
+  if (Status written = bus_->write(address, reg, data); !written) return written.error();
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   d.AddMember("bus", bus_number_, a);

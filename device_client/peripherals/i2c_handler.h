@@ -28,7 +28,7 @@ class I2cHandler : public ToolHandler {
 
  private:
   Result<int> allowed_address(const json::Value& arguments) const;
-  json::Document scan();
+  Result<json::Document> scan();
   Result<json::Document> read(const json::Value& arguments);
   Result<json::Document> write(const json::Value& arguments);
 

@@ -4,12 +4,11 @@ namespace fleetmcp::device {
 
 Result<json::Document> PwmHandler::run(const ToolCall& call) {
   std::lock_guard lock(mutex_);
-  PwmState s;
-  if (call.verb == "set") {
-    s = channel_->set(call.arguments["frequency_hz"].GetDouble(), call.arguments["duty_cycle_percent"].GetDouble());
-  } else {
-    s = channel_->read();
-  }
+  const auto state = call.verb == "set" ? channel_->set(call.arguments["frequency_hz"].GetDouble(),
+                                                         call.arguments["duty_cycle_percent"].GetDouble())
+                                          : channel_->read();
+  if (!state) return state.error();
+  const PwmState& s = *state;
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   d.AddMember("pin", pin_, a);

@@ -8,22 +8,24 @@ namespace {
 
 class SimulatedGpioLine : public GpioLine {
  public:
-  PinState read() override {
+  Result<PinState> read() override {
     const bool high = mode_ == PinMode::kOutput ? driven_high_ : pull_ == PinPull::kUp;
-    return {mode_, high, pull_};
+    return PinState{mode_, high, pull_};
   }
 
-  void configure(PinMode mode, PinPull pull) override {
+  Status configure(PinMode mode, PinPull pull) override {
     mode_ = mode;
     pull_ = pull;
+    return {};
   }
 
-  void write(bool high) override {
+  Status write(bool high) override {
     if (mode_ != PinMode::kOutput) {
-      throw Error(failed_precondition("the pin is not configured as an output",
-                                "configure it first: call the pin's invoke tool with mode output"));
+      return failed_precondition("the pin is not configured as an output",
+                                 "configure it first: call the pin's invoke tool with mode output");
     }
     driven_high_ = high;
+    return {};
   }
 
  private:

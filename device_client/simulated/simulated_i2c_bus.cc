@@ -21,31 +21,36 @@ class SimulatedI2cBus : public I2cBus {
     }
   }
 
-  bool probe(int address) override { return devices_.count(address) != 0; }
+  Result<bool> probe(int address) override { return devices_.count(address) != 0; }
 
-  std::vector<uint8_t> read(int address, std::optional<int> reg, int length) override {
-    RegisterFile& f = device(address);
+  Result<std::vector<uint8_t>> read(int address, std::optional<int> reg, int length) override {
+    const auto found = device(address);
+    if (!found) return found.error();
+    RegisterFile& f = **found;
     if (reg) f.pointer = static_cast<uint8_t>(*reg);
     std::vector<uint8_t> out;
     for (int i = 0; i < length; ++i) out.push_back(f.regs[f.pointer++]);
     return out;
   }
 
-  void write(int address, std::optional<int> reg, const std::vector<uint8_t>& data) override {
-    RegisterFile& f = device(address);
+  Status write(int address, std::optional<int> reg, const std::vector<uint8_t>& data) override {
+    const auto found = device(address);
+    if (!found) return found.error();
+    RegisterFile& f = **found;
     if (reg) f.pointer = static_cast<uint8_t>(*reg);
     for (uint8_t b : data) f.regs[f.pointer++] = b;
+    return {};
   }
 
  private:
-  RegisterFile& device(int address) {
+  Result<RegisterFile*> device(int address) {
     const auto it = devices_.find(address);
     if (it == devices_.end()) {
       // What i2c-dev reports when nothing acknowledges the address (ENXIO/EREMOTEIO).
-      throw Error(failed_precondition("no device acknowledged address " + std::to_string(address),
-                                "check wiring and power, and scan the bus (snapshot) to see which addresses answer"));
+      return failed_precondition("no device acknowledged address " + std::to_string(address),
+                                 "check wiring and power, and scan the bus (snapshot) to see which addresses answer");
     }
-    return it->second;
+    return &it->second;
   }
 
   std::map<int, RegisterFile> devices_;

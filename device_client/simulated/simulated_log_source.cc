@@ -20,7 +20,7 @@ class SimulatedLogSource : public LogSource {
     if (units_.empty()) units_.push_back("fleetmcp-device.service");
   }
 
-  LogPage query(const LogQuery& q) override {
+  Result<LogPage> query(const LogQuery& q) override {
     const int64_t newest = now_ms() / 1000 * 1000;
     int i = 0;
     if (q.until_ms && *q.until_ms < newest) i = static_cast<int>((newest - *q.until_ms + 999) / 1000);

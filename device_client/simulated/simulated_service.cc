@@ -18,7 +18,7 @@ class SimulatedService : public ServiceControl {
  public:
   explicit SimulatedService(std::string unit) : unit_(std::move(unit)) { start(); }
 
-  ServiceStatus status() override {
+  Result<ServiceStatus> status() override {
     UnitProperties p{{"Id", unit_},
                      {"Description", "Simulated " + unit_},
                      {"LoadState", "loaded"},
@@ -33,10 +33,10 @@ class SimulatedService : public ServiceControl {
                      {"CanStart", "yes"},
                      {"CanStop", "yes"},
                      {"CanReload", "no"}};
-    return service_status_from(p, now_us()).value();
+    return service_status_from(p, now_us());
   }
 
-  void act(std::string_view action) override {
+  Status act(std::string_view action) override {
     if (action == "start") {
       if (!running_) start();
     } else if (action == "stop") {
@@ -46,14 +46,18 @@ class SimulatedService : public ServiceControl {
       ++restarts_;
     } else {
       // systemd's answer for a unit without ExecReload.
-      throw Error(failed_precondition("the unit does not support reload", "use restart instead"));
+      return failed_precondition("the unit does not support reload", "use restart instead");
     }
+    return {};
   }
 
-  void set_enabled(bool enabled) override { enabled_ = enabled; }
+  Status set_enabled(bool enabled) override {
+    enabled_ = enabled;
+    return {};
+  }
 
   // A unit in memory has no other units around it.
-  std::vector<std::string> active_dependents() override { return {}; }
+  Result<std::vector<std::string>> active_dependents() override { return std::vector<std::string>(); }
 
  private:
   void start() {

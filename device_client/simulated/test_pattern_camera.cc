@@ -10,7 +10,7 @@ constexpr uint8_t kBars[8][3] = {{235, 235, 235}, {235, 235, 16}, {16, 235, 235}
 
 class TestPatternCamera : public CameraSource {
  public:
-  Frame capture(int width, int height) override {
+  Result<Frame> capture(int width, int height) override {
     Frame f{width, height, width * 3, PixelOrder::kRgb, {}};
     f.pixels.resize(static_cast<size_t>(f.stride) * static_cast<size_t>(height));
     const int shot = frames_++;

@@ -33,9 +33,13 @@ Result<UpdateState> SelfUpdate::start(const UpdateRequest& request, std::string_
   }
   const auto previous = last();
   if (!previous) return previous.error();
-  if (*previous && update_in_progress((*previous)->status) && is_running_state(unit_->status().status)) {
-    return failed_precondition("an update of fleetmcp-device is already under way",
-                               "wait for it: manage.server get reports last_update");
+  if (*previous && update_in_progress((*previous)->status)) {
+    const auto unit = unit_->status();
+    if (!unit) return unit.error();
+    if (is_running_state(unit->status)) {
+      return failed_precondition("an update of fleetmcp-device is already under way",
+                                 "wait for it: manage.server get reports last_update");
+    }
   }
   UpdateState state;
   state.status = "pending";
@@ -51,7 +55,7 @@ Result<UpdateState> SelfUpdate::start(const UpdateRequest& request, std::string_
         replace_file(settings_.state_dir, kUpdateRequestFile, format_update_request(request) + format_update_state(state));
     if (!written) return written.error();
   }
-  unit_->act("start");
+  if (Status started = unit_->act("start"); !started) return started.error();
   if (settings_.state_dir.empty()) return state;
 
   // The script resolves the version against the channel's index first: wait for that, briefly.

@@ -15,17 +15,18 @@ namespace fleetmcp::device::testing {
 class FakeUnit : public ServiceControl {
  public:
   FakeUnit(std::function<void()> on_start, bool* active) : on_start_(std::move(on_start)), active_(active) {}
-  ServiceStatus status() override {
+  Result<ServiceStatus> status() override {
     ServiceStatus s;
     s.status = *active_ ? "activating" : "inactive";
     return s;
   }
-  void act(std::string_view action) override {
+  Status act(std::string_view action) override {
     EXPECT_EQ(action, "start");
     if (on_start_) on_start_();
+    return {};
   }
-  void set_enabled(bool) override {}
-  std::vector<std::string> active_dependents() override { return {}; }
+  Status set_enabled(bool) override { return {}; }
+  Result<std::vector<std::string>> active_dependents() override { return std::vector<std::string>(); }
 
  private:
   std::function<void()> on_start_;

@@ -12,9 +12,14 @@ namespace fleetmcp::device::testing {
 class RecordingLine : public GpioLine {
  public:
   explicit RecordingLine(std::shared_ptr<std::vector<bool>> writes) : writes_(std::move(writes)) {}
-  PinState read() override { return {PinMode::kOutput, writes_->empty() ? false : writes_->back(), PinPull::kNone}; }
-  void configure(PinMode, PinPull) override {}
-  void write(bool high) override { writes_->push_back(high); }
+  Result<PinState> read() override {
+    return PinState{PinMode::kOutput, writes_->empty() ? false : writes_->back(), PinPull::kNone};
+  }
+  Status configure(PinMode, PinPull) override { return {}; }
+  Status write(bool high) override {
+    writes_->push_back(high);
+    return {};
+  }
 
  private:
   std::shared_ptr<std::vector<bool>> writes_;

@@ -12,10 +12,20 @@ namespace fleetmcp::device::testing {
 // A unit with running dependents, in memory: what the sd-bus backend reports on a device.
 class UnitWithDependents : public ServiceControl {
  public:
-  ServiceStatus status() override { return ServiceStatus{.name = "dbus.service", .status = running ? "active" : "inactive"}; }
-  void act(std::string_view action) override { running = action != "stop"; }
-  void set_enabled(bool) override { ++enables; }
-  std::vector<std::string> active_dependents() override { return {"NetworkManager.service", "bluetooth.service"}; }
+  Result<ServiceStatus> status() override {
+    return ServiceStatus{.name = "dbus.service", .status = running ? "active" : "inactive"};
+  }
+  Status act(std::string_view action) override {
+    running = action != "stop";
+    return {};
+  }
+  Status set_enabled(bool) override {
+    ++enables;
+    return {};
+  }
+  Result<std::vector<std::string>> active_dependents() override {
+    return std::vector<std::string>{"NetworkManager.service", "bluetooth.service"};
+  }
   bool running = true;
   int enables = 0;
 };

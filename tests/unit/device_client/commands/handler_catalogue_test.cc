@@ -95,25 +95,30 @@ class CatalogueHandlers : public ::testing::Test {
   }
 
   // As the dispatcher does: arguments checked against the input schema, result against the output.
-  json::Document call(const std::string& name, const std::string& arguments = "{}") {
+  Result<json::Document> run(const std::string& name, const std::string& arguments) {
     const ToolEntry* entry = tools_->find(name);
     EXPECT_NE(entry, nullptr) << name;
     if (entry == nullptr) return json::Document();
     const json::Document args = json::parse_strict(arguments).value();
     const auto bad_args = schemas_->validate(entry->input_schema, args);
     EXPECT_FALSE(bad_args) << name << " " << arguments << ": " << bad_args->path << ": " << bad_args->message;
-    json::Document result = entry->handler->run({entry->verb, args}).value();
-    const auto bad = schemas_->validate(entry->output_schema, result);
-    EXPECT_FALSE(bad) << name << ": " << json::to_string(result) << "\n" << bad->path << ": " << bad->message;
+    auto result = entry->handler->run({entry->verb, args});
+    if (!result) return result;
+    const auto bad = schemas_->validate(entry->output_schema, *result);
+    EXPECT_FALSE(bad) << name << ": " << json::to_string(*result) << "\n" << bad->path << ": " << bad->message;
     return result;
   }
 
+  json::Document call(const std::string& name, const std::string& arguments = "{}") {
+    auto result = run(name, arguments);
+    if (result) return std::move(result).value();
+    ADD_FAILURE() << name << " " << arguments << " refused: " << result.error().message;
+    return json::Document();
+  }
+
   ErrorEnvelope refusal(const std::string& name, const std::string& arguments) {
-    try {
-      call(name, arguments);
-    } catch (const Error& e) {
-      return e.envelope();
-    }
+    const auto result = run(name, arguments);
+    if (!result) return result.error();
     ADD_FAILURE() << name << " " << arguments << " did not fail";
     return {};
   }
@@ -428,38 +433,37 @@ TEST_F(CatalogueHandlers, ConfigurationMistakesNameTheLine) {
 
 // ---- real backends on a machine without the hardware ------------------------------------------
 
-void expect_refusal(const std::function<void()>& f, ErrorCode code, const std::string& starts_with) {
-  try {
-    f();
-    ADD_FAILURE() << "no error; expected " << starts_with;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), code) << e.envelope().message;
-    EXPECT_EQ(e.envelope().message.rfind(starts_with, 0), 0u) << e.envelope().message;
-    EXPECT_FALSE(e.envelope().suggested_fix.empty());
-  }
+template <typename T>
+void expect_refusal(const Result<T>& result, ErrorCode code, const std::string& starts_with) {
+  ASSERT_FALSE(result.ok()) << "no error; expected " << starts_with;
+  const ErrorEnvelope& e = result.error();
+  EXPECT_EQ(e.code, code) << e.message;
+  EXPECT_EQ(e.message.rfind(starts_with, 0), 0u) << e.message;
+  EXPECT_FALSE(e.suggested_fix.empty());
 }
 
-void expect_failed_precondition(const std::function<void()>& f, const std::string& starts_with) {
-  expect_refusal(f, ErrorCode::kBadRequest, "failed_precondition: " + starts_with);
+template <typename T>
+void expect_failed_precondition(const Result<T>& result, const std::string& starts_with) {
+  expect_refusal(result, ErrorCode::kBadRequest, "failed_precondition: " + starts_with);
 }
 
 TEST(CatalogueRealBackends, AbsentHardwareIsAFailedPrecondition) {
-  expect_failed_precondition([] { make_gpiod_line("gpiochip97", 17)->read(); }, "no GPIO chip 'gpiochip97' on this device");
-  expect_failed_precondition([] { make_i2c_dev_bus(97)->read(0x48, 0, 1); }, "cannot open /dev/i2c-97");
-  expect_failed_precondition([] { make_sysfs_pwm_channel("/nonexistent/pwm", 0, 0)->read(); },
+  expect_failed_precondition(make_gpiod_line("gpiochip97", 17)->read(), "no GPIO chip 'gpiochip97' on this device");
+  expect_failed_precondition(make_i2c_dev_bus(97)->read(0x48, 0, 1), "cannot open /dev/i2c-97");
+  expect_failed_precondition(make_sysfs_pwm_channel("/nonexistent/pwm", 0, 0)->read(),
                              "no PWM chip at /nonexistent/pwm/pwmchip0");
-  expect_failed_precondition([] { make_sd_journal_source({"x.service"}, {"/nonexistent/journal"})->query({}); },
+  expect_failed_precondition(make_sd_journal_source({"x.service"}, {"/nonexistent/journal"})->query({}),
                              "this device has no systemd journal");
   // Through the helper process, as the device does it (this machine has no camera).
   const std::string helper = FLEETMCP_BINARY_DIR "/device_client/fleetmcp-camera-still";
-  expect_failed_precondition([&] { make_camera_helper_source(helper, 7)->capture(640, 480); }, "no camera 7 on this device");
-  expect_failed_precondition([] { make_camera_helper_source("/nonexistent/helper", 0)->capture(640, 480); },
+  expect_failed_precondition(make_camera_helper_source(helper, 7)->capture(640, 480), "no camera 7 on this device");
+  expect_failed_precondition(make_camera_helper_source("/nonexistent/helper", 0)->capture(640, 480),
                              "the camera helper /nonexistent/helper is not installed");
   if (!fs::exists("/run/dbus/system_bus_socket")) {
     // Doc 05 §9.1.1 unavailable: the dependency may come back.
-    expect_refusal([] { make_sd_bus_service("nginx.service")->status(); }, ErrorCode::kInternal,
+    expect_refusal(make_sd_bus_service("nginx.service")->status(), ErrorCode::kInternal,
                    "unavailable: systemd is not reachable over D-Bus");
-    expect_refusal([] { make_logind_power()->schedule("reboot", 5); }, ErrorCode::kInternal,
+    expect_refusal(make_logind_power()->schedule("reboot", 5), ErrorCode::kInternal,
                    "unavailable: logind is not reachable over D-Bus");
   }
 }
@@ -472,10 +476,10 @@ TEST(CatalogueRealBackends, SysfsPwmWritesInAnOrderTheKernelAccepts) {
     std::ofstream(root / "pwmchip0" / "pwm1" / name) << value;
   }
   auto channel = make_sysfs_pwm_channel(root.string(), 0, 1);
-  PwmState s = channel->read();
+  PwmState s = channel->read().value();
   EXPECT_DOUBLE_EQ(s.frequency_hz, 1000);
   EXPECT_DOUBLE_EQ(s.duty_cycle_percent, 50);
-  s = channel->set(2000, 25);  // a shorter period: duty first (the file check is the same here)
+  s = channel->set(2000, 25).value();  // a shorter period: duty first (the file check is the same here)
   EXPECT_DOUBLE_EQ(s.frequency_hz, 2000);
   EXPECT_DOUBLE_EQ(s.duty_cycle_percent, 25);
   EXPECT_TRUE(s.enabled);
