@@ -211,13 +211,12 @@ CommandDispatcher::Answer CommandDispatcher::run_handler(const Call& call) {
   return {std::move(ack), "ok"};
 }
 
-// The handler boundary. A refusal comes back as a value; what can still escape a handler (a
-// library's exception, std::bad_alloc) is this call's outcome, never the process's.
+// The handler boundary. A refusal comes back as a value; what can still escape a handler
+// (std::bad_alloc, a std::filesystem or RapidJSON exception, value() on a bug) is this call's
+// outcome, never the process's, and its text stays in the local log.
 Result<json::Document> CommandDispatcher::guarded_run(const Call& call) const {
   try {
     return call.tool->handler->run({call.tool->verb, *call.env.arguments});
-  } catch (const Error& e) {
-    return e.envelope();
   } catch (const std::exception& e) {
     log_error(node_id_, "cmd.handler_failed", e.what());  // local log only; never in the envelope
     return ErrorEnvelope(ErrorCode::kInternal, reasoned_message(DeviceReason::kInternal, "the tool failed on the device"),
