@@ -1,5 +1,5 @@
 // fuzz_http: the bytes a client sends on one connection to the front (request heads and bodies,
-// pipelined or cut short), read by the real HttpConnection (http_connection.h: Beast's parser, the
+// pipelined or cut short), read by the real HttpConnection (server/http_connection.h: Beast's parser, the
 // obs-fold and Host checks, the body screen and limit, keep-alive) over a socket pair, each
 // request it reads handled by the real FrontHandler of front_harness.h. In the input, "$TOKEN"
 // stands for a valid bearer token of that front (tokens are signed by a key made at start) and
@@ -16,7 +16,7 @@
 #include <string>
 
 #include "broker_plugin/http/front/http_front.h"
-#include "broker_plugin/http/transport/http_connection.h"
+#include "broker_plugin/http/server/http_connection.h"
 #include "fuzz/front_harness.h"
 #include "fuzz/fuzz_target.h"
 
@@ -29,8 +29,8 @@ std::shared_ptr<const http::ConnectionSettings> settings_of(http::FrontHandler& 
   auto s = std::make_shared<http::ConnectionSettings>();
   s->handler = [&front](std::shared_ptr<http::Exchange> ex) { front.handle(ex); };
   s->on_status = [&front](int status) { front.metrics().count_http(status); };
-  s->screen = [&front](const http::HttpRequest& head) { return front.screen(head); };
-  s->tenant_of = [&front](std::optional<std::string_view> authorization) { return front.tenant_of(authorization); };
+  s->screen = [&front](http::HttpRequest& head) { return front.screen(head); };
+  s->authenticate = [&front](std::optional<std::string_view> authorization) { return front.authenticate(authorization); };
   s->hosts = std::make_shared<http::HostPolicy>(std::vector<std::string>{"fleet.example"});
   s->max_body_bytes = 32 * 1024;  // small enough that an input can pass it (and the 16 KiB screen)
   return s;

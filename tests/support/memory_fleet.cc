@@ -329,6 +329,7 @@ FleetStats MemoryFleet::stats() const {
 }
 
 bool MemoryFleet::token_revoked(std::string_view jti) const {
+  ++revocation_checks_;
   std::lock_guard<std::mutex> lock(mutex_);
   return revoked_.count(jti) != 0;
 }

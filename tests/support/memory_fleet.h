@@ -52,6 +52,8 @@ class MemoryFleet : public FleetViewBase {
   int64_t leased_interval_ms(const std::string& node_id) const;
   size_t lease_calls() const { return lease_calls_.load(); }
   size_t watchers(const std::string& node_id) const { return watcher_count(node_id); }
+  // How often token_revoked() was asked: once per bearer token the front checks (bearer_auth.h).
+  size_t revocation_checks() const { return revocation_checks_.load(); }
 
   // FleetView (snapshot, its listener and telemetry watches: FleetViewBase).
   void call(CallRequest request, CallDone done) override;
@@ -76,6 +78,7 @@ class MemoryFleet : public FleetViewBase {
   uint64_t generation_ = 0;
   std::set<std::string, std::less<>> revoked_;
   std::atomic<size_t> calls_received_{0}, lease_calls_{0};
+  mutable std::atomic<size_t> revocation_checks_{0};
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

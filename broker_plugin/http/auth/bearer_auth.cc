@@ -24,8 +24,7 @@ std::optional<std::string_view> bearer_token(std::string_view header) {
 
 }  // namespace
 
-Result<SharedAgentToken, AuthProblem> BearerAuth::authenticate(std::optional<std::string_view> authorization,
-                                                              int64_t now_s) const {
+Authentication BearerAuth::authenticate(std::optional<std::string_view> authorization, int64_t now_s) const {
   if (!authorization) return AuthProblem{false, "no Authorization header"};
   const auto token = bearer_token(*authorization);
   if (!token) return AuthProblem{true, "the Authorization header is not a Bearer token"};

@@ -16,16 +16,12 @@
 #include <unordered_map>
 
 #include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/transport/exchange.h"
 #include "common/base/result.h"
 #include "common/crypto/agent_token.h"
 #include "common/base/string_map.h"
 
 namespace fleetmcp::http {
-
-struct AuthProblem {
-  bool token_present = false;  // false: no credentials at all (RFC 6750 §3.1: no error code)
-  std::string description;     // ASCII, says what is wrong without echoing the token
-};
 
 class BearerAuth {
  public:
@@ -34,8 +30,8 @@ class BearerAuth {
   BearerAuth(Ed25519PublicKey issuer, std::string audience, const FleetView& fleet)
       : issuer_(issuer), audience_(std::move(audience)), fleet_(fleet) {}
 
-  Result<SharedAgentToken, AuthProblem> authenticate(std::optional<std::string_view> authorization,
-                                                    int64_t now_s) const;
+  // Called once per request (the server hands the verdict on with it, exchange.h).
+  Authentication authenticate(std::optional<std::string_view> authorization, int64_t now_s) const;
 
  private:
   Result<SharedAgentToken> verified(std::string_view token, int64_t now_s) const;

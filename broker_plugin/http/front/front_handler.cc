@@ -123,17 +123,23 @@ void FrontHandler::handle(const std::shared_ptr<Exchange>& exchange) {
                                                       "the front serves /mcp, /mcp/tools/call, /schemas, /healthz, /metrics")));
 }
 
-std::optional<HttpReply> FrontHandler::screen(const HttpRequest& head) {
+std::optional<HttpReply> FrontHandler::screen(HttpRequest& head) {
   const std::string_view path = head.path();
   if (path != kMcpPath && path != kToolsCallPath) return std::nullopt;
   auto who = caller(head, path == kMcpPath);
   if (!who) return std::move(who).error();
+  head.authentication = Authentication(std::move(who).value());
   return std::nullopt;
 }
 
-std::string FrontHandler::tenant_of(std::optional<std::string_view> authorization) {
-  auto who = auth_.authenticate(authorization, config_.wall_ms() / 1000);
-  return who ? (*who)->tenant : std::string();
+Authentication FrontHandler::authenticate(std::optional<std::string_view> authorization) {
+  return auth_.authenticate(authorization, config_.wall_ms() / 1000);
+}
+
+Authentication FrontHandler::verdict(const HttpRequest& req) {
+  const int64_t now_s = config_.wall_ms() / 1000;
+  if (req.authentication && (!*req.authentication || now_s < (**req.authentication)->exp)) return *req.authentication;
+  return auth_.authenticate(req.header("Authorization"), now_s);
 }
 
 void FrontHandler::authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp) {
@@ -152,7 +158,7 @@ Result<SharedAgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req,
     return mcp ? HttpReply::json(403, rpc_error(nullptr, rpc::kServerError, "Forbidden: Origin not allowed", &e))
                : envelope_reply(403, e);
   }
-  auto who = auth_.authenticate(req.header("Authorization"), config_.wall_ms() / 1000);
+  auto who = verdict(req);
   if (!who) {
     const AuthProblem& problem = who.error();
     const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Unauthorized: " + problem.description,

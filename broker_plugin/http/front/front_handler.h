@@ -54,12 +54,13 @@ class FrontHandler {
 
   void handle(const std::shared_ptr<Exchange>& exchange);
   // The same Origin and token checks as handle(), on a request's headers before its body is read
-  // (ConnectionSettings::screen): the refusal, or nothing when the request may go on.
-  std::optional<HttpReply> screen(const HttpRequest& head);
-  // The tenant of a valid token in an Authorization header, or "" (ConnectionSettings::tenant_of:
-  // the connection's share and the reserve, connection_limit.h). Audits nothing: the request
-  // itself is authenticated, and a refusal audited, by handle().
-  std::string tenant_of(std::optional<std::string_view> authorization);
+  // (ConnectionSettings::screen): the refusal, or nothing when the request may go on (the
+  // verdict on its token then stays in head.authentication for handle()).
+  std::optional<HttpReply> screen(HttpRequest& head);
+  // The verdict on the bearer token of an Authorization header (ConnectionSettings::authenticate:
+  // the tenant for the connection's share and the reserve, connection_limit.h). Audits nothing:
+  // handle() takes the verdict from the request and audits a refusal.
+  Authentication authenticate(std::optional<std::string_view> authorization);
   // Ends every MCP session (their streams close); the server closes the rest.
   void shutdown();
 
@@ -72,6 +73,9 @@ class FrontHandler {
   void authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp);
   // The agent, or the reply refusing it (403 Origin, 401 token), audited.
   Result<SharedAgentToken, HttpReply> caller(const HttpRequest& req, bool mcp);
+  // The verdict the server took with the request (HttpRequest::authentication), or, when it has
+  // none or the token expired since (a body may take the read timeout), a check now.
+  Authentication verdict(const HttpRequest& req);
   void arm_sweep();
   void arm_stream_check();
   // The configured tools mode (tool_surface.h).

@@ -97,8 +97,10 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
   FrontHandler* handler = handler_.get();
   settings_->handler = [handler](std::shared_ptr<Exchange> exchange) { handler->handle(exchange); };
   settings_->on_status = [handler](int status) { handler->metrics().count_http(status); };
-  settings_->screen = [handler](const HttpRequest& head) { return handler->screen(head); };
-  settings_->tenant_of = [handler](std::optional<std::string_view> authorization) { return handler->tenant_of(authorization); };
+  settings_->screen = [handler](HttpRequest& head) { return handler->screen(head); };
+  settings_->authenticate = [handler](std::optional<std::string_view> authorization) {
+    return handler->authenticate(authorization);
+  };
 }
 
 HttpFront::~HttpFront() { stop(); }

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "broker_plugin/http/front/front_handler.h"
-#include "broker_plugin/http/transport/http_server.h"
+#include "broker_plugin/http/server/http_server.h"
 
 namespace fleetmcp::http {
 

@@ -1,5 +1,5 @@
 // One HTTP request/response as the front's endpoints see it, free of any HTTP library: the Beast
-// server (http_server.cc) implements these over sockets on io threads, the unit tests in memory.
+// server (server/http_server.cc) implements these over sockets on io threads, the unit tests in memory.
 // Endpoints answer with respond() or turn the response into a Server-Sent Events stream.
 #pragma once
 
@@ -12,15 +12,31 @@
 #include <utility>
 #include <vector>
 
+#include "common/base/result.h"
+#include "common/crypto/agent_token.h"
+
 namespace fleetmcp::http {
 
 using Header = std::pair<std::string, std::string>;
+
+// Why a request's credentials were refused (auth/bearer_auth.h).
+struct AuthProblem {
+  bool token_present = false;  // false: no credentials at all (RFC 6750 §3.1: no error code)
+  std::string description;     // ASCII, says what is wrong without echoing the token
+};
+
+// The verdict on a request's Authorization header: the agent of a valid bearer token, or why not.
+using Authentication = Result<SharedAgentToken, AuthProblem>;
 
 struct HttpRequest {
   std::string method;  // "POST"
   std::string target;  // "/schemas/x@1.0.0?range=..." as received
   std::vector<Header> headers;
   std::string body;
+  // The verdict on the bearer token, when the server already took it for this request
+  // (ConnectionSettings::authenticate, screen): the front uses it instead of checking the token
+  // again. Empty: nobody asked yet.
+  std::optional<Authentication> authentication;
 
   // Header names compare case-insensitively; a repeated header yields its first value.
   std::optional<std::string_view> header(std::string_view name) const;

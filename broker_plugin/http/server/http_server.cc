@@ -1,4 +1,4 @@
-#include "broker_plugin/http/transport/http_server.h"
+#include "broker_plugin/http/server/http_server.h"
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>

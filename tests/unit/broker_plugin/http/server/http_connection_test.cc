@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "broker_plugin/http/front/http_front.h"
-#include "broker_plugin/http/transport/http_server.h"
+#include "broker_plugin/http/server/http_server.h"
 
 namespace fleetmcp::http {
 namespace {

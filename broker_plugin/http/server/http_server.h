@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "broker_plugin/http/transport/http_connection.h"
+#include "broker_plugin/http/server/http_connection.h"
 
 namespace fleetmcp::http {
 
