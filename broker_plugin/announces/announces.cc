@@ -73,20 +73,22 @@ void Announces::node_disconnected(const void* handle, std::string_view node_id) 
   went_offline(node->node_id, /*fail_calls=*/true);
 }
 
-Verdict Announces::check(std::string_view client_id, const Principal& node, std::string_view payload,
+Verdict Announces::check(const ClientView& client, const Principal& node, std::string_view payload,
                          const AclVerdict& policy) {
+  pending_.drop();
   if (!policy.allowed) {
-    refuse(client_id, node, publish_condition_refusal(policy.refusal), blake3_256_hex(payload));
+    refuse(client.id, node, publish_condition_refusal(policy.refusal), blake3_256_hex(payload));
     return Verdict::kDeny;
   }
   if (payload.empty()) return Verdict::kAllow;  // deregistration (docs/protocol.md §3)
-  const AnnounceVerdict verdict =
+  AnnounceVerdict verdict =
       verifier_.check(payload, facts_for(registry_.find(node.name), node.name, node.certificate.get(), clock_()));
   if (verdict ? verdict->cache_hit : verdict.error().cache_hit) bump(counters_.announce_cache_hits);
   if (!verdict) {
-    refuse(client_id, node, verdict.error().error, verdict.error().etag);
+    refuse(client.id, node, verdict.error().error, verdict.error().etag);
     return Verdict::kDeny;
   }
+  pending_.hold(client.handle, {std::move(verdict).value(), node.certificate});
   return Verdict::kAllow;
 }
 
@@ -124,18 +126,20 @@ void Announces::refuse(std::string_view client_id, const Principal& node, const 
   broker_.publish(client_id, devices_topic(node.name, DeviceLeaf::kRejected), rejected_message(error, etag), 1, false);
 }
 
-void Announces::commit(const Principal& node, std::string_view payload) {
+void Announces::commit(const ClientView& client, const Principal& node, std::string_view payload) {
+  std::optional<CheckedAnnounce> checked = pending_.take(client.handle, payload);
   NodeRecord& record = registry_.get_or_create(node.name, node.tenant);
   if (payload.empty()) {
     deregister(record);
     return;
   }
-  // The WRITE check just verified these bytes, so this is a cache hit that hands back the
-  // summary to keep.
-  const AnnounceVerdict verdict =
-      verifier_.check(payload, facts_for(&record, node.name, node.certificate.get(), clock_()));
-  if (!verdict) return;
-  accept(record, *verdict, node.certificate, node.name, "");
+  if (!checked) {
+    // Not the bytes the WRITE check verified (another plugin replaced them): verified now.
+    AnnounceVerdict verdict = verifier_.check(payload, facts_for(&record, node.name, node.certificate.get(), clock_()));
+    if (!verdict) return;
+    checked = CheckedAnnounce{std::move(verdict).value(), node.certificate};
+  }
+  accept(record, checked->accepted, checked->certificate, node.name, "");
   bump(counters_.announces_accepted);
 }
 
@@ -336,6 +340,7 @@ void Announces::sweep_expired(int64_t now_ms) {
 void Announces::set_revocations(std::shared_ptr<const RevocationList> revoked) {
   revoked_ = std::move(revoked);
   verifier_.set_revocations(revoked_);
+  pending_.drop();
   registry_.for_each([&](NodeRecord& node) {
     const bool revoked = revoked_->contains(node.node_id);
     if (revoked == node.revoked) return;

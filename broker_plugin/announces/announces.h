@@ -24,6 +24,7 @@
 #include "broker_plugin/access/topic_acl.h"
 #include "broker_plugin/announces/announce_verifier.h"
 #include "broker_plugin/announces/node_registry.h"
+#include "broker_plugin/announces/pending_verdict.h"
 #include "broker_plugin/base/audit_trail.h"
 #include "broker_plugin/base/broker_port.h"
 #include "broker_plugin/base/fleet_observer.h"
@@ -54,17 +55,20 @@ class Announces : private NodeFacts {
   // What the topic policy's node conditions (tenant=, fresh=manifest) ask of the registry.
   const NodeFacts& facts() const { return *this; }
   size_t cached_verdicts() const { return verifier_.cached(); }
+  uint64_t verifications() const { return verifier_.verifications(); }
 
   // A node's session here started (Admission identified it) or ended.
   void node_connected(const void* handle, const Principal& node);
   void node_disconnected(const void* handle, std::string_view node_id);
 
-  // A node's own announce in its ACL WRITE check, after the policy's verdict on it.
-  Verdict check(std::string_view client_id, const Principal& node, std::string_view payload, const AclVerdict& policy);
+  // A node's own announce in its ACL WRITE check, after the policy's verdict on it. An accepted
+  // one's verdict is held for its MESSAGE (pending_verdict.h).
+  Verdict check(const ClientView& client, const Principal& node, std::string_view payload, const AclVerdict& policy);
   // Tells the publisher why on its rejected topic; audited and counted.
   void refuse(std::string_view client_id, const Principal& node, const ErrorEnvelope& error, std::string_view etag);
-  // The announce the WRITE check accepted was delivered: the node's manifest now (empty: deregistered).
-  void commit(const Principal& node, std::string_view payload);
+  // The announce the WRITE check accepted was delivered: the node's manifest now (empty:
+  // deregistered). The check's verdict is used when it was reached on these bytes.
+  void commit(const ClientView& client, const Principal& node, std::string_view payload);
 
   // Retained messages mosquitto restored from persistence, before the plugin could check them:
   // check_retain_source's answer for $devices/ topics, and the waker's scan of them.
@@ -72,7 +76,10 @@ class Announces : private NodeFacts {
   void scanned(std::string_view topic, std::string_view payload, int64_t now_ms);
 
   // The tick.
-  void start_turn() { clearing_.clear(); }  // the clears queued last turn have been applied by now
+  void start_turn() {
+    clearing_.clear();  // the clears queued last turn have been applied by now
+    pending_.drop();    // a check whose MESSAGE never came
+  }
   void republish_status();                   // the first tick: status of every node remembered
   void sweep_expired(int64_t now_ms);
   // SIGHUP: revoked nodes are cleared (announce, status, calls), unrevoked ones come back.
@@ -92,11 +99,6 @@ class Announces : private NodeFacts {
   void saved() { state_dirty_ = false; }
 
  private:
-  struct BridgedAnnounce {
-    AnnounceVerdict outcome = AnnounceRefusal{};
-    std::shared_ptr<const Certificate> certificate;  // the one it was checked against
-  };
-
   // NodeFacts
   std::optional<std::string_view> tenant_of(std::string_view node_id) const override;
   bool manifest_fresh(std::string_view node_id) const override;
@@ -118,7 +120,7 @@ class Announces : private NodeFacts {
   // After every change of a node's session, manifest or revocation; tells the observer too.
   void refresh_status(NodeRecord& node);
   void went_offline(std::string_view node_id, bool fail_calls);
-  BridgedAnnounce verify_bridged(std::string_view node_id, std::string_view payload);
+  Result<CheckedAnnounce, AnnounceRefusal> verify_bridged(std::string_view node_id, std::string_view payload);
   std::shared_ptr<const Certificate> enrolled_certificate(std::string_view node_id) const;
   void refuse_bridged(const ClientView& bridge, std::string_view node_id, const ErrorEnvelope& error);
   void set_remote_liveness(NodeRecord& node, const void* bridge, bool online);
@@ -127,6 +129,7 @@ class Announces : private NodeFacts {
   }
 
   AnnounceVerifier verifier_;
+  PendingVerdict pending_;
   NodeRegistry registry_;
   const Certificate& ca_;
   std::shared_ptr<const RevocationList> revoked_;

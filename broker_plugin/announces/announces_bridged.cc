@@ -27,19 +27,22 @@ ErrorEnvelope no_enrolled_certificate(std::string_view node_id) {
 
 // A bridge principal's announce, in its ACL WRITE check: verified now, committed in MESSAGE.
 Verdict Announces::check_bridged(const ClientView& bridge, std::string_view node_id, std::string_view payload) {
+  pending_.drop();
   if (payload.empty()) return Verdict::kAllow;
   const NodeRecord* node = registry_.find(node_id);
   if (node != nullptr && node->session != nullptr) return Verdict::kDeny;
-  const BridgedAnnounce checked = verify_bridged(node_id, payload);
-  if (!checked.outcome) {
-    refuse_bridged(bridge, node_id, checked.outcome.error().error);
+  auto checked = verify_bridged(node_id, payload);
+  if (!checked) {
+    refuse_bridged(bridge, node_id, checked.error().error);
     return Verdict::kDeny;
   }
+  pending_.hold(bridge.handle, std::move(checked).value());
   return Verdict::kAllow;
 }
 
 Verdict Announces::accept_bridged(const ClientView& bridge, std::string_view node_id, std::string_view payload,
                                   bool retain) {
+  std::optional<CheckedAnnounce> held = pending_.take(bridge.handle, payload);
   if (payload.empty()) {  // the owning plugin cleared it: deregistered, expired or revoked
     NodeRecord* node = registry_.find(node_id);
     if (node != nullptr && node->remote && node->manifest) deregister(*node);
@@ -51,40 +54,43 @@ Verdict Announces::accept_bridged(const ClientView& bridge, std::string_view nod
                                           "bridge $devices/+/announce with mqttv50 (retain as published)"));
     return Verdict::kDeny;
   }
-  const BridgedAnnounce checked = verify_bridged(node_id, payload);
-  if (!checked.outcome) {
-    refuse_bridged(bridge, node_id, checked.outcome.error().error);
+  // Another broker's bridge principal had it verified in its WRITE check; this broker's own
+  // bridge skips that check (docs/platform-notes.md §M4), so its announces are verified here.
+  auto checked = held ? Result<CheckedAnnounce, AnnounceRefusal>(std::move(*held)) : verify_bridged(node_id, payload);
+  if (!checked) {
+    refuse_bridged(bridge, node_id, checked.error().error);
     return Verdict::kDeny;
   }
-  NodeRecord& node = registry_.get_or_create(node_id, checked.certificate->subject_o());
+  NodeRecord& node = registry_.get_or_create(node_id, checked->certificate->subject_o());
   node.remote = true;
   node.remote_via = bridge.handle;
-  accept(node, *checked.outcome, checked.certificate, bridge_name(bridge), " over a bridge");
+  accept(node, checked->accepted, checked->certificate, bridge_name(bridge), " over a bridge");
   bump(counters_.bridged_announces);
   return Verdict::kAllow;
 }
 
 // docs/protocol.md §5 for a node connected elsewhere: checks 5 and 6 against its enrolled certificate.
-Announces::BridgedAnnounce Announces::verify_bridged(std::string_view node_id, std::string_view payload) {
-  BridgedAnnounce checked;
+Result<CheckedAnnounce, AnnounceRefusal> Announces::verify_bridged(std::string_view node_id, std::string_view payload) {
   const NodeRecord* node = registry_.find(node_id);
   const int64_t now = clock_();
   // A certificate remembered from an earlier announce chained to the CA then; it may have expired
   // since (issue 17): outside its validity period the one on disk must decide.
   std::shared_ptr<const Certificate> remembered = node != nullptr ? node->certificate : nullptr;
   if (remembered && (now < remembered->not_before_ms() || now >= remembered->not_after_ms())) remembered = nullptr;
-  checked.certificate = remembered ? std::move(remembered) : enrolled_certificate(node_id);
-  checked.outcome = verifier_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
-  if (checked.outcome || checked.outcome.error().error.code != ErrorCode::kAttestationFailed) return checked;
-  // The remembered certificate may predate a re-enrolment: the one on disk decides.
-  auto enrolled = enrolled_certificate(node_id);
-  if (enrolled && (!checked.certificate || enrolled->thumbprint() != checked.certificate->thumbprint())) {
-    checked.certificate = std::move(enrolled);
-    checked.outcome = verifier_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
-  } else if (!checked.certificate) {
-    checked.outcome = AnnounceRefusal{no_enrolled_certificate(node_id), checked.outcome.error().etag, false};
+  std::shared_ptr<const Certificate> certificate = remembered ? std::move(remembered) : enrolled_certificate(node_id);
+  AnnounceVerdict verdict = verifier_.check(payload, facts_for(node, node_id, certificate.get(), now));
+  if (!verdict && verdict.error().error.code == ErrorCode::kAttestationFailed) {
+    // The remembered certificate may predate a re-enrolment: the one on disk decides.
+    auto enrolled = enrolled_certificate(node_id);
+    if (enrolled && (!certificate || enrolled->thumbprint() != certificate->thumbprint())) {
+      certificate = std::move(enrolled);
+      verdict = verifier_.check(payload, facts_for(node, node_id, certificate.get(), now));
+    } else if (!certificate) {
+      return AnnounceRefusal{no_enrolled_certificate(node_id), verdict.error().etag, false};
+    }
   }
-  return checked;
+  if (!verdict) return std::move(verdict).error();
+  return CheckedAnnounce{std::move(verdict).value(), std::move(certificate)};
 }
 
 // <enrolled_certs_dir>/<node_id>/node.crt, if it is this node's certificate from the fleet CA.

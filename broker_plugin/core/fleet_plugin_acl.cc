@@ -73,7 +73,7 @@ Verdict FleetPlugin::check_devices_topic(const ClientView& client, Session& sess
   const AclVerdict verdict = evaluate_policy(session, event);
   if (event.access == kAclWrite && verdict.rule != nullptr && verdict.rule->attest_manifest) {
     if (session.principal->kind != PrincipalKind::kBridge) {
-      return announces_.check(client.id, *session.principal, event.payload, verdict);
+      return announces_.check(client, *session.principal, event.payload, verdict);
     }
     // A bridge principal's announce: verified now, committed in MESSAGE.
     if (!verdict.allowed) {

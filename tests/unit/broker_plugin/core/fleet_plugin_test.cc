@@ -106,6 +106,45 @@ TEST_F(FleetPluginTest, RefreshesAndDeregistrationLeaveNoVerdictsBehind) {
   EXPECT_EQ(f.plugin->load().cached_announce_verdicts, 0u) << "deregistration forgets it";
 }
 
+// Issue 34: docs/protocol.md §6.1's checks run once per announce, in its WRITE check; MESSAGE
+// commits with that verdict (pending_verdict.h).
+TEST_F(FleetPluginTest, AnAnnounceIsVerifiedOnceFromItsCheckToItsCommit) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string m = manifest(f.now);
+  const uint64_t before = f.plugin->load().announce_verifications;
+  ASSERT_EQ(announce(c, m), Verdict::kAllow);
+  EXPECT_EQ(f.plugin->load().announce_verifications, before + 1);
+  ASSERT_EQ(announce(c, m), Verdict::kAllow);
+  EXPECT_EQ(f.plugin->load().announce_verifications, before + 2) << "a re-announce is one verification too";
+  EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 2u);
+}
+
+// ... but only for the bytes it was reached on.
+TEST_F(FleetPluginTest, AVerdictIsNotLentToOtherBytes) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string announce_topic = topic(node->node_id, "announce");
+  std::string tampered = manifest(f.now + 1);
+  tampered.replace(tampered.find("\"rate_limit_rps\":10"), 19, "\"rate_limit_rps\":11");
+  ASSERT_EQ(f.check(c, kAclWrite, announce_topic, manifest(f.now), true), Verdict::kAllow);
+  // Another plugin's MESSAGE callback replaced the payload after the check.
+  f.plugin->on_message(c.view(), {announce_topic, tampered, true});
+  EXPECT_EQ(f.plugin->parts().registry.find(node->node_id)->manifest, nullptr);
+  EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 0u);
+}
+
+// ... and not past the loop turn of its publish.
+TEST_F(FleetPluginTest, ACheckWhoseMessageNeverCameLendsNothingAfterTheTick) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string announce_topic = topic(node->node_id, "announce");
+  const std::string m = manifest(f.now);
+  ASSERT_EQ(f.check(c, kAclWrite, announce_topic, m, true), Verdict::kAllow);
+  f.plugin->on_tick();
+  const uint64_t before = f.plugin->load().announce_verifications;
+  f.plugin->on_message(c.view(), {announce_topic, m, true});
+  EXPECT_EQ(f.plugin->load().announce_verifications, before + 1) << "verified again";
+  EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 1u);
+}
+
 TEST_F(FleetPluginTest, AnOlderManifestIsAReplay) {
   FakeClient& c = f.connect_node(*node);
   const std::string old_one = manifest(f.now - 10'000);
