@@ -86,7 +86,7 @@ Verdict Announces::check(const ClientView& client, const Principal& node, std::s
     refuse(client.id, node, verdict.error().error, verdict.error().etag);
     return Verdict::kDeny;
   }
-  pending_.hold(client.handle, {std::move(verdict).value(), node.certificate});
+  pending_.hold(client.handle, payload, {std::move(verdict).value(), node.certificate});
   return Verdict::kAllow;
 }
 

@@ -47,7 +47,7 @@ Verdict BridgedAnnounces::check(const ClientView& bridge, std::string_view node_
     refuse(bridge, node_id, checked.error().error);
     return Verdict::kDeny;
   }
-  pending_.hold(bridge.handle, std::move(checked).value());
+  pending_.hold(bridge.handle, payload, std::move(checked).value());
   return Verdict::kAllow;
 }
 

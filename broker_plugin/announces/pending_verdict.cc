@@ -1,21 +1,17 @@
 #include "broker_plugin/announces/pending_verdict.h"
 
-#include "common/crypto/digest.h"
-
 namespace fleetmcp::plugin {
 
-void PendingVerdict::hold(const void* connection, CheckedAnnounce checked) {
+void PendingVerdict::hold(const void* connection, std::string_view payload, CheckedAnnounce checked) {
   connection_ = connection;
+  payload_.assign(payload);
   held_ = std::move(checked);
 }
 
 std::optional<CheckedAnnounce> PendingVerdict::take(const void* connection, std::string_view payload) {
   std::optional<CheckedAnnounce> held = std::move(held_);
   held_.reset();
-  // The summary's payload_digest is the BLAKE3 of the bytes the check verified.
-  if (!held || connection != connection_ || held->accepted.manifest->payload_digest != blake3_256(payload)) {
-    return std::nullopt;
-  }
+  if (!held || connection != connection_ || payload != payload_) return std::nullopt;
   return held;
 }
 

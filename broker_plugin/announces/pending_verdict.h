@@ -5,14 +5,16 @@
 // callbacks, before the message is stored (docs/platform-notes.md §M4); on the broker thread
 // nothing runs between the two. But a check need not be followed by its MESSAGE (a Will; another
 // plugin's MESSAGE callback refusing the publish first), and another plugin's MESSAGE callback may
-// replace the payload. So the verdict held here is tied to the connection and to the BLAKE3-256 of
-// the exact bytes it was reached on; the next MESSAGE takes it whether it matches or not; the
-// next check replaces it, and the tick and a new revocation list drop it. A MESSAGE that finds
-// nothing has its announce verified again. Broker thread only.
+// replace the payload. So the verdict held here is tied to the connection and to the exact bytes
+// it was reached on (a copy, compared whole: cheaper than hashing them again); the next MESSAGE
+// takes it whether it matches or not; the next check replaces it, and the tick and a new
+// revocation list drop it. A MESSAGE that finds nothing has its announce verified again. Broker
+// thread only.
 #pragma once
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "broker_plugin/announces/announce_verifier.h"
@@ -27,14 +29,15 @@ struct CheckedAnnounce {
 
 class PendingVerdict {
  public:
-  // `connection`: the publishing client's handle (ClientView::handle).
-  void hold(const void* connection, CheckedAnnounce checked);
+  // `connection`: the publishing client's handle (ClientView::handle); `payload`: the bytes checked.
+  void hold(const void* connection, std::string_view payload, CheckedAnnounce checked);
   // What was held for this connection and exactly these bytes, if anything; empty afterwards.
   std::optional<CheckedAnnounce> take(const void* connection, std::string_view payload);
   void drop() { held_.reset(); }
 
  private:
   const void* connection_ = nullptr;
+  std::string payload_;  // its buffer is reused from one announce to the next
   std::optional<CheckedAnnounce> held_;
 };
 

@@ -2,23 +2,21 @@
 #include <gtest/gtest.h>
 
 #include "broker_plugin/announces/pending_verdict.h"
-#include "common/crypto/digest.h"
 
 namespace fleetmcp::plugin {
 namespace {
 
 const char kConnection = 1, kOtherConnection = 2;  // their addresses stand for two clients
 
-CheckedAnnounce checked_on(std::string_view payload) {
+CheckedAnnounce checked() {
   ManifestSummary summary;
   summary.etag = "etag";
-  summary.payload_digest = blake3_256(payload);
   return {AcceptedAnnounce{summary.etag, std::make_shared<const ManifestSummary>(summary)}, nullptr};
 }
 
 TEST(PendingVerdict, TheSameConnectionAndBytesTakeItOnce) {
   PendingVerdict pending;
-  pending.hold(&kConnection, checked_on("manifest"));
+  pending.hold(&kConnection, "manifest", checked());
   const auto taken = pending.take(&kConnection, "manifest");
   ASSERT_TRUE(taken);
   EXPECT_EQ(taken->accepted.etag, "etag");
@@ -27,20 +25,20 @@ TEST(PendingVerdict, TheSameConnectionAndBytesTakeItOnce) {
 
 TEST(PendingVerdict, OtherBytesOrAnotherConnectionFindNothingAndEmptyIt) {
   PendingVerdict pending;
-  pending.hold(&kConnection, checked_on("manifest"));
+  pending.hold(&kConnection, "manifest", checked());
   EXPECT_FALSE(pending.take(&kConnection, "manifesT")) << "a payload replaced after the check";
   EXPECT_FALSE(pending.take(&kConnection, "manifest")) << "the mismatch emptied it";
-  pending.hold(&kConnection, checked_on("manifest"));
+  pending.hold(&kConnection, "manifest", checked());
   EXPECT_FALSE(pending.take(&kOtherConnection, "manifest"));
   EXPECT_FALSE(pending.take(&kConnection, "manifest"));
 }
 
 TEST(PendingVerdict, TheNextCheckReplacesItAndDropEmptiesIt) {
   PendingVerdict pending;
-  pending.hold(&kConnection, checked_on("first"));
-  pending.hold(&kConnection, checked_on("second"));
+  pending.hold(&kConnection, "first", checked());
+  pending.hold(&kConnection, "second", checked());
   EXPECT_FALSE(pending.take(&kConnection, "first"));
-  pending.hold(&kConnection, checked_on("second"));
+  pending.hold(&kConnection, "second", checked());
   pending.drop();
   EXPECT_FALSE(pending.take(&kConnection, "second"));
 }
