@@ -69,6 +69,7 @@ class ClientIdentity {
   bool still_trusted(const Principal& who) const;
   void set_revocations(std::shared_ptr<const RevocationList> revoked) { revoked_ = std::move(revoked); }
   const Certificate& ca() const { return ca_; }
+  const Ed25519PublicKey& issuer() const { return issuer_; }
   const WakerCredentials& waker() const { return waker_; }
 
  private:

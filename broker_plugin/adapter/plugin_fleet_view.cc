@@ -16,12 +16,7 @@ bool shows_the_same(const FleetNode& a, const FleetNode& b) {
 }  // namespace
 
 PluginFleetView::PluginFleetView(plugin::FleetPlugin& core, std::shared_ptr<const SchemaRegistry> schemas)
-    : core_(core), schemas_(std::move(schemas)) {
-  if (!core_.parts().options.revocation_file.empty()) {
-    revoked_ = std::make_shared<const RevocationList>(
-        RevocationList::load(core_.parts().options.revocation_file, /*missing_is_empty=*/false).value());
-  }
-}
+    : core_(core), schemas_(std::move(schemas)), revoked_(core_.parts().revoked) {}
 
 std::optional<FleetNode> PluginFleetView::node_of(const plugin::NodeRecord& record, int64_t now_ms) const {
   if (record.tenant.empty()) return std::nullopt;

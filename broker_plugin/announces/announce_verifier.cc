@@ -8,6 +8,7 @@ AnnounceVerifier::AnnounceVerifier(std::shared_ptr<const SchemaRegistry> schemas
     : verifier_(std::move(schemas), std::move(ca), std::move(revoked)), cache_(cache_capacity) {}
 
 AnnounceVerdict AnnounceVerifier::check(std::string_view payload, const AnnounceContext& facts) {
+  ++verifications_;
   const Digest32 digest = blake3_256(payload);
   if (payload.size() > kMaxManifestBytes) {
     // Refused without caching: nobody re-announces oversize bytes on purpose.

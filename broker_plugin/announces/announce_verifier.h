@@ -7,6 +7,7 @@
 // calling here (AnnounceContext::chain_verified).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,6 +46,8 @@ class AnnounceVerifier {
   // (verdict_cache_entries, 65536 by default: ~100 MiB), which the soak saw as RSS growth.
   void forget(const Digest32& payload_digest) { cache_.erase(payload_digest); }
   size_t cached() const { return cache_.size(); }
+  // How many announces check() has judged: the tests' measure of work done once.
+  uint64_t verifications() const { return verifications_; }
 
  private:
   CachedVerdict analyse(std::string_view payload, const Digest32& digest, const Certificate* cert) const;
@@ -54,6 +57,7 @@ class AnnounceVerifier {
 
   ManifestVerifier verifier_;
   VerdictCache cache_;
+  uint64_t verifications_ = 0;
 };
 
 }  // namespace fleetmcp::plugin

@@ -1,14 +1,11 @@
-// Announces over a bridge between brokers (docs/protocol.md §12, docs/sharding.md): a bridge is
-// trusted to carry traffic, not to vouch for it. An announce of a node connected elsewhere is
-// verified (docs/protocol.md §5) against the node's certificate, remembered or enrolled on this
-// broker; its status is believed only for remote nodes, and says whether calls can reach it.
-#include "broker_plugin/announces/announces.h"
+#include "broker_plugin/announces/announces_bridged.h"
 
 #include <filesystem>
 
 #include "common/base/json.h"
 #include "common/ids/tenant.h"
 #include "common/ids/ulid.h"
+#include "common/protocol/topics.h"
 
 namespace fleetmcp::plugin {
 namespace {
@@ -25,73 +22,93 @@ ErrorEnvelope no_enrolled_certificate(std::string_view node_id) {
 
 }  // namespace
 
-// A bridge principal's announce, in its ACL WRITE check: verified now, committed in MESSAGE.
-Verdict Announces::check_bridged(const ClientView& bridge, std::string_view node_id, std::string_view payload) {
+BridgedAnnounces::BridgedAnnounces(Trust trust, NodeRegistry& registry, AnnounceVerifier& verifier,
+                                   PendingVerdict& pending, ManifestStore& store, NodeStatus& status,
+                                   BrokerPort& broker, const PluginClock& clock, AuditTrail& audit,
+                                   PluginCounters& counters)
+    : trust_(std::move(trust)),
+      registry_(registry),
+      verifier_(verifier),
+      pending_(pending),
+      store_(store),
+      status_(status),
+      broker_(broker),
+      clock_(clock),
+      audit_(audit),
+      counters_(counters) {}
+
+Verdict BridgedAnnounces::check(const ClientView& bridge, std::string_view node_id, std::string_view payload) {
+  pending_.drop();
   if (payload.empty()) return Verdict::kAllow;
   const NodeRecord* node = registry_.find(node_id);
   if (node != nullptr && node->session != nullptr) return Verdict::kDeny;
-  const BridgedAnnounce checked = verify_bridged(node_id, payload);
-  if (!checked.outcome) {
-    refuse_bridged(bridge, node_id, checked.outcome.error().error);
+  auto checked = verify(node_id, payload);
+  if (!checked) {
+    refuse(bridge, node_id, checked.error().error);
     return Verdict::kDeny;
   }
+  pending_.hold(bridge.handle, payload, std::move(checked).value());
   return Verdict::kAllow;
 }
 
-Verdict Announces::accept_bridged(const ClientView& bridge, std::string_view node_id, std::string_view payload,
-                                  bool retain) {
+Verdict BridgedAnnounces::accept(const ClientView& bridge, std::string_view node_id, std::string_view payload,
+                                 bool retain) {
+  std::optional<CheckedAnnounce> held = pending_.take(bridge.handle, payload);
   if (payload.empty()) {  // the owning plugin cleared it: deregistered, expired or revoked
     NodeRecord* node = registry_.find(node_id);
-    if (node != nullptr && node->remote && node->manifest) deregister(*node);
+    if (node != nullptr && node->remote && node->manifest) store_.deregister(*node);
     return Verdict::kAllow;
   }
   if (!retain) {
-    refuse_bridged(bridge, node_id,
-                            ErrorEnvelope(ErrorCode::kManifestInvalid, "an announce must be retained",
-                                          "bridge $devices/+/announce with mqttv50 (retain as published)"));
+    refuse(bridge, node_id,
+           ErrorEnvelope(ErrorCode::kManifestInvalid, "an announce must be retained",
+                         "bridge $devices/+/announce with mqttv50 (retain as published)"));
     return Verdict::kDeny;
   }
-  const BridgedAnnounce checked = verify_bridged(node_id, payload);
-  if (!checked.outcome) {
-    refuse_bridged(bridge, node_id, checked.outcome.error().error);
+  // Another broker's bridge principal had it verified in its WRITE check; this broker's own
+  // bridge skips that check (docs/platform-notes.md §M4), so its announces are verified here.
+  auto checked = held ? Result<CheckedAnnounce, AnnounceRefusal>(std::move(*held)) : verify(node_id, payload);
+  if (!checked) {
+    refuse(bridge, node_id, checked.error().error);
     return Verdict::kDeny;
   }
-  NodeRecord& node = registry_.get_or_create(node_id, checked.certificate->subject_o());
+  NodeRecord& node = registry_.get_or_create(node_id, checked->certificate->subject_o());
   node.remote = true;
   node.remote_via = bridge.handle;
-  accept(node, *checked.outcome, checked.certificate, bridge_name(bridge), " over a bridge");
+  store_.accept(node, *checked, bridge_name(bridge), " over a bridge");
   bump(counters_.bridged_announces);
   return Verdict::kAllow;
 }
 
 // docs/protocol.md §5 for a node connected elsewhere: checks 5 and 6 against its enrolled certificate.
-Announces::BridgedAnnounce Announces::verify_bridged(std::string_view node_id, std::string_view payload) {
-  BridgedAnnounce checked;
+Result<CheckedAnnounce, AnnounceRefusal> BridgedAnnounces::verify(std::string_view node_id, std::string_view payload) {
   const NodeRecord* node = registry_.find(node_id);
   const int64_t now = clock_();
   // A certificate remembered from an earlier announce chained to the CA then; it may have expired
   // since (issue 17): outside its validity period the one on disk must decide.
   std::shared_ptr<const Certificate> remembered = node != nullptr ? node->certificate : nullptr;
   if (remembered && (now < remembered->not_before_ms() || now >= remembered->not_after_ms())) remembered = nullptr;
-  checked.certificate = remembered ? std::move(remembered) : enrolled_certificate(node_id);
-  checked.outcome = verifier_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
-  if (checked.outcome || checked.outcome.error().error.code != ErrorCode::kAttestationFailed) return checked;
-  // The remembered certificate may predate a re-enrolment: the one on disk decides.
-  auto enrolled = enrolled_certificate(node_id);
-  if (enrolled && (!checked.certificate || enrolled->thumbprint() != checked.certificate->thumbprint())) {
-    checked.certificate = std::move(enrolled);
-    checked.outcome = verifier_.check(payload, facts_for(node, node_id, checked.certificate.get(), now));
-  } else if (!checked.certificate) {
-    checked.outcome = AnnounceRefusal{no_enrolled_certificate(node_id), checked.outcome.error().etag, false};
+  std::shared_ptr<const Certificate> certificate = remembered ? std::move(remembered) : enrolled_certificate(node_id);
+  AnnounceVerdict verdict = verifier_.check(payload, announce_facts(node, node_id, certificate.get(), now));
+  if (!verdict && verdict.error().error.code == ErrorCode::kAttestationFailed) {
+    // The remembered certificate may predate a re-enrolment: the one on disk decides.
+    auto enrolled = enrolled_certificate(node_id);
+    if (enrolled && (!certificate || enrolled->thumbprint() != certificate->thumbprint())) {
+      certificate = std::move(enrolled);
+      verdict = verifier_.check(payload, announce_facts(node, node_id, certificate.get(), now));
+    } else if (!certificate) {
+      return AnnounceRefusal{no_enrolled_certificate(node_id), verdict.error().etag, false};
+    }
   }
-  return checked;
+  if (!verdict) return std::move(verdict).error();
+  return CheckedAnnounce{std::move(verdict).value(), std::move(certificate)};
 }
 
 // <enrolled_certs_dir>/<node_id>/node.crt, if it is this node's certificate from the fleet CA.
 // node_id is a validated ULID, so it cannot walk out of the directory.
-std::shared_ptr<const Certificate> Announces::enrolled_certificate(std::string_view node_id) const {
-  if (enrolled_certs_dir_.empty()) return nullptr;
-  const std::string path = enrolled_certs_dir_ + "/" + std::string(node_id) + "/node.crt";
+std::shared_ptr<const Certificate> BridgedAnnounces::enrolled_certificate(std::string_view node_id) const {
+  if (trust_.enrolled_certs_dir.empty()) return nullptr;
+  const std::string path = trust_.enrolled_certs_dir + "/" + std::string(node_id) + "/node.crt";
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return nullptr;
   auto loaded = Certificate::load_pem_file(path);
@@ -100,7 +117,7 @@ std::shared_ptr<const Certificate> Announces::enrolled_certificate(std::string_v
     return nullptr;
   }
   auto cert = std::make_shared<const Certificate>(std::move(*loaded));
-  if (cert->subject_cn() == node_id && is_tenant_name(cert->subject_o()) && cert->is_issued_by(ca_, clock_())) {
+  if (cert->subject_cn() == node_id && is_tenant_name(cert->subject_o()) && cert->is_issued_by(trust_.ca, clock_())) {
     return cert;
   }
   broker_.log(LogLevel::kWarning, "fleetmcp: " + path + " is not node " + std::string(node_id) +
@@ -109,14 +126,14 @@ std::shared_ptr<const Certificate> Announces::enrolled_certificate(std::string_v
 }
 
 // No rejected topic to explain it on: the node is not here. The owning plugin told it already.
-void Announces::refuse_bridged(const ClientView& bridge, std::string_view node_id, const ErrorEnvelope& error) {
+void BridgedAnnounces::refuse(const ClientView& bridge, std::string_view node_id, const ErrorEnvelope& error) {
   counters_.count_refusal(error.code);
   bump(counters_.bridged_refused);
-  audit_refused(bridge_name(bridge), node_id, "refuse", error, "announce over a bridge: ");
+  store_.audit_refused(bridge_name(bridge), node_id, "refuse", error, "announce over a bridge: ");
 }
 
 // The owning plugin's $devices/<id>/status: the liveness of a node connected there.
-Verdict Announces::accept_bridged_status(const ClientView& bridge, std::string_view node_id, std::string_view payload) {
+Verdict BridgedAnnounces::accept_status(const ClientView& bridge, std::string_view node_id, std::string_view payload) {
   NodeRecord* node = registry_.find(node_id);
   if (payload.empty()) {
     if (node != nullptr && node->remote) set_remote_liveness(*node, bridge.handle, false);
@@ -144,18 +161,16 @@ Verdict Announces::accept_bridged_status(const ClientView& bridge, std::string_v
   return Verdict::kAllow;
 }
 
-void Announces::set_remote_liveness(NodeRecord& node, const void* bridge, bool online) {
+void BridgedAnnounces::set_remote_liveness(NodeRecord& node, const void* bridge, bool online) {
   const bool was_live = node.live();
   node.remote_via = bridge;
   node.remote_online = online;
-  node_changed(node.node_id);
-  if (was_live && !node.live()) {
-    went_offline(node.node_id, /*fail_calls=*/true);
-  }
+  status_.changed(node.node_id);
+  if (was_live && !node.live()) status_.went_offline(node.node_id, /*fail_calls=*/true);
 }
 
 // The nodes a bridge carried are unreachable once it drops, whatever their last status said.
-bool Announces::bridge_went_down(const void* bridge) {
+bool BridgedAnnounces::went_down(const void* bridge) {
   if (bridges_.erase(bridge) == 0) return false;
   registry_.for_each([&](NodeRecord& node) {
     if (node.remote && node.remote_via == bridge) set_remote_liveness(node, bridge, false);

@@ -8,6 +8,22 @@ NodeState NodeRecord::state() const {
   return live() ? NodeState::kOnline : NodeState::kOffline;
 }
 
+AnnounceContext announce_facts(const NodeRecord* node, std::string_view node_id, const Certificate* cert,
+                               int64_t now_ms) {
+  AnnounceContext facts{.now_ms = now_ms,
+                        .topic_node_id = node_id,
+                        .publisher_identity = node_id,
+                        .certificate = cert,
+                        .chain_verified = true};
+  if (node != nullptr) {
+    facts.last_issued_at_ms = node->last_issued_at_ms;
+    if (node->hw_pin && cert != nullptr && node->hw_pin->kid == cert->thumbprint()) {
+      facts.pinned_hw_fingerprint = node->hw_pin->fingerprint;
+    }
+  }
+  return facts;
+}
+
 NodeRecord* NodeRegistry::find(std::string_view node_id) {
   const auto it = nodes_.find(node_id);
   return it == nodes_.end() ? nullptr : &it->second;

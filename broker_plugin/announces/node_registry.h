@@ -58,6 +58,14 @@ struct NodeRecord {
   }
 };
 
+// The facts docs/protocol.md §6.1's checks take from what this plugin knows of a node: its replay
+// high-water mark and its hardware pin, which holds only for the certificate it was made with (a
+// new certificate is a re-enrolment). `node` may be null (a node never seen); `cert` must already be
+// known to chain to the fleet CA (client_identity at connect, or the caller, for restored and
+// bridged announces).
+AnnounceContext announce_facts(const NodeRecord* node, std::string_view node_id, const Certificate* cert,
+                               int64_t now_ms);
+
 class NodeRegistry {
  public:
   NodeRecord* find(std::string_view node_id);

@@ -89,10 +89,14 @@ class FleetPlugin {
   }
 
   // What the module, the adapter, the benches and the tests read of the core. Every part lives
-  // as long as the core; the registry is broker-thread state, the rest may be read from any thread.
+  // as long as the core; the registry and the revocation list are broker-thread state, the rest
+  // may be read from any thread. The core loads each file its options name once: the HTTP front
+  // shares its issuer key, the adapter starts from its revocation list (then hears of each reload).
   struct Parts {
     const PluginOptions& options;
     const WakerCredentials& waker_credentials;
+    const Ed25519PublicKey& issuer;
+    const std::shared_ptr<const RevocationList>& revoked;
     const NodeRegistry& registry;
     const std::shared_ptr<const SchemaRegistry>& schemas;
     const PluginCounters& counters;  // counters.ticks tells the waker the broker loop turns
@@ -100,15 +104,17 @@ class FleetPlugin {
     AuditLog& audit;
   };
   Parts parts() const {
-    return {options_, admission_.identity().waker(), announces_.registry(), schemas_, counters_, audit_.log()};
+    return {options_, admission_.identity().waker(), admission_.identity().issuer(), revoked_, announces_.registry(),
+            schemas_, counters_, audit_.log()};
   }
 
   // Broker-thread probes for the tests: how much state the core holds right now.
   struct Load {
     size_t pending_calls;
     size_t cached_announce_verdicts;
+    uint64_t announce_verifications;  // announces judged by docs/protocol.md §6.1's checks so far
   };
-  Load load() const { return {calls_.pending(), announces_.cached_verdicts()}; }
+  Load load() const { return {calls_.pending(), announces_.cached_verdicts(), announces_.verifications()}; }
 
  private:
   // fleet_plugin_acl.cc: the ACL decision, routed to the collaborators.

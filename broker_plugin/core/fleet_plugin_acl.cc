@@ -33,7 +33,7 @@ bool node_level_valid(const DevicesTopic& topic, AclAccess access) {
 Verdict FleetPlugin::on_acl_check(const ClientView& client, const AclEvent& event) {
   if (client.protocol_version == 0 && client.address.empty() && event.access == kAclWrite) {
     // check_retain_source: a retained message's original publisher, asked again at delivery.
-    return is_devices_topic(event.topic) ? announces_.check_retain_source(client, event.topic, event.payload)
+    return is_devices_topic(event.topic) ? announces_.restored().check_retain_source(client, event.topic, event.payload)
                                          : Verdict::kDefer;
   }
   Session* session = session_for(client);
@@ -73,14 +73,14 @@ Verdict FleetPlugin::check_devices_topic(const ClientView& client, Session& sess
   const AclVerdict verdict = evaluate_policy(session, event);
   if (event.access == kAclWrite && verdict.rule != nullptr && verdict.rule->attest_manifest) {
     if (session.principal->kind != PrincipalKind::kBridge) {
-      return announces_.check(client.id, *session.principal, event.payload, verdict);
+      return announces_.check(client, *session.principal, event.payload, verdict);
     }
     // A bridge principal's announce: verified now, committed in MESSAGE.
     if (!verdict.allowed) {
       audit_acl_denial(session, event, verdict.refusal);
       return Verdict::kDeny;
     }
-    return announces_.check_bridged(client, topic->node_id, event.payload);
+    return announces_.bridged().check(client, topic->node_id, event.payload);
   }
   if (!verdict.allowed && event.access == kAclWrite && topic->kind == DeviceLeaf::kAnnounce &&
       session.principal->kind == PrincipalKind::kNode && !session.ended) {

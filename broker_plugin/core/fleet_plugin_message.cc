@@ -32,7 +32,7 @@ Verdict FleetPlugin::on_message(const ClientView& client, const MessageEvent& ev
   const Principal& who = *session->principal;
   if (who.kind != PrincipalKind::kNode || who.name != topic->node_id) return Verdict::kAllow;
   switch (topic->kind) {
-    case DeviceLeaf::kAnnounce: announces_.commit(who, event.payload); break;
+    case DeviceLeaf::kAnnounce: announces_.commit(client, who, event.payload); break;
     case DeviceLeaf::kCmdAck: calls_.on_cmd_ack(topic->node_id, event.payload, /*over_bridge=*/false); break;
     case DeviceLeaf::kTelemetry:
       if (observer_ != nullptr) observer_->telemetry_arrived(topic->node_id, event.payload);
@@ -44,7 +44,7 @@ Verdict FleetPlugin::on_message(const ClientView& client, const MessageEvent& ev
 
 Verdict FleetPlugin::on_bridged_message(const ClientView& bridge, const DevicesTopic& topic, const MessageEvent& event) {
   if (!is_node_id(topic.node_id)) return Verdict::kDeny;
-  announces_.bridge_carried(bridge.handle);
+  announces_.bridged().carried(bridge.handle);
   const NodeRecord* node = announces_.registry().find(topic.node_id);
   const bool here = node != nullptr && node->session != nullptr;
   switch (topic.kind) {
@@ -63,8 +63,8 @@ Verdict FleetPlugin::on_bridged_message(const ClientView& bridge, const DevicesT
       return Verdict::kDeny;  // rejected stays with the broker the node is connected to
   }
   switch (topic.kind) {
-    case DeviceLeaf::kAnnounce: return announces_.accept_bridged(bridge, topic.node_id, event.payload, event.retain);
-    case DeviceLeaf::kStatus: return announces_.accept_bridged_status(bridge, topic.node_id, event.payload);
+    case DeviceLeaf::kAnnounce: return announces_.bridged().accept(bridge, topic.node_id, event.payload, event.retain);
+    case DeviceLeaf::kStatus: return announces_.bridged().accept_status(bridge, topic.node_id, event.payload);
     case DeviceLeaf::kTelemetry:
       if (node != nullptr && node->remote && observer_ != nullptr) observer_->telemetry_arrived(topic.node_id, event.payload);
       return Verdict::kAllow;

@@ -60,12 +60,12 @@ void FleetPlugin::drain_scanned(int64_t now_ms) {
     std::lock_guard<std::mutex> lock(scanned_mutex_);
     scanned.swap(scanned_);
   }
-  for (const auto& [topic, payload] : scanned) announces_.scanned(topic, payload, now_ms);
+  for (const auto& [topic, payload] : scanned) announces_.restored().scanned(topic, payload, now_ms);
 }
 
 void FleetPlugin::on_disconnect(const ClientView& client) {
   admission_.release_client_id(client);
-  if (announces_.bridge_went_down(client.handle)) {
+  if (announces_.bridged().went_down(client.handle)) {
     admission_.end(client.handle);
     return;  // never a node: a bridge's certificate is the other broker's
   }

@@ -83,10 +83,12 @@ void create_http_front(PluginInstance& instance, const OptionSet& given, http::F
   FleetPlugin& core = *instance.core;
   const FleetPlugin::Parts parts = core.parts();
   if (!given.has("http_token_audience")) options.token_audience = parts.options.token_audience;
-  const std::string issuer_file =
-      options.issuer_public_key.empty() ? parts.options.issuer_public_key : options.issuer_public_key;
-  // Start-up: a missing or bad key stops the plugin loading (value() throws to plugin_init).
-  const Ed25519PublicKey issuer = ed25519_public_key_from_pem(read_file(issuer_file).value(), issuer_file).value();
+  // The core's key (loaded once, by the core), or the front's own: a missing or bad one stops the
+  // plugin loading (value() throws to plugin_init).
+  const Ed25519PublicKey issuer =
+      options.issuer_public_key.empty()
+          ? parts.issuer
+          : ed25519_public_key_from_pem(read_file(options.issuer_public_key).value(), options.issuer_public_key).value();
   http::CallAudit audit = given.has("http_audit_log")
                               ? http::CallAudit::to_file(options.audit_log)
                               : http::CallAudit([&log = parts.audit](std::string_view line) { log.write_line(line); });

@@ -2,6 +2,7 @@
 // of tests/support/plugin_fake_broker.h): what the HTTP front would see and do through it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 
 #include "broker_plugin/adapter/plugin_fleet_view.h"
 #include "tests/support/plugin_fake_broker.h"
@@ -123,6 +124,16 @@ TEST_F(PluginViewTest, RevokedTokenIdsAreSeen) {
   f.revoke("01jd0000000000000000000000");
   view.set_revocations(std::make_shared<const RevocationList>(RevocationList::load((f.dir() / "revoked.txt").string()).value()));
   EXPECT_TRUE(view.token_revoked("01JD0000000000000000000000"));
+}
+
+// Issue 34: the core loads plugin_opt_revocation_file once; the view starts from that list, so
+// the file changing (or going) before the view is made changes nothing until a reload.
+TEST(PluginViewRevocations, StartFromTheListTheCoreLoaded) {
+  PluginFixture f;
+  f.revoke("01jd0000000000000000000000");
+  std::filesystem::remove(f.dir() / "revoked.txt");
+  PluginFleetView view(*f.plugin, f.plugin->parts().schemas);
+  EXPECT_TRUE(view.token_revoked("01jd0000000000000000000000"));
 }
 
 }  // namespace

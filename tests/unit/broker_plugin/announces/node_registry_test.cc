@@ -1,9 +1,7 @@
-// NodeRegistry: a node's state from its session, manifest, expiry and revocation; its retained status
-// message.
+// NodeRegistry: a node's state from its session, manifest, expiry and revocation.
 #include <gtest/gtest.h>
 
 #include "broker_plugin/announces/node_registry.h"
-#include "broker_plugin/announces/status_message.h"
 #include "common/base/json.h"
 
 namespace fleetmcp::plugin {
@@ -67,17 +65,6 @@ TEST(NodeRegistry, TenantComesFromTheLatestCertificate) {
   EXPECT_EQ(registry.get_or_create(kA, "").tenant, "acme");
   EXPECT_EQ(registry.get_or_create(kA, "beta").tenant, "beta");
   EXPECT_EQ(registry.size(), 1u);
-}
-
-TEST(StatusMessage, MatchesTheStatusSchemaShape) {
-  NodeRecord n;
-  n.node_id = kA;
-  EXPECT_EQ(status_message(n, NodeState::kOnline, 1763800000000),
-            R"({"node_id":")" + kA + R"(","state":"online","since_ms":1763800000000})");
-  n.manifest = manifest(1763800009000, std::string(64, 'b'));
-  EXPECT_EQ(status_message(n, NodeState::kExpired, 1763800009000),
-            R"({"node_id":")" + kA + R"(","state":"expired","since_ms":1763800009000,"manifest_etag":")" +
-                std::string(64, 'b') + R"(","expires_at_ms":1763800009000})");
 }
 
 }  // namespace

@@ -106,6 +106,45 @@ TEST_F(FleetPluginTest, RefreshesAndDeregistrationLeaveNoVerdictsBehind) {
   EXPECT_EQ(f.plugin->load().cached_announce_verdicts, 0u) << "deregistration forgets it";
 }
 
+// Issue 34: docs/protocol.md §6.1's checks run once per announce, in its WRITE check; MESSAGE
+// commits with that verdict (pending_verdict.h).
+TEST_F(FleetPluginTest, AnAnnounceIsVerifiedOnceFromItsCheckToItsCommit) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string m = manifest(f.now);
+  const uint64_t before = f.plugin->load().announce_verifications;
+  ASSERT_EQ(announce(c, m), Verdict::kAllow);
+  EXPECT_EQ(f.plugin->load().announce_verifications, before + 1);
+  ASSERT_EQ(announce(c, m), Verdict::kAllow);
+  EXPECT_EQ(f.plugin->load().announce_verifications, before + 2) << "a re-announce is one verification too";
+  EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 2u);
+}
+
+// ... but only for the bytes it was reached on.
+TEST_F(FleetPluginTest, AVerdictIsNotLentToOtherBytes) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string announce_topic = topic(node->node_id, "announce");
+  std::string tampered = manifest(f.now + 1);
+  tampered.replace(tampered.find("\"rate_limit_rps\":10"), 19, "\"rate_limit_rps\":11");
+  ASSERT_EQ(f.check(c, kAclWrite, announce_topic, manifest(f.now), true), Verdict::kAllow);
+  // Another plugin's MESSAGE callback replaced the payload after the check.
+  f.plugin->on_message(c.view(), {announce_topic, tampered, true});
+  EXPECT_EQ(f.plugin->parts().registry.find(node->node_id)->manifest, nullptr);
+  EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 0u);
+}
+
+// ... and not past the loop turn of its publish.
+TEST_F(FleetPluginTest, ACheckWhoseMessageNeverCameLendsNothingAfterTheTick) {
+  FakeClient& c = f.connect_node(*node);
+  const std::string announce_topic = topic(node->node_id, "announce");
+  const std::string m = manifest(f.now);
+  ASSERT_EQ(f.check(c, kAclWrite, announce_topic, m, true), Verdict::kAllow);
+  f.plugin->on_tick();
+  const uint64_t before = f.plugin->load().announce_verifications;
+  f.plugin->on_message(c.view(), {announce_topic, m, true});
+  EXPECT_EQ(f.plugin->load().announce_verifications, before + 1) << "verified again";
+  EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 1u);
+}
+
 TEST_F(FleetPluginTest, AnOlderManifestIsAReplay) {
   FakeClient& c = f.connect_node(*node);
   const std::string old_one = manifest(f.now - 10'000);
@@ -381,67 +420,6 @@ TEST(RefusalLines, ABurstShorterThanTheIntervalIsWrittenWhenItEnds) {
   f.plugin->on_tick();
   EXPECT_EQ(lines("\"decision\":\"refuse\""), 2u);  // written once
   EXPECT_EQ(f.plugin->parts().counters.auth_refused.load(), 4u);
-}
-
-// --- restored announces --------------------------------------------------------------------------
-
-TEST(RestoredAnnounceRuns, ValidOnesSurviveInvalidOnesAreCleared) {
-  std::string state = (std::filesystem::temp_directory_path() / ("fleetmcp-state-" + new_node_id())).string();
-  PluginFixture f(plugin::OptionList{{"state_file", state}});
-  const auto node = f.pki.enroll("acme");
-  const auto stranger = f.pki.enroll("acme");
-  const std::string good = testing::signed_manifest(*node, testing::example_content(*node, f.now));
-  FakeClient& c = f.connect_node(*node);
-  ASSERT_EQ(f.publish(c, topic(node->node_id, "announce"), good, true), Verdict::kAllow);
-  f.restart();
-
-  FakeClient& agent = f.connect_agent("claude", f.pki.token("claude", "acme", {"devices:read"}, f.now / 1000 + 600));
-  EXPECT_EQ(f.check(agent, kAclRead, topic(node->node_id, "announce")), Verdict::kDeny)
-      << "not shown before it is re-verified";
-
-  auto delivery = [&](const std::string& node_id, const std::string& payload) {
-    const FakeClient source{node_id, node_id, "", 0};
-    return f.plugin->on_acl_check(source.view(), {kAclWrite, topic(node_id, "announce"), payload, true});
-  };
-  auto cleared = [&](const std::string& node_id) {
-    const auto sent = f.broker.take(topic(node_id, "announce"));
-    return sent.size() == 1 && sent[0].payload.empty() && sent[0].retain;
-  };
-  EXPECT_EQ(delivery(node->node_id, good), Verdict::kAllow);
-  EXPECT_FALSE(cleared(node->node_id));
-  EXPECT_EQ(f.check(agent, kAclRead, topic(node->node_id, "announce")), Verdict::kAllow);
-
-  // Planted: a manifest of a node the state file does not know.
-  const std::string planted = testing::signed_manifest(*stranger, testing::example_content(*stranger, f.now));
-  EXPECT_EQ(delivery(stranger->node_id, planted), Verdict::kDeny);
-  EXPECT_TRUE(cleared(stranger->node_id));
-  EXPECT_EQ(f.plugin->parts().counters.restored_cleared.load(), 1u);
-  EXPECT_NE(f.audit_log().find("restored announce refused"), std::string::npos);
-
-  // Tampered on disk, found by the waker's scan and handled on the tick.
-  std::string tampered = good;
-  tampered.replace(tampered.find("\"max_concurrency\":4"), 19, "\"max_concurrency\":5");
-  f.plugin->accept_scanned(topic(node->node_id, "announce"), tampered);
-  f.plugin->on_tick();
-  EXPECT_TRUE(cleared(node->node_id));
-  std::remove(state.c_str());
-}
-
-TEST(RestoredStatus, OfAnUnknownNodeIsRemovedOfAKnownOneKept) {
-  PluginFixture f;
-  const auto node = f.pki.enroll("acme");
-  FakeClient& c = f.connect_node(*node);
-  ASSERT_EQ(f.check(c, kAclSubscribe, topic(node->node_id, "cmd")), Verdict::kAllow);
-  const std::string unknown = "01hzx9k3m4p7q8r9s0t1v2w3xy";
-  const FakeClient broker_origin{"", "", "", 0};  // what a restored plugin publish carries
-  f.broker.published.clear();
-  EXPECT_EQ(f.plugin->on_acl_check(broker_origin.view(), {kAclWrite, topic(unknown, "status"), "{}", true}),
-            Verdict::kDeny);
-  const auto cleared = f.broker.take(topic(unknown, "status"));
-  ASSERT_EQ(cleared.size(), 1u);
-  EXPECT_TRUE(cleared[0].payload.empty() && cleared[0].retain);
-  EXPECT_EQ(f.plugin->on_acl_check(broker_origin.view(), {kAclWrite, topic(node->node_id, "status"), "{}", true}),
-            Verdict::kAllow);
 }
 
 // --- command path ----------------------------------------------------------------------------

@@ -1,7 +1,9 @@
-#include "broker_plugin/announces/status_message.h"
+#include "broker_plugin/announces/node_status.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include "common/protocol/topics.h"
 
 namespace fleetmcp::plugin {
 
@@ -24,6 +26,24 @@ std::string status_message(const NodeRecord& node, NodeState state, int64_t sinc
   }
   w.EndObject();
   return std::string(buf.GetString(), buf.GetSize());
+}
+
+void NodeStatus::refresh(NodeRecord& node) {
+  changed(node.node_id);
+  if (node.remote) return;
+  const NodeState state = node.state();
+  const std::string etag = node.manifest ? node.manifest->etag : std::string();
+  if (node.published_state == state && node.published_etag == etag) return;
+  if (node.published_state != state) node.since_ms = clock_();
+  node.published_state = state;
+  node.published_etag = etag;
+  broker_.publish("", devices_topic(node.node_id, DeviceLeaf::kStatus), status_message(node, state, node.since_ms), 1,
+                  true);
+}
+
+void NodeStatus::went_offline(std::string_view node_id, bool fail_calls) {
+  if (fail_calls && unreachable_) unreachable_(node_id);
+  if (observer_ != nullptr) observer_->node_went_offline(node_id);
 }
 
 }  // namespace fleetmcp::plugin
