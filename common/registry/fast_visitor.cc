@@ -163,23 +163,18 @@ class FastVisitor final : public vc::ConstraintVisitor {
   }
 
   bool visit(const vc::MaxItemsConstraint& c) override {
-    if (!value_->IsArray() || value_->Size() <= c.getMaxItems()) return true;
-    return fail("has more items than maxItems " + std::to_string(c.getMaxItems()));
+    return !value_->IsArray() || count_within(value_->Size(), true, c.getMaxItems(), "has more items than maxItems ");
   }
-
   bool visit(const vc::MinItemsConstraint& c) override {
-    if (!value_->IsArray() || value_->Size() >= c.getMinItems()) return true;
-    return fail("has fewer items than minItems " + std::to_string(c.getMinItems()));
+    return !value_->IsArray() || count_within(value_->Size(), false, c.getMinItems(), "has fewer items than minItems ");
   }
-
   bool visit(const vc::MaxPropertiesConstraint& c) override {
-    if (!value_->IsObject() || value_->MemberCount() <= c.getMaxProperties()) return true;
-    return fail("has more properties than maxProperties " + std::to_string(c.getMaxProperties()));
+    return !value_->IsObject() ||
+           count_within(value_->MemberCount(), true, c.getMaxProperties(), "has more properties than maxProperties ");
   }
-
   bool visit(const vc::MinPropertiesConstraint& c) override {
-    if (!value_->IsObject() || value_->MemberCount() >= c.getMinProperties()) return true;
-    return fail("has fewer properties than minProperties " + std::to_string(c.getMinProperties()));
+    return !value_->IsObject() ||
+           count_within(value_->MemberCount(), false, c.getMinProperties(), "has fewer properties than minProperties ");
   }
 
   bool visit(const vc::UniqueItemsConstraint&) override {
@@ -250,6 +245,12 @@ class FastVisitor final : public vc::ConstraintVisitor {
     ctx.push_back("<root>");
     std::reverse(ctx.begin(), ctx.end());
     return ctx;
+  }
+
+  // An array's items or an object's members counted against a bound (`at_most`: a maximum).
+  bool count_within(uint64_t count, bool at_most, uint64_t bound, std::string_view says) {
+    if (at_most ? count <= bound : count >= bound) return true;
+    return fail(std::string(says) + std::to_string(bound));
   }
 
   bool fail(std::string message, bool summary = false) {

@@ -62,9 +62,23 @@ ErrorEnvelope unusable(std::string_view why) {
 // immutable data. Each is made by its from_schema, which refuses an unusable keyword value.
 template <typename Derived>
 class OwnConstraint : public OwnCheck {
+ public:
+  const std::string& explain() const override { return *message_; }
+
+ protected:
+  void set_message(std::string message) { message_ = std::make_shared<const std::string>(std::move(message)); }
+  // The keyword's value, copied out of the schema (const and enum compare with it).
+  static std::shared_ptr<const json::Document> copy_of(const json::Value& value) {
+    auto doc = std::make_shared<json::Document>();
+    doc->CopyFrom(value, doc->GetAllocator());
+    return doc;
+  }
+
  private:
   Constraint* cloneInto(void* ptr) const override { return new (ptr) Derived(static_cast<const Derived&>(*this)); }
   size_t sizeOf() const override { return sizeof(Derived); }
+
+  std::shared_ptr<const std::string> message_;
 };
 
 class PatternConstraint final : public OwnConstraint<PatternConstraint> {
@@ -84,8 +98,7 @@ class PatternConstraint final : public OwnConstraint<PatternConstraint> {
     c.simple_ = CharClassPattern::recognise(p);
     const auto max = spec.FindMember("maxLength");
     c.longest_ = max != spec.MemberEnd() && max->value.IsUint64() ? max->value.GetUint64() : kLongestUnboundedMatch;
-    c.message_ = std::make_shared<const std::string>("does not match pattern " + p + " (or is longer than " +
-                                                     std::to_string(c.longest_) + " characters)");
+    c.set_message("does not match pattern " + p + " (or is longer than " + std::to_string(c.longest_) + " characters)");
     return c;
   }
 
@@ -95,7 +108,6 @@ class PatternConstraint final : public OwnConstraint<PatternConstraint> {
     const std::string_view text(v.GetString(), v.GetStringLength());
     return simple_ ? simple_->matches(text) : RE2::PartialMatch(text, *regex_);
   }
-  const std::string& explain() const override { return *message_; }
 
  private:
   PatternConstraint() = default;
@@ -103,42 +115,35 @@ class PatternConstraint final : public OwnConstraint<PatternConstraint> {
   std::shared_ptr<const RE2> regex_;
   std::optional<CharClassPattern> simple_;  // set when the pattern is ^[class]{m,n}$: RE2 not needed
   uint64_t longest_ = kLongestUnboundedMatch;
-  std::shared_ptr<const std::string> message_;
 };
 
 class ConstConstraint final : public OwnConstraint<ConstConstraint> {
  public:
   static Result<ConstConstraint> from_schema(const json::Value& value) {
-    auto doc = std::make_shared<json::Document>();
-    doc->CopyFrom(value, doc->GetAllocator());
     ConstConstraint c;
-    c.message_ = std::make_shared<const std::string>("must be " + describe(*doc));
-    c.value_ = std::move(doc);
+    c.value_ = copy_of(value);
+    c.set_message("must be " + describe(*c.value_));
     return c;
   }
 
   bool check(const json::Value& v) const override { return v == *value_; }
-  const std::string& explain() const override { return *message_; }
 
  private:
   ConstConstraint() = default;
 
   std::shared_ptr<const json::Document> value_;
-  std::shared_ptr<const std::string> message_;
 };
 
 class EnumConstraint final : public OwnConstraint<EnumConstraint> {
  public:
   static Result<EnumConstraint> from_schema(const json::Value& values) {
     if (!values.IsArray() || values.Empty()) return unusable("'enum' must be a non-empty array");
-    auto doc = std::make_shared<json::Document>();
-    doc->CopyFrom(values, doc->GetAllocator());
-    std::string list;
-    for (const auto& v : doc->GetArray()) list += (list.empty() ? "" : ", ") + describe(v);
-    if (list.size() > 300) list = list.substr(0, 300) + " ...";
     EnumConstraint c;
-    c.message_ = std::make_shared<const std::string>("is not one of the allowed values: " + list);
-    c.values_ = std::move(doc);
+    c.values_ = copy_of(values);
+    std::string list;
+    for (const auto& v : c.values_->GetArray()) list += (list.empty() ? "" : ", ") + describe(v);
+    if (list.size() > 300) list = list.substr(0, 300) + " ...";
+    c.set_message("is not one of the allowed values: " + list);
     return c;
   }
 
@@ -148,13 +153,11 @@ class EnumConstraint final : public OwnConstraint<EnumConstraint> {
     }
     return false;
   }
-  const std::string& explain() const override { return *message_; }
 
  private:
   EnumConstraint() = default;
 
   std::shared_ptr<const json::Document> values_;
-  std::shared_ptr<const std::string> message_;
 };
 
 // "type" with the draft-7 names. "integer" means a JSON integer literal: 5.0 is refused, because
@@ -182,7 +185,7 @@ class TypeConstraint final : public OwnConstraint<TypeConstraint> {
       names += (names.empty() ? "" : " or ") + std::string(t);
     }
     if (c.mask_ == 0) return unusable("'type' is empty");
-    c.message_ = std::make_shared<const std::string>("must be of type " + names);
+    c.set_message("must be of type " + names);
     return c;
   }
 
@@ -196,14 +199,12 @@ class TypeConstraint final : public OwnConstraint<TypeConstraint> {
                                                           : kNumber;
     return (have & mask_) != 0;
   }
-  const std::string& explain() const override { return *message_; }
 
  private:
   TypeConstraint() = default;
 
   static constexpr unsigned kNull = 1, kBool = 2, kObject = 4, kArray = 8, kNumber = 16, kString = 32, kInteger = 64;
   unsigned mask_ = 0;
-  std::shared_ptr<const std::string> message_;
 };
 
 // valijson hands a builder an abstract Adapter over the schema value.

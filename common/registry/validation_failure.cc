@@ -1,6 +1,8 @@
 #include "common/registry/validation_failure.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -36,6 +38,22 @@ bool consume(std::string_view s, std::string_view prefix, std::string_view& rest
   rest = s.substr(prefix.size());
   return true;
 }
+
+// valijson's messages that state a bound, in our words; the first prefix that matches is used.
+struct Rewrite {
+  std::string_view prefix, ours;
+  bool number;  // the bound is a number valijson wrote with decimals ("5000.000000"), else a count
+};
+constexpr Rewrite kRewrites[] = {
+    {"Expected number less than or equal to ", "exceeds maximum ", true},
+    {"Expected number less than ", "is not less than exclusive maximum ", true},
+    {"Expected number greater than or equal to ", "is below minimum ", true},
+    {"Expected number greater than ", "is not greater than exclusive minimum ", true},
+    {"String should be no more than ", "is longer than maxLength ", false},
+    {"String should be no fewer than ", "is shorter than minLength ", false},
+    {"Array should contain no more than ", "has more items than maxItems ", false},
+    {"Array should contain no fewer than ", "has fewer items than minItems ", false},
+};
 
 }  // namespace
 
@@ -80,22 +98,10 @@ Candidate translate(const std::vector<std::string>& context, std::string_view de
   } else if (d.starts_with("Object contains a property that could not be validated")) {
     // The offending key is the sender's text: it is not echoed (messages carry no device strings).
     c.message = "has a property the schema does not allow (additionalProperties is false)";
-  } else if (consume(d, "Expected number less than or equal to ", rest)) {
-    c.message = "exceeds maximum " + bound_of(rest);
-  } else if (consume(d, "Expected number less than ", rest)) {
-    c.message = "is not less than exclusive maximum " + bound_of(rest);
-  } else if (consume(d, "Expected number greater than or equal to ", rest)) {
-    c.message = "is below minimum " + bound_of(rest);
-  } else if (consume(d, "Expected number greater than ", rest)) {
-    c.message = "is not greater than exclusive minimum " + bound_of(rest);
-  } else if (consume(d, "String should be no more than ", rest)) {
-    c.message = "is longer than maxLength " + first_word(rest);
-  } else if (consume(d, "String should be no fewer than ", rest)) {
-    c.message = "is shorter than minLength " + first_word(rest);
-  } else if (consume(d, "Array should contain no more than ", rest)) {
-    c.message = "has more items than maxItems " + first_word(rest);
-  } else if (consume(d, "Array should contain no fewer than ", rest)) {
-    c.message = "has fewer items than minItems " + first_word(rest);
+  } else if (const auto* r = std::find_if(std::begin(kRewrites), std::end(kRewrites),
+                                          [&](const Rewrite& w) { return consume(d, w.prefix, rest); });
+             r != std::end(kRewrites)) {
+    c.message = std::string(r->ours) + (r->number ? bound_of(rest) : first_word(rest));
   } else if (d.find("violate uniqueness constraint") != std::string_view::npos) {
     c.message = "has duplicate items (uniqueItems)";
   } else {
