@@ -1,6 +1,8 @@
 // The schema registry: every document in schemas/ (one file per $id) and schemas/index.json with
 // each file's SHA-256. Loading verifies every hash and fails closed, naming the file (RFC 004
-// §5.3 offline profile). Validation uses valijson (draft 7 keywords) on RapidJSON values.
+// §5.3 offline profile). Validation uses valijson (draft 7 keywords) on RapidJSON values, walked by
+// the registry's own visitor (fast_visitor.h); a failure is a ValidationFailure
+// (validation_failure.h). Loading is start-up: it throws; validating never does.
 #pragma once
 
 #include <map>
@@ -14,6 +16,7 @@
 #include "common/base/json.h"
 #include "common/registry/kinds.h"
 #include "common/registry/semver.h"
+#include "common/registry/validation_failure.h"
 #include "common/base/string_map.h"
 
 namespace fleetmcp {
@@ -25,11 +28,6 @@ struct SchemaDocument {
   std::string file;      // path relative to the schemas directory
   std::string bytes;     // exact file contents, served as-is by GET /schemas/<name>@<semver>
   std::string sha256_hex;
-};
-
-struct ValidationFailure {
-  std::string path;     // JSON pointer-ish location of the failing value, e.g. "/capabilities/0/cap_id"
-  std::string message;  // ASCII, says which constraint failed
 };
 
 class SchemaRegistry {

@@ -1,4 +1,5 @@
-// valijson, included the one way this project can use it (the schema registry and its test).
+// valijson, included the one way this project can use it (the schema registry, the parts of its
+// validation, and their tests).
 //
 // valijson reports an unusable schema by calling abort() unless VALIJSON_USE_EXCEPTIONS is set;
 // the registry must refuse the file instead. With the macro set, rapidjson_adapter.hpp would also
