@@ -99,7 +99,7 @@ void PluginFleetView::set_revocations(std::shared_ptr<const RevocationList> revo
 void PluginFleetView::call(CallRequest request, CallDone done) {
   // The same request and result types on both sides (tool_call.h): the front's CallGate has
   // resolved the tool and checked it (CallOrigin::kFront), so the core trusts the request as it is
-  // and the result comes back untouched. The deadline is the core's (the same rule, §4).
+  // and the result comes back untouched. The deadline is the core's (CallDispatch::expire).
   core_.submit_call(std::move(request), std::move(done));
 }
 

@@ -50,7 +50,6 @@ class PluginFleetView : public FleetViewBase, public plugin::FleetObserver {
   void call(CallRequest request, CallDone done) override;
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;
-  bool answers_by_deadline() const override { return true; }  // CallDispatch::expire
 
   static constexpr int64_t kPublishIntervalMs = 250;
 

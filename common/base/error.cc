@@ -3,8 +3,7 @@
 #include <array>
 #include <utility>
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
+#include "common/base/error_value.h"
 
 namespace fleetmcp {
 namespace {
@@ -53,42 +52,33 @@ std::string ascii_clamp(std::string_view text, size_t max_len) {
 ErrorEnvelope::ErrorEnvelope(ErrorCode c, std::string_view msg, std::string_view fix)
     : code(c), message(ascii_clamp(msg)), suggested_fix(ascii_clamp(fix)) {}
 
-std::string ErrorEnvelope::to_json() const {
-  rapidjson::StringBuffer buf;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-  w.StartObject();
-  w.Key("code");
-  const auto name = error_code_name(code);
-  w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
-  w.Key("message");
-  w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
-  w.Key("suggested_fix");
-  w.String(suggested_fix.data(), static_cast<rapidjson::SizeType>(suggested_fix.size()));
-  if (retry_after_ms) {
-    w.Key("retry_after_ms");
-    w.Int64(*retry_after_ms);
-  }
-  if (correlation_id) {
-    w.Key("correlation_id");
-    w.String(correlation_id->data(), static_cast<rapidjson::SizeType>(correlation_id->size()));
-  }
-  if (!reason.empty()) {
-    w.Key("details");
-    w.StartObject();
-    w.Key("reason");
-    w.String(reason.data(), static_cast<rapidjson::SizeType>(reason.size()));
-    if (!dependent_services.empty()) {
-      w.Key("dependent_services");
-      w.StartArray();
-      for (const std::string& name : dependent_services) {
-        w.String(name.data(), static_cast<rapidjson::SizeType>(name.size()));
-      }
-      w.EndArray();
+json::Value error_value(const ErrorEnvelope& e, json::Allocator& a) {
+  json::Value v(rapidjson::kObjectType);
+  const std::string_view name = error_code_name(e.code);  // static text: referred to, not copied
+  v.AddMember("code", json::Value(rapidjson::StringRef(name.data(), name.size())), a);
+  v.AddMember("message", json::string_value(e.message, a), a);
+  v.AddMember("suggested_fix", json::string_value(e.suggested_fix, a), a);
+  if (e.retry_after_ms) v.AddMember("retry_after_ms", json::Value(*e.retry_after_ms), a);
+  if (e.correlation_id) v.AddMember("correlation_id", json::string_value(*e.correlation_id, a), a);
+  if (!e.reason.empty()) {
+    json::Value details(rapidjson::kObjectType);
+    details.AddMember("reason", json::string_value(e.reason, a), a);
+    if (!e.dependent_services.empty()) {
+      json::Value services(rapidjson::kArrayType);
+      for (const std::string& service : e.dependent_services) services.PushBack(json::string_value(service, a), a);
+      details.AddMember("dependent_services", services, a);
     }
-    w.EndObject();
+    v.AddMember("details", details, a);
   }
-  w.EndObject();
-  return std::string(buf.GetString(), buf.GetSize());
+  return v;
+}
+
+std::string ErrorEnvelope::to_json() const {
+  // One shape, error_value's, written out. Its memory is a pool on the stack, large enough for the
+  // texts the constructor clamps to 512 characters each: only the returned string is allocated.
+  char buffer[2048];
+  json::Allocator pool(buffer, sizeof buffer);
+  return json::to_string(error_value(*this, pool));
 }
 
 std::string ErrorEnvelope::summary() const { return std::string(error_code_name(code)) + ": " + message; }

@@ -8,9 +8,11 @@
 // tool name to parse again. Its origin says what was checked before it came: the core trusts the
 // HTTP front's scope check, argument validation, two-phase confirmation and rate limits, and checks
 // what the $CONTROL driver cannot (scope, arguments; no physical actuation there at all).
+//
+// No deadline crosses: the core computes the gateway deadline (docs/protocol.md §4) from the
+// capability it sends the cmd to, and answers E_DEADLINE_EXCEEDED itself when it passes.
 #pragma once
 
-#include <chrono>
 #include <functional>
 #include <string>
 
@@ -27,7 +29,6 @@ struct CallRequest {
   std::string caller, tenant;           // the authenticated agent: calls reach only its tenant's nodes
   std::string node_id, cap_id, verb;    // the resolved tool
   std::string arguments_json;           // a JSON object; for kFront valid against the verb's input schema
-  std::chrono::milliseconds deadline{5000};  // the gateway budget from now (docs/protocol.md §4)
   CallOrigin origin = CallOrigin::kFront;
 };
 
@@ -35,7 +36,8 @@ struct CallRequest {
 // result.node_id), or the error envelope the caller sees.
 using CallResult = Result<std::string>;
 
-// Called exactly once per call, on any thread (the broker's); must not block.
+// Called exactly once per call, by the gateway deadline at the latest, on any thread (the
+// broker's); must not block.
 using CallDone = std::function<void(CallResult)>;
 
 }  // namespace fleetmcp

@@ -1,6 +1,9 @@
 #include "tests/support/memory_fleet.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "common/protocol/deadlines.h"
 
 namespace fleetmcp::http::testing {
 
@@ -13,7 +16,13 @@ struct MemoryFleet::Node {
   int64_t lease_interval_ms = 0, lease_expires_at_ms = 0;
   uint64_t telemetry_generation = 0;  // a new lease or going offline stops the old cadence
   uint64_t samples = 0;
-  std::vector<CallDone> unanswered;   // silent calls, failed when the node goes offline
+  // Silent calls, failed when the node goes offline or at their gateway deadline, whichever comes
+  // first (the one that takes the CallDone).
+  struct Unanswered {
+    std::shared_ptr<CallDone> done;
+    std::unique_ptr<Timer> deadline;
+  };
+  std::vector<Unanswered> unanswered;
   std::unique_ptr<Timer> telemetry;
 };
 
@@ -157,7 +166,7 @@ void MemoryFleet::remove_node(const std::string& node_id) {
 }
 
 void MemoryFleet::set_online(const std::string& node_id, bool online) {
-  std::vector<CallDone> failed_calls;
+  std::vector<std::shared_ptr<CallDone>> failed_calls;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto it = nodes_.find(node_id);
@@ -166,7 +175,8 @@ void MemoryFleet::set_online(const std::string& node_id, bool online) {
     if (n.state == NodeState::kExpired || n.state == NodeState::kRevoked) return;
     n.state = online ? NodeState::kOnline : NodeState::kOffline;
     if (!online) {
-      failed_calls.swap(n.unanswered);
+      for (Node::Unanswered& call : n.unanswered) failed_calls.push_back(std::move(call.done));
+      n.unanswered.clear();
       ++n.telemetry_generation;
       n.lease_interval_ms = 0;
     }
@@ -174,7 +184,9 @@ void MemoryFleet::set_online(const std::string& node_id, bool online) {
   if (!online) {
     // As the core does when a session ends: pending calls fail at once, telemetry watchers hear it.
     device_->post([failed_calls = std::move(failed_calls)] {
-      for (const auto& done : failed_calls) done(failed(ErrorCode::kNodeOffline, "node went offline before answering"));
+      for (const auto& done : failed_calls) {
+        if (*done) std::exchange(*done, nullptr)(failed(ErrorCode::kNodeOffline, "node went offline before answering"));
+      }
     });
     notify_offline(node_id);
   }
@@ -238,7 +250,7 @@ void MemoryFleet::call(CallRequest request, CallDone done) {
       } else if (it->second->state != NodeState::kOnline) {
         outcome = failed(ErrorCode::kNodeOffline, "node has no live session");
       } else if (it->second->silent) {
-        it->second->unanswered.push_back(std::move(done));
+        keep_unanswered(*it->second, request.cap_id, std::move(done));
         return;
       } else {
         outcome = run_tool(*it->second, request.cap_id, request.verb, parse_args(request.arguments_json));
@@ -246,6 +258,19 @@ void MemoryFleet::call(CallRequest request, CallDone done) {
     }
     done(std::move(*outcome));
   });
+}
+
+// Called with mutex_ held. As the core does (FleetView::call): a call its node does not answer
+// fails at the gateway deadline of its capability (docs/protocol.md §4).
+void MemoryFleet::keep_unanswered(Node& node, std::string_view cap_id, CallDone done) {
+  std::erase_if(node.unanswered, [](const Node::Unanswered& u) { return !*u.done; });  // answered at their deadline
+  const auto cap = std::find_if(node.caps.begin(), node.caps.end(), [&](const auto& c) { return c.cap_id == cap_id; });
+  const int deadline_ms_default = cap != node.caps.end() ? cap->constraints.deadline_ms_default : 0;
+  auto pending = std::make_shared<CallDone>(std::move(done));
+  auto deadline = device_->after(std::chrono::milliseconds(gateway_deadline_ms(deadline_ms_default)), [pending] {
+    if (*pending) std::exchange(*pending, nullptr)(failed(ErrorCode::kDeadlineExceeded, "the node did not answer in time"));
+  });
+  node.unanswered.push_back(Node::Unanswered{std::move(pending), std::move(deadline)});
 }
 
 CallResult MemoryFleet::run_tool(Node& node, std::string_view cap_id, std::string_view verb, const json::Value& args) {

@@ -41,7 +41,8 @@ class MemoryFleet : public FleetViewBase {
   void remove_node(const std::string& node_id);
   void set_online(const std::string& node_id, bool online);  // offline fails its calls, ends telemetry
   void expire(const std::string& node_id);                   // the manifest expired: tools vanish
-  void set_silent(const std::string& node_id, bool silent);  // accepts calls, never answers
+  // Accepts calls and answers none: they fail at the gateway deadline (or going offline).
+  void set_silent(const std::string& node_id, bool silent);
   void revoke_token(const std::string& jti);
   // {"nodes":[{"tenant","node_id","online"?,"capabilities":[{"cap_id","kind","verbs",
   //   "safety_class"?,"constraints"?}]}]} — throws Error(kBadRequest) when malformed.
@@ -65,6 +66,7 @@ class MemoryFleet : public FleetViewBase {
  private:
   void publish_locked();
   void changed();
+  void keep_unanswered(Node& node, std::string_view cap_id, CallDone done);
   CallResult run_tool(Node& node, std::string_view cap_id, std::string_view verb, const json::Value& args);
   void start_telemetry(const std::string& node_id);
   void emit(const std::string& node_id, uint64_t generation);

@@ -5,17 +5,12 @@
 
 #include <set>
 
+#include "common/base/error_value.h"
+
 namespace fleetmcp::http {
 namespace {
 
 bool is_valid_id(const json::Value& id) { return id.IsString() || id.IsInt64() || id.IsUint64() || id.IsNull(); }
-
-json::Value envelope_json(const ErrorEnvelope& e, json::Allocator& a) {
-  json::Document parsed = json::parse_strict(e.to_json(), ErrorCode::kInternal).value();
-  json::Value v;
-  v.CopyFrom(parsed, a);
-  return v;
-}
 
 }  // namespace
 
@@ -80,7 +75,7 @@ std::string rpc_error(const json::Value* id, int code, std::string_view message,
   err.AddMember("code", code, a);
   err.AddMember("message", json::string_value(ascii_clamp(message), a), a);
   if (envelope != nullptr) {
-    json::Value data = envelope_json(*envelope, a);
+    json::Value data = error_value(*envelope, a);
     if (extra_data != nullptr && extra_data->IsObject()) {
       for (const auto& m : extra_data->GetObject()) {
         json::Value k, v;

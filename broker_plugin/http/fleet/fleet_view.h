@@ -163,12 +163,10 @@ class FleetView {
   virtual std::shared_ptr<const FleetSnapshot> snapshot() const = 0;
   // Replaces the listener; the front sets it once before serving.
   virtual void set_change_listener(std::function<void()> on_change) = 0;
+  // Answers E_DEADLINE_EXCEEDED itself once the gateway deadline (docs/protocol.md §4) of the
+  // called capability has passed without the device answering: the front keeps no deadline of its
+  // own. The plugin's core does so from its call table (swept on every tick, at most ~100 ms late).
   virtual void call(CallRequest request, CallDone done) = 0;
-  // True when call() itself answers E_DEADLINE_EXCEEDED once the gateway deadline (docs/protocol.md
-  // §4, CallRequest::deadline) has passed without the device answering: the front then sets no
-  // timer of its own per call (InFlightCall). The plugin's core does (its call table's deadlines,
-  // swept on every tick, i.e. at most ~100 ms late).
-  virtual bool answers_by_deadline() const { return false; }
   virtual std::unique_ptr<TelemetryWatch> watch_telemetry(std::string_view node_id, TelemetryHandler handler) = 0;
   virtual FleetStats stats() const { return {}; }
   // An agent token's jti on the revocation list (docs/protocol.md §2).

@@ -23,6 +23,7 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       resources_(per_node_.cursors(), config_.options.page_size),
       commits_(config_.options.commit_token_ttl.count(), config_.options.max_commit_tokens_per_caller),
       gate_(*config_.schemas, limiter_, commits_),
+      calls_(gate_, fleet, log_, config_.wall_ms, config_.steady_ms),
       fanout_(fleet, *config_.schemas, config_.background, config_.options.lease_renew, config_.steady_ms),
       sessions_(config_.options.max_sessions,
                 SessionQuota{config_.options.max_sessions_per_caller, config_.options.max_sessions_per_tenant}),
@@ -33,10 +34,10 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       auth_(config_.issuer, config_.options.token_audience, fleet),
       origins_(config_.options.allowed_origins),
       schema_routes_(*config_.schemas, per_node_.cursors()),
-      mcp_methods_(config_.options, fleet, surface(), compact_, gate_, elicitations_, resources_, fanout_, *streams_,
+      mcp_methods_(config_.options, fleet, surface(), compact_, calls_, elicitations_, resources_, fanout_, *streams_,
                    metrics_, log_, resource_, config_.wall_ms, config_.steady_ms),
       mcp_(config_.options, mcp_methods_, sessions_, elicitations_, *streams_, metrics_, config_.wall_ms),
-      rfc0009_(config_.options, *config_.schemas, fleet, gate_, fanout_, *streams_, metrics_, log_, resource_,
+      rfc0009_(config_.options, *config_.schemas, fleet, calls_, fanout_, *streams_, metrics_, log_, resource_,
                config_.wall_ms, config_.steady_ms),
       list_changed_(fleet, sessions_, list_digest()) {
   fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {

@@ -19,6 +19,7 @@
 #include "broker_plugin/http/calls/call_gate.h"
 #include "broker_plugin/http/calls/call_limiter.h"
 #include "broker_plugin/http/calls/call_log.h"
+#include "broker_plugin/http/calls/call_runner.h"
 #include "broker_plugin/http/calls/commit_tokens.h"
 #include "broker_plugin/http/transport/exchange.h"
 #include "broker_plugin/http/base/front_options.h"
@@ -95,6 +96,7 @@ class FrontHandler {
   CallLimiter limiter_;
   CommitTokens commits_;
   CallGate gate_;
+  CallRunner calls_;
   TelemetryFanout fanout_;
   McpSessions sessions_;
   std::shared_ptr<OpenStreams> streams_;

@@ -4,7 +4,6 @@
 
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/mcp/mcp_metrics_stream.h"
-#include "broker_plugin/http/calls/in_flight_call.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"
 
@@ -151,7 +150,7 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
     case ResolvedCall::Action::kDescribeNode:
       return answer(result(id, compact_.describe_node(*fleet, agent.tenant, arguments, revision)));
     case ResolvedCall::Action::kFleetRead:
-      return fleet_read(m, agent, arguments, session, scheduler, std::move(answer));
+      return fleet_read(m, caller, arguments, session, scheduler, std::move(answer));
     case ResolvedCall::Action::kCall:
       break;
   }
@@ -189,7 +188,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
                           Answer answer, std::string_view confirmed_by) {
   const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
-  auto admitted = gate_.admit(*fleet, agent, call, wall_ms_());
+  auto admitted = calls_.admit(*fleet, agent, call);
   if (!admitted) {
     const CallRefusal& refusal = admitted.error();
     if (!refusal.commit_token.empty() && confirmed_by.empty() && elicitations_.can_ask(*session)) {
@@ -209,13 +208,10 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
       answer(error(id, rpc::kInvalidRequest, "Invalid Request: a streaming tool cannot be called inside a batch"));
       return;
     }
-    open_stream(*pass.tool, pass.arguments_json, m, agent, session, exchange, answer);
+    open_stream(*pass.tool, call.arguments, m, agent, session, exchange, answer);
     return;
   }
-  // The call holds on to the snapshot its tool points into rather than copying the tool: a
-  // snapshot shares all but what changed with the next one (fleet_view.h), so this keeps little.
-  run_unary(std::shared_ptr<const FleetTool>(fleet, pass.tool), std::move(pass.arguments_json), std::move(pass.slot), m,
-            caller, session, scheduler, std::move(answer));
+  run_unary(fleet, std::move(pass), m, caller, session, scheduler, std::move(answer));
 }
 
 void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token,
@@ -284,9 +280,10 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
   session->notify(question);
 }
 
-void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,
+void McpMethods::fleet_read(const RpcMessage& m, const SharedAgentToken& caller, const json::Value* arguments,
                             const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler,
                             Answer answer) {
+  const AgentToken& agent = *caller;
   const McpRevision revision = session->revision();
   const auto fleet = fleet_.snapshot();
   const auto planned = plan_fleet_read(*fleet, agent.tenant, arguments);
@@ -325,7 +322,6 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
       answer(RpcAnswer{200, rpc_result(run->id, tool_error(e, has_structured_output(revision), revision)), {}});
     });
   });
-  const json::Document args = json::parse_strict(plan.arguments_json, ErrorCode::kInternal).value();
   for (size_t i = 0; i < plan.targets.size(); ++i) {
     const FleetReadTarget& target = plan.targets[i];
     if (target.tool == nullptr) {
@@ -333,77 +329,62 @@ void McpMethods::fleet_read(const RpcMessage& m, const AgentToken& agent, const 
       one_done([i, none](FleetReadResults& r) { r.set_error(i, none); });
       continue;
     }
-    auto admitted = gate_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, &args, {}}, wall_ms_());
+    auto admitted = calls_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, plan.arguments, {}});
     if (!admitted) {
       const CallRefusal& refusal = admitted.error();
       log_.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
       one_done([i, e = refusal.error](FleetReadResults& r) { r.set_error(i, e); });
       continue;
     }
-    GatePass& pass = *admitted;
-    const int64_t started = steady_ms_();
-    InFlightCall::start(fleet_, scheduler, call_request(agent, *pass.tool, std::move(pass.arguments_json)),
-                        [this, i, one_done, tool = *pass.tool, slot = pass.slot, agent, started](CallResult result) {
-                          if (slot) slot->release();
-                          log_.finished(kVia, agent, tool, result, steady_ms_() - started);
-                          one_done([i, &result](FleetReadResults& r) {
-                            if (result) r.set_result(i, *result);
-                            else r.set_error(i, result.error());
-                          });
-                        });
+    calls_.start(kVia, scheduler, caller, fleet, std::move(*admitted), [i, one_done](CallResult result) {
+      one_done([i, &result](FleetReadResults& r) {
+        if (result) r.set_result(i, *result);
+        else r.set_error(i, result.error());
+      });
+    });
   }
   one_done([](FleetReadResults&) {});
 }
 
-void McpMethods::run_unary(std::shared_ptr<const FleetTool> tool, std::string arguments_json,
-                           std::shared_ptr<ConcurrencySlot> slot, const RpcMessage& m, const SharedAgentToken& agent,
-                           const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler,
-                           Answer answer) {
-  CallRequest request = call_request(*agent, *tool, std::move(arguments_json));
-  // What the answer and the cancellation both need, shared (the callbacks are moved and copied on
-  // their way through the call path).
-  struct Unary {
-    std::shared_ptr<const FleetTool> tool;
-    SharedAgentToken agent;
-    int64_t started;
-    std::shared_ptr<ConcurrencySlot> slot;
+void McpMethods::run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, GatePass pass, const RpcMessage& m,
+                           const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+                           const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  // How the call is answered, shared by its end and its cancellation (the callbacks are moved and
+  // copied on their way through the call path).
+  struct Reply {
     Answer answer;
     std::string key;  // the JSON-RPC id's text, also the id as the answer writes it
     McpRevision revision;
+    bool output_schema;
   };
-  const auto u = std::make_shared<const Unary>(Unary{std::move(tool), agent, steady_ms_(), std::move(slot),
-                                                     std::move(answer), id_key(*m.id), session->revision()});
+  const FleetTool& tool = *pass.tool;
+  const bool reads = tool_hints(tool.safety_class, tool.name.verb).read_only;
+  const auto r = std::make_shared<const Reply>(
+      Reply{std::move(answer), id_key(*m.id), session->revision(), has_output_schema(tool, session->revision())});
   // The call's one answer: the device's result, the deadline's, or its session's end.
-  const auto finish = [this](const Unary& u, const CallResult& result) {
-    if (u.slot) u.slot->release();
-    log_.finished(kVia, *u.agent, *u.tool, result, steady_ms_() - u.started);
-    u.answer(RpcAnswer{200,
-                       result ? rpc_tool_success(u.key, *result, u.revision)
-                              : rpc_result(u.key, tool_error(result.error(), has_output_schema(*u.tool, u.revision), u.revision)),
-                       {}});
-  };
-  auto call = InFlightCall::start(fleet_, scheduler, std::move(request), [finish, u, session](CallResult result) {
-    session->untrack(u->key);
-    finish(*u, result);
+  auto call = calls_.start(kVia, scheduler, agent, fleet, std::move(pass), [r, session](CallResult result) {
+    session->untrack(r->key);
+    r->answer(RpcAnswer{200,
+                        result ? rpc_tool_success(r->key, *result, r->revision)
+                               : rpc_result(r->key, tool_error(result.error(), r->output_schema, r->revision)),
+                        {}});
   });
-  session->track(u->key, [this, weak = std::weak_ptr<InFlightCall>(call), scheduler, u, finish](std::optional<SessionEnd> ended) {
-    scheduler->post([this, weak, u, finish, ended] {
+  session->track(r->key, [weak = std::weak_ptr<InFlightCall>(call), scheduler, r, reads](std::optional<SessionEnd> ended) {
+    scheduler->post([weak, r, reads, ended] {
       const auto call = weak.lock();
-      if (!call || !call->cancel()) return;  // already answered
+      if (!call) return;  // already answered
       if (ended) {
         // The session is gone, the HTTP request is not: answer it (the device's late outcome is
         // dropped, as after a deadline).
-        const bool reads = tool_hints(u->tool->safety_class, u->tool->name.verb).read_only;
-        return finish(*u, session_end_error(*ended, reads ? EndedCall::kRead : EndedCall::kActing));
+        call->end(session_end_error(*ended, reads ? EndedCall::kRead : EndedCall::kActing));
+      } else if (call->cancel()) {
+        r->answer(std::nullopt);  // notifications/cancelled: no response
       }
-      if (u->slot) u->slot->release();
-      log_.cancelled(kVia, *u->agent, *u->tool, steady_ms_() - u->started);
-      u->answer(std::nullopt);
     });
   });
 }
 
-void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
+void McpMethods::open_stream(const FleetTool& tool, const json::Value* arguments, const RpcMessage& m,
                              const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                              const std::shared_ptr<Exchange>& exchange, Answer& answer) {
   // The stream quota, and the token re-checks that end the stream with its token (open_streams.h),
@@ -418,7 +399,8 @@ void McpMethods::open_stream(const FleetTool& tool, const std::string& arguments
     log_.refused(kVia, &agent, tool.name.dotted(), &tool, e);
     return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
   }
-  const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal).value();
+  static const json::Value kNoArguments(rapidjson::kObjectType);
+  const json::Value& args = arguments != nullptr ? *arguments : kNoArguments;
   McpMetricsRequest request;
   request.id.CopyFrom(*m.id, request.id.GetAllocator());
   if (const json::Value* token = member(member(m.params, "_meta"), "progressToken");

@@ -13,8 +13,8 @@
 
 #include "broker_plugin/http/transport/exchange.h"
 #include "broker_plugin/http/auth/protected_resource.h"
-#include "broker_plugin/http/calls/call_gate.h"
 #include "broker_plugin/http/calls/call_log.h"
+#include "broker_plugin/http/calls/call_runner.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/base/front_metrics.h"
 #include "broker_plugin/http/base/front_options.h"
@@ -44,10 +44,10 @@ class McpMethods {
   // fleet_find_nodes and fleet_describe_node, callable in every mode. `wall_ms` is Unix
   // milliseconds (tokens, commit tokens, rate buckets), `steady_ms` monotonic (latencies).
   McpMethods(const FrontOptions& options, FleetView& fleet, const ToolSurface& tools, const CompactTools& compact,
-             CallGate& gate, Elicitations& elicitations, NodeResources& resources, TelemetryFanout& fanout,
+             const CallRunner& calls, Elicitations& elicitations, NodeResources& resources, TelemetryFanout& fanout,
              OpenStreams& streams, FrontMetrics& metrics, const CallLog& log, const ProtectedResource& resource,
              std::function<int64_t()> wall_ms, std::function<int64_t()> steady_ms)
-      : options_(options), fleet_(fleet), tools_(tools), compact_(compact), gate_(gate), elicitations_(elicitations),
+      : options_(options), fleet_(fleet), tools_(tools), compact_(compact), calls_(calls), elicitations_(elicitations),
         resources_(resources), fanout_(fanout), streams_(streams), metrics_(metrics), log_(log), resource_(resource),
         wall_ms_(std::move(wall_ms)), steady_ms_(std::move(steady_ms)) {}
 
@@ -65,7 +65,7 @@ class McpMethods {
   void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
   void tools_call(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                   const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
-  // Admit (CallGate) and run one resolved call of `fleet`; the rest of tools_call.
+  // Admit (CallRunner) and run one resolved call of `fleet`; the rest of tools_call.
   void dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call, const RpcMessage& m,
                 const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                 const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer,
@@ -80,14 +80,15 @@ class McpMethods {
                               const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
                               const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
-  void fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,
+  void fleet_read(const RpcMessage& m, const SharedAgentToken& agent, const json::Value* arguments,
                   const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
-  // `tool` keeps the snapshot it points into alive until the call has been audited.
-  void run_unary(std::shared_ptr<const FleetTool> tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
-                 const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+  // The admitted unary call to a tool of `fleet` (CallRunner::start), tracked in its session.
+  void run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, GatePass pass, const RpcMessage& m,
+                 const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // Answers only when the stream quota refuses it; otherwise the stream carries the answer.
-  void open_stream(const FleetTool& tool, const std::string& arguments_json, const RpcMessage& m,
+  // `arguments` are the call's own, which the gate validated (null: none).
+  void open_stream(const FleetTool& tool, const json::Value* arguments, const RpcMessage& m,
                    const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                    const std::shared_ptr<Exchange>& exchange, Answer& answer);
 
@@ -95,7 +96,7 @@ class McpMethods {
   FleetView& fleet_;
   const ToolSurface& tools_;
   const CompactTools& compact_;
-  CallGate& gate_;
+  const CallRunner& calls_;
   Elicitations& elicitations_;
   NodeResources& resources_;
   TelemetryFanout& fanout_;

@@ -2,7 +2,6 @@
 
 #include "broker_plugin/http/transport/error_status.h"
 #include "broker_plugin/http/base/media_type.h"
-#include "broker_plugin/http/calls/in_flight_call.h"
 #include "broker_plugin/http/rfc0009/rfc0009_stream.h"
 
 namespace fleetmcp::http {
@@ -54,7 +53,7 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
     return ex->respond(envelope_reply(e));
   }
 
-  auto admitted = gate_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, resolved, arguments, {}}, wall_ms_());
+  auto admitted = calls_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, resolved, arguments, {}});
   if (!admitted) {
     const CallRefusal& refusal = admitted.error();
     log_.refused(kVia, &agent, tool_name, refusal.tool, refusal.error);
@@ -64,30 +63,16 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
     }
     return ex->respond(std::move(r));
   }
-  GatePass& pass = *admitted;
-  if (is_metrics_stream(*pass.tool)) return open_stream(ex, agent, *pass.tool, pass.arguments_json);
-  // The call holds on to the snapshot its tool points into rather than copying the tool: a
-  // snapshot shares all but what changed with the next one (fleet_view.h), so this keeps little.
-  auto tool = std::shared_ptr<const FleetTool>(fleet, pass.tool);
-  run_unary(ex, caller, std::move(tool), std::move(pass));
-}
-
-void Rfc0009Endpoint::run_unary(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent,
-                                std::shared_ptr<const FleetTool> tool, GatePass pass) {
-  CallRequest request = call_request(*agent, *tool, std::move(pass.arguments_json));
-  const int64_t started = steady_ms_();
-  InFlightCall::start(fleet_, ex->scheduler(), std::move(request),
-                      [this, ex, agent, tool = std::move(tool), started, slot = std::move(pass.slot)](CallResult result) {
-    if (slot) slot->release();
-    log_.finished(kVia, *agent, *tool, result, steady_ms_() - started);
+  if (is_metrics_stream(*admitted->tool)) return open_stream(ex, agent, *admitted->tool, arguments);
+  calls_.start(kVia, ex->scheduler(), caller, fleet, std::move(*admitted), [ex](CallResult result) {
     ex->respond(result ? HttpReply::json(200, std::move(*result)) : envelope_reply(result.error()));
   });
 }
 
 void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const FleetTool& tool,
-                                  const std::string& arguments_json) {
-  const json::Document args = json::parse_strict(arguments_json, ErrorCode::kInternal).value();
-  const int64_t interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
+                                  const json::Value* arguments) {
+  const auto interval = arguments != nullptr ? json::get_int64(*arguments, "interval_ms") : std::nullopt;
+  const int64_t interval_ms = interval.value_or(5000);
   const Rfc0009StreamConfig config{options_.sse_ping, options_.sse_idle_timeout, options_.sse_buffer_frames};
   const int64_t started = steady_ms_();
   // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).

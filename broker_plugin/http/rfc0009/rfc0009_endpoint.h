@@ -13,8 +13,8 @@
 
 #include "broker_plugin/http/transport/exchange.h"
 #include "broker_plugin/http/auth/protected_resource.h"
-#include "broker_plugin/http/calls/call_gate.h"
 #include "broker_plugin/http/calls/call_log.h"
+#include "broker_plugin/http/calls/call_runner.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/base/front_metrics.h"
 #include "broker_plugin/http/base/front_options.h"
@@ -29,26 +29,24 @@ class Rfc0009Endpoint {
   // Everything is owned by the front (FrontHandler) or a unit test and outlives every exchange.
   // `schemas` validates the request body; `wall_ms` is Unix milliseconds (tokens, rate buckets),
   // `steady_ms` monotonic (latencies).
-  Rfc0009Endpoint(const FrontOptions& options, const SchemaRegistry& schemas, FleetView& fleet, CallGate& gate,
-                  TelemetryFanout& fanout, OpenStreams& streams, FrontMetrics& metrics, const CallLog& log,
-                  const ProtectedResource& resource, std::function<int64_t()> wall_ms,
+  Rfc0009Endpoint(const FrontOptions& options, const SchemaRegistry& schemas, FleetView& fleet,
+                  const CallRunner& calls, TelemetryFanout& fanout, OpenStreams& streams, FrontMetrics& metrics,
+                  const CallLog& log, const ProtectedResource& resource, std::function<int64_t()> wall_ms,
                   std::function<int64_t()> steady_ms)
-      : options_(options), schemas_(schemas), fleet_(fleet), gate_(gate), fanout_(fanout), streams_(streams),
+      : options_(options), schemas_(schemas), fleet_(fleet), calls_(calls), fanout_(fanout), streams_(streams),
         metrics_(metrics), log_(log), resource_(resource), wall_ms_(std::move(wall_ms)),
         steady_ms_(std::move(steady_ms)) {}
   void handle(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent);
 
  private:
-  // `tool` keeps the snapshot it points into alive until the call has been audited.
-  void run_unary(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent,
-                 std::shared_ptr<const FleetTool> tool, GatePass pass);
+  // `arguments` are the call's own, which the gate validated (null: none).
   void open_stream(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const FleetTool& tool,
-                   const std::string& arguments_json);
+                   const json::Value* arguments);
 
   const FrontOptions& options_;
   const SchemaRegistry& schemas_;
   FleetView& fleet_;
-  CallGate& gate_;
+  const CallRunner& calls_;
   TelemetryFanout& fanout_;
   OpenStreams& streams_;
   FrontMetrics& metrics_;

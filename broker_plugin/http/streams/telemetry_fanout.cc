@@ -4,7 +4,6 @@
 #include <limits>
 #include <vector>
 
-#include "broker_plugin/http/calls/in_flight_call.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -34,7 +33,6 @@ struct TelemetryFanout::Feed : std::enable_shared_from_this<Feed> {
   };
 
   std::string key, node_id, tenant, cap_id, verb;  // the subscribe tool that leases the telemetry
-  CapabilityConstraints constraints;
   std::weak_ptr<State> state;
 
   std::mutex mutex;
@@ -162,7 +160,6 @@ void refresh_lease(const std::shared_ptr<Feed>& feed, bool renewal) {
     request.cap_id = feed->cap_id;
     request.verb = feed->verb;
     request.arguments_json = "{\"interval_ms\":" + std::to_string(want) + "}";
-    request.deadline = gateway_deadline(feed->constraints);
   }
   std::weak_ptr<Feed> weak = feed;
   std::weak_ptr<Scheduler> scheduler = state->scheduler;
@@ -265,7 +262,6 @@ std::unique_ptr<TelemetrySubscription> TelemetryFanout::subscribe(const FleetToo
       slot->tenant = tenant;
       slot->cap_id = tool.name.cap_id;
       slot->verb = tool.name.verb;
-      slot->constraints = tool.constraints;
       slot->state = state_;
       slot->watch = watch_node(state_, slot);
     }

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "broker_plugin/http/surface/compact_tools.h"
+#include "common/base/error_value.h"
 #include "common/ids/ulid.h"
 
 namespace fleetmcp::http {
@@ -125,7 +126,7 @@ Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_vi
   FleetReadPlan plan;
   if (const json::Value* a = json::find(*args, "arguments")) {
     if (!a->IsObject()) return invalid("/arguments", "must be an object");
-    plan.arguments_json = json::to_string(*a);
+    plan.arguments = a;
   }
   std::vector<FleetReadTarget> all;
   if (const json::Value* ids = json::find(*args, "node_ids")) {
@@ -184,7 +185,7 @@ json::Document FleetReadResults::document() const {
       ++ok;
       r.AddMember("result", parse_constant(e.result_json, a), a);
     } else {
-      r.AddMember("error", parse_constant(e.error.to_json(), a), a);
+      r.AddMember("error", error_value(e.error, a), a);
     }
     results.PushBack(r, a);
   }

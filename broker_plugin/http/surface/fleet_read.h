@@ -37,12 +37,15 @@ struct FleetReadTarget {
 
 struct FleetReadPlan {
   std::vector<FleetReadTarget> targets;  // node_id order
-  std::string arguments_json = "{}";     // the same arguments for every node
+  // The same arguments for every node: the `arguments` member of the call's own (null: {}), valid
+  // while they are; parsed once with the request, validated for each node by the gate.
+  const json::Value* arguments = nullptr;
   size_t matched = 0;                    // before `limit`
 };
 
-// Checks the arguments and picks the nodes. An error envelope (E_MANIFEST_INVALID naming the
-// argument, E_SAFETY_DENIED for a capability that does more than read) when they are wrong.
+// Checks the arguments and picks the nodes (the plan points into `args`). An error envelope
+// (E_MANIFEST_INVALID naming the argument, E_SAFETY_DENIED for a capability that does more than
+// read) when they are wrong.
 Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args);
 
 // Collects the per-node answers of one fleet_read, in the plan's order.

@@ -1,6 +1,7 @@
 #include "broker_plugin/http/surface/tool_result.h"
 
 #include "broker_plugin/http/base/jsonrpc.h"
+#include "common/base/error_value.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -83,20 +84,18 @@ json::Document tool_success(const json::Value& structured, std::string_view text
 }
 
 json::Document tool_error(const ErrorEnvelope& error, bool has_output_schema, McpRevision revision) {
-  const std::string text = error.to_json();
-  const json::Document envelope = json::parse_strict(text, ErrorCode::kInternal).value();
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
-  d.AddMember("content", text_content(text, a), a);
+  json::Value envelope = error_value(error, a);
+  d.AddMember("content", text_content(json::to_string(envelope), a), a);
   if (has_structured_output(revision) && !has_output_schema) {
     json::Value s;
     s.CopyFrom(envelope, a);
     d.AddMember("structuredContent", s, a);
   }
   d.AddMember("isError", true, a);
-  json::Value meta(rapidjson::kObjectType), e;
-  e.CopyFrom(envelope, a);
-  meta.AddMember(json::string_value(kErrorMetaKey, a), e, a);
+  json::Value meta(rapidjson::kObjectType);
+  meta.AddMember(json::string_value(kErrorMetaKey, a), envelope, a);
   d.AddMember("_meta", meta, a);
   return d;
 }
