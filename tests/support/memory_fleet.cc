@@ -225,6 +225,11 @@ int64_t MemoryFleet::leased_interval_ms(const std::string& node_id) const {
   return it == nodes_.end() ? 0 : it->second->lease_interval_ms;
 }
 
+std::shared_ptr<const FleetSnapshot> MemoryFleet::snapshot() const {
+  ++snapshots_taken_;
+  return FleetViewBase::snapshot();
+}
+
 void MemoryFleet::call(CallRequest request, CallDone done) {
   ++calls_received_;
   device_->post([this, alive = std::weak_ptr<bool>(alive_), request = std::move(request), done = std::move(done)]() mutable {

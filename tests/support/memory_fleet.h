@@ -53,7 +53,10 @@ class MemoryFleet : public FleetViewBase {
   size_t lease_calls() const { return lease_calls_.load(); }
   size_t watchers(const std::string& node_id) const { return watcher_count(node_id); }
 
-  // FleetView (snapshot, its listener and telemetry watches: FleetViewBase).
+  // FleetView (snapshot, its listener and telemetry watches: FleetViewBase). snapshot() is
+  // counted: a tools/call resolves its tool once, in one snapshot.
+  std::shared_ptr<const FleetSnapshot> snapshot() const override;
+  size_t snapshots_taken() const { return snapshots_taken_.load(); }
   void call(CallRequest request, CallDone done) override;
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;
@@ -76,6 +79,7 @@ class MemoryFleet : public FleetViewBase {
   uint64_t generation_ = 0;
   std::set<std::string, std::less<>> revoked_;
   std::atomic<size_t> calls_received_{0}, lease_calls_{0};
+  mutable std::atomic<size_t> snapshots_taken_{0};
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

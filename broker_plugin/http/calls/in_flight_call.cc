@@ -9,8 +9,8 @@ std::chrono::milliseconds gateway_deadline(const CapabilityConstraints& constrai
 }
 
 CallRequest call_request(const AgentToken& agent, const FleetTool& tool, std::string arguments_json) {
-  return CallRequest{agent.sub,          agent.tenant, tool.name.node_id,         tool.name.cap_id,
-                     tool.name.verb,     std::move(arguments_json), gateway_deadline(tool.constraints),
+  return CallRequest{agent.sub,      agent.tenant,         tool.name.node_id,         tool.name.cap_id,
+                     tool.name.verb, tool.canonical_name,  std::move(arguments_json), gateway_deadline(tool.constraints),
                      CallOrigin::kFront};
 }
 

@@ -75,13 +75,17 @@ class McpMethods {
               const Answer& answer);
   // elicitation.h: ask the human; on accept, dispatch again with the commit token. The call is
   // tracked in its session meanwhile: the session's end answers it at once.
-  void confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
+  // `tool` (keeping its snapshot alive) is the call's resolved tool, handed on: after the answer it
+  // is only re-checked (FleetSnapshot::same_tool), never resolved again.
+  void confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, const std::string& commit_token, const json::Value* arguments,
                               const RpcMessage& m, const SharedAgentToken& agent,
                               const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
                               const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
-  void fleet_read(const RpcMessage& m, const AgentToken& agent, const json::Value* arguments,
-                  const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // `plan` is the call's resolution (ToolSurface::resolve) in `fleet`.
+  void fleet_read(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetReadPlan& plan, const RpcMessage& m,
+                  const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // `tool` keeps the snapshot it points into alive until the call has been audited.
   void run_unary(std::shared_ptr<const FleetTool> tool, std::string arguments_json, std::shared_ptr<ConcurrencySlot> slot,
                  const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,

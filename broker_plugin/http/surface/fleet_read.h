@@ -41,7 +41,8 @@ struct FleetReadPlan {
   size_t matched = 0;                    // before `limit`
 };
 
-// Checks the arguments and picks the nodes. An error envelope (E_MANIFEST_INVALID naming the
+// Checks the arguments and picks the nodes and each one's tool: fleet_read's part of the one
+// resolution of a tools/call (ToolSurface::resolve), which hands the plan on. An error envelope (E_MANIFEST_INVALID naming the
 // argument, E_SAFETY_DENIED for a capability that does more than read) when they are wrong.
 Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args);
 

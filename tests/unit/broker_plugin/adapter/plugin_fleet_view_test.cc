@@ -52,7 +52,8 @@ TEST_F(PluginViewTest, TheSnapshotShowsTheTenantsVerifiedTools) {
 
 TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
   std::optional<CallResult> outcome;
-  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", R"({"message":"ping"})",
+  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", "sysecho." + node->node_id + ".echo.invoke",
+                        R"({"message":"ping"})",
                         std::chrono::milliseconds(5000)},
             [&](CallResult r) { outcome.emplace(std::move(r)); });
   EXPECT_FALSE(outcome);
@@ -75,7 +76,8 @@ TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
 TEST_F(PluginViewTest, TheCoreAnswersACallTheNodeNeverAcknowledgesAtTheDeadline) {
   ASSERT_TRUE(view.answers_by_deadline());
   std::optional<CallResult> outcome;
-  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", R"({"message":"ping"})",
+  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", "sysecho." + node->node_id + ".echo.invoke",
+                        R"({"message":"ping"})",
                         std::chrono::milliseconds(5000)},
             [&](CallResult r) { outcome.emplace(std::move(r)); });
   f.plugin->on_tick();
