@@ -332,8 +332,8 @@ TEST_F(McpTest, AFleetReadInFlightIsAnsweredWhenItsSessionEnds) {
 // resolved to is handed on: fleet_read plans its nodes in that resolution, not again.
 TEST_F(McpTest, AToolsCallResolvesItsToolOnceInOneSnapshot) {
   const std::string sid = f.open_session(tok);
-  for (const std::string params : {echo_call(echo_tool()),
-                                   std::string(R"({"name":"fleet_read","arguments":{"kind":"system.metrics","verb":"snapshot"}})")}) {
+  for (const std::string& params : {echo_call(echo_tool()),
+                                    std::string(R"({"name":"fleet_read","arguments":{"kind":"system.metrics","verb":"snapshot"}})")}) {
     const size_t before = f.fleet->snapshots_taken();
     const auto call = f.rpc(sid, tok, "tools/call", params, 3);
     ASSERT_TRUE(call->reply) << params;
