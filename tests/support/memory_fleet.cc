@@ -246,16 +246,22 @@ void MemoryFleet::call(CallRequest request, CallDone done) {
         it->second->unanswered.push_back(std::move(done));
         return;
       } else {
-        outcome = run_tool(*it->second, request.cap_id, request.verb, parse_args(request.arguments_json));
+        outcome = run_tool(*it->second, request, parse_args(request.arguments_json));
       }
     }
     done(std::move(*outcome));
   });
 }
 
-CallResult MemoryFleet::run_tool(Node& node, std::string_view cap_id, std::string_view verb, const json::Value& args) {
+CallResult MemoryFleet::run_tool(Node& node, const CallRequest& request, const json::Value& args) {
+  const std::string_view cap_id = request.cap_id, verb = request.verb;
   const auto cap = std::find_if(node.caps.begin(), node.caps.end(), [&](const auto& c) { return c.cap_id == cap_id; });
   if (cap == node.caps.end()) return failed(ErrorCode::kManifestNotFound, "no such capability");
+  // As the core (call_dispatch.cc), which puts the request's tool name into the cmd as it is.
+  const KindSpec* kind = schemas_->kinds().by_kind(cap->kind);
+  if (kind == nullptr || request.tool != ToolName{kind->kind_short, node.node_id, cap->cap_id, request.verb}.dotted()) {
+    return failed(ErrorCode::kManifestNotFound, "the request does not name its tool canonically");
+  }
   json::Document r(rapidjson::kObjectType);
   auto& a = r.GetAllocator();
   const int64_t now = wall_ms_();

@@ -66,7 +66,7 @@ class MemoryFleet : public FleetViewBase {
  private:
   void publish_locked();
   void changed();
-  CallResult run_tool(Node& node, std::string_view cap_id, std::string_view verb, const json::Value& args);
+  CallResult run_tool(Node& node, const CallRequest& request, const json::Value& args);
   void start_telemetry(const std::string& node_id);
   void emit(const std::string& node_id, uint64_t generation);
   void notify_offline(const std::string& node_id);
