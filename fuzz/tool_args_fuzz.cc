@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto arguments = json::parse_strict(fuzz::as_text(data + 1, size - 1));
   if (!arguments) return 0;  // the endpoints answer a body that is not JSON before the gate
 
-  const auto first = g.gate.admit(*g.fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, tool, &*arguments, "/arguments"}, g.now_ms);
+  const auto first = g.gate.admit(*g.fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, tool, &*arguments, "/arguments", {}}, g.now_ms);
   if (first) {
     check_pass(g, *first);
     return 0;
@@ -84,7 +84,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   confirmed.RemoveMember(std::string(kCommitTokenArgument).c_str());
   confirmed.AddMember(json::string_value(kCommitTokenArgument, confirmed.GetAllocator()),
                       json::string_value(token, confirmed.GetAllocator()), confirmed.GetAllocator());
-  const auto second = g.gate.admit(*g.fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, tool, &confirmed, "/arguments"}, g.now_ms);
+  const auto second = g.gate.admit(*g.fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, tool, &confirmed, "/arguments", {}}, g.now_ms);
   if (!second) fuzz::property_failed("a confirmed two-phase call was refused with its own commit token");
   check_pass(g, *second);
   return 0;

@@ -28,6 +28,11 @@ Status check_arguments(const SchemaRegistry& schemas, const VerbSpec& verb, std:
   return {};
 }
 
+// `tool` is a canonical name {kind_short}.{node_id}.{cap_id}.{verb} of the kind `kind_short`.
+bool names_kind(std::string_view tool, std::string_view kind_short) {
+  return tool.size() > kind_short.size() && tool.starts_with(kind_short) && tool[kind_short.size()] == '.';
+}
+
 // docs/protocol.md §4.4: after a deadline a read may simply be retried. A call that changes state
 // may have acted on the device (a node that does not check ts_ms may even act later), so
 // repeating it could act twice: its caller must look first.
@@ -95,7 +100,8 @@ Result<CallDispatch::Target> CallDispatch::resolve(const QueuedCall& queued, int
   }
   const Capability* cap = node->manifest->capability(request.cap_id);
   const KindSpec* kind = cap != nullptr ? schemas_.kinds().by_kind(cap->kind) : nullptr;
-  if (kind == nullptr) return call_target_not_found(request);
+  // A capability announced again under another kind is another tool than the one resolved.
+  if (kind == nullptr || !names_kind(request.tool, kind->kind_short)) return call_target_not_found(request);
   const VerbSpec* verb = kind->verb(request.verb);
   if (verb == nullptr || std::find(cap->verbs.begin(), cap->verbs.end(), request.verb) == cap->verbs.end()) {
     return ErrorEnvelope(ErrorCode::kVerbUnsupported,
@@ -122,7 +128,7 @@ Result<CallDispatch::Target> CallDispatch::resolve(const QueuedCall& queued, int
     return ErrorEnvelope(ErrorCode::kNodeOffline, "node " + node->node_id + " has no live session",
                          "retry when $devices/<node_id>/status says online");
   }
-  return Target{node, cap, verb, ToolName{kind->kind_short, node->node_id, cap->cap_id, verb->verb}.dotted()};
+  return Target{node, cap, verb};
 }
 
 Status CallDispatch::dispatch(QueuedCall& queued, int64_t now_ms) {
@@ -137,13 +143,12 @@ Status CallDispatch::dispatch(QueuedCall& queued, int64_t now_ms) {
 
   SentCall call;
   call.msg_id = new_msg_id();
-  call.tool = std::move(target.tool);
   call.output_schema = target.verb->output_schema;
   call.changes_state = required_scope(target.capability->safety_class, target.verb->verb) != kScopeCallReadOnly;
   const int deadline_ms = target.capability->constraints.deadline_ms_default;
   const int64_t gateway_ms = gateway_deadline_ms(deadline_ms);
   call.deadline_at_ms = now_ms + gateway_ms;
-  const std::string cmd = write_cmd(call.msg_id, now_ms, deadline_ms, call.tool, queued.request.arguments_json);
+  const std::string cmd = write_cmd(call.msg_id, now_ms, deadline_ms, queued.request.tool, queued.request.arguments_json);
   const std::string& node_id = target.node->node_id;
   // Straight to the node's client (client id = node_id): no subscription or READ check involved.
   // A node on another broker is reached through the subscriptions, i.e. the bridge's. Once its
@@ -206,7 +211,7 @@ void CallDispatch::finish(SentCall& call, CallResult result) {
   if (call.queued.request.origin != CallOrigin::kFront) {
     audit_({.caller = call.queued.request.caller,
             .tenant = call.queued.request.tenant,
-            .tool = call.tool,
+            .tool = call.tool(),
             .node_id = call.node_id(),
             .decision = result ? "ok" : "error",
             .code = result ? std::string_view{} : error_code_name(result.error().code),
@@ -235,7 +240,7 @@ void CallDispatch::expire(int64_t now_ms) {
 
 void CallDispatch::refuse(QueuedCall call, std::string tool, ErrorEnvelope error) {
   SentCall unsent;
-  unsent.tool = std::move(tool);
+  call.request.tool = std::move(tool);  // how its audit line names it
   unsent.queued = std::move(call);
   finish(unsent, std::move(error));
 }

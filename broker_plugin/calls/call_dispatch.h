@@ -57,9 +57,9 @@ class CallDispatch {
     const NodeRecord* node;
     const Capability* capability;
     const VerbSpec* verb;
-    std::string tool;  // dotted, for the cmd
   };
-  // The call's node, capability and verb, looked up by their ids (no name parsing).
+  // The call's node, capability and verb, looked up by their ids; the capability must still be of
+  // the kind the request's tool name says (no name parsed or rebuilt).
   Result<Target> resolve(const QueuedCall& call, int64_t now_ms) const;
   Status dispatch(QueuedCall& call, int64_t now_ms);
   void finish(SentCall& call, CallResult result);

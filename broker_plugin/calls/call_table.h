@@ -39,7 +39,6 @@ struct QueuedCall {
 // A call whose `cmd` went to its node, waiting for the node's cmd_ack.
 struct SentCall {
   std::string msg_id;
-  std::string tool;  // the dotted name the cmd carries
   // The verb's output schema id, in the plugin's schema registry (which outlives every call).
   std::string_view output_schema;
   int64_t deadline_at_ms = 0;
@@ -48,6 +47,7 @@ struct SentCall {
   QueuedCall queued;
 
   const std::string& node_id() const { return queued.request.node_id; }
+  const std::string& tool() const { return queued.request.tool; }  // the dotted name the cmd carries
 };
 
 class CallTable {

@@ -41,8 +41,9 @@ void ControlDriver::on_request(std::string_view client_id_view, const Principal&
     queued.request.node_id = name->node_id;
     queued.request.cap_id = name->cap_id;
     queued.request.verb = name->verb;
+    queued.request.tool = name->dotted();  // a dashed name given is canonical from here on
   }
-  const std::string dotted = name ? name->dotted() : std::string();
+  const std::string dotted = queued.request.tool;
   const int64_t submitted_at = clock_();
   queued.done = [this, client_id, id, dotted, node_id = queued.request.node_id, submitted_at](CallResult result) {
     const std::string answer = result ? control_call_answer(id, dotted, node_id, *result, clock_() - submitted_at)

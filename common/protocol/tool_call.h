@@ -4,9 +4,9 @@
 // the adapter (broker_plugin/adapter/plugin_fleet_view.h) and FleetPlugin::submit_call: nothing is
 // renamed or converted on the way.
 //
-// The tool is already resolved: the request names the node, the capability and the verb, never a
-// tool name to parse again. Its origin says what was checked before it came: the core trusts the
-// HTTP front's scope check, argument validation, two-phase confirmation and rate limits, and checks
+// The tool is already resolved: the request names the node, the capability and the verb, and the
+// tool's canonical name as its resolver had it, never a tool name to parse or rebuild again. Its
+// origin says what was checked before it came: the core trusts the HTTP front's scope check, argument validation, two-phase confirmation and rate limits, and checks
 // what the $CONTROL driver cannot (scope, arguments; no physical actuation there at all).
 //
 // No deadline crosses: the core computes the gateway deadline (docs/protocol.md §4) from the
@@ -27,7 +27,8 @@ enum class CallOrigin {
 
 struct CallRequest {
   std::string caller, tenant;           // the authenticated agent: calls reach only its tenant's nodes
-  std::string node_id, cap_id, verb;    // the resolved tool
+  std::string node_id, cap_id, verb;    // the resolved tool, by the ids the core finds it by
+  std::string tool;                     // and by its canonical name (dotted, D9), which the cmd carries
   std::string arguments_json;           // a JSON object; for kFront valid against the verb's input schema
   CallOrigin origin = CallOrigin::kFront;
 };

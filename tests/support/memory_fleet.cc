@@ -237,6 +237,11 @@ int64_t MemoryFleet::leased_interval_ms(const std::string& node_id) const {
   return it == nodes_.end() ? 0 : it->second->lease_interval_ms;
 }
 
+std::shared_ptr<const FleetSnapshot> MemoryFleet::snapshot() const {
+  ++snapshots_taken_;
+  return FleetViewBase::snapshot();
+}
+
 void MemoryFleet::call(CallRequest request, CallDone done) {
   ++calls_received_;
   device_->post([this, alive = std::weak_ptr<bool>(alive_), request = std::move(request), done = std::move(done)]() mutable {
@@ -253,7 +258,7 @@ void MemoryFleet::call(CallRequest request, CallDone done) {
         keep_unanswered(*it->second, request.cap_id, std::move(done));
         return;
       } else {
-        outcome = run_tool(*it->second, request.cap_id, request.verb, parse_args(request.arguments_json));
+        outcome = run_tool(*it->second, request, parse_args(request.arguments_json));
       }
     }
     done(std::move(*outcome));
@@ -273,9 +278,15 @@ void MemoryFleet::keep_unanswered(Node& node, std::string_view cap_id, CallDone 
   node.unanswered.push_back(Node::Unanswered{std::move(pending), std::move(deadline)});
 }
 
-CallResult MemoryFleet::run_tool(Node& node, std::string_view cap_id, std::string_view verb, const json::Value& args) {
+CallResult MemoryFleet::run_tool(Node& node, const CallRequest& request, const json::Value& args) {
+  const std::string_view cap_id = request.cap_id, verb = request.verb;
   const auto cap = std::find_if(node.caps.begin(), node.caps.end(), [&](const auto& c) { return c.cap_id == cap_id; });
   if (cap == node.caps.end()) return failed(ErrorCode::kManifestNotFound, "no such capability");
+  // As the core (call_dispatch.cc), which puts the request's tool name into the cmd as it is.
+  const KindSpec* kind = schemas_->kinds().by_kind(cap->kind);
+  if (kind == nullptr || request.tool != ToolName{kind->kind_short, node.node_id, cap->cap_id, request.verb}.dotted()) {
+    return failed(ErrorCode::kManifestNotFound, "the request does not name its tool canonically");
+  }
   json::Document r(rapidjson::kObjectType);
   auto& a = r.GetAllocator();
   const int64_t now = wall_ms_();

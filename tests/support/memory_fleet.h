@@ -56,7 +56,10 @@ class MemoryFleet : public FleetViewBase {
   // How often token_revoked() was asked: once per bearer token the front checks (bearer_auth.h).
   size_t revocation_checks() const { return revocation_checks_.load(); }
 
-  // FleetView (snapshot, its listener and telemetry watches: FleetViewBase).
+  // FleetView (snapshot, its listener and telemetry watches: FleetViewBase). snapshot() is
+  // counted: a tools/call resolves its tool once, in one snapshot.
+  std::shared_ptr<const FleetSnapshot> snapshot() const override;
+  size_t snapshots_taken() const { return snapshots_taken_.load(); }
   void call(CallRequest request, CallDone done) override;
   FleetStats stats() const override;
   bool token_revoked(std::string_view jti) const override;
@@ -67,7 +70,7 @@ class MemoryFleet : public FleetViewBase {
   void publish_locked();
   void changed();
   void keep_unanswered(Node& node, std::string_view cap_id, CallDone done);
-  CallResult run_tool(Node& node, std::string_view cap_id, std::string_view verb, const json::Value& args);
+  CallResult run_tool(Node& node, const CallRequest& request, const json::Value& args);
   void start_telemetry(const std::string& node_id);
   void emit(const std::string& node_id, uint64_t generation);
   void notify_offline(const std::string& node_id);
@@ -80,7 +83,7 @@ class MemoryFleet : public FleetViewBase {
   uint64_t generation_ = 0;
   std::set<std::string, std::less<>> revoked_;
   std::atomic<size_t> calls_received_{0}, lease_calls_{0};
-  mutable std::atomic<size_t> revocation_checks_{0};
+  mutable std::atomic<size_t> revocation_checks_{0}, snapshots_taken_{0};
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 

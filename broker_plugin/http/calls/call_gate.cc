@@ -11,7 +11,7 @@ CallRefusal execution(const FleetTool* tool, ErrorEnvelope error) {
 
 // What a commit token confirms: this caller, this tool, these arguments.
 CommitBinding commit_binding(const FleetTool& tool, const AgentToken& agent, const json::Value& arguments) {
-  return CommitBinding{agent.tenant + "/" + agent.sub, tool.name.dotted(), arguments_hash(arguments)};
+  return CommitBinding{agent.tenant + "/" + agent.sub, tool.canonical_name, arguments_hash(arguments)};
 }
 
 std::string capability_key(const FleetTool& tool) { return tool.name.node_id + "/" + tool.name.cap_id; }

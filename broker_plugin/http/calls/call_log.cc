@@ -15,13 +15,12 @@ void CallLog::refused(std::string_view via, const AgentToken* agent, std::string
     metrics_.count_throttled_line();
     return;
   }
-  const std::string dotted = tool ? tool->name.dotted() : std::string(asked);
   const std::string reason =
       *unwritten == 0 ? std::string() : std::to_string(*unwritten) + " more refusals like this since the previous line";
   audit_.write({.via = via,
                 .caller = caller,
                 .tenant = tenant,
-                .tool = dotted,
+                .tool = tool ? std::string_view(tool->canonical_name) : asked,
                 .node_id = tool ? std::string_view(tool->name.node_id) : std::string_view{},
                 .decision = "refuse",
                 .code = error_code_name(why.code),
@@ -56,11 +55,10 @@ void CallLog::stream_ended(std::string_view via, const AgentToken& agent, const 
 
 // A line about a call by `agent` to `tool`: who, which tool and node are filled in here.
 void CallLog::write_call(std::string_view via, const AgentToken& agent, const FleetTool& tool, AuditRecord record) const {
-  const std::string dotted = tool.name.dotted();
   record.via = via;
   record.caller = agent.sub;
   record.tenant = agent.tenant;
-  record.tool = dotted;
+  record.tool = tool.canonical_name;
   record.node_id = tool.name.node_id;
   audit_.write(record, wall_ms_());
 }

@@ -6,8 +6,8 @@ std::shared_ptr<InFlightCall> CallRunner::start(std::string_view via, const std:
                                                 SharedAgentToken agent, const std::shared_ptr<const FleetSnapshot>& fleet,
                                                 GatePass pass, CallDone done) const {
   const FleetTool& tool = *pass.tool;
-  CallRequest request{agent->sub,     agent->tenant, tool.name.node_id,       tool.name.cap_id,
-                      tool.name.verb, std::move(pass.arguments_json), CallOrigin::kFront};
+  CallRequest request{agent->sub,     agent->tenant,       tool.name.node_id,              tool.name.cap_id,
+                      tool.name.verb, tool.canonical_name, std::move(pass.arguments_json), CallOrigin::kFront};
   // The call holds on to the snapshot its tool points into rather than copying the tool: a
   // snapshot shares all but what changed with the next one (fleet_view.h), so this keeps little.
   auto call = std::make_shared<InFlightCall>(*this, via, scheduler, std::move(agent),

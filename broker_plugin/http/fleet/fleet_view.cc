@@ -10,10 +10,10 @@ namespace fleetmcp::http {
 
 namespace {
 
-// Everything about a tool that a tools/list answer shows (`dotted` is its name), hashed.
-std::array<uint64_t, 4> hash_listing(const FleetTool& tool, std::string_view dotted) {
+// Everything about a tool that a tools/list answer shows, hashed.
+std::array<uint64_t, 4> hash_listing(const FleetTool& tool) {
   Blake3Hasher hasher;
-  for (const std::string_view part : {dotted, std::string_view("|"), std::string_view(tool.verb.input_schema),
+  for (const std::string_view part : {std::string_view(tool.canonical_name), std::string_view("|"), std::string_view(tool.verb.input_schema),
                                       std::string_view("|"), std::string_view(tool.verb.output_schema),
                                       std::string_view("|"), safety_class_name(tool.safety_class)}) {
     hasher.update(as_bytes(part));
@@ -70,25 +70,26 @@ void FleetSnapshot::put(FleetNode node) {
   }
   auto stored = std::make_shared<StoredNode>();
   stored->node = std::move(node);
-  for (const FleetTool& tool : stored->node.tools) {
-    stored->tool_names.push_back(tool.name.dotted());
-    stored->listing_hashes.push_back(hash_listing(tool, stored->tool_names.back()));
+  for (FleetTool& tool : stored->node.tools) {
+    tool.canonical_name = tool.name.dotted();
+    stored->listing_hashes.push_back(hash_listing(tool));
   }
   const FleetNode& n = stored->node;
   TenantIndex& t = tenants_[n.tenant];
   if (old) {
     for (size_t i = 0; i < old->node.tools.size(); ++i) {
       t.digest.remove(old->listing_hashes[i]);
-      const auto& names = stored->tool_names;
-      if (std::find(names.begin(), names.end(), old->tool_names[i]) == names.end()) {
-        t.tools = t.tools.erase(old->tool_names[i]);
+      const std::string& name = old->node.tools[i].canonical_name;
+      const auto& tools = stored->node.tools;
+      if (std::none_of(tools.begin(), tools.end(), [&](const FleetTool& tool) { return tool.canonical_name == name; })) {
+        t.tools = t.tools.erase(name);
       }
     }
     count(old->node, -1);
   }
   for (size_t i = 0; i < n.tools.size(); ++i) {
     t.digest.add(stored->listing_hashes[i]);
-    t.tools = t.tools.insert_or_assign(stored->tool_names[i], &n.tools[i]);
+    t.tools = t.tools.insert_or_assign(n.tools[i].canonical_name, &n.tools[i]);
   }
   t.nodes = t.nodes.insert_or_assign(n.node_id, stored);
   nodes_ = nodes_.insert_or_assign(n.node_id, stored);
@@ -102,7 +103,7 @@ void FleetSnapshot::remove(std::string_view node_id) {
   const auto t = tenants_.find(old->node.tenant);
   for (size_t i = 0; i < old->node.tools.size(); ++i) {
     t->second.digest.remove(old->listing_hashes[i]);
-    t->second.tools = t->second.tools.erase(old->tool_names[i]);
+    t->second.tools = t->second.tools.erase(old->node.tools[i].canonical_name);
   }
   t->second.nodes = t->second.nodes.erase(old->node.node_id);
   if (t->second.nodes.empty()) tenants_.erase(t);
@@ -135,6 +136,19 @@ const FleetTool* FleetSnapshot::find_tool(std::string_view tenant, const ToolNam
     if (tool.name.kind_short == name.kind_short && tool.name.cap_id == name.cap_id && tool.name.verb == name.verb) {
       return &tool;
     }
+  }
+  return nullptr;
+}
+
+const FleetTool* FleetSnapshot::same_tool(std::string_view tenant, const FleetTool& held) const {
+  const FleetNode* n = node(tenant, held.name.node_id);
+  if (n == nullptr) return nullptr;
+  const std::less<const FleetTool*> before;
+  if (!n->tools.empty() && !before(&held, n->tools.data()) && before(&held, n->tools.data() + n->tools.size())) {
+    return &held;
+  }
+  for (const FleetTool& tool : n->tools) {
+    if (tool.canonical_name == held.canonical_name) return &tool;
   }
   return nullptr;
 }

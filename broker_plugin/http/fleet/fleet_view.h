@@ -38,6 +38,9 @@ struct FleetTool {
   VerbSpec verb;             // input/output schema ids and description template (kinds.json)
   SafetyClass safety_class = SafetyClass::kReadOnly;
   CapabilityConstraints constraints;
+  // name.dotted(), written once by the snapshot that stores the tool (FleetSnapshot::put): the
+  // audit, the commit binding and the core's cmd take it from here instead of rebuilding it.
+  std::string canonical_name;
 };
 
 struct FleetNode {
@@ -75,6 +78,11 @@ class FleetSnapshot {
   // nullptr when the tool does not exist for this tenant (another tenant's tool included).
   const FleetTool* find_tool(std::string_view tenant, const ToolNameView& name) const;
   const FleetTool* find_tool(std::string_view tenant, const ToolName& name) const { return find_tool(tenant, name.view()); }
+  // `held`, a tool of an earlier snapshot of this fleet, as this one has it: the tool of the same
+  // node of the tenant with the same canonical name (what a commit token binds), or nullptr when it
+  // has gone. A confirmation re-checks its tool with this after the user answers: no name is parsed
+  // or looked up, and a node that did not change is the same object, so `held` itself is found.
+  const FleetTool* same_tool(std::string_view tenant, const FleetTool& held) const;
   const FleetNode* node(std::string_view tenant, std::string_view node_id) const;
   // The tenant's nodes ordered by node_id.
   std::vector<const FleetNode*> nodes(std::string_view tenant) const;
@@ -95,8 +103,7 @@ class FleetSnapshot {
   // A node as stored: what the indexes need of it is computed once, when it comes in. The
   // indexes' keys are views of these strings, alive as long as the node is in the snapshot.
   struct StoredNode {
-    FleetNode node;
-    std::vector<std::string> tool_names;  // node.tools[i].name.dotted()
+    FleetNode node;  // each tool's canonical_name set: the tool index's keys
     std::vector<Lanes> listing_hashes;    // what tools/list shows of node.tools[i], hashed
   };
   using NodeIndex = PersistentMap<std::string_view, std::shared_ptr<const StoredNode>>;

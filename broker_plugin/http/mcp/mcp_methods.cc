@@ -150,7 +150,7 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
     case ResolvedCall::Action::kDescribeNode:
       return answer(result(id, compact_.describe_node(*fleet, agent.tenant, arguments, revision)));
     case ResolvedCall::Action::kFleetRead:
-      return fleet_read(m, caller, arguments, session, scheduler, std::move(answer));
+      return fleet_read(fleet, *resolved->reads, m, caller, session, scheduler, std::move(answer));
     case ResolvedCall::Action::kCall:
       break;
   }
@@ -194,7 +194,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
     if (!refusal.commit_token.empty() && confirmed_by.empty() && elicitations_.can_ask(*session)) {
       // The first phase of a two-phase call, from a client that can ask its human: ask, and on
       // accept repeat the call with the token the gate just issued.
-      return confirm_by_elicitation(*refusal.tool, refusal.commit_token, call.arguments, m, caller, session, exchange,
+      return confirm_by_elicitation(std::shared_ptr<const FleetTool>(fleet, refusal.tool), refusal.commit_token, call.arguments, m, caller, session, exchange,
                                     scheduler, std::move(answer));
     }
     return refuse(refusal, id, agent, session->revision(), answer);
@@ -214,7 +214,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
   run_unary(fleet, std::move(pass), m, caller, session, scheduler, std::move(answer));
 }
 
-void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token,
+void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, const std::string& commit_token,
                                         const json::Value* arguments, const RpcMessage& m,
                                         const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                                         const std::shared_ptr<Exchange>& exchange,
@@ -225,8 +225,8 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
   if (arguments != nullptr && arguments->IsObject()) confirmed->CopyFrom(*arguments, a);
   const std::string shown = json::to_string(*confirmed);
   confirmed->AddMember(json::string_value(kCommitTokenArgument, a), json::string_value(commit_token, a), a);
-  const std::string message = "Confirm physical actuation: " + tool.kind + " " + tool.name.verb + " on device " +
-                              tool.name.node_id + " (capability " + tool.name.cap_id + ") with arguments " +
+  const std::string message = "Confirm physical actuation: " + tool->kind + " " + tool->name.verb + " on device " +
+                              tool->name.node_id + " (capability " + tool->name.cap_id + ") with arguments " +
                               ascii_clamp(shown, 400) + ". Accept to run it now; decline or cancel to refuse.";
   auto request = std::make_shared<json::Document>();
   request->CopyFrom(*m.id, request->GetAllocator());
@@ -243,19 +243,19 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
           m.kind = RpcKind::kRequest;
           m.id = request.get();
           if (reply != ElicitationAnswer::kAccept) {
-            log_.confirmation(kVia, *agent, tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
+            log_.confirmation(kVia, *agent, *tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
             const ErrorEnvelope denied(ErrorCode::kSafetyDenied,
                                        "the user did not confirm this physical actuation (" +
                                            std::string(elicitation_answer_name(reply)) + ")",
                                        "ask the user before trying again; nothing was sent to the device");
-            return answer(result(*request, tool_error(denied, has_output_schema(tool, session->revision()),
+            return answer(result(*request, tool_error(denied, has_output_schema(*tool, session->revision()),
                                                       session->revision())));
           }
-          // The fleet may have changed while the human thought: the tool again, in today's snapshot.
+          // The fleet may have changed while the human thought: is the confirmed tool still there?
           const auto fleet = fleet_.snapshot();
-          const FleetTool* again = fleet->find_tool(agent->tenant, tool.name);
-          if (again == nullptr) return refuse(unknown_tool(tool.name.dotted()), *request, *agent, session->revision(), answer);
-          dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, again, confirmed.get(), {}}, m, agent, session,
+          const FleetTool* same = fleet->same_tool(agent->tenant, *tool);
+          if (same == nullptr) return refuse(unknown_tool(tool->canonical_name), *request, *agent, session->revision(), answer);
+          dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, same, confirmed.get(), {}, {}}, m, agent, session,
                    exchange, scheduler, answer, "elicitation:accept");
         });
       },
@@ -269,29 +269,22 @@ void McpMethods::confirm_by_elicitation(const FleetTool& tool, const std::string
     scheduler->post([this, tool, request, timer, agent, answer, revision, ended, asked_at] {
       timer->reset();
       if (!ended) {
-        log_.cancelled(kVia, *agent, tool, steady_ms_() - asked_at);
+        log_.cancelled(kVia, *agent, *tool, steady_ms_() - asked_at);
         return answer(std::nullopt);  // notifications/cancelled: no response
       }
       const ErrorEnvelope e = session_end_error(*ended, EndedCall::kNotSent);
-      log_.refused(kVia, agent.get(), tool.name.dotted(), &tool, e);
-      answer(result(*request, tool_error(e, has_output_schema(tool, revision), revision)));
+      log_.refused(kVia, agent.get(), tool->canonical_name, tool.get(), e);
+      answer(result(*request, tool_error(e, has_output_schema(*tool, revision), revision)));
     });
   });
   session->notify(question);
 }
 
-void McpMethods::fleet_read(const RpcMessage& m, const SharedAgentToken& caller, const json::Value* arguments,
-                            const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler,
-                            Answer answer) {
+void McpMethods::fleet_read(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetReadPlan& plan,
+                            const RpcMessage& m, const SharedAgentToken& caller, const std::shared_ptr<McpSession>& session,
+                            const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
   const AgentToken& agent = *caller;
   const McpRevision revision = session->revision();
-  const auto fleet = fleet_.snapshot();
-  const auto planned = plan_fleet_read(*fleet, agent.tenant, arguments);
-  if (!planned) {
-    log_.refused(kVia, &agent, kFleetReadTool, nullptr, planned.error());
-    return answer(result(*m.id, tool_error(planned.error(), has_structured_output(revision), revision)));
-  }
-  const FleetReadPlan& plan = *planned;
   // Shared by the node calls; the last one to finish answers, unless the session's end (or a
   // cancel) already did.
   struct Run {
@@ -329,7 +322,7 @@ void McpMethods::fleet_read(const RpcMessage& m, const SharedAgentToken& caller,
       one_done([i, none](FleetReadResults& r) { r.set_error(i, none); });
       continue;
     }
-    auto admitted = calls_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, plan.arguments, {}});
+    auto admitted = calls_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, plan.arguments, {}, {}});
     if (!admitted) {
       const CallRefusal& refusal = admitted.error();
       log_.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
@@ -396,7 +389,7 @@ void McpMethods::open_stream(const FleetTool& tool, const json::Value* arguments
   if (!ticket) {
     // An execution error (docs/protocol.md §9, D14): a result the model reads, not an HTTP 429.
     const ErrorEnvelope e = stream_quota_error();
-    log_.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    log_.refused(kVia, &agent, tool.canonical_name, &tool, e);
     return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
   }
   static const json::Value kNoArguments(rapidjson::kObjectType);

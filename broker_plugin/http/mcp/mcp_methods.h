@@ -75,13 +75,17 @@ class McpMethods {
               const Answer& answer);
   // elicitation.h: ask the human; on accept, dispatch again with the commit token. The call is
   // tracked in its session meanwhile: the session's end answers it at once.
-  void confirm_by_elicitation(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
+  // `tool` (keeping its snapshot alive) is the call's resolved tool, handed on: after the answer it
+  // is only re-checked (FleetSnapshot::same_tool), never resolved again.
+  void confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, const std::string& commit_token, const json::Value* arguments,
                               const RpcMessage& m, const SharedAgentToken& agent,
                               const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
                               const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
-  void fleet_read(const RpcMessage& m, const SharedAgentToken& agent, const json::Value* arguments,
-                  const std::shared_ptr<McpSession>& session, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // `plan` is the call's resolution (ToolSurface::resolve) in `fleet`.
+  void fleet_read(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetReadPlan& plan, const RpcMessage& m,
+                  const SharedAgentToken& caller, const std::shared_ptr<McpSession>& session,
+                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // The admitted unary call to a tool of `fleet` (CallRunner::start), tracked in its session.
   void run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, GatePass pass, const RpcMessage& m,
                  const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,

@@ -38,22 +38,23 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   const json::Value* arguments = json::find(body, "arguments");
   const auto fleet = fleet_.snapshot();
 
-  // RFC-0009 calls per-node tools by their projected names only: resolved here, once.
-  const FleetTool* resolved = find_projected(*fleet, agent.tenant, tool_name);
-  if (resolved == nullptr) {
-    const ErrorEnvelope e = unknown_tool_error(tool_name);
-    log_.refused(kVia, &agent, tool_name, nullptr, e);
-    return ex->respond(envelope_reply(404, e));
+  // RFC-0009 calls per-node tools by their projected names only: the one resolution
+  // (tool_surface.h), here, once.
+  const auto resolved = ToolSurface::resolve_projected(*fleet, agent.tenant, tool_name, arguments);
+  if (!resolved) {
+    const CallRefusal& unknown = resolved.error();
+    log_.refused(kVia, &agent, unknown.asked, nullptr, unknown.error);
+    return ex->respond(envelope_reply(404, unknown.error));
   }
   // §3: a subscribe without Accept: text/event-stream is refused before it costs a rate token.
-  if (is_metrics_stream(*resolved) && !names(req.header("Accept"), "text/event-stream")) {
+  if (is_metrics_stream(*resolved->tool) && !names(req.header("Accept"), "text/event-stream")) {
     const ErrorEnvelope e = bad_request("subscribe streams need Accept: text/event-stream (RFC-0009 section 3)",
                                         "send Accept: text/event-stream, or call the snapshot verb for one sample");
-    log_.refused(kVia, &agent, tool_name, resolved, e);
+    log_.refused(kVia, &agent, tool_name, resolved->tool, e);
     return ex->respond(envelope_reply(e));
   }
 
-  auto admitted = calls_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, resolved, arguments, {}});
+  auto admitted = calls_.admit(*fleet, agent, *resolved);
   if (!admitted) {
     const CallRefusal& refusal = admitted.error();
     log_.refused(kVia, &agent, tool_name, refusal.tool, refusal.error);
@@ -82,7 +83,7 @@ void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const Age
   });
   if (!ticket) {
     const ErrorEnvelope e = stream_quota_error();
-    log_.refused(kVia, &agent, tool.name.dotted(), &tool, e);
+    log_.refused(kVia, &agent, tool.canonical_name, &tool, e);
     return Rfc0009Stream::refuse(*ex, CloseCode::kRateLimited);
   }
   metrics_.stream_opened(StreamKind::kRfc0009);

@@ -32,7 +32,7 @@ struct TelemetryFanout::Feed : std::enable_shared_from_this<Feed> {
     std::weak_ptr<TelemetrySubscriber> who;
   };
 
-  std::string key, node_id, tenant, cap_id, verb;  // the subscribe tool that leases the telemetry
+  std::string key, node_id, tenant, cap_id, verb, tool;  // the subscribe tool that leases the telemetry
   std::weak_ptr<State> state;
 
   std::mutex mutex;
@@ -159,6 +159,7 @@ void refresh_lease(const std::shared_ptr<Feed>& feed, bool renewal) {
     request.node_id = feed->node_id;
     request.cap_id = feed->cap_id;
     request.verb = feed->verb;
+    request.tool = feed->tool;
     request.arguments_json = "{\"interval_ms\":" + std::to_string(want) + "}";
   }
   std::weak_ptr<Feed> weak = feed;
@@ -262,6 +263,7 @@ std::unique_ptr<TelemetrySubscription> TelemetryFanout::subscribe(const FleetToo
       slot->tenant = tenant;
       slot->cap_id = tool.name.cap_id;
       slot->verb = tool.name.verb;
+      slot->tool = tool.canonical_name;
       slot->state = state_;
       slot->watch = watch_node(state_, slot);
     }

@@ -241,7 +241,7 @@ Result<ResolvedCall, CallRefusal> resolve_fleet_call(const FleetSnapshot& fleet,
   if (const FleetNode* node = fleet.node(tenant, *node_id)) {
     for (const FleetTool& t : node->tools) {
       if (t.name.cap_id == *cap_id && t.name.verb == *verb) {
-        return ResolvedCall{ResolvedCall::Action::kCall, &t, arguments, "/arguments"};
+        return ResolvedCall{ResolvedCall::Action::kCall, &t, arguments, "/arguments", {}};
       }
     }
   }

@@ -1,6 +1,5 @@
 #include "broker_plugin/http/surface/fleet_read.h"
 
-#include <algorithm>
 #include <set>
 
 #include "broker_plugin/http/surface/compact_tools.h"
@@ -31,11 +30,6 @@ json::Value str(std::string_view s, json::Allocator& a) { return json::string_va
 ErrorEnvelope invalid(std::string_view where, std::string_view what) {
   return ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments at " + std::string(where) + ": " + std::string(what),
                        "fix " + std::string(where) + " to match fleet_read's inputSchema");
-}
-
-bool is_ulid(std::string_view s) {
-  constexpr std::string_view kAlphabet = "0123456789abcdefghjkmnpqrstvwxyz";
-  return s.size() == 26 && std::all_of(s.begin(), s.end(), [&](char c) { return kAlphabet.find(c) != std::string_view::npos; });
 }
 
 struct Query {
@@ -134,7 +128,7 @@ Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_vi
     std::set<std::string> unique;
     for (rapidjson::SizeType i = 0; i < ids->Size(); ++i) {
       const json::Value& id = (*ids)[i];
-      if (!id.IsString() || !is_ulid(id.GetString())) return invalid("/node_ids/" + std::to_string(i), "must be a node_id (ULID, lowercase)");
+      if (!id.IsString() || !is_node_id(std::string_view(id.GetString(), id.GetStringLength()))) return invalid("/node_ids/" + std::to_string(i), "must be a node_id (ULID, lowercase)");
       unique.insert(id.GetString());
     }
     for (const std::string& id : unique) {

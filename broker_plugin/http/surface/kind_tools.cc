@@ -254,7 +254,7 @@ Result<ResolvedCall, CallRefusal> resolve_kind_call(const FleetSnapshot& fleet, 
     return invalid(name, "/arguments", "must be an object", "pass the capability's arguments as an object");
   }
   // The gate validates the arguments (once, for every path) and names them as /arguments/….
-  return ResolvedCall{ResolvedCall::Action::kCall, tool, arguments, "/arguments"};
+  return ResolvedCall{ResolvedCall::Action::kCall, tool, arguments, "/arguments", {}};
 }
 
 }  // namespace fleetmcp::http

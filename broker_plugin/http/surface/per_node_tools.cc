@@ -140,7 +140,7 @@ json::Value PerNodeTools::tool_json(const FleetTool& tool, McpRevision revision,
   const std::string_view safety = safety_class_name(tool.safety_class);
   v.AddMember("x-safety-class", str(safety, a), a);
   json::Value meta = tool_meta(tool.safety_class, tool.verb.stability, a);
-  meta.AddMember("io.fleetmcp/canonical_name", str(tool.name.dotted(), a), a);
+  meta.AddMember("io.fleetmcp/canonical_name", str(tool.canonical_name, a), a);
   v.AddMember("_meta", meta, a);
   return v;
 }

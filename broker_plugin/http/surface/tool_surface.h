@@ -6,16 +6,18 @@
 // Only tools/list (and the digest list_changed compares) differs by mode. A tools/call name is
 // resolved the same way in every mode, once, here: every name any mode lists stays callable in
 // all of them, and the projected per-node names (dotted or dashed) always are. The resolved call
-// names the per-node tool of the snapshot; the CallGate and the core take it from there without
-// parsing a name again.
+// names the per-node tool of the snapshot (fleet_read: each node's); the CallGate, the
+// confirmation and the core take it from there without looking a name up or rebuilding it again.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "broker_plugin/http/base/call_refusal.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/base/mcp_revision.h"
+#include "broker_plugin/http/surface/fleet_read.h"
 #include "common/base/json.h"
 #include "common/base/result.h"
 
@@ -35,15 +37,14 @@ struct ResolvedCall {
   // Where `arguments` sit in what the client wrote (a JSON pointer: "/arguments" for by_kind and
   // fleet_call, "" for a per-node name), so that a validation error names them as written.
   std::string_view arguments_at;
+  // kFleetRead: the nodes and the per-node tool of each, resolved in the same snapshot.
+  std::optional<FleetReadPlan> reads;
 };
 
 // How every mode's failures read (the end of each ToolSurface::instructions).
 inline constexpr std::string_view kFailureInstructions =
     "Failures come back as results with isError and an error envelope {code, message, suggested_fix, "
     "retry_after_ms, details}: follow suggested_fix; details.reason, when present, says why a device refused.";
-
-// A projected per-node name (dotted or dashed) of the tenant's, or nullptr.
-const FleetTool* find_projected(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name);
 
 class ToolSurface {
  public:
@@ -65,6 +66,10 @@ class ToolSurface {
   // by_kind tool or of fleet_call that name no single tool.
   static Result<ResolvedCall, CallRefusal> resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
                                                    const json::Value* arguments);
+  // The same resolution restricted to projected per-node names (dotted or dashed): what RFC-0009
+  // calls (rfc0009_endpoint.h). Anything else is an unknown tool.
+  static Result<ResolvedCall, CallRefusal> resolve_projected(const FleetSnapshot& fleet, std::string_view tenant,
+                                                             std::string_view name, const json::Value* arguments);
 };
 
 }  // namespace fleetmcp::http

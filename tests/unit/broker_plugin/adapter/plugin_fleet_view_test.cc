@@ -53,7 +53,8 @@ TEST_F(PluginViewTest, TheSnapshotShowsTheTenantsVerifiedTools) {
 
 TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
   std::optional<CallResult> outcome;
-  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", R"({"message":"ping"})"},
+  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", "sysecho." + node->node_id + ".echo.invoke",
+                        R"({"message":"ping"})"},
             [&](CallResult r) { outcome.emplace(std::move(r)); });
   EXPECT_FALSE(outcome);
   f.plugin->on_tick();
@@ -74,7 +75,8 @@ TEST_F(PluginViewTest, ACallGoesThroughTheCoreToTheNodeAndBack) {
 // acknowledges, with E_DEADLINE_EXCEEDED, at the gateway deadline (docs/protocol.md §4).
 TEST_F(PluginViewTest, TheCoreAnswersACallTheNodeNeverAcknowledgesAtTheDeadline) {
   std::optional<CallResult> outcome;
-  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", R"({"message":"ping"})"},
+  view.call(CallRequest{"claude", "acme", node->node_id, "echo", "invoke", "sysecho." + node->node_id + ".echo.invoke",
+                        R"({"message":"ping"})"},
             [&](CallResult r) { outcome.emplace(std::move(r)); });
   f.plugin->on_tick();
   ASSERT_EQ(f.broker.take(topic(node->node_id, "cmd")).size(), 1u);  // sent; the node stays silent

@@ -42,6 +42,7 @@ TEST_F(CallDispatchTest, ACallToANodeNobodyAnnouncedIsAnsweredOnTheTickWithoutAC
                   .node_id = std::string(kNode),
                   .cap_id = "echo",
                   .verb = "invoke",
+                  .tool = "sysecho." + std::string(kNode) + ".echo.invoke",
                   .arguments_json = "{}",
                   .origin = CallOrigin::kFront};
   call.done = [&](CallResult result) { answer = std::move(result); };

@@ -563,6 +563,7 @@ class DeadlineOfACallThatActs : public CommandPath {
     request.node_id = node->node_id;
     request.cap_id = "led";
     request.verb = verb;
+    request.tool = "gpio." + node->node_id + ".led." + verb;
     request.arguments_json = arguments;
     request.caller = "ops";
     request.tenant = "acme";
@@ -681,6 +682,33 @@ TEST_F(CommandPath, CallsAreRefusedBeforeDispatchWhenTheyCannotSucceed) {
   EXPECT_EQ(code_of(answer(&reader)), "E_SAFETY_DENIED");
 }
 
+// The core takes the tool's canonical name from the request (the front resolved it) and puts it
+// into the cmd as it is, after checking the capability is still of that kind (issue 34 step 3).
+TEST_F(CommandPath, TheCmdCarriesTheResolvedNameAndACapabilityOfAnotherKindIsNotCalled) {
+  const auto submit = [&](const std::string& tool, std::string* code) {
+    CallRequest request;
+    request.node_id = node->node_id;
+    request.cap_id = "echo";
+    request.verb = "invoke";
+    request.tool = tool;
+    request.arguments_json = R"({"message":"ping"})";
+    request.caller = "claude";
+    request.tenant = "acme";
+    f.plugin->submit_call(std::move(request), [code](CallResult result) {
+      *code = result ? "ok" : std::string(error_code_name(result.error().code));
+    });
+    f.plugin->on_tick();
+    return f.broker.take(topic(node->node_id, "cmd"));
+  };
+  std::string code;
+  const auto cmds = submit(echo_tool(), &code);
+  ASSERT_EQ(cmds.size(), 1u);
+  EXPECT_EQ(json::get_string(parse(cmds[0].payload)["payload"], "tool"), echo_tool());
+  // The front resolved a gpio.pin tool "echo"; the node's capability echo is a system.echo.
+  EXPECT_TRUE(submit("gpio." + node->node_id + ".echo.invoke", &code).empty());
+  EXPECT_EQ(code, "E_MANIFEST_NOT_FOUND");
+}
+
 // The HTTP front validates arguments in its gate and the core trusts it by the call's origin; the
 // $CONTROL driver's calls are validated by the core.
 TEST_F(CommandPath, ArgumentsAreValidatedOnceWhereverTheCallComesFrom) {
@@ -689,6 +717,7 @@ TEST_F(CommandPath, ArgumentsAreValidatedOnceWhereverTheCallComesFrom) {
   request.node_id = node->node_id;
   request.cap_id = "echo";
   request.verb = "invoke";
+  request.tool = echo_tool();
   request.arguments_json = invalid;
   request.caller = "claude";
   request.tenant = "acme";

@@ -152,5 +152,46 @@ TEST(FleetSnapshotTest, TheDigestMovesWithTheListingAndOnlyWithIt) {
   EXPECT_TRUE(gone->tenants().empty());
 }
 
+// A tool keeps its canonical name from the snapshot that stores it, and a confirmation re-checks
+// its tool in a later snapshot by identity (same_tool), with no name parsed or looked up.
+TEST(FleetSnapshotTest, AToolHeldAcrossSnapshotsIsFoundAgainWhileItStaysAndOnlyThen) {
+  RandomFleet fleet(7);
+  FleetNode a = fleet.random_node(1), b = fleet.random_node(2);
+  a.tenant = b.tenant = "acme";
+  a.state = b.state = NodeState::kOnline;
+  for (FleetNode* n : {&a, &b}) {
+    n->tools.clear();
+    n->tools.push_back(FleetTool{*make_tool_name("sysecho", n->node_id, "echo", "invoke"), "system.echo",
+                                 VerbSpec{"invoke", "mcp://schemas/in@1.0.0", "mcp://schemas/out@1.0.0", "echo"},
+                                 SafetyClass::kReadOnly, {}});
+  }
+  const auto first = std::make_shared<const FleetSnapshot>(1, std::vector<FleetNode>{a, b});
+  const FleetTool* held = first->find_tool("acme", a.tools[0].name);
+  ASSERT_NE(held, nullptr);
+  EXPECT_EQ(held->canonical_name, held->name.dotted());
+  EXPECT_EQ(first->same_tool("acme", *held), held);
+
+  FleetNode b_offline = b;
+  b_offline.state = NodeState::kOffline;  // another node changed: a's stays the same object
+  const auto second = first->next(2, {b_offline}, {});
+  EXPECT_EQ(second->same_tool("acme", *held), held);
+  EXPECT_EQ(second->same_tool("globex", *held), nullptr) << "another tenant has no such tool";
+
+  FleetNode a_again = a;  // announced again: the same tool, in a new node object
+  a_again.manifest_etag = "etag-new";
+  a_again.tools.insert(a_again.tools.begin(), FleetTool{*make_tool_name("sys", a.node_id, "metrics", "snapshot"),
+                                                        "system.metrics", VerbSpec{}, SafetyClass::kReadOnly, {}});
+  const auto third = second->next(3, {a_again}, {});
+  const FleetTool* same = third->same_tool("acme", *held);
+  ASSERT_NE(same, nullptr);
+  EXPECT_NE(same, held);
+  EXPECT_EQ(same->canonical_name, held->canonical_name);
+
+  FleetNode a_without = a;  // the tool is gone
+  a_without.tools.clear();
+  EXPECT_EQ(third->next(4, {a_without}, {})->same_tool("acme", *held), nullptr);
+  EXPECT_EQ(third->next(4, {}, {a.node_id})->same_tool("acme", *held), nullptr);
+}
+
 }  // namespace
 }  // namespace fleetmcp::http

@@ -328,6 +328,20 @@ TEST_F(McpTest, AFleetReadInFlightIsAnsweredWhenItsSessionEnds) {
   EXPECT_EQ(call->answers, 1);
 }
 
+// Issue 34 step 3: the name is resolved once (tool_surface.h), in one snapshot, and what it
+// resolved to is handed on: fleet_read plans its nodes in that resolution, not again.
+TEST_F(McpTest, AToolsCallResolvesItsToolOnceInOneSnapshot) {
+  const std::string sid = f.open_session(tok);
+  for (const std::string& params : {echo_call(echo_tool()),
+                                    std::string(R"({"name":"fleet_read","arguments":{"kind":"system.metrics","verb":"snapshot"}})")}) {
+    const size_t before = f.fleet->snapshots_taken();
+    const auto call = f.rpc(sid, tok, "tools/call", params, 3);
+    ASSERT_TRUE(call->reply) << params;
+    EXPECT_FALSE(body_of(*call)["result"]["isError"].GetBool()) << params;
+    EXPECT_EQ(f.fleet->snapshots_taken() - before, 1u) << params;
+  }
+}
+
 TEST(McpSessionEnd, ARequestTrackedAfterItsSessionEndedIsStoppedAtOnce) {
   AgentToken agent;
   agent.sub = "alice";
