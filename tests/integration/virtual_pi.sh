@@ -261,7 +261,16 @@ wait_until 240 reports "$v_old" succeeded || fail "pin back to $v_old never succ
 assert_eq "$(installed)" "$v_old" "manage.server invoke target_version $v_old: apt downgraded fleetmcp-device to $v_old"
 
 missing=$(server invoke '{"channel":"stable","target_version":"9.9.9"}')
-assert_eq "$(jq -r .details.reason <<<"$missing")" not_found "manage.server invoke target_version 9.9.9 (not in the channel): not_found"
+if [ "$(jq -r .status.status <<<"$missing")" = pending ]; then
+  # The script did not resolve the version within the call's wait (a slow emulated guest under
+  # load): the call answered pending, as documented, and the failure shows in last_update.
+  echo "# the script answered after the call's wait; checking last_update instead: $missing"
+  wait_until 120 reports "$v_old" failed || fail "9.9.9 never ended failed: $(server get)"
+  assert_eq "$(server get | jq -r '.last_update.message | test("has no fleetmcp-device 9.9.9")')" true \
+    "manage.server invoke target_version 9.9.9 (not in the channel): last_update says the channel lacks it"
+else
+  assert_eq "$(jq -r .details.reason <<<"$missing")" not_found "manage.server invoke target_version 9.9.9 (not in the channel): not_found"
+fi
 assert_eq "$(server get | jq -r '"\(.version) \(.last_update.status)"')" "$v_old failed" "… recorded as failed, $v_old still installed"
 
 pid_before=$(guest 'pidof fleetmcp-device')
