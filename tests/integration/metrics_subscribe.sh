@@ -14,7 +14,7 @@ pass "1 node online, the front in the shipped tools mode and names (${E2E_BROKER
 MCP_URL=$E2E_URL TOKEN=$E2E_TOKEN NODE=${E2E_NODES[0]} \
   timeout 150 node "$SRC/tests/node/metrics_subscribe_client.mjs" || fail "MCP SDK clients (broker log: $T/broker.log)"
 
-# The subscriptions ended with their sessions: the front holds no metrics stream any more.
+# The clients ended their sessions (DELETE): the subscriptions ended with them.
 for _ in $(seq 50); do
   curl -s "$E2E_BASE/metrics" | grep -q 'fleetmcp_sse_streams{endpoint="mcp_call"} 0' && break
   sleep 0.1

@@ -54,6 +54,7 @@ for (const [sdk, { open, onLog }] of Object.entries(sdks)) {
   check(samples.length >= 2 && samples.every((s) => s.node_id === NODE && s.ts_ms > 0),
         `${sdk}: samples of the node arrive as notifications/message on the GET stream`, samples);
   check(ended.length === 0, `${sdk}: nothing says the subscription ended`, ended);
+  await transport.terminateSession();  // DELETE: the session's end ends its subscription
   await client.close();
 }
 process.exit(0);

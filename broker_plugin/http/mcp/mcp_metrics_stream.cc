@@ -79,8 +79,8 @@ json::Document McpMetricsStream::started_result(bool get_stream_open) const {
                      "token, maximum duration); notifications/cancelled naming this call's request id, or ending "
                      "the session, stops it. Call again to continue after it ends.";
   if (!get_stream_open) {
-    text += " No GET stream is open for this session: open one (GET /mcp, Accept: text/event-stream) to receive "
-            "the samples.";
+    text += " No GET stream is open for this session yet: samples sent before one opens are lost (GET /mcp with "
+            "Accept: text/event-stream opens it; the SDK clients open it after initialize).";
   }
   return tool_success(lease, text, request_.revision);
 }
