@@ -106,6 +106,11 @@ async function quota() {
     await sleep(200);  // the cancel reaches the front after the client has moved on
   }
   check(again.first === 'streaming', 'a cancelled stream gives its place back: the token opens another', describe(again));
+  // A subscription outlives its call (issue 37, item 2): the sessions' end (DELETE) ends them and
+  // gives the tenant's quota back for the next modes.
+  for (const c of [a, a2, other]) await c.transport.terminateSession();
+  for (let i = 0; i < 40 && (await subscriptions()) !== 0; i++) await sleep(50);
+  check((await subscriptions()) === 0, "ending the sessions ended their subscriptions");
   process.exit(0);
 }
 
