@@ -93,17 +93,16 @@ void McpMetricsStream::on_sample(std::shared_ptr<const json::Document> sample) {
 }
 
 void McpMetricsStream::send_sample(const json::Document& sample) {
-  const auto session = session_.lock();
-  if (!session || !session->logs("info")) return;
   json::Document n(rapidjson::kObjectType);
   notify("info", filtered(sample, request_.include, n.GetAllocator()), n);
 }
 
 // Sends notifications/message {level, logger "fleetmcp.metrics", data} to the session's GET
-// stream; `holder` owns `data`'s allocations and becomes the notification.
+// stream, when the session's logging level admits `level`; `holder` owns `data`'s allocations and
+// becomes the notification.
 void McpMetricsStream::notify(std::string_view level, const json::Value& data, json::Document& holder) {
   const auto session = session_.lock();
-  if (!session) return;
+  if (!session || !session->logs(level)) return;
   auto& a = holder.GetAllocator();
   json::Value params(rapidjson::kObjectType), d;
   d.CopyFrom(data, a);
