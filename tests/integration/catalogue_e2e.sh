@@ -221,8 +221,8 @@ check(limited && limited.retry_after_ms > 0, 'the camera rate limit (0.5/s) refu
 
 // Doc 05 §9.2 asks CI to hold stable tools to a stricter coverage: every tool the node serves as
 // stable has answered a call with a result valid against its outputSchema above.
-// metrics subscribe answers over MCP as a stream of samples until cancelled: e2e_mcp_client.mjs
-// checks it (its progress notifications carry the device's samples).
+// metrics subscribe answers over MCP at once and sends its samples on the GET stream:
+// e2e_mcp_client.mjs and metrics_subscribe_client.mjs check it.
 const stable = mine.filter((n) => tools.get(n)._meta?.['io.fleetmcp/stability'] === 'stable' && !n.endsWith('subscribe'));
 const untested = stable.filter((n) => !answered.has(n));
 check(stable.length >= 20 && untested.length === 0, `each of the node's ${stable.length} stable tools answered a call with a valid result`,

@@ -8,9 +8,9 @@
 // Prints "ok - …" per check; exits 1 on the first failure.
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ok, fail, check, sleep, envelope } from './check.mjs';
-import { connect as open, listAll, expectError } from './mcp_session.mjs';
+import { connect as open, listAll, expectError, sentCalls } from './mcp_session.mjs';
 
 const env = process.env;
 const NODES = env.NODES.split(' ');
@@ -76,19 +76,24 @@ async function main() {
                     'insufficient scope: HTTP 403', (e) => e.code === 403 || /403/.test(String(e.message)));
   await reader.client.close();
 
-  // Subscribe with progress, then cancel.
-  const progress = [];
-  const abort = new AbortController();
-  const sub = client.callTool({ name: `sys.${NODES[3]}.metrics.subscribe`, arguments: { interval_ms: 1000 } }, undefined, {
-    signal: abort.signal,
-    onprogress: (p) => { progress.push(p); if (progress.length === 2) abort.abort('enough'); },
+  // Subscribe: answered at once; samples on the GET stream; then cancel (issue 37, item 2).
+  const samples = [];
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    if (n.params.logger === 'fleetmcp.metrics' && n.params.level === 'info') samples.push(n.params.data);
   });
-  await expectError(sub, 'cancelling a subscribe rejects the call on the client', () => true);
-  check(progress.length >= 2 && JSON.parse(progress[0].message).node_id === NODES[3],
-        'subscribe: progress notifications carry the device telemetry samples');
+  const calls = sentCalls(transport);
+  const sub = await client.callTool({ name: `sys.${NODES[3]}.metrics.subscribe`, arguments: { interval_ms: 1000 } });
+  check(!sub.isError && sub.structuredContent.interval_ms === 1000, 'subscribe answers at once with the lease');
+  for (let i = 0; i < 50 && samples.length < 2; i++) await sleep(100);
+  check(samples.length >= 2 && samples[0].node_id === NODES[3],
+        'subscribe: notifications/message on the GET stream carry the device telemetry samples');
+  await client.notification({ method: 'notifications/cancelled', params: { requestId: calls.at(-1).id } });
   await sleep(300);
   check(/fleetmcp_sse_streams\{endpoint="mcp_call"\} 0/.test(await (await fetch(env.METRICS_URL)).text()),
-        'the cancelled stream is closed on the server');
+        'cancelling a subscribe closes it on the server');
+  const after = samples.length;
+  await sleep(1500);
+  check(samples.length === after, 'no sample arrives after the cancel');
 
   // The lone node's process dies: its calls fail at once, not at the deadline.
   process.kill(Number(env.LONE_PID), 'SIGKILL');

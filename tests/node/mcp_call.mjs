@@ -9,6 +9,7 @@
 //   node mcp_call.mjs fleet N               the fleet checks (by_kind tools): N online echo nodes,
 //                                           echo answered by every node with its own node_id,
 //                                           one metrics subscribe giving two samples. "ok - …" lines
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { fail, check, sleep } from './check.mjs';
 import { connect as open, listAll } from './mcp_session.mjs';
 
@@ -39,14 +40,14 @@ async function fleet(client, want) {
   }
   console.log(`ok - echo answered by each of the ${nodes.length} nodes with its own node_id`);
   const samples = [];
-  const abort = new AbortController();
-  const sub = client.callTool({ name: 'system_metrics_subscribe', arguments: { node_id: nodes[0], arguments: { interval_ms: 1000 } } }, undefined, {
-    signal: abort.signal,
-    onprogress: (p) => { samples.push(JSON.parse(p.message)); if (samples.length === 2) abort.abort('enough'); },
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    if (params.logger === 'fleetmcp.metrics' && params.level === 'info') samples.push(params.data);
   });
-  await sub.then(() => {}, () => {});
-  check(samples.length === 2 && samples.every((s) => s.node_id === nodes[0]),
-        'metrics subscribe: two telemetry samples of the node as progress notifications', samples);
+  const sub = await client.callTool({ name: 'system_metrics_subscribe', arguments: { node_id: nodes[0], arguments: { interval_ms: 1000 } } });
+  check(!sub.isError, 'metrics subscribe: answered at once with the lease', sub);
+  for (let i = 0; i < 100 && samples.length < 2; i++) await sleep(100);
+  check(samples.length >= 2 && samples.every((s) => s.node_id === nodes[0]),
+        'metrics subscribe: two telemetry samples of the node as notifications/message', samples);
 }
 
 async function paced(client, name, args) {

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { ToolListChangedNotificationSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ok, fail, check, sleep, envelope } from './check.mjs';
-import { connect as open, listAll, expectError } from './mcp_session.mjs';
+import { connect as open, listAll, expectError, sentCalls } from './mcp_session.mjs';
 
 const env = process.env;
 const { MCP_URL, TOKEN, TOKEN_READ, TOKEN_OTHER, CTL, NODE, NODE2, OTHER, METRICS_URL } = env;
@@ -92,34 +92,40 @@ async function main() {
   check(otherNames.length === 1 && otherNames[0].includes(OTHER), "tenant 'other' sees only its own node");
   await other.client.close();
 
-  // Subscribe with progress, then cancel.
-  const progress = [];
-  const abort = new AbortController();
-  const sub = client.callTool({ name: `sys.${NODE}.metrics.subscribe`, arguments: { interval_ms: 1000 } }, undefined, {
-    signal: abort.signal,
-    onprogress: (p) => { progress.push(p); if (progress.length === 3) abort.abort('enough'); },
-  });
-  await expectError(sub, 'cancelling a subscribe rejects the call on the client', () => true);
-  check(progress.length >= 3 && progress.every((p, i) => i === 0 || p.progress > progress[i - 1].progress),
-        'subscribe: strictly increasing progress notifications');
-  check(JSON.parse(progress[0].message).node_id === NODE, 'each progress carries a sample');
-  check(logs.some((l) => l.logger === 'fleetmcp.metrics' && l.data.node_id === NODE), 'samples also arrive as notifications/message');
+  // Subscribe: answered at once with the lease; samples arrive on the GET stream (issue 37, item 2).
+  const calls = sentCalls(transport);
+  const metricsLogs = (level, node) => logs.filter((l) => l.logger === 'fleetmcp.metrics' && l.level === level &&
+                                                          l.data.node_id === node);
+  const sub = await client.callTool({ name: `sys.${NODE}.metrics.subscribe`, arguments: { interval_ms: 1000 } });
+  check(!sub.isError && sub.structuredContent.interval_ms === 1000 && sub.structuredContent.lease_expires_at_ms > Date.now(),
+        'subscribe answers at once with the lease as structuredContent');
+  for (let i = 0; i < 50 && metricsLogs('info', NODE).length < 3; i++) await sleep(100);
+  check(metricsLogs('info', NODE).length >= 3, 'samples arrive as notifications/message on the GET stream');
+  // notifications/cancelled naming the call's request id stops it.
+  await client.notification({ method: 'notifications/cancelled', params: { requestId: calls.at(-1).id } });
   await sleep(300);
-  const metrics = await (await fetch(METRICS_URL)).text();
-  check(/fleetmcp_sse_streams\{endpoint="mcp_call"\} 0/.test(metrics), 'the cancelled stream is closed on the server');
+  let metrics = await (await fetch(METRICS_URL)).text();
+  check(/fleetmcp_sse_streams\{endpoint="mcp_call"\} 0/.test(metrics), 'the cancelled subscription is closed on the server');
 
-  // Subscribe until the maximum stream time: the result is the lease, validated by the SDK.
+  // Subscribe until the maximum stream time (4 s here): a last message says it ended.
   const lease = await client.callTool({ name: `sys.${NODE}.metrics.subscribe`, arguments: { interval_ms: 1000 } });
-  check(!lease.isError && lease.structuredContent.interval_ms === 1000 && lease.structuredContent.lease_expires_at_ms > Date.now() - 60000,
-        'subscribe ends at the maximum stream time with the lease as structuredContent');
+  check(!lease.isError && lease.structuredContent.lease_expires_at_ms <= Date.now() + 4000,
+        'the lease ends at the maximum stream time');
+  for (let i = 0; i < 60 && metricsLogs('warning', NODE).length === 0; i++) await sleep(100);
+  check(metricsLogs('warning', NODE)[0]?.data.ended.code === 'E_DEADLINE_EXCEEDED',
+        'at the maximum stream time a last notifications/message says the subscription ended');
 
-  // Offline mid-stream ends the call with E_NODE_OFFLINE.
-  const live = client.callTool({ name: `sys.${NODE2}.metrics.subscribe`, arguments: { interval_ms: 1000 } });
+  // Offline mid-subscription ends it with a last message: E_NODE_OFFLINE.
+  const live = await client.callTool({ name: `sys.${NODE2}.metrics.subscribe`, arguments: { interval_ms: 1000 } });
+  check(!live.isError, 'a subscribe on the second node');
   await sleep(500);
   ctl(`offline ${NODE2}`);
-  const ended = await live;
-  check(ended.isError && envelope(ended).code === 'E_NODE_OFFLINE', 'a node going offline ends its stream with E_NODE_OFFLINE');
+  for (let i = 0; i < 50 && metricsLogs('warning', NODE2).length === 0; i++) await sleep(100);
+  check(metricsLogs('warning', NODE2)[0]?.data.ended.code === 'E_NODE_OFFLINE',
+        'a node going offline ends its subscription with a last message: E_NODE_OFFLINE');
   ctl(`online ${NODE2}`);
+  metrics = await (await fetch(METRICS_URL)).text();
+  check(/fleetmcp_sse_streams\{endpoint="mcp_call"\} 0/.test(metrics), 'no subscription is left open');
 
   // list_changed on a new node and on expiry.
   changed.length = 0;

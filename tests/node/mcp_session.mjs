@@ -42,3 +42,15 @@ export async function expectError(promise, what, test) {
   }
   fail(what, 'no error');
 }
+
+// The tools/call requests `transport` sends from now on, in order ({id, params}): their ids are
+// what a notifications/cancelled names to stop a metrics subscription after its call was answered.
+export function sentCalls(transport) {
+  const calls = [];
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if (message.method === 'tools/call') calls.push({ id: message.id, params: message.params });
+    return send(message, options);
+  };
+  return calls;
+}

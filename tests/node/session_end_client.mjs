@@ -7,36 +7,41 @@
 //       the stream quota); A2 gets what is left of the tenant's quota; the other tenant's
 //       initialize and /healthz work meanwhile; a cancelled stream gives its place back.
 //   node session_end_client.mjs evict      TOKEN, SESSIONS (plugin_opt_http_max_sessions_per_caller):
-//       a call in flight (the device holds it 4.5 s) and a metrics stream in a session that the
-//       token's SESSIONS+1st initialize ends: both are answered (isError, E_NODE_OFFLINE, "the MCP
-//       session ended"), at once, not cut off.
+//       a call in flight (the device holds it 4.5 s) and a metrics subscription in a session that
+//       the token's SESSIONS+1st initialize ends: the call is answered (isError, E_NODE_OFFLINE,
+//       "the MCP session ended"), at once, not cut off, and the subscription ends with the session.
 //   node session_end_client.mjs shutdown   TOKEN, READY (a file): a call in flight and a metrics
-//       stream, then "ready" in READY; the script stops the broker (SIGTERM): both are answered
-//       (isError, E_NODE_OFFLINE, "shutting down").
+//       subscription, then "ready" in READY; the script stops the broker (SIGTERM): the call is
+//       answered (isError, E_NODE_OFFLINE, "shutting down").
 // Prints "ok - …" per check; exits 1 on the first failure.
 import fs from 'node:fs';
 import { fail, check, sleep, envelope } from './check.mjs';
-import { connect as open } from './mcp_session.mjs';
+import { connect as open, sentCalls } from './mcp_session.mjs';
 
 const env = process.env;
 const NODES = env.NODES.split(' ');
 const QUOTA = /quota of metrics streams/;
-const LONG = { timeout: 600000 };  // a stream runs longer than the SDK's default 60 s
 
 async function connect(token, url = env.MCP_URL) {
-  return (await open(url, token, 'fleetmcp-session-end-test')).client;
+  const { client, transport } = await open(url, token, 'fleetmcp-session-end-test');
+  client.calls = sentCalls(transport);
+  return client;
 }
 
-// A metrics subscribe on NODE. `first` settles with 'streaming' at the first sample, or with the
-// call's result (or error) when it ends before one.
+// A metrics subscribe on NODE (answered at once, issue 37 item 2). `first` is 'streaming' when
+// the call answered with the lease, else its result (or error); cancel() sends
+// notifications/cancelled naming the call, which ends the subscription.
 function subscribe(client, node) {
-  const abort = new AbortController();
-  let settle;
-  const first = new Promise((resolve) => { settle = resolve; });
-  const call = client.callTool({ name: `sys.${node}.metrics.subscribe`, arguments: { interval_ms: 1000 } }, undefined,
-    { ...LONG, signal: abort.signal, onprogress: () => settle('streaming') });
-  call.then(settle, settle);
-  return { abort, first, call };
+  const sent = client.calls.length;  // this call's place among the client's tools/call requests
+  const call = client.callTool({ name: `sys.${node}.metrics.subscribe`, arguments: { interval_ms: 1000 } });
+  const first = call.then((r) => (r.isError ? r : 'streaming'), (e) => e);
+  const cancel = () => client.notification({ method: 'notifications/cancelled', params: { requestId: client.calls[sent].id } });
+  return { cancel, first, call };
+}
+
+// How many MCP metrics subscriptions the front holds (/metrics).
+async function subscriptions() {
+  return Number(/fleetmcp_sse_streams\{endpoint="mcp_call"\} (\d+)/.exec(await (await fetch(`${env.BASE}/metrics`)).text())[1]);
 }
 
 // A subscribe that waits out the capability's own rate limit (5 calls/s), which answers
@@ -93,8 +98,7 @@ async function quota() {
     `a second subject of the tenant gets what is left of the tenant's quota (${perTenant - perCaller}), then E_RATE_LIMITED`,
     theirs.map(describe));
 
-  streaming[0].abort.abort('done');  // notifications/cancelled: the stream ends and frees its place
-  await streaming[0].call.catch(() => {});
+  await streaming[0].cancel();  // notifications/cancelled: the subscription ends and frees its place
   let again;
   for (let i = 0; i < 20; i++) {
     again = await openStream(a, NODES[0]);
@@ -102,6 +106,11 @@ async function quota() {
     await sleep(200);  // the cancel reaches the front after the client has moved on
   }
   check(again.first === 'streaming', 'a cancelled stream gives its place back: the token opens another', describe(again));
+  // A subscription outlives its call (issue 37, item 2): the sessions' end (DELETE) ends them and
+  // gives the tenant's quota back for the next modes.
+  for (const c of [a, a2, other]) await c.transport.terminateSession();
+  for (let i = 0; i < 40 && (await subscriptions()) !== 0; i++) await sleep(50);
+  check((await subscriptions()) === 0, "ending the sessions ended their subscriptions");
   process.exit(0);
 }
 
@@ -133,25 +142,26 @@ async function inFlight(client) {
 
 async function evict() {
   const first = await connect(env.TOKEN);
-  const { echo, stream } = await inFlight(first);
+  const { echo } = await inFlight(first);
+  const held = await subscriptions();  // with the quota mode's, still running
   for (let i = 0; i < Number(env.SESSIONS); i++) await connect(env.TOKEN);
   const evicted = Date.now();
   check(true, `the same token started ${env.SESSIONS} more sessions: the first is the oldest past the quota`);
   const e = await answered(echo, 'the call in flight in the ended session', 'the MCP session ended', evicted, 2000);
   check(/plugin_opt_http_max_sessions_per_caller/.test(e.message) && /new session/.test(e.suggested_fix),
     '... naming the quota that ended it, and saying to call again in a new session', e);
-  await answered(stream.call, 'its metrics stream', 'the MCP session ended', evicted, 2000);
+  for (let i = 0; i < 40 && (await subscriptions()) !== held - 1; i++) await sleep(50);
+  check((await subscriptions()) === held - 1, '... and its metrics subscription ended with the session');
   process.exit(0);
 }
 
 async function shutdown() {
   const client = await connect(env.TOKEN);
-  const { echo, stream } = await inFlight(client);
+  const { echo } = await inFlight(client);
   fs.writeFileSync(env.READY, 'ready\n');
   const since = Date.now();
   const e = await answered(echo, 'the call in flight at SIGTERM', 'shutting down', since, 4000);
   check(/once the broker is back/.test(e.suggested_fix), '... saying to call again once the broker is back', e);
-  await answered(stream.call, 'the metrics stream at SIGTERM', 'shutting down', since, 4000);
   process.exit(0);
 }
 

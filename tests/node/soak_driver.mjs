@@ -4,8 +4,9 @@
 //     snapshot, through RFC-0009 POST /mcp/tools/call (fetch) and MCP (the official SDK client,
 //     a small pool of sessions, one replaced every SESSION_EVERY_S with DELETE + a fresh
 //     initialize and a full paginated tools/list);
-//   - metrics subscriptions: an RFC-0009 SSE stream or an MCP subscribe (progress, then
-//     notifications/cancelled) opened every STREAM_EVERY_S, held 2-6 s, closed by the client;
+//   - metrics subscriptions: an RFC-0009 SSE stream or an MCP subscribe (answered at once, samples
+//     as notifications/message on the session's GET stream, then notifications/cancelled naming
+//     the call) opened every STREAM_EVERY_S, held 2-6 s, closed by the client;
 //   - node churn: every CHURN_EVERY_S one "churn" group (a fleetmcp-device --simulate process)
 //     is killed (SIGKILL or SIGTERM, alternately) and started again 2-5 s later, so its nodes
 //     reconnect and re-announce; their short manifest_ttl_s makes them re-announce on their own too;
@@ -30,6 +31,8 @@ import { spawn, execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { sentCalls } from './mcp_session.mjs';
 
 const env = process.env;
 const num = (name, dflt) => (env[name] === undefined || env[name] === '' ? dflt : Number(env[name]));
@@ -213,6 +216,13 @@ async function openSession(tok) {
     if (/unknown message ID/i.test(String(e?.message))) { duplicateAnswers++; violation(`MCP: ${e.message}`); }
   };
   await client.connect(transport);
+  const samples = new Map();  // node_id → metrics samples received on the GET stream
+  client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+    if (params.logger === 'fleetmcp.metrics' && params.level === 'info') {
+      samples.set(params.data.node_id, (samples.get(params.data.node_id) ?? 0) + 1);
+    }
+  });
+  const calls = sentCalls(transport);
   const t = performance.now();
   let cursor, pages = 0, tools = 0;
   do {
@@ -222,7 +232,7 @@ async function openSession(tok) {
     cursor = page.nextCursor;
   } while (cursor);
   listedTools = { pages, tools, ms: performance.now() - t, lists: listedTools.lists + 1 };
-  return { tok, client, transport, busy: 0 };
+  return { tok, client, transport, samples, calls, busy: 0 };
 }
 async function closeSession(s) {
   await s.transport.terminateSession().catch((e) => violation(`MCP DELETE failed: ${e.message}`));
@@ -293,23 +303,23 @@ async function rfcStream(token, node, holdMs) {
 }
 
 async function mcpStream(session, node, holdMs) {
-  const abort = new AbortController();
-  let progress = 0;
-  const timer = setTimeout(() => abort.abort('held long enough'), holdMs);
   session.busy++;
   try {
+    const before = session.samples.get(node) ?? 0;
     const r = await session.client.callTool({ name: toolName('subscribe', node), arguments: { interval_ms: 1000 } }, undefined,
-                                            { signal: abort.signal, timeout: ANSWER_TIMEOUT_MS, onprogress: () => { progress++; } });
-    return r.isError ? r._meta?.['io.fleetmcp/error']?.code ?? 'TOOL_ERROR' : 'stream';
+                                            { timeout: ANSWER_TIMEOUT_MS });
+    if (r.isError) return r._meta?.['io.fleetmcp/error']?.code ?? 'TOOL_ERROR';
+    const id = session.calls.findLast((c) => c.params.name === toolName('subscribe', node) &&
+                                             JSON.stringify(c.params.arguments).includes(node)).id;
+    await sleep(holdMs);
+    await session.client.notification({ method: 'notifications/cancelled', params: { requestId: id } });
+    const frames = (session.samples.get(node) ?? 0) - before;  // other streams of the node count too: a lower bound is all we need
+    streamStats.opened++;
+    streamStats.frames += frames;
+    return frames > 0 || holdMs < 4000 ? 'stream' : 'stream_without_frames';
   } catch (e) {
-    if (abort.signal.aborted) {
-      streamStats.opened++;
-      streamStats.frames += progress;
-      return progress > 0 || holdMs < 4000 ? 'stream' : 'stream_without_frames';
-    }
     return mcpErrorOutcome(e);
   } finally {
-    clearTimeout(timer);
     session.busy--;
   }
 }

@@ -204,11 +204,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
     log_.confirmation(kVia, agent, *pass.tool, true, confirmed_by.empty() ? "commit_token" : confirmed_by);
   }
   if (is_metrics_stream(*pass.tool)) {
-    if (!exchange) {
-      answer(error(id, rpc::kInvalidRequest, "Invalid Request: a streaming tool cannot be called inside a batch"));
-      return;
-    }
-    open_stream(*pass.tool, call.arguments, m, agent, session, exchange, answer);
+    open_stream(*pass.tool, call.arguments, m, agent, session, scheduler, answer);
     return;
   }
   run_unary(fleet, std::move(pass), m, caller, session, scheduler, std::move(answer));
@@ -379,9 +375,9 @@ void McpMethods::run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, Ga
 
 void McpMethods::open_stream(const FleetTool& tool, const json::Value* arguments, const RpcMessage& m,
                              const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                             const std::shared_ptr<Exchange>& exchange, Answer& answer) {
-  // The stream quota, and the token re-checks that end the stream with its token (open_streams.h),
-  // as for RFC-0009 and GET streams: a metrics stream holds a connection as long as they do.
+                             const std::shared_ptr<Scheduler>& scheduler, Answer& answer) {
+  // The stream quota, and the token re-checks that end the subscription with its token
+  // (open_streams.h), as for RFC-0009 and GET streams.
   auto stream = std::make_shared<std::weak_ptr<McpMetricsStream>>();
   std::shared_ptr<OpenStreams::Ticket> ticket = streams_.open(agent, wall_ms_(), [stream](StreamStop why) {
     if (const auto s = stream->lock()) s->stop(stream_stop_error(why));
@@ -395,33 +391,24 @@ void McpMethods::open_stream(const FleetTool& tool, const json::Value* arguments
   static const json::Value kNoArguments(rapidjson::kObjectType);
   const json::Value& args = arguments != nullptr ? *arguments : kNoArguments;
   McpMetricsRequest request;
-  request.id.CopyFrom(*m.id, request.id.GetAllocator());
-  if (const json::Value* token = member(member(m.params, "_meta"), "progressToken");
-      token != nullptr && (token->IsString() || token->IsInt64())) {
-    request.progress_token.CopyFrom(*token, request.progress_token.GetAllocator());
-  }
   request.interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
   request.include = metrics_sections(json::find(args, "include"));
-  request.send_messages = session->logs("info");
   request.revision = session->revision();
   const std::string key = id_key(*m.id);
   const int64_t started = steady_ms_();
   metrics_.stream_opened(StreamKind::kMcpCall);
-  // The ticket lives as long as the ended callback: until the stream has finished.
-  *stream = McpMetricsStream::open(
-      *exchange, fanout_, tool, agent.tenant, std::move(request), options_.mcp_max_stream,
-      options_.mcp_stream_buffer, wall_ms_,
+  // Answered at once (mcp_metrics_stream.h says why); the session holds the subscription, and the
+  // ticket lives as long as the ended callback: until the subscription has ended.
+  const auto subscription = McpMetricsStream::open(
+      scheduler, session, fanout_, tool, agent.tenant, request, options_.mcp_max_stream, wall_ms_,
       [this, session, key, tool, agent, started, ticket](std::string_view code) {
         session->untrack(key);
         metrics_.stream_closed(StreamKind::kMcpCall);
         log_.stream_ended(kVia, agent, tool, code, steady_ms_() - started);
       });
-  session->track(key, [weak = *stream](std::optional<SessionEnd> ended) {
-    const auto s = weak.lock();
-    if (!s) return;
-    if (ended) s->stop(session_end_error(*ended, EndedCall::kRead));  // a subscription only reads
-    else s->cancel();
-  });
+  *stream = subscription;
+  session->track(key, [subscription](std::optional<SessionEnd>) { subscription->cancel(); });
+  answer(result(*m.id, subscription->started_result(session->streaming())));
 }
 
 }  // namespace fleetmcp::http

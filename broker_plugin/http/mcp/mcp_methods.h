@@ -90,11 +90,11 @@ class McpMethods {
   void run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, GatePass pass, const RpcMessage& m,
                  const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
-  // Answers only when the stream quota refuses it; otherwise the stream carries the answer.
+  // A metrics subscription: answered at once, with the subscription or the stream quota's refusal.
   // `arguments` are the call's own, which the gate validated (null: none).
   void open_stream(const FleetTool& tool, const json::Value* arguments, const RpcMessage& m,
                    const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                   const std::shared_ptr<Exchange>& exchange, Answer& answer);
+                   const std::shared_ptr<Scheduler>& scheduler, Answer& answer);
 
   const FrontOptions& options_;
   FleetView& fleet_;

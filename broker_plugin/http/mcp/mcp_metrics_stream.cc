@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <utility>
 
-#include "broker_plugin/http/base/jsonrpc.h"
-#include "broker_plugin/http/mcp/mcp_session.h"
-#include "broker_plugin/http/transport/sse_event.h"
 #include "broker_plugin/http/surface/tool_result.h"
+#include "common/base/error_value.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -29,10 +28,6 @@ json::Value filtered(const json::Document& sample, unsigned include, json::Alloc
   return out;
 }
 
-std::string message_event(const json::Document& notification) {
-  return sse_event("message", json::to_string(notification));
-}
-
 }  // namespace
 
 unsigned metrics_sections(const json::Value* include) {
@@ -46,38 +41,48 @@ unsigned metrics_sections(const json::Value* include) {
   return bits;
 }
 
-std::shared_ptr<McpMetricsStream> McpMetricsStream::open(Exchange& exchange, TelemetryFanout& fanout,
+std::shared_ptr<McpMetricsStream> McpMetricsStream::open(std::shared_ptr<Scheduler> scheduler,
+                                                         std::weak_ptr<McpSession> session, TelemetryFanout& fanout,
                                                          const FleetTool& tool, const std::string& tenant,
                                                          McpMetricsRequest request, std::chrono::milliseconds max_stream,
-                                                         size_t buffer, std::function<int64_t()> wall_ms, Ended ended) {
-  auto self = std::make_shared<McpMetricsStream>(exchange.scheduler(), std::move(request), std::move(wall_ms),
+                                                         std::function<int64_t()> wall_ms, Ended ended) {
+  request.interval_ms = std::clamp<int64_t>(request.interval_ms, 1000, 60000);  // the output schema's bounds
+  auto self = std::make_shared<McpMetricsStream>(std::move(scheduler), std::move(session), request, std::move(wall_ms),
                                                  std::move(ended));
   self->node_id_ = tool.name.node_id;
-  self->stream_ = exchange.open_stream({}, StreamLimits{buffer, {}});
-  self->stream_->on_end([s = self](StreamEnd why) {
-    // The front is stopping: the connection is still there to take the call's answer (its
-    // session's end usually gave it already).
-    if (why == StreamEnd::kShutdown) return s->finish_with_error(session_end_error(SessionEnd::kShutdown, EndedCall::kRead));
-    // The connection is gone: without resumability nothing more can reach the client.
-    s->finish_with({}, "");
-  });
+  self->ends_at_ms_ = self->wall_ms_() + max_stream.count();
   self->subscription_ = fanout.subscribe(tool, tenant, self->request_.interval_ms, self);
   self->max_timer_ = self->scheduler_->after(max_stream, [weak = std::weak_ptr<McpMetricsStream>(self)] {
+    // Its planned end, not a failure: the audit line has no code.
     const auto s = weak.lock();
-    if (!s || s->done_) return;
-    json::Document lease(rapidjson::kObjectType);
-    auto& a = lease.GetAllocator();
-    const int64_t interval = s->subscription_->leased_interval_ms() > 0 ? s->subscription_->leased_interval_ms()
-                                                                         : s->request_.interval_ms;
-    lease.AddMember("interval_ms", std::clamp<int64_t>(interval, 1000, 60000), a);
-    // Before any grant the lease is, in effect, over now.
-    lease.AddMember("lease_expires_at_ms", std::max(s->subscription_->lease_expires_at_ms(), s->wall_ms_()), a);
-    const std::string text = "Streamed " + std::to_string(s->samples_) + " metrics samples of node " + s->node_id_ +
-                             "; the stream reached its maximum duration. Call again to continue.";
-    const json::Document result = tool_success(lease, text, s->request_.revision);
-    s->finish_with(sse_event("message", rpc_result(s->request_.id, result)), "");
+    if (!s) return;
+    const ErrorEnvelope why(ErrorCode::kDeadlineExceeded,
+                            "the metrics subscription of node " + s->node_id_ +
+                                " reached its maximum duration (plugin_opt_http_mcp_max_stream_ms)",
+                            "call system_metrics_subscribe again to continue");
+    s->finish(&why, "");
   });
   return self;
+}
+
+json::Document McpMetricsStream::started_result(bool get_stream_open) const {
+  json::Document lease(rapidjson::kObjectType);
+  auto& a = lease.GetAllocator();
+  lease.AddMember("interval_ms", request_.interval_ms, a);
+  lease.AddMember("lease_expires_at_ms", ends_at_ms_, a);
+  std::string text = "Subscribed to the metrics of node " + node_id_ + " every " +
+                     std::to_string(request_.interval_ms) + " ms until lease_expires_at_ms (" +
+                     std::to_string((ends_at_ms_ - wall_ms_()) / 1000) +
+                     " s from now). This call returns now; each sample arrives as a notifications/message "
+                     "(logger \"fleetmcp.metrics\", level info, the sample as data) on this session's GET stream. "
+                     "A last notifications/message (level warning) says why the subscription ended (node offline, "
+                     "token, maximum duration); notifications/cancelled naming this call's request id, or ending "
+                     "the session, stops it. Call again to continue after it ends.";
+  if (!get_stream_open) {
+    text += " No GET stream is open for this session yet: samples sent before one opens are lost (GET /mcp with "
+            "Accept: text/event-stream opens it; the SDK clients open it after initialize).";
+  }
+  return tool_success(lease, text, request_.revision);
 }
 
 void McpMetricsStream::on_sample(std::shared_ptr<const json::Document> sample) {
@@ -88,60 +93,52 @@ void McpMetricsStream::on_sample(std::shared_ptr<const json::Document> sample) {
 }
 
 void McpMetricsStream::send_sample(const json::Document& sample) {
-  ++samples_;
-  if (!request_.progress_token.IsNull()) {
-    json::Document n(rapidjson::kObjectType);
-    auto& a = n.GetAllocator();
-    n.AddMember("jsonrpc", "2.0", a);
-    n.AddMember("method", "notifications/progress", a);
-    json::Value params(rapidjson::kObjectType), token;
-    token.CopyFrom(request_.progress_token, a);
-    params.AddMember("progressToken", token, a);
-    params.AddMember("progress", samples_, a);
-    params.AddMember("message", json::string_value(json::to_string(sample), a), a);
-    n.AddMember("params", params, a);
-    stream_->send(message_event(n), true);
-  }
-  if (request_.send_messages) {
-    json::Document n(rapidjson::kObjectType);
-    auto& a = n.GetAllocator();
-    n.AddMember("jsonrpc", "2.0", a);
-    n.AddMember("method", "notifications/message", a);
-    json::Value params(rapidjson::kObjectType);
-    params.AddMember("level", "info", a);
-    params.AddMember("logger", "fleetmcp.metrics", a);
-    params.AddMember("data", filtered(sample, request_.include, a), a);
-    n.AddMember("params", params, a);
-    stream_->send(message_event(n), true);
-  }
+  json::Document n(rapidjson::kObjectType);
+  notify("info", filtered(sample, request_.include, n.GetAllocator()), n);
+}
+
+// Sends notifications/message {level, logger "fleetmcp.metrics", data} to the session's GET
+// stream, when the session's logging level admits `level`; `holder` owns `data`'s allocations and
+// becomes the notification.
+void McpMetricsStream::notify(std::string_view level, const json::Value& data, json::Document& holder) {
+  const auto session = session_.lock();
+  if (!session || !session->logs(level)) return;
+  auto& a = holder.GetAllocator();
+  json::Value params(rapidjson::kObjectType), d;
+  d.CopyFrom(data, a);
+  params.AddMember("level", json::string_value(level, a), a);
+  params.AddMember("logger", "fleetmcp.metrics", a);
+  params.AddMember("data", d, a);
+  holder.SetObject();
+  holder.AddMember("jsonrpc", "2.0", a);
+  holder.AddMember("method", "notifications/message", a);
+  holder.AddMember("params", params, a);
+  session->notify(json::to_string(holder));
 }
 
 void McpMetricsStream::on_feed_end(const ErrorEnvelope& why) { stop(why); }
 
+// Both hold the subscription until they ran: the session may have let go of it already.
 void McpMetricsStream::stop(ErrorEnvelope why) {
-  scheduler_->post([weak = weak_from_this(), why = std::move(why)] {
-    if (const auto s = weak.lock()) s->finish_with_error(why);
-  });
-}
-
-void McpMetricsStream::finish_with_error(const ErrorEnvelope& why) {
-  if (done_) return;
-  const json::Document result = tool_error(why, true, request_.revision);
-  finish_with(sse_event("message", rpc_result(request_.id, result)), error_code_name(why.code));
+  scheduler_->post([s = shared_from_this(), why = std::move(why)] { s->finish(&why, error_code_name(why.code)); });
 }
 
 void McpMetricsStream::cancel() {
-  scheduler_->post([weak = weak_from_this()] {
-    if (const auto s = weak.lock()) s->finish_with({}, "");
-  });
+  scheduler_->post([s = shared_from_this()] { s->finish(nullptr, ""); });
 }
 
-void McpMetricsStream::finish_with(std::string response, std::string_view code) {
+void McpMetricsStream::finish(const ErrorEnvelope* why, std::string_view code) {
   if (done_) return;
   done_ = true;
   max_timer_.reset();
   subscription_.reset();
-  stream_->finish(std::move(response));
+  if (why != nullptr) {
+    json::Document n(rapidjson::kObjectType);
+    json::Value data(rapidjson::kObjectType);
+    data.AddMember("node_id", json::string_value(node_id_, n.GetAllocator()), n.GetAllocator());
+    data.AddMember("ended", error_value(*why, n.GetAllocator()), n.GetAllocator());
+    notify("warning", data, n);
+  }
   if (ended_) std::exchange(ended_, nullptr)(code);
 }
 

@@ -1,14 +1,15 @@
-// sys.<id>.metrics.subscribe called over MCP: the tools/call is answered with an SSE stream
-// (docs/platform-notes.md §H3). Each sample the fan-out delivers goes out as notifications/progress
-// (only when the request carried _meta.progressToken; progress counts samples, the sample JSON is
-// the message) and as notifications/message (logger "fleetmcp.metrics", the sample as data, unless
-// the session set a level above info). The call ends:
-//   - notifications/cancelled: the stream closes without a response (the spec says none is sent);
-//   - the node goes offline: a result with isError and E_NODE_OFFLINE;
-//   - its session ends, the front stops, or its token expires or is revoked (stop()): a result
-//     with isError and the envelope saying so (issue 24, items 4 and 5);
-//   - the maximum stream time passes: a result whose structuredContent is the lease (the tool's
-//     output schema: interval_ms, lease_expires_at_ms) and a text summary.
+// sys.<id>.metrics.subscribe called over MCP (issue 37, item 2). The tools/call is answered at
+// once: the official SDK clients time out a request after 60 s, and progress notifications only
+// extend that when the client opted in (resetTimeoutOnProgress), so a call that streams until
+// it ends never answers a client in its default settings. The answer (started_result) says the
+// subscription runs, its interval, until when, and where samples arrive: each sample the fan-out
+// delivers goes to the session's GET stream as notifications/message (logger "fleetmcp.metrics",
+// the sample as data, while the session's level admits info). The subscription ends:
+//   - notifications/cancelled naming the call's request id, or its session ends: silently;
+//   - the node goes offline, its token expires or is revoked, the front stops, or the maximum
+//     stream time passes: with a last notifications/message (level warning, data {node_id,
+//     ended, message}) saying why.
+// It holds its place in the stream quotas (open_streams.h) until it ends.
 #pragma once
 
 #include <chrono>
@@ -16,57 +17,59 @@
 #include <memory>
 #include <string>
 
-#include "broker_plugin/http/transport/exchange.h"
 #include "broker_plugin/http/base/mcp_revision.h"
+#include "broker_plugin/http/mcp/mcp_session.h"
 #include "broker_plugin/http/streams/telemetry_fanout.h"
 
 namespace fleetmcp::http {
 
 struct McpMetricsRequest {
-  json::Document id;              // the JSON-RPC id
-  json::Document progress_token;  // null when none was sent
   int64_t interval_ms = 5000;
-  unsigned include = ~0u;         // MetricsSample sections to keep (include argument)
-  bool send_messages = true;      // the session's log level admits info
+  unsigned include = ~0u;  // MetricsSample sections to keep (include argument)
   McpRevision revision = kLatestRevision;
 };
 
 class McpMetricsStream : public TelemetrySubscriber, public std::enable_shared_from_this<McpMetricsStream> {
  public:
-  // Ends with "" (normal end or cancel) or the E_… code the stream ended with.
+  // Ends with "" (maximum time, cancel or session end) or the E_… code it ended with.
   using Ended = std::function<void(std::string_view code)>;
 
-  static std::shared_ptr<McpMetricsStream> open(Exchange& exchange, TelemetryFanout& fanout, const FleetTool& tool,
-                                                const std::string& tenant, McpMetricsRequest request,
-                                                std::chrono::milliseconds max_stream, size_t buffer,
+  static std::shared_ptr<McpMetricsStream> open(std::shared_ptr<Scheduler> scheduler, std::weak_ptr<McpSession> session,
+                                                TelemetryFanout& fanout, const FleetTool& tool, const std::string& tenant,
+                                                McpMetricsRequest request, std::chrono::milliseconds max_stream,
                                                 std::function<int64_t()> wall_ms, Ended ended);
+
+  // The tools/call result: the lease (the tool's output schema: interval_ms, and
+  // lease_expires_at_ms = when this subscription ends) and a text saying where samples arrive.
+  json::Document started_result(bool get_stream_open) const;
 
   void on_sample(std::shared_ptr<const json::Document> sample) override;
   void on_feed_end(const ErrorEnvelope& why) override;
-  // notifications/cancelled; any thread.
+  // notifications/cancelled or the session's end: no last message; any thread.
   void cancel();
-  // Ends the call with an isError result carrying `why`; any thread.
+  // Ends with a last message carrying `why`; any thread.
   void stop(ErrorEnvelope why);
 
-  McpMetricsStream(std::shared_ptr<Scheduler> scheduler, McpMetricsRequest request,
+  McpMetricsStream(std::shared_ptr<Scheduler> scheduler, std::weak_ptr<McpSession> session, McpMetricsRequest request,
                    std::function<int64_t()> wall_ms, Ended ended)
-      : scheduler_(std::move(scheduler)), request_(std::move(request)), wall_ms_(std::move(wall_ms)),
-        ended_(std::move(ended)) {}
+      : scheduler_(std::move(scheduler)), session_(std::move(session)), request_(request),
+        wall_ms_(std::move(wall_ms)), ended_(std::move(ended)) {}
 
  private:
   void send_sample(const json::Document& sample);
-  void finish_with_error(const ErrorEnvelope& why);
-  void finish_with(std::string response, std::string_view code);
+  void notify(std::string_view level, const json::Value& data, json::Document& holder);
+  // `why` (null: none) goes out as the last message; `code` is what the audit line records.
+  void finish(const ErrorEnvelope* why, std::string_view code);
 
   std::shared_ptr<Scheduler> scheduler_;
+  std::weak_ptr<McpSession> session_;
   McpMetricsRequest request_;
   std::function<int64_t()> wall_ms_;
   Ended ended_;
   std::string node_id_;
-  std::shared_ptr<EventStream> stream_;
+  int64_t ends_at_ms_ = 0;
   std::unique_ptr<TelemetrySubscription> subscription_;
   std::unique_ptr<Timer> max_timer_;
-  int64_t samples_ = 0;
   bool done_ = false;
 };
 
