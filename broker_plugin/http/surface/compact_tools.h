@@ -43,12 +43,13 @@ class CompactTools final : public ToolSurface {
   // The three fleet tools, whatever the cursor.
   Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
                               McpRevision revision) const override;
-  // Three fixed tools; fleet_find_nodes' kind enum is the tenant's kinds, so the list changes with them.
-  std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override;
   std::string instructions() const override;
   // The fleet_find_nodes tool object (by_kind mode lists it too): its `kind` is an enum of `kinds`
   // (tenant_kinds; none when the tenant has no capability).
   static json::Value find_nodes_tool(const std::vector<std::string>& kinds, McpRevision revision, json::Allocator& alloc);
+  // The list is three fixed tools, but fleet_find_nodes' kind enum is the tenant's kinds: it
+  // changes with them.
+  std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override;
 
   // CallToolResult documents.
   json::Document find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,
