@@ -49,4 +49,49 @@ bool ascii_iequals(std::string_view a, std::string_view b) {
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
 }
 
+namespace {
+
+// Levenshtein distance, one row at a time.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+bool names_a_part(std::string_view asked, std::string_view name) {
+  if (asked.empty()) return false;
+  if (name.starts_with(asked)) return true;
+  for (const std::string_view word : split(name, '.')) {
+    if (word == asked) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string nearest_name(std::string_view asked, const std::vector<std::string>& names) {
+  const std::string want = lowercase(asked);
+  const std::string* best = nullptr;
+  size_t best_distance = 0;
+  for (const std::string& name : names) {
+    const std::string candidate = lowercase(name);
+    // A name that contains what was asked as a part beats any spelling distance.
+    const size_t distance = names_a_part(want, candidate) ? 0 : 1 + edit_distance(want, candidate);
+    if (best == nullptr || distance < best_distance) {
+      best = &name;
+      best_distance = distance;
+    }
+  }
+  return best != nullptr ? *best : std::string();
+}
+
 }  // namespace fleetmcp

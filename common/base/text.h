@@ -27,4 +27,10 @@ bool has_ascii_upper(std::string_view s);
 // Equal ignoring the case of A-Z (HTTP header names, media types).
 bool ascii_iequals(std::string_view a, std::string_view b);
 
+// The one of `names` a mistyped `asked` most likely meant, for a "did you mean" (ignoring A-Z case):
+// a name of which `asked` is a prefix or one of its dot-separated words ("camera" -> "camera.still"),
+// else the one the fewest single-character edits away. Ties go to the earlier name; empty when
+// `names` is.
+std::string nearest_name(std::string_view asked, const std::vector<std::string>& names);
+
 }  // namespace fleetmcp

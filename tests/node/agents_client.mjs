@@ -136,6 +136,19 @@ const found = await client.callTool({ name: 'fleet_find_nodes', arguments: { kin
 const foundIds = found.structuredContent.nodes.map((n) => n.node_id).sort();
 check(JSON.stringify(foundIds) === JSON.stringify([...NODES, LONE].sort()) && !JSON.stringify(found).includes(OTHER),
       'fleet_find_nodes lists the tenant\'s nodes of a kind, not the other tenant\'s', foundIds);
+// A near miss of a kind ("camera" for camera.still) is refused, listing the kinds present, instead
+// of an empty list the model reads as "no node has a camera" (issue 37 item 1).
+const kindEnum = byName.fleet_find_nodes.inputSchema.properties.kind.enum ?? [];
+check(kindEnum.includes('camera.still') && kindEnum.includes('gpio.pin') && JSON.stringify(kindEnum) === JSON.stringify([...kindEnum].sort()),
+      'fleet_find_nodes: kind is an enum of the kinds the tenant\'s nodes have', kindEnum);
+const nearMiss = await client.callTool({ name: 'fleet_find_nodes', arguments: { kind: 'camera' } });
+const nearMissError = nearMiss.isError ? envelope(nearMiss) : {};
+check(nearMissError.code === 'E_MANIFEST_INVALID' && nearMissError.message.includes('/kind') &&
+      kindEnum.every((k) => nearMissError.message.includes(k)) && nearMissError.suggested_fix.includes('"camera.still" (the nearest)'),
+      'fleet_find_nodes with an unknown kind: isError naming /kind, listing the kinds present and the nearest', nearMiss);
+const readNearMiss = await client.callTool({ name: 'fleet_read', arguments: { kind: 'camera' } });
+check(readNearMiss.isError && envelope(readNearMiss).suggested_fix.includes('"camera.still"'),
+      'fleet_read with an unknown kind: one isError result naming the nearest kind', readNearMiss);
 
 // ---- manifests as resources ------------------------------------------------------------------
 const manifestUri = (id) => `fleetmcp://nodes/${id}/manifest`;
@@ -189,6 +202,14 @@ check(pr.find((r) => r.node_id === NODES[0]).ok && pr.find((r) => r.node_id === 
 const bounded = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.info', limit: 1 } });
 check(bounded.structuredContent.results.length === 1 && bounded.structuredContent.truncated === true,
       'fleet_read honours limit and says the answer is truncated');
+// Arguments the kind's input schema refuses are refused once for the call, naming the argument,
+// not once per node inside a result that is no error (issue 37 item 1).
+const badRead = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.metrics', verb: 'snapshot',
+  arguments: { include: 'uptime' } } });
+const badReadError = badRead.isError ? envelope(badRead) : {};
+check(badReadError.code === 'E_MANIFEST_INVALID' && badReadError.message.includes('/arguments/include') &&
+      badReadError.suggested_fix.includes('no node was called') && badRead.structuredContent?.results === undefined,
+      'fleet_read with a bad argument: one isError result naming /arguments/include, no per-node errors', badRead);
 const writer = await client.callTool({ name: 'fleet_read', arguments: { kind: 'gpio.pin', verb: 'set' } });
 check(writer.isError && envelope(writer).code === 'E_SAFETY_DENIED',
       'fleet_read refuses a verb that changes devices', writer);

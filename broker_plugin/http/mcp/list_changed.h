@@ -3,7 +3,8 @@
 // list changed (a manifest appeared, changed, expired or was revoked) get the notification on
 // their GET stream. Other tenants hear nothing, not even that something changed. What counts as a
 // change is the mode's digest: per_node the snapshot's tools_digest; by_kind the (kind, verb) set
-// and what its tools describe (KindTools::digest); compact three fixed tools that never change.
+// and what its tools describe (KindTools::digest); compact the tenant's kinds, fleet_find_nodes'
+// kind enum (CompactTools::digest).
 #pragma once
 
 #include <map>

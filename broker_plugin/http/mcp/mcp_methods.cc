@@ -1,6 +1,8 @@
 #include "broker_plugin/http/mcp/mcp_methods.h"
 
+#include <algorithm>
 #include <mutex>
+#include <optional>
 
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/mcp/mcp_metrics_stream.h"
@@ -281,6 +283,24 @@ void McpMethods::fleet_read(const std::shared_ptr<const FleetSnapshot>& fleet, c
                             const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
   const AgentToken& agent = *caller;
   const McpRevision revision = session->revision();
+  const auto node_call = [&plan](const FleetReadTarget& target) {
+    return ResolvedCall{ResolvedCall::Action::kCall, target.tool, plan.arguments, "/arguments", {}};
+  };
+  // Every node gets the same arguments and the kind's one input schema (the registry has one entry
+  // per kind), so the gate's verdict on them at the first node with the capability is every
+  // node's: arguments it refuses fail the call once, before any node is called, instead of once
+  // per node inside a result that is not an error (issue 37).
+  const auto first = std::find_if(plan.targets.begin(), plan.targets.end(), [](const FleetReadTarget& t) { return t.tool != nullptr; });
+  std::optional<Result<GatePass, CallRefusal>> first_verdict;
+  if (first != plan.targets.end()) {
+    first_verdict.emplace(calls_.admit(*fleet, agent, node_call(*first)));
+    if (!*first_verdict && first_verdict->error().kind == RefusalKind::kExecution &&
+        first_verdict->error().error.code == ErrorCode::kManifestInvalid) {
+      const ErrorEnvelope bad = fleet_read_arguments_refused(*first->tool, first_verdict->error().error);
+      return refuse(CallRefusal{RefusalKind::kExecution, bad, nullptr, std::string(kFleetReadTool), {}, {}}, *m.id, agent,
+                    revision, answer);
+    }
+  }
   // Shared by the node calls; the last one to finish answers, unless the session's end (or a
   // cancel) already did.
   struct Run {
@@ -318,7 +338,8 @@ void McpMethods::fleet_read(const std::shared_ptr<const FleetSnapshot>& fleet, c
       one_done([i, none](FleetReadResults& r) { r.set_error(i, none); });
       continue;
     }
-    auto admitted = calls_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, target.tool, plan.arguments, {}, {}});
+    auto admitted = i == static_cast<size_t>(first - plan.targets.begin()) ? std::move(*first_verdict)
+                                                                            : calls_.admit(*fleet, agent, node_call(target));
     if (!admitted) {
       const CallRefusal& refusal = admitted.error();
       log_.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);

@@ -1,9 +1,11 @@
 #include "broker_plugin/http/surface/compact_tools.h"
 
 #include <algorithm>
+#include <set>
 
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"
+#include "common/base/text.h"
 #include "common/ids/ulid.h"
 
 namespace fleetmcp::http {
@@ -14,7 +16,7 @@ constexpr size_t kMaxLimit = 500;
 
 // The three tools' schemas: server constants, parsed once.
 constexpr std::string_view kFindInput = R"({"type":"object","additionalProperties":false,"properties":{
-"kind":{"type":"string","description":"Only nodes with a capability of this kind, e.g. system.echo or system.metrics."},
+"kind":{"type":"string","description":"Only nodes with a capability of this kind."},
 "state":{"type":"string","enum":["online","offline","expired","revoked"],"description":"Only nodes in this state."},
 "limit":{"type":"integer","minimum":1,"maximum":500,"description":"Page size (default 50)."},
 "cursor":{"type":"string","description":"next_cursor of the previous page."}}})";
@@ -105,12 +107,46 @@ json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Alloc
   return caps[caps.Size() - 1];
 }
 
-json::Value CompactTools::find_nodes_tool(McpRevision revision, json::Allocator& a) {
-  return tool(kFindNodesTool, "Find fleet nodes",
-              "List the devices of your fleet, optionally only those with a capability of a given kind "
-              "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
-              "Returns node_id, state and kinds per node; page with cursor.",
-              kFindInput, kFindOutput, true, revision, a);
+std::vector<std::string> tenant_kinds(const FleetSnapshot& fleet, std::string_view tenant) {
+  std::set<std::string, std::less<>> kinds;
+  for (const FleetTool* t : fleet.tools(tenant)) {
+    if (!kinds.contains(t->kind)) kinds.insert(t->kind);
+  }
+  return {kinds.begin(), kinds.end()};
+}
+
+ErrorEnvelope unknown_kind(std::string_view kind, const std::vector<std::string>& present) {
+  const std::string message = "invalid arguments at /kind: no node of yours has a capability of kind \"" +
+                              ascii_clamp(kind, 40) + "\"";
+  if (present.empty()) {
+    return ErrorEnvelope(ErrorCode::kManifestInvalid, message + " (your nodes have no capabilities now)",
+                         "leave kind out: fleet_find_nodes then lists every node of yours and its state");
+  }
+  std::string listed;
+  for (const std::string& k : present) listed += (listed.empty() ? "" : ", ") + k;
+  return ErrorEnvelope(ErrorCode::kManifestInvalid, message + "; the kinds your nodes have: " + listed,
+                       "use kind \"" + nearest_name(kind, present) + "\" (the nearest) or another of: " + listed);
+}
+
+json::Value CompactTools::find_nodes_tool(const std::vector<std::string>& kinds, McpRevision revision, json::Allocator& a) {
+  json::Value v = tool(kFindNodesTool, "Find fleet nodes",
+                       "List the devices of your fleet, optionally only those with a capability of a given kind "
+                       "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
+                       "Returns node_id, state and kinds per node; page with cursor.",
+                       kFindInput, kFindOutput, true, revision, a);
+  // An enum without values is not a schema clients accept: with no kinds, any string (refused).
+  if (!kinds.empty()) {
+    json::Value values(rapidjson::kArrayType);
+    for (const std::string& k : kinds) values.PushBack(str(k, a), a);
+    v["inputSchema"]["properties"]["kind"].AddMember("enum", values, a);
+  }
+  return v;
+}
+
+std::string CompactTools::digest(const FleetSnapshot& fleet, std::string_view tenant) const {
+  std::string d;
+  for (const std::string& k : tenant_kinds(fleet, tenant)) d += k + "\n";
+  return d;
 }
 
 std::string CompactTools::instructions() const {
@@ -120,7 +156,7 @@ std::string CompactTools::instructions() const {
          std::string(kFailureInstructions);
 }
 
-Result<json::Document> CompactTools::list(const FleetSnapshot&, std::string_view, const json::Value* cursor,
+Result<json::Document> CompactTools::list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
                                           McpRevision revision) const {
   // One page, so no cursor is ever issued here: any cursor is refused (RFC 004 A.15).
   if (cursor != nullptr) {
@@ -130,7 +166,7 @@ Result<json::Document> CompactTools::list(const FleetSnapshot&, std::string_view
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
   json::Value tools(rapidjson::kArrayType);
-  tools.PushBack(find_nodes_tool(revision, a), a);
+  tools.PushBack(find_nodes_tool(tenant_kinds(fleet, tenant), revision, a), a);
   tools.PushBack(tool(kDescribeNodeTool, "Describe a fleet node",
                       "Describe one device of your fleet: each capability's cap_id, kind, safety class, limits and "
                       "verbs, with every verb's description, input schema and the scope it needs. Use it before "
@@ -149,8 +185,21 @@ Result<json::Document> CompactTools::list(const FleetSnapshot&, std::string_view
 
 json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,
                                         McpRevision revision) const {
+  if (args && args->IsObject() && args->HasMember("kind") && !string_arg(args, "kind")) {
+    return bad_arguments("kind must be a string", true, revision);
+  }
   const std::string kind(string_arg(args, "kind").value_or(""));
+  if (!kind.empty()) {
+    // A kind no node has would list no node: the model would read it as "none of them has it".
+    const auto present = tenant_kinds(fleet, tenant);
+    if (!std::binary_search(present.begin(), present.end(), kind)) {
+      return tool_error(unknown_kind(kind, present), true, revision);
+    }
+  }
   const std::string state(string_arg(args, "state").value_or(""));
+  if (!state.empty() && state != "online" && state != "offline" && state != "expired" && state != "revoked") {
+    return bad_arguments("state must be online, offline, expired or revoked", true, revision);
+  }
   size_t limit = kDefaultLimit;
   if (args && args->IsObject() && args->HasMember("limit")) {
     const auto l = json::get_int64(*args, "limit");

@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "broker_plugin/http/surface/per_node_tools.h"
 #include "broker_plugin/http/surface/tool_surface.h"
@@ -26,6 +27,15 @@ json::Value parse_constant(std::string_view text, json::Allocator& a);
 // verbs: []}, appended when missing. Shared by fleet_describe_node and the manifest resource.
 json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Allocator& a);
 
+// The kinds of the tenant's capabilities, sorted: the `kind` enum of fleet_find_nodes, and what a
+// kind no node has is answered with. They come from the tenant's verified, unexpired manifests,
+// like the tools themselves: a node going offline changes none, an expiry can.
+std::vector<std::string> tenant_kinds(const FleetSnapshot& fleet, std::string_view tenant);
+// The refusal of a `kind` argument none of `present` (tenant_kinds) is, by fleet_find_nodes and
+// fleet_read: E_MANIFEST_INVALID at /kind, listing the kinds present and suggesting the nearest,
+// instead of an empty answer the model would read as "no node has it".
+ErrorEnvelope unknown_kind(std::string_view kind, const std::vector<std::string>& present);
+
 class CompactTools final : public ToolSurface {
  public:
   explicit CompactTools(const PerNodeTools& per_node) : per_node_(per_node) {}
@@ -33,11 +43,13 @@ class CompactTools final : public ToolSurface {
   // The three fleet tools, whatever the cursor.
   Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
                               McpRevision revision) const override;
-  // Three fixed tools: the list never changes.
-  std::string digest(const FleetSnapshot&, std::string_view) const override { return {}; }
   std::string instructions() const override;
-  // The fleet_find_nodes tool object (by_kind mode lists it too).
-  static json::Value find_nodes_tool(McpRevision revision, json::Allocator& alloc);
+  // The fleet_find_nodes tool object (by_kind mode lists it too): its `kind` is an enum of `kinds`
+  // (tenant_kinds; none when the tenant has no capability).
+  static json::Value find_nodes_tool(const std::vector<std::string>& kinds, McpRevision revision, json::Allocator& alloc);
+  // The list is three fixed tools, but fleet_find_nodes' kind enum is the tenant's kinds: it
+  // changes with them.
+  std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override;
 
   // CallToolResult documents.
   json::Document find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,

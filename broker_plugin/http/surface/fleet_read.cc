@@ -1,8 +1,10 @@
 #include "broker_plugin/http/surface/fleet_read.h"
 
+#include <algorithm>
 #include <set>
 
 #include "broker_plugin/http/surface/compact_tools.h"
+#include "broker_plugin/http/surface/kind_tools.h"
 #include "common/base/error_value.h"
 #include "common/ids/ulid.h"
 
@@ -93,6 +95,10 @@ Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_vi
   const auto kind = json::get_string(*args, "kind");
   if (!kind) return invalid("/kind", "a kind string is required");
   q.kind = *kind;
+  // A kind none of the tenant's nodes has would read no node: refused once, with the kinds present.
+  if (const auto present = tenant_kinds(fleet, tenant); !std::binary_search(present.begin(), present.end(), q.kind)) {
+    return unknown_kind(q.kind, present);
+  }
   if (const json::Value* verb = json::find(*args, "verb")) {
     if (!verb->IsString()) return invalid("/verb", "must be snapshot or get");
     q.verb = verb->GetString();
@@ -150,6 +156,14 @@ Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_vi
   if (all.size() > limit) all.resize(limit);
   plan.targets = std::move(all);
   return plan;
+}
+
+ErrorEnvelope fleet_read_arguments_refused(const FleetTool& tool, const ErrorEnvelope& gate_error) {
+  return ErrorEnvelope(ErrorCode::kManifestInvalid, gate_error.message,
+                       "fix that argument: fleet_read passes `arguments` unchanged to " + tool.kind + " " + tool.name.verb +
+                           " on every node, whose input schema is the `arguments` of " +
+                           kind_tool_name(tool.kind, tool.name.verb) + " (" + tool.verb.input_schema +
+                           "); no node was called");
 }
 
 FleetReadResults::FleetReadResults(const FleetReadPlan& plan) : matched_(plan.matched) {

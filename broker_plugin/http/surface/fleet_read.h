@@ -7,7 +7,8 @@
 // answer E_NODE_OFFLINE without a device round trip). At most `limit` (<= kFleetReadMax) nodes, in
 // node_id order; `truncated` says there were more. Each node's call goes through the CallGate like
 // any other call: scope, argument validation, the node's rate and concurrency limits (a limited
-// node answers E_RATE_LIMITED with retry_after_ms, the others still run) and the gateway deadline.
+// node answers E_RATE_LIMITED with retry_after_ms, the others still run) and the gateway deadline;
+// arguments the gate refuses at the first node are refused once for the whole call (below).
 // Only capabilities whose verb only reads (tool annotations readOnlyHint) are accepted, and no
 // stream (system.metrics subscribe).
 #pragma once
@@ -38,7 +39,8 @@ struct FleetReadTarget {
 struct FleetReadPlan {
   std::vector<FleetReadTarget> targets;  // node_id order
   // The same arguments for every node: the `arguments` member of the call's own (null: {}), valid
-  // while they are; parsed once with the request, validated for each node by the gate.
+  // while they are; parsed once with the request, validated by the gate (a refusal at the first
+  // node is the whole call's: fleet_read_arguments_refused).
   const json::Value* arguments = nullptr;
   size_t matched = 0;                    // before `limit`
 };
@@ -48,6 +50,12 @@ struct FleetReadPlan {
 // plan on. An error envelope (E_MANIFEST_INVALID naming the argument, E_SAFETY_DENIED for a
 // capability that does more than read) when they are wrong.
 Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args);
+
+// The one refusal of a fleet_read whose `arguments` the gate refused (`gate_error`, naming them at
+// /arguments/…) at its first node with the capability (`tool`): every node gets the same
+// arguments and the kind has one input schema, so every node would refuse them. Its
+// suggested_fix names the by_kind tool whose `arguments` schema they must match.
+ErrorEnvelope fleet_read_arguments_refused(const FleetTool& tool, const ErrorEnvelope& gate_error);
 
 // Collects the per-node answers of one fleet_read, in the plan's order.
 class FleetReadResults {

@@ -47,6 +47,13 @@ KindTools::Groups groups_of(const FleetSnapshot& fleet, std::string_view tenant)
   return groups;
 }
 
+// The tenant's kinds (tenant_kinds) from its grouping: each group is one (kind, verb) of them.
+std::vector<std::string> kinds_of(const KindTools::Groups& groups) {
+  std::set<std::string> kinds;
+  for (const auto& [name, g] : groups) kinds.insert(g.sample.kind);
+  return {kinds.begin(), kinds.end()};
+}
+
 json::Value string_enum(const std::set<std::string>& values, json::Allocator& a) {
   json::Value e(rapidjson::kArrayType);
   for (const auto& v : values) e.PushBack(str(v, a), a);
@@ -175,8 +182,10 @@ Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_v
     const auto& [name, group] = served[i];
     if (group != nullptr) {
       tools.PushBack(tool_json(per_node_, std::string(name), *group, revision, a), a);
+    } else if (name == kFindNodesTool) {
+      tools.PushBack(CompactTools::find_nodes_tool(kinds_of(*by_name), revision, a), a);
     } else {
-      tools.PushBack(name == kFindNodesTool ? CompactTools::find_nodes_tool(revision, a) : fleet_read_tool(revision, a), a);
+      tools.PushBack(fleet_read_tool(revision, a), a);
     }
   }
   d.AddMember("tools", tools, a);
@@ -194,6 +203,8 @@ std::string KindTools::instructions() const {
 }
 
 std::string KindTools::digest(const FleetSnapshot& fleet, std::string_view tenant) const {
+  // fleet_find_nodes' kind enum is the kinds in these groups' names (the registry's kinds have no
+  // '_', so a name tells its kind): a change of it changes the names below, no line of its own.
   std::string d;
   for (const auto& [name, g] : *groups(fleet, tenant)) {
     d += name + ":" + std::string(safety_class_name(g.sample.safety_class)) + ":" + g.sample.verb.input_schema + ":" +

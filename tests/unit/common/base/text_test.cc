@@ -55,5 +55,16 @@ TEST(Text, SplitWordsDropsRunsOfBlanks) {
   EXPECT_TRUE(split_words("").empty());
 }
 
+TEST(Text, NearestNamePrefersANameThatContainsWhatWasAsked) {
+  const std::vector<std::string> kinds{"camera.still", "gpio.pin", "gpio.pwm", "system.echo", "system.health"};
+  EXPECT_EQ(nearest_name("camera", kinds), "camera.still");
+  EXPECT_EQ(nearest_name("Camera", kinds), "camera.still");
+  EXPECT_EQ(nearest_name("health", kinds), "system.health");
+  EXPECT_EQ(nearest_name("gpio", kinds), "gpio.pin");  // a tie goes to the earlier name
+  EXPECT_EQ(nearest_name("gpio.pwmm", kinds), "gpio.pwm");
+  EXPECT_EQ(nearest_name("sytem.echo", kinds), "system.echo");
+  EXPECT_EQ(nearest_name("anything", {}), "");
+}
+
 }  // namespace
 }  // namespace fleetmcp

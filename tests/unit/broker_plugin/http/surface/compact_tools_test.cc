@@ -39,5 +39,67 @@ TEST_F(McpTest, CompactModeOffersThreeFleetToolsThatReachTheSameGate) {
   EXPECT_FALSE(body_of(*compact.rpc(sid, t, "tools/call", echo_call(echo_tool())))["result"]["isError"].GetBool());
 }
 
+// fleet_find_nodes' kind is an enum of the kinds the caller's tenant has, in every mode that lists
+// it, and a kind none of them is gets an error that lists them (issue 37 item 1): an empty list
+// would read as "no node has it".
+TEST_F(McpTest, FindNodesKindIsAnEnumOfTheTenantsKindsAndAnUnknownKindIsRefusedWithThem) {
+  const auto kind_enum = [](FrontFixture& front, const std::string& t) {
+    const std::string sid = front.open_session(t);
+    std::vector<std::string> kinds;
+    for (const auto& tool : body_of(*front.rpc(sid, t, "tools/list", ""))["result"]["tools"].GetArray()) {
+      if (std::string_view(tool["name"].GetString()) != "fleet_find_nodes") continue;
+      for (const auto& k : tool["inputSchema"]["properties"]["kind"]["enum"].GetArray()) kinds.emplace_back(k.GetString());
+    }
+    return kinds;
+  };
+  FrontFixture compact(FrontOptionList{{"http_tools_mode", "compact"}});
+  const std::vector<std::string> acme{"system.echo", "system.metrics", "test.relay"};
+  EXPECT_EQ(kind_enum(compact, compact.token()), acme);
+  EXPECT_EQ(kind_enum(compact, compact.token("other")), std::vector<std::string>{"system.echo"});
+  FrontFixture by_kind(FrontOptionList{{"http_tools_mode", "by_kind"}});
+  const std::string t = by_kind.token();
+  EXPECT_EQ(kind_enum(by_kind, t), acme);
+
+  const std::string sid = by_kind.open_session(t);
+  const auto refused = body_of(*by_kind.rpc(sid, t, "tools/call", R"({"name":"fleet_find_nodes","arguments":{"kind":"relay"}})"));
+  ASSERT_TRUE(refused["result"]["isError"].GetBool());
+  const json::Value& e = refused["result"]["_meta"]["io.fleetmcp/error"];
+  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  const std::string message(*json::get_string(e, "message"));
+  EXPECT_NE(message.find("at /kind"), std::string::npos) << message;
+  for (const auto& k : acme) EXPECT_NE(message.find(k), std::string::npos) << message;
+  EXPECT_NE(std::string(*json::get_string(e, "suggested_fix")).find("\"test.relay\" (the nearest)"), std::string::npos);
+  // The other tenant's kinds are not the caller's: its node's kind alone is not listed as present.
+  const std::string other = compact.token("other");
+  const std::string other_sid = compact.open_session(other);
+  const auto foreign = body_of(*compact.rpc(other_sid, other, "tools/call", R"({"name":"fleet_find_nodes","arguments":{"kind":"test.relay"}})"));
+  ASSERT_TRUE(foreign["result"]["isError"].GetBool());
+  EXPECT_EQ(std::string(*json::get_string(foreign["result"]["_meta"]["io.fleetmcp/error"], "message")).find("system.metrics"),
+            std::string::npos);
+  // A kind that is present still filters, and a state outside the enum is refused, not matched by no node.
+  const auto found = body_of(*by_kind.rpc(sid, t, "tools/call", R"({"name":"fleet_find_nodes","arguments":{"kind":"system.echo"}})"));
+  EXPECT_EQ(found["result"]["structuredContent"]["nodes"].Size(), 2u);
+  EXPECT_TRUE(body_of(*by_kind.rpc(sid, t, "tools/call", R"({"name":"fleet_find_nodes","arguments":{"state":"up"}})"))["result"]["isError"].GetBool());
+}
+
+// Compact mode's list holds the tenant's kinds now (fleet_find_nodes' enum): list_changed when they
+// change, and not for a node with kinds already present or a node going offline.
+TEST_F(McpTest, CompactListChangesWithTheTenantsKindsOnly) {
+  FrontFixture compact(FrontOptionList{{"http_tools_mode", "compact"}});
+  const std::string t = compact.token();
+  const std::string sid = compact.open_session(t);
+  const auto get = compact.send(HttpRequest{"GET", "/mcp", {{"Authorization", "Bearer " + t}, {"Mcp-Session-Id", sid}, {"Accept", "text/event-stream"}}, ""});
+  ASSERT_TRUE(get->stream);
+  compact.fleet->add_node("acme", "01hzx9k3m4p7q8r9s0t1v2w3xb", {{"echo", "system.echo", {"invoke"}, SafetyClass::kReadOnly, {}}});
+  compact.fleet->set_online(std::string(kNode2), false);
+  compact.scheduler->run();
+  EXPECT_TRUE(sse_data(*get->stream).empty());
+  compact.fleet->add_node("acme", "01hzx9k3m4p7q8r9s0t1v2w3xc", {{"led", "gpio.pin", {"get"}, SafetyClass::kReadOnly, {}}});
+  compact.scheduler->run();
+  const auto data = sse_data(*get->stream);
+  ASSERT_EQ(data.size(), 1u);
+  EXPECT_EQ(*json::get_string(data[0], "method"), "notifications/tools/list_changed");
+}
+
 }  // namespace
 }  // namespace fleetmcp::http::testing

@@ -1,0 +1,58 @@
+// fleet_read (fleet_read.h) through MCP: what it refuses once for the whole call (issue 37 item 1).
+#include <gtest/gtest.h>
+
+#include "tests/support/front_test_suites.h"
+
+namespace fleetmcp::http::testing {
+namespace {
+
+constexpr std::string_view kMetricsNode2 = "01hzx9k3m4p7q8r9s0t1v2w3xb";
+
+const json::Value& error_envelope(const json::Document& body) { return body["result"]["_meta"]["io.fleetmcp/error"]; }
+
+// The arguments are the same for every node and the kind has one input schema: arguments it
+// refuses are one isError result naming the argument as the client wrote it, not an error per node
+// inside a result that is no error, and no node is called.
+TEST_F(McpTest, FleetReadRefusesBadArgumentsOnceNamingThem) {
+  f.fleet->add_node("acme", std::string(kMetricsNode2), {{"metrics", "system.metrics", {"snapshot"}, SafetyClass::kReadOnly, {}}});
+  f.scheduler->run();
+  const std::string sid = f.open_session(tok);
+  const size_t calls = f.fleet->calls_received();
+  const size_t audited = f.audit->size();
+  const auto body = body_of(*f.rpc(sid, tok, "tools/call",
+                                   R"({"name":"fleet_read","arguments":{"kind":"system.metrics","verb":"snapshot",)"
+                                   R"("arguments":{"include":"uptime"}}})"));
+  ASSERT_TRUE(body["result"]["isError"].GetBool());
+  EXPECT_FALSE(body["result"].HasMember("structuredContent") && body["result"]["structuredContent"].HasMember("results"));
+  const json::Value& e = error_envelope(body);
+  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  const std::string message(*json::get_string(e, "message"));
+  EXPECT_NE(message.find("at /arguments/include"), std::string::npos) << message;
+  const std::string fix(*json::get_string(e, "suggested_fix"));
+  EXPECT_NE(fix.find("system_metrics_snapshot"), std::string::npos) << fix;
+  EXPECT_NE(fix.find("no node was called"), std::string::npos) << fix;
+  EXPECT_EQ(f.fleet->calls_received(), calls);
+  EXPECT_EQ(f.audit->size(), audited + 1);  // one refusal, under fleet_read's name
+
+  // Good arguments still read every node.
+  const auto good = body_of(*f.rpc(sid, tok, "tools/call",
+                                   R"({"name":"fleet_read","arguments":{"kind":"system.metrics","verb":"snapshot",)"
+                                   R"("arguments":{"include":["uptime"]}}})", 2));
+  EXPECT_FALSE(good["result"]["isError"].GetBool());
+  EXPECT_EQ(*json::get_int64(good["result"]["structuredContent"], "ok_count"), 2);
+}
+
+// A kind none of the caller's nodes has is refused with the kinds present, not answered with no
+// node (which reads as "none of them has it").
+TEST_F(McpTest, FleetReadRefusesAKindNoNodeOfTheTenantHas) {
+  const std::string sid = f.open_session(tok);
+  const auto body = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":"fleet_read","arguments":{"kind":"metrics"}})"));
+  ASSERT_TRUE(body["result"]["isError"].GetBool());
+  const json::Value& e = error_envelope(body);
+  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  EXPECT_NE(std::string(*json::get_string(e, "message")).find("system.echo, system.metrics, test.relay"), std::string::npos);
+  EXPECT_NE(std::string(*json::get_string(e, "suggested_fix")).find("\"system.metrics\" (the nearest)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fleetmcp::http::testing
