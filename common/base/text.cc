@@ -1,6 +1,7 @@
 #include "common/base/text.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace fleetmcp {
 
@@ -47,6 +48,45 @@ bool has_ascii_upper(std::string_view s) {
 bool ascii_iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
          std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
+}
+
+namespace {
+
+// Levenshtein distance, or limit + 1 once every alignment needs more than `limit` edits.
+size_t distance_within(std::string_view a, std::string_view b, size_t limit) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    size_t best = row[0];
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+      best = std::min(best, row[j]);
+    }
+    if (best > limit) return limit + 1;
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string_view> nearest(std::string_view asked, const std::vector<std::string_view>& names,
+                                      size_t max_count) {
+  constexpr size_t kLongest = 256;  // a longer name is nobody's typo; it costs nothing to compare
+  if (asked.size() > kLongest) return {};
+  const size_t limit = std::max<size_t>(2, asked.size() / 3);
+  std::vector<std::pair<size_t, std::string_view>> near;  // (distance, name), in the order given
+  for (std::string_view name : names) {
+    if (const size_t d = distance_within(asked, name, limit); d <= limit) near.emplace_back(d, name);
+  }
+  std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string_view> out;
+  for (size_t i = 0; i < near.size() && i < max_count; ++i) out.push_back(near[i].second);
+  return out;
 }
 
 }  // namespace fleetmcp

@@ -1,7 +1,8 @@
-// ASCII text helpers shared by every program: trimming and case folding. Protocol text (topics,
+// ASCII text helpers shared by every program: trimming, case folding and near misses. Protocol text (topics,
 // config keys, HTTP tokens, ULIDs) is ASCII, so none of these consult the C locale.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,5 +27,11 @@ std::string lowercase(std::string_view s);
 bool has_ascii_upper(std::string_view s);
 // Equal ignoring the case of A-Z (HTTP header names, media types).
 bool ascii_iequals(std::string_view a, std::string_view b);
+
+// The `max_count` names of `names` (distinct) nearest to `asked` by edit distance (insert, delete, replace one
+// byte), nearest first, then in the order given; only near misses, at most max(2, |asked| / 3)
+// edits away, so an unrelated word suggests nothing. For "did you mean" hints to a caller.
+std::vector<std::string_view> nearest(std::string_view asked, const std::vector<std::string_view>& names,
+                                      size_t max_count = 3);
 
 }  // namespace fleetmcp

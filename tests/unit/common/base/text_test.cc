@@ -55,5 +55,17 @@ TEST(Text, SplitWordsDropsRunsOfBlanks) {
   EXPECT_TRUE(split_words("").empty());
 }
 
+TEST(Text, NearestNamesAreNearMissesNearestFirst) {
+  const std::vector<std::string_view> names = {"fleet_read", "system_echo_invoke", "gpio_pin_set", "gpio_pin_get",
+                                               "fleet_find_nodes"};
+  EXPECT_EQ(nearest("system_echo_invok", names), (std::vector<std::string_view>{"system_echo_invoke"}));
+  EXPECT_EQ(nearest("gpio_pin_sett", names), (std::vector<std::string_view>{"gpio_pin_set", "gpio_pin_get"}));
+  EXPECT_EQ(nearest("gpio_pin_xet", names, 1), (std::vector<std::string_view>{"gpio_pin_set"}));  // a tie: the order given
+  EXPECT_EQ(nearest("pinn", {"pin", "value"}), (std::vector<std::string_view>{"pin"}));
+  EXPECT_TRUE(nearest("reboot_everything", names).empty());  // near nothing
+  EXPECT_TRUE(nearest("", names).empty());
+  EXPECT_TRUE(nearest(std::string(300, 'a'), {std::string_view("aaa")}).empty());
+}
+
 }  // namespace
 }  // namespace fleetmcp
