@@ -22,8 +22,8 @@ Status check_arguments(const SchemaRegistry& schemas, const VerbSpec& verb, std:
     // RFC-0005 §8: arguments failing their schema are E_MANIFEST_INVALID, found before dispatch.
     return ErrorEnvelope(ErrorCode::kManifestInvalid,
                          "arguments do not match " + verb.input_schema + " at " + ascii_clamp(failure->path, 120) +
-                             ": " + ascii_clamp(failure->message, 200),
-                         "fix the arguments to match the tool's inputSchema");
+                             ": " + ascii_clamp(failure->for_sender(), 200),
+                         failure->fix_for_sender("fix the arguments to match the tool's inputSchema"));
   }
   return {};
 }

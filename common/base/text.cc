@@ -1,6 +1,7 @@
 #include "common/base/text.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace fleetmcp {
 
@@ -51,18 +52,22 @@ bool ascii_iequals(std::string_view a, std::string_view b) {
 
 namespace {
 
-// Levenshtein distance, one row at a time.
-size_t edit_distance(std::string_view a, std::string_view b) {
+// Levenshtein distance, or limit + 1 once every alignment needs more than `limit` edits.
+size_t distance_within(std::string_view a, std::string_view b, size_t limit) {
+  if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
   std::vector<size_t> row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     size_t diagonal = row[0];
     row[0] = i;
+    size_t best = row[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       const size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      row[j] = std::min({above + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
       diagonal = above;
+      best = std::min(best, row[j]);
     }
+    if (best > limit) return limit + 1;
   }
   return row[b.size()];
 }
@@ -78,20 +83,23 @@ bool names_a_part(std::string_view asked, std::string_view name) {
 
 }  // namespace
 
-std::string nearest_name(std::string_view asked, const std::vector<std::string>& names) {
+std::vector<std::string_view> nearest(std::string_view asked, const std::vector<std::string_view>& names,
+                                      size_t max_count) {
+  constexpr size_t kLongest = 256;  // a longer name is nobody's typo; it costs nothing to compare
+  if (asked.size() > kLongest) return {};
   const std::string want = lowercase(asked);
-  const std::string* best = nullptr;
-  size_t best_distance = 0;
-  for (const std::string& name : names) {
+  const size_t limit = std::max<size_t>(2, want.size() / 3);
+  std::vector<std::pair<size_t, std::string_view>> near;  // (rank, name), in the order given
+  for (std::string_view name : names) {
     const std::string candidate = lowercase(name);
-    // A name that contains what was asked as a part beats any spelling distance.
-    const size_t distance = names_a_part(want, candidate) ? 0 : 1 + edit_distance(want, candidate);
-    if (best == nullptr || distance < best_distance) {
-      best = &name;
-      best_distance = distance;
-    }
+    // A name that holds what was asked as a part beats any spelling distance.
+    const size_t rank = names_a_part(want, candidate) ? 0 : 1 + distance_within(want, candidate, limit);
+    if (rank <= limit + 1) near.emplace_back(rank, name);
   }
-  return best != nullptr ? *best : std::string();
+  std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string_view> out;
+  for (size_t i = 0; i < near.size() && i < max_count; ++i) out.push_back(near[i].second);
+  return out;
 }
 
 }  // namespace fleetmcp

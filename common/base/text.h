@@ -1,7 +1,8 @@
-// ASCII text helpers shared by every program: trimming and case folding. Protocol text (topics,
+// ASCII text helpers shared by every program: trimming, case folding and near misses. Protocol text (topics,
 // config keys, HTTP tokens, ULIDs) is ASCII, so none of these consult the C locale.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,10 +28,11 @@ bool has_ascii_upper(std::string_view s);
 // Equal ignoring the case of A-Z (HTTP header names, media types).
 bool ascii_iequals(std::string_view a, std::string_view b);
 
-// The one of `names` a mistyped `asked` most likely meant, for a "did you mean" (ignoring A-Z case):
-// a name of which `asked` is a prefix or one of its dot-separated words ("camera" -> "camera.still"),
-// else the one the fewest single-character edits away. Ties go to the earlier name; empty when
-// `names` is.
-std::string nearest_name(std::string_view asked, const std::vector<std::string>& names);
+// The `max_count` names of `names` nearest to `asked`, nearest first, then in the order given: for
+// "did you mean" hints to a caller. Near means a name `asked` begins or is a dot-separated word of
+// ("camera" -> "camera.still"), or one at most max(2, |asked| / 3) single-byte edits away (insert,
+// delete, replace), ignoring A-Z case; so an unrelated word suggests nothing.
+std::vector<std::string_view> nearest(std::string_view asked, const std::vector<std::string_view>& names,
+                                      size_t max_count = 3);
 
 }  // namespace fleetmcp

@@ -103,10 +103,7 @@ class FastVisitor final : public vc::ConstraintVisitor {
     });
     if (!ok && !sink_) return false;
     // parse_strict refuses duplicate keys, so every unmatched member is an additional property.
-    if (!additional && matched != value_->MemberCount()) {
-      // The offending key is the sender's text: it is not echoed (messages carry no device strings).
-      return fail("has a property the schema does not allow (additionalProperties is false)");
-    }
+    if (!additional && matched != value_->MemberCount()) return unknown_member(c);
     return ok;
   }
 
@@ -255,6 +252,24 @@ class FastVisitor final : public vc::ConstraintVisitor {
 
   bool fail(std::string message, bool summary = false) {
     if (sink_) sink_->push_back({path(), std::move(message), depth_, summary});
+    return false;
+  }
+
+  // An additionalProperties failure: the first member `c` does not name, and the names it does
+  // (the key stays apart from the message, validation_failure.h).
+  bool unknown_member(const vc::PropertiesConstraint& c) {
+    if (!sink_) return false;
+    std::vector<std::string> allowed;
+    c.applyToProperties([&](const auto& name, const Subschema*) {
+      allowed.emplace_back(name.data(), name.size());
+      return true;
+    });
+    std::string_view key;
+    for (const auto& m : value_->GetObject()) {
+      key = std::string_view(m.name.GetString(), m.name.GetStringLength());
+      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) break;
+    }
+    sink_->push_back(unknown_property(path(), depth_, key, std::move(allowed)));
     return false;
   }
 

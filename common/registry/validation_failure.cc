@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "common/base/error.h"
+#include "common/base/text.h"
 #include "common/registry/own_constraints.h"
 
 namespace fleetmcp::schema_check {
@@ -55,7 +56,19 @@ constexpr Rewrite kRewrites[] = {
     {"Array should contain no fewer than ", "has fewer items than minItems ", false},
 };
 
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 }  // namespace
+
+Candidate unknown_property(std::string path, size_t depth, std::string_view key, std::vector<std::string> allowed) {
+  std::string message = "has a property the schema does not allow (" +
+                        (allowed.empty() ? std::string("additionalProperties is false") : "allowed: " + joined(allowed)) + ")";
+  return Candidate{std::move(path), std::move(message), depth, false, std::string(key), std::move(allowed)};
+}
 
 std::string format_number(double d) {
   if (d == std::floor(d) && std::fabs(d) < 9e15) return std::to_string(static_cast<int64_t>(d));
@@ -69,8 +82,8 @@ ValidationFailure most_specific(const std::vector<Candidate>& all) {
   for (const auto& c : all) {
     if (!best || c.depth > best->depth || (c.depth == best->depth && best->summary && !c.summary)) best = &c;
   }
-  if (!best) return {"", "is not valid against the schema"};
-  return {best->path, ascii_clamp(best->message)};
+  if (!best) return {"", "is not valid against the schema", {}, {}};
+  return {best->path, ascii_clamp(best->message), best->unknown_property, best->allowed};
 }
 
 std::string pointer_segment(std::string_view segment) {
@@ -96,8 +109,10 @@ Candidate translate(const std::vector<std::string>& context, std::string_view de
   } else if (consume(d, "Missing required property '", rest)) {
     c.message = "is missing required property \"" + strip(rest) + "\"";
   } else if (d.starts_with("Object contains a property that could not be validated")) {
-    // The offending key is the sender's text: it is not echoed (messages carry no device strings).
-    c.message = "has a property the schema does not allow (additionalProperties is false)";
+    // "...constraints: 'key'.": the key is kept apart, for for_sender() only.
+    const auto quote = d.find(": '");
+    const std::string key = quote == std::string_view::npos ? std::string() : strip(d.substr(quote + 3));
+    return unknown_property(c.path, c.depth, key, {});
   } else if (const auto* r = std::find_if(std::begin(kRewrites), std::end(kRewrites),
                                           [&](const Rewrite& w) { return consume(d, w.prefix, rest); });
              r != std::end(kRewrites)) {
@@ -112,3 +127,21 @@ Candidate translate(const std::vector<std::string>& context, std::string_view de
 }
 
 }  // namespace fleetmcp::schema_check
+
+namespace fleetmcp {
+
+std::string ValidationFailure::for_sender() const {
+  if (unknown_property.empty()) return message;
+  return "has unknown property '" + ascii_clamp(unknown_property, 64) + "'" +
+         (allowed.empty() ? std::string() : " (allowed: " + schema_check::joined(allowed) + ")");
+}
+
+std::string ValidationFailure::fix_for_sender(std::string_view otherwise) const {
+  if (unknown_property.empty()) return std::string(otherwise);
+  const std::vector<std::string_view> names(allowed.begin(), allowed.end());
+  const auto near = nearest(unknown_property, names, 1);
+  return "remove '" + ascii_clamp(unknown_property, 64) + "'" +
+         (near.empty() ? std::string() : " (did you mean '" + std::string(near.front()) + "'?)");
+}
+
+}  // namespace fleetmcp

@@ -142,8 +142,8 @@ Status CommandDispatcher::check_arguments(const ToolEntry& tool, const json::Val
   if (!failure) return {};
   // RFC-0005 §8: invalid arguments are E_MANIFEST_INVALID (no E_INVALID_ARGS exists).
   return ErrorEnvelope(ErrorCode::kManifestInvalid,
-                       "arguments do not match " + tool.input_schema + " at '" + failure->path + "': " + failure->message,
-                       "correct the arguments to match the tool's inputSchema");
+                       "arguments do not match " + tool.input_schema + " at '" + failure->path + "': " + failure->for_sender(),
+                       failure->fix_for_sender("correct the arguments to match the tool's inputSchema"));
 }
 
 // docs/protocol.md §4.3 step 5: at most this much of the cmd's deadline is left on the plugin's clock.

@@ -86,6 +86,20 @@ const foreign = await invalid({ node_id: OTHER, arguments: { message: 'x' } }, '
 const missing = await invalid({ node_id: '01jzzzzzzzzzzzzzzzzzzzzzzz', arguments: { message: 'x' } }, '/node_id', 'a node that does not exist');
 check(foreign.message.replace(OTHER, 'X') === missing.message.replace('01jzzzzzzzzzzzzzzzzzzzzzzz', 'X'),
       'another tenant\'s node gets exactly the answer of a node that does not exist');
+// What the model reads for a misspelled property and a misspelled tool name (issue 37, item 5).
+const extra = await invalid({ node_id: node, arguments: { messag: 'x' } }, '/arguments', 'a misspelled argument');
+check(extra.message === "invalid arguments at /arguments: has unknown property 'messag' (allowed: message)" &&
+      extra.suggested_fix === "remove 'messag' (did you mean 'message'?)",
+      'an unknown property is named, with the allowed ones and the nearest as the fix', extra);
+const misspelled = await client.callTool({ name: 'system_echo_invok', arguments: { node_id: node, arguments: { message: 'x' } } })
+  .then((r) => r, (e) => e);
+check(misspelled instanceof Error && misspelled.code === -32602 &&
+      misspelled.message.includes('Unknown tool: system_echo_invok; did you mean system_echo_invoke?') &&
+      misspelled.data?.code === 'E_MANIFEST_NOT_FOUND' && misspelled.data.suggested_fix.startsWith('call one of system_echo_invoke'),
+      'an unknown tool name suggests the nearest names the token may call', misspelled);
+const strangers = await client.callTool({ name: `sysecho.${OTHER}.echo.invok`, arguments: { message: 'x' } }).then((r) => r, (e) => e);
+check(strangers instanceof Error && strangers.message.startsWith('MCP error -32602: Unknown tool') && !strangers.message.includes(`sysecho.${OTHER}.echo.invoke`),
+      'the suggestions never name another tenant\'s tool', strangers.message);
 
 // GPIO set with confirmation (no elicitation capability declared: the commit-token two-phase flow).
 // The simulated pin starts as an input: configure it as an output (invoke), then drive it (set).

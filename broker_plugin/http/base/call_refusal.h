@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "common/base/error.h"
@@ -30,11 +31,13 @@ struct CallRefusal {
   std::string commit_token;         // a two-phase refusal: the token that confirms this call
 };
 
-// The envelope every "no such tool for you" answer carries, whatever the real reason.
-ErrorEnvelope unknown_tool_error(std::string_view tool_name);
+// The envelope every "no such tool for you" answer carries, whatever the real reason; `nearest`,
+// names the caller may call that are near misses of the one asked (ToolSurface::resolve), are
+// suggested in its message and fix.
+ErrorEnvelope unknown_tool_error(std::string_view tool_name, const std::vector<std::string_view>& nearest = {});
 
-inline CallRefusal unknown_tool(std::string_view asked) {
-  return CallRefusal{RefusalKind::kUnknownTool, unknown_tool_error(asked), nullptr, std::string(asked), {}, {}};
+inline CallRefusal unknown_tool(std::string_view asked, const std::vector<std::string_view>& nearest = {}) {
+  return CallRefusal{RefusalKind::kUnknownTool, unknown_tool_error(asked, nearest), nullptr, std::string(asked), {}, {}};
 }
 
 }  // namespace fleetmcp::http

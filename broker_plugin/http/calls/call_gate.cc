@@ -49,10 +49,13 @@ std::optional<std::string> take_commit_token(json::Document& arguments) {
 
 bool is_metrics_stream(const FleetTool& tool) { return tool.kind == "system.metrics" && tool.name.verb == "subscribe"; }
 
-ErrorEnvelope unknown_tool_error(std::string_view tool_name) {
-  return ErrorEnvelope(ErrorCode::kManifestNotFound,
-                       "Unknown tool: " + ascii_clamp(tool_name, 128),
-                       "call tools/list for the tools your token can see; a node may have gone, expired or been revoked");
+ErrorEnvelope unknown_tool_error(std::string_view tool_name, const std::vector<std::string_view>& nearest) {
+  std::string names;
+  for (std::string_view n : nearest) names += (names.empty() ? "" : ", ") + std::string(n);
+  const std::string hint = names.empty() ? "" : "; did you mean " + names + "?";
+  return ErrorEnvelope(ErrorCode::kManifestNotFound, "Unknown tool: " + ascii_clamp(tool_name, 128) + hint,
+                       (names.empty() ? std::string() : "call one of " + names + ", or ") +
+                           "call tools/list for the tools your token can see; a node may have gone, expired or been revoked");
 }
 
 Result<GatePass, CallRefusal> CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
@@ -88,9 +91,10 @@ Result<GatePass, CallRefusal> CallGate::admit(const FleetSnapshot& fleet, const 
     const std::string pointer = std::string(call.arguments_at) + ascii_clamp(failure->path, 120);
     const std::string where = pointer.empty() ? "the top level" : pointer;
     return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid,
-                                         "invalid arguments at " + where + ": " + ascii_clamp(failure->message, 200),
-                                         "fix the argument at " + where + " to match the tool's inputSchema (" +
-                                             tool->verb.input_schema + ")"));
+                                         "invalid arguments at " + where + ": " + ascii_clamp(failure->for_sender(), 200),
+                                         failure->fix_for_sender("fix the argument at " + where +
+                                                                 " to match the tool's inputSchema (" +
+                                                                 tool->verb.input_schema + ")")));
   }
 
   const FleetNode* node = fleet.node(agent.tenant, tool->name.node_id);

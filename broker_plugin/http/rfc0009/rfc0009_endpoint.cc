@@ -31,8 +31,9 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   const json::Document& body = *parsed;
   if (const auto failure = schemas_.validate(kRequestSchema, body)) {
     const std::string where = failure->path.empty() ? "the top level" : ascii_clamp(failure->path, 80);
-    return ex->respond(envelope_reply(bad_request("request body invalid at " + where + ": " + ascii_clamp(failure->message, 200),
-                                                  "send {\"tool\": \"<name from tools/list>\", \"arguments\": {...}}")));
+    return ex->respond(envelope_reply(bad_request("request body invalid at " + where + ": " + ascii_clamp(failure->for_sender(), 200),
+                                                  failure->fix_for_sender(
+                                                      "send {\"tool\": \"<name from tools/list>\", \"arguments\": {...}}"))));
   }
   const std::string tool_name(*json::get_string(body, "tool"));
   const json::Value* arguments = json::find(body, "arguments");

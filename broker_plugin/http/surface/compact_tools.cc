@@ -124,8 +124,10 @@ ErrorEnvelope unknown_kind(std::string_view kind, const std::vector<std::string>
   }
   std::string listed;
   for (const std::string& k : present) listed += (listed.empty() ? "" : ", ") + k;
+  const auto near = nearest(kind, std::vector<std::string_view>(present.begin(), present.end()), 1);
   return ErrorEnvelope(ErrorCode::kManifestInvalid, message + "; the kinds your nodes have: " + listed,
-                       "use kind \"" + nearest_name(kind, present) + "\" (the nearest) or another of: " + listed);
+                       near.empty() ? "use one of: " + listed
+                                    : "use kind \"" + std::string(near.front()) + "\" (the nearest) or another of: " + listed);
 }
 
 json::Value CompactTools::find_nodes_tool(const std::vector<std::string>& kinds, McpRevision revision, json::Allocator& a) {

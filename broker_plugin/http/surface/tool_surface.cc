@@ -1,18 +1,45 @@
 #include "broker_plugin/http/surface/tool_surface.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/surface/kind_tools.h"
+#include "common/base/text.h"
 
 namespace fleetmcp::http {
+namespace {
+
+// An unknown `name`, with the nearest names the tenant may call (text.h's nearest): its tools'
+// per-node names and, with `by_kind` (every call but RFC-0009's), the fleet tools and the by_kind
+// names too. Only the tenant's own tools are candidates: another tenant's stay unseen.
+CallRefusal unknown_near(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name, bool by_kind) {
+  std::set<std::string> kind_names;
+  std::vector<std::string_view> names;
+  if (by_kind) names = {kFindNodesTool, kDescribeNodeTool, kFleetReadTool, kFleetCallTool};
+  for (const FleetTool* t : fleet.tools(tenant)) {
+    if (by_kind) kind_names.insert(kind_tool_name(t->kind, t->name.verb));
+    names.push_back(t->canonical_name);
+  }
+  names.insert(names.end(), kind_names.begin(), kind_names.end());
+  return unknown_tool(name, nearest(name, names));
+}
+
+const FleetTool* projected_tool(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) {
+  const auto split = split_tool_name(name);
+  return split ? fleet.find_tool(tenant, *split) : nullptr;
+}
+
+}  // namespace
 
 Result<ResolvedCall, CallRefusal> ToolSurface::resolve_projected(const FleetSnapshot& fleet, std::string_view tenant,
                                                                  std::string_view name, const json::Value* arguments) {
-  const auto split = split_tool_name(name);
-  if (const FleetTool* tool = split ? fleet.find_tool(tenant, *split) : nullptr) {
+  if (const FleetTool* tool = projected_tool(fleet, tenant, name)) {
     return ResolvedCall{ResolvedCall::Action::kCall, tool, arguments, {}, {}};
   }
-  return unknown_tool(name);
+  return unknown_near(fleet, tenant, name, false);
 }
 
 Result<ResolvedCall, CallRefusal> ToolSurface::resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
@@ -28,8 +55,15 @@ Result<ResolvedCall, CallRefusal> ToolSurface::resolve(const FleetSnapshot& flee
   }
   if (name == kFleetCallTool) return resolve_fleet_call(fleet, tenant, arguments);
   // No dot and no dash: a by_kind name (system_echo_invoke), which a per-node name never is.
-  if (name.find_first_of(".-") == std::string_view::npos) return resolve_kind_call(fleet, tenant, name, arguments);
-  return resolve_projected(fleet, tenant, name, arguments);
+  if (name.find_first_of(".-") == std::string_view::npos) {
+    auto resolved = resolve_kind_call(fleet, tenant, name, arguments);
+    if (!resolved && resolved.error().kind == RefusalKind::kUnknownTool) return unknown_near(fleet, tenant, name, true);
+    return resolved;
+  }
+  if (const FleetTool* tool = projected_tool(fleet, tenant, name)) {
+    return ResolvedCall{Action::kCall, tool, arguments, {}, {}};
+  }
+  return unknown_near(fleet, tenant, name, true);
 }
 
 }  // namespace fleetmcp::http

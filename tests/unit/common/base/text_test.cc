@@ -56,14 +56,26 @@ TEST(Text, SplitWordsDropsRunsOfBlanks) {
 }
 
 TEST(Text, NearestNamePrefersANameThatContainsWhatWasAsked) {
-  const std::vector<std::string> kinds{"camera.still", "gpio.pin", "gpio.pwm", "system.echo", "system.health"};
-  EXPECT_EQ(nearest_name("camera", kinds), "camera.still");
-  EXPECT_EQ(nearest_name("Camera", kinds), "camera.still");
-  EXPECT_EQ(nearest_name("health", kinds), "system.health");
-  EXPECT_EQ(nearest_name("gpio", kinds), "gpio.pin");  // a tie goes to the earlier name
-  EXPECT_EQ(nearest_name("gpio.pwmm", kinds), "gpio.pwm");
-  EXPECT_EQ(nearest_name("sytem.echo", kinds), "system.echo");
-  EXPECT_EQ(nearest_name("anything", {}), "");
+  const std::vector<std::string_view> kinds{"camera.still", "gpio.pin", "gpio.pwm", "system.echo", "system.health"};
+  EXPECT_EQ(nearest("camera", kinds, 1), (std::vector<std::string_view>{"camera.still"}));
+  EXPECT_EQ(nearest("Camera", kinds, 1), (std::vector<std::string_view>{"camera.still"}));
+  EXPECT_EQ(nearest("health", kinds, 1), (std::vector<std::string_view>{"system.health"}));
+  EXPECT_EQ(nearest("gpio", kinds, 1), (std::vector<std::string_view>{"gpio.pin"}));  // a tie goes to the earlier name
+  EXPECT_EQ(nearest("gpio.pwmm", kinds, 1), (std::vector<std::string_view>{"gpio.pwm"}));
+  EXPECT_EQ(nearest("sytem.echo", kinds, 1), (std::vector<std::string_view>{"system.echo"}));
+  EXPECT_TRUE(nearest("anything", {}).empty());
+}
+
+TEST(Text, NearestNamesAreNearMissesNearestFirst) {
+  const std::vector<std::string_view> names = {"fleet_read", "system_echo_invoke", "gpio_pin_set", "gpio_pin_get",
+                                               "fleet_find_nodes"};
+  EXPECT_EQ(nearest("system_echo_invok", names), (std::vector<std::string_view>{"system_echo_invoke"}));
+  EXPECT_EQ(nearest("gpio_pin_sett", names), (std::vector<std::string_view>{"gpio_pin_set", "gpio_pin_get"}));
+  EXPECT_EQ(nearest("gpio_pin_xet", names, 1), (std::vector<std::string_view>{"gpio_pin_set"}));  // a tie: the order given
+  EXPECT_EQ(nearest("pinn", {"pin", "value"}), (std::vector<std::string_view>{"pin"}));
+  EXPECT_TRUE(nearest("reboot_everything", names).empty());  // near nothing
+  EXPECT_TRUE(nearest("", names).empty());
+  EXPECT_TRUE(nearest(std::string(300, 'a'), {std::string_view("aaa")}).empty());
 }
 
 }  // namespace

@@ -204,7 +204,7 @@ TEST_F(SchemaRegistryTest, Rfc0009FramesAndRequestsValidate) {
   expect_invalid("system.metrics.subscribe.close@1.0.0", R"({"code":4408,"reason":"normal"})", "/reason",
                  "must be \"idle_timeout\"");
   expect_invalid("system.metrics.subscribe.close@1.0.0", R"({"code":1000,"reason":"normal","retry":1})", "",
-                 "additionalProperties is false");
+                 "has a property the schema does not allow (allowed: ");
   // §3 request body, dotted or dashed (D9).
   expect_valid("tools.call.request@1.0.0",
                R"({"tool":"sys.01hzx9k3m4p7q8r9s0t1v2w3xy.metrics.subscribe","arguments":{"interval_ms":5000}})");
@@ -374,7 +374,7 @@ TEST_F(SchemaRegistryTest, BaseConstraintViolationsNameTheField) {
   old_version.replace(old_version.find("\"1.1.0\""), 7, "\"1.0.0\"");
   expect_invalid(kManifest, old_version, "/manifest_version", "must be \"1.1.0\"");
   expect_invalid(kManifest, manifest({kEchoCap}, R"(,"ignore_previous_instructions":true)"), "",
-                 "additionalProperties is false");
+                 "has a property the schema does not allow (allowed: ");
   expect_invalid(kManifest, manifest({}), "/capabilities", "has fewer items than minItems 1");
   expect_invalid(kManifest, manifest({kEchoCap}).replace(manifest({kEchoCap}).find("Ed25519"), 7, "RS256"),
                  "/node_attestation/alg", "is not one of the allowed values: \"Ed25519\"");
@@ -412,7 +412,7 @@ TEST_F(SchemaRegistryTest, EchoArgumentsAreClamped) {
   expect_invalid("system.echo.invoke.input@1.0.0", R"({"message":42})", "/message", "must be of type string");
   expect_invalid("system.echo.invoke.input@1.0.0", R"({})", "", "is missing required property \"message\"");
   expect_invalid("system.echo.invoke.input@1.0.0", R"({"message":"a","extra":1})", "",
-                 "additionalProperties is false");
+                 "has a property the schema does not allow (allowed: ");
   expect_invalid("system.echo.invoke.output@1.0.0",
                  R"({"message":"ping","received_at_ms":1699999999999,"node_id":"01hzx9k3m4p7q8r9s0t1v2w3xy"})",
                  "/received_at_ms", "is below minimum 1700000000000");

@@ -32,10 +32,11 @@ TEST(ValidationFailure, ValijsonMessagesAreRewrittenInOurWords) {
   EXPECT_EQ(message_of("Array should contain no fewer than 1 elements."), "has fewer items than minItems 1");
   EXPECT_EQ(message_of(std::string(1, schema_check::OwnCheck::kOwnMessage) + "must be \"read_only\""),
             "must be \"read_only\"");
-  // The unexpected key is the sender's text: never echoed.
-  EXPECT_EQ(message_of("Object contains a property that could not be validated using 'properties' or "
-                       "'additionalProperties' constraints: 'ignore_previous_instructions'."),
-            "has a property the schema does not allow (additionalProperties is false)");
+  // The unexpected key is the sender's text: never echoed in the message, kept apart for for_sender().
+  const Candidate extra = translate(kAt, "Object contains a property that could not be validated using 'properties' or "
+                                         "'additionalProperties' constraints: 'ignore_previous_instructions'.");
+  EXPECT_EQ(extra.message, "has a property the schema does not allow (additionalProperties is false)");
+  EXPECT_EQ(extra.unknown_property, "ignore_previous_instructions");
   const Candidate note = translate(kAt, "Failed to validate against child schema #0.");
   EXPECT_TRUE(note.summary);
   EXPECT_EQ(note.message, "Failed to validate against child schema #0");
@@ -56,6 +57,22 @@ TEST(ValidationFailure, TheDeepestMostSpecificCandidateIsReported) {
   EXPECT_EQ(none.path, "");
   EXPECT_EQ(none.message, "is not valid against the schema");
   EXPECT_EQ(most_specific({{"/x", "caf\xc3\xa9", 2, false}}).message, "caf??");  // ASCII only
+}
+
+// Issue 37 item 5: an additionalProperties failure names the property, the allowed ones and the
+// nearest of them to its sender (a tool call's arguments); `message` still names none of the
+// sender's text (a device's manifest or result).
+TEST(ValidationFailure, AnUnknownPropertyIsNamedToItsSender) {
+  const ValidationFailure f = most_specific({schema_check::unknown_property("", 1, "pinn", {"pin", "value"})});
+  EXPECT_EQ(f.message, "has a property the schema does not allow (allowed: pin, value)");
+  EXPECT_EQ(f.for_sender(), "has unknown property 'pinn' (allowed: pin, value)");
+  EXPECT_EQ(f.fix_for_sender("otherwise"), "remove 'pinn' (did you mean 'pin'?)");
+  const ValidationFailure far = most_specific({schema_check::unknown_property("", 1, "gpio\n", {"pin", "value"})});
+  EXPECT_EQ(far.for_sender(), "has unknown property 'gpio?' (allowed: pin, value)");  // ASCII
+  EXPECT_EQ(far.fix_for_sender("otherwise"), "remove 'gpio?'");
+  const ValidationFailure other{"/n", "is below minimum 0", {}, {}};
+  EXPECT_EQ(other.for_sender(), "is below minimum 0");
+  EXPECT_EQ(other.fix_for_sender("otherwise"), "otherwise");
 }
 
 TEST(ValidationFailure, BoundsAreWrittenAsTheSchemaWritesThem) {
