@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 E2E_BROKER_LINES=("max_packet_size 266240")
-E2E_NODE_LINES=("capability.app = logs.journal units=fleetmcp-device.service sim_message_bytes=2048"
+E2E_NODE_LINES=("capability.app = logs.journal units=fleetmcp-device.service sim_message_bytes=2048 deadline_ms_default=5000"
                 "capability.audit = logs.audit max_entries=10")
 e2e_start 1 --catalogue
 N=${E2E_NODES[0]}

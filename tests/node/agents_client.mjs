@@ -196,10 +196,17 @@ await sleep(1500);  // the broker notices the killed node
 // (sent last, while the burst has the bucket empty; a 10/s bucket refills one call per 100 ms).
 const readAll = () => client.callTool({ name: 'fleet_read', arguments: { kind: 'system.metrics', verb: 'snapshot', state: 'any',
   arguments: { include: ['uptime'] } } });
-const all = await Promise.all([...Array.from({ length: 40 }, () =>
-  client.callTool({ name: `sys.${NODES[1]}.metrics.snapshot`, arguments: {} })), readAll()]);
-const burst = all.slice(0, 40);
-const mixed = all[40];
+// On a loaded machine (sanitizers) the bucket can refill before fleet_read reaches NODES[1]: a
+// round whose read found it not limited is tried again, at most five times.
+let burst = [];
+let mixed;
+for (let round = 0; round < 5; round++) {
+  const all = await Promise.all([...Array.from({ length: 40 }, () =>
+    client.callTool({ name: `sys.${NODES[1]}.metrics.snapshot`, arguments: {} })), readAll()]);
+  burst = all.slice(0, 40);
+  mixed = all[40];
+  if (mixed.structuredContent.results.find((r) => r.node_id === NODES[1])?.error?.code === 'E_RATE_LIMITED') break;
+}
 check(burst.some((r) => r.isError && envelope(r).code === 'E_RATE_LIMITED'), 'a burst puts one node at its rate limit');
 check(updated.includes(manifestUri(LONE)) && !updated.includes(manifestUri(node)),
       'resources/subscribe: notifications/resources/updated when the node goes offline, for that node only', updated);

@@ -46,7 +46,8 @@ TEST_F(McpTest, FindNodesKindIsAnEnumOfTheTenantsKindsAndAnUnknownKindIsRefusedW
   const auto kind_enum = [](FrontFixture& front, const std::string& t) {
     const std::string sid = front.open_session(t);
     std::vector<std::string> kinds;
-    for (const auto& tool : body_of(*front.rpc(sid, t, "tools/list", ""))["result"]["tools"].GetArray()) {
+    const auto listed = body_of(*front.rpc(sid, t, "tools/list", ""));  // outlives the loop over it
+    for (const auto& tool : listed["result"]["tools"].GetArray()) {
       if (std::string_view(tool["name"].GetString()) != "fleet_find_nodes") continue;
       for (const auto& k : tool["inputSchema"]["properties"]["kind"]["enum"].GetArray()) kinds.emplace_back(k.GetString());
     }
