@@ -39,6 +39,13 @@ class MemoryStreamSocket : public StreamSocket {
     if (reader && !closed_) reader(false);
   }
 
+  // Drops the writes and the watch in flight, as an io_context destroyed with handlers pending
+  // does: their callbacks hold the stream, which holds this socket.
+  void drop_in_flight() {
+    pending_.clear();
+    reader_ = nullptr;
+  }
+
   std::vector<std::string> written;  // what reached the client, frame by frame
   uint64_t unacked = 0;              // what the client's TCP has not acknowledged
 

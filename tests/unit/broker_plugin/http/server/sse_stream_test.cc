@@ -17,6 +17,8 @@ namespace {
 using namespace std::chrono_literals;
 
 struct StreamTest : ::testing::Test {
+  ~StreamTest() override { socket->drop_in_flight(); }
+
   std::shared_ptr<SseStream> open(StreamLimits limits = {}) {
     auto stream = std::make_shared<SseStream>(socket, scheduler, limits, 2000ms);
     stream->on_end([this](StreamEnd why) { ends.push_back(why); });
