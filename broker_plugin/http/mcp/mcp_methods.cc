@@ -140,7 +140,10 @@ void McpMethods::prompts_request(const RpcMessage& m, const AgentToken& agent, A
 
 std::string McpMethods::success(std::string_view key, const std::string& result_json, McpRevision revision,
                                 std::string_view tenant, std::string_view node_id) {
-  if (result_json.find("\"preview\"") == std::string::npos) return rpc_tool_success(key, result_json, revision);
+  // Only 2025-06-18 and later have resource_link content: older clients get the preview alone.
+  if (!has_structured_output(revision) || result_json.find("\"preview\"") == std::string::npos) {
+    return rpc_tool_success(key, result_json, revision);
+  }
   const auto parsed = json::parse_strict(result_json, ErrorCode::kInternal);
   const auto kept = parsed ? resources_.photos().keep(tenant, node_id, *parsed) : std::nullopt;
   if (!kept) return rpc_tool_success(key, result_json, revision);

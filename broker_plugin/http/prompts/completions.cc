@@ -8,6 +8,8 @@
 namespace fleetmcp::http {
 namespace {
 
+constexpr std::string_view kResourcePrefix = "fleetmcp://nodes/";  // every resource template we serve
+
 ErrorEnvelope invalid(std::string message) {
   return ErrorEnvelope(ErrorCode::kBadRequest, std::move(message),
                        "send ref {type: \"ref/prompt\", name} or {type: \"ref/resource\", uri} and argument {name, value}");
@@ -52,7 +54,7 @@ Result<json::Document> complete(const FleetSnapshot& fleet, std::string_view ten
                                    "node_id");
   const std::string typed = text(argument, "value");
   std::set<std::string> all;
-  if (type == "ref/resource" || FleetPrompts::exists(text(ref, "name"))) {
+  if (type == "ref/resource" ? text(ref, "uri").starts_with(kResourcePrefix) : FleetPrompts::exists(text(ref, "name"))) {
     all = candidates(fleet, tenant, text(argument, "name"), node_id);
   }
   json::Document d(rapidjson::kObjectType);

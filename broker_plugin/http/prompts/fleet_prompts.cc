@@ -74,10 +74,6 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-const FleetNode* node_of(const FleetSnapshot& fleet, std::string_view tenant, const std::string& node_id) {
-  return fleet.node(tenant, node_id);
-}
-
 ErrorEnvelope unknown_node(const FleetSnapshot& fleet, std::string_view tenant, std::string_view node_id) {
   std::vector<std::string> ids;
   for (const FleetNode* n : fleet.nodes(tenant)) {
@@ -122,7 +118,7 @@ Result<json::Document> diagnose(const ToolSurface& tools, const FleetSnapshot& f
                                 const json::Value* params) {
   const auto node_id = argument(params, "node_id");
   if (!node_id) return invalid("diagnose_node needs the argument node_id");
-  const FleetNode* node = node_of(fleet, tenant, *node_id);
+  const FleetNode* node = fleet.node(tenant, *node_id);
   if (node == nullptr) return unknown_node(fleet, tenant, *node_id);
   std::vector<const FleetTool*> steps;
   for (const FleetTool& t : node->tools) {
@@ -180,7 +176,7 @@ Result<json::Document> actuation(const ToolSurface& tools, const FleetSnapshot& 
   const auto cap_id = argument(params, "cap_id");
   const auto state = argument(params, "state");
   if (!node_id || !cap_id || !state) return invalid("safe_actuation needs the arguments node_id, cap_id and state");
-  const FleetNode* node = node_of(fleet, tenant, *node_id);
+  const FleetNode* node = fleet.node(tenant, *node_id);
   if (node == nullptr) return unknown_node(fleet, tenant, *node_id);
   std::vector<const FleetTool*> read, act;
   std::set<std::string> caps;

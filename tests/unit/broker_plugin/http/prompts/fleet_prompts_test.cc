@@ -2,6 +2,7 @@
 // tools the configured mode serves, in the workflow's order, for the caller's tenant only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -66,7 +67,10 @@ TEST_F(McpTest, DiagnoseAndReportNameOnlyReadsAndRefuseOtherTenantsNodes) {
   const auto diagnose = named(prompt_text(f, sid, tok, R"({"name":"diagnose_node","arguments":{"node_id":")" + std::string(kNode) + R"("}})"));
   ASSERT_GE(diagnose.size(), 2u);
   EXPECT_EQ(diagnose.front(), "fleet_find_nodes");
-  for (const std::string& name : diagnose) EXPECT_EQ(name.find("relay"), std::string::npos) << name;  // never acts
+  for (const std::string& name : diagnose) {  // reads only: the physical relay0's get, never its set or invoke
+    EXPECT_FALSE(name.starts_with("relay.") && !name.ends_with(".get")) << name;
+  }
+  EXPECT_NE(std::find(diagnose.begin(), diagnose.end(), "relay." + std::string(kNode) + ".relay0.get"), diagnose.end());
   const auto report = named(prompt_text(f, sid, tok, R"({"name":"fleet_health_report","arguments":{"kind":"system.metrics"}})"));
   EXPECT_EQ(report, (std::vector<std::string>{"fleet_find_nodes", "fleet_read", "sys." + std::string(kNode) + ".metrics.snapshot"}));
   const auto other = body_of(*f.rpc(sid, tok, "prompts/get", R"({"name":"diagnose_node","arguments":{"node_id":")" + std::string(kOther) + R"("}})"));
