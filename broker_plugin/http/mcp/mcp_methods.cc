@@ -6,6 +6,7 @@
 
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/mcp/mcp_metrics_stream.h"
+#include "broker_plugin/http/prompts/completions.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"
 
@@ -46,6 +47,10 @@ json::Document McpMethods::initialize_result(McpRevision revision) const {
   resources.AddMember("subscribe", true, a);
   resources.AddMember("listChanged", false, a);
   caps.AddMember("resources", resources, a);
+  json::Value prompts(rapidjson::kObjectType);  // the same three for everyone (fleet_prompts.h)
+  prompts.AddMember("listChanged", false, a);
+  caps.AddMember("prompts", prompts, a);
+  caps.AddMember("completions", json::Value(rapidjson::kObjectType), a);  // completions.h
   d.AddMember("capabilities", caps, a);
   json::Value info(rapidjson::kObjectType);
   info.AddMember("name", "fleetmcp", a);
@@ -68,6 +73,8 @@ void McpMethods::request(const RpcMessage& m, const SharedAgentToken& agent, con
     tools_call(m, agent, session, exchange, scheduler, std::move(answer));
   } else if (m.method.starts_with("resources/")) {
     resources_request(m, *agent, session, answer);
+  } else if (m.method.starts_with("prompts/") || m.method == "completion/complete") {
+    prompts_request(m, *agent, answer);
   } else if (m.method == "logging/setLevel") {
     const auto level = m.params && m.params->IsObject() ? json::get_string(*m.params, "level") : std::nullopt;
     if (!level || log_level_rank(*level) < 0) {
@@ -116,6 +123,32 @@ void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
     return answer(result(id, json::Value(rapidjson::kObjectType)));
   }
   answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
+}
+
+void McpMethods::prompts_request(const RpcMessage& m, const AgentToken& agent, Answer& answer) {
+  const json::Value& id = *m.id;
+  if (m.method == "prompts/list") return answer(result(id, prompts_.list_result()));
+  if (m.method != "prompts/get" && m.method != "completion/complete") {
+    return answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
+  }
+  const auto fleet = fleet_.snapshot();
+  const auto r = m.method == "prompts/get" ? prompts_.get_result(*fleet, agent.tenant, m.params)
+                                           : complete(*fleet, agent.tenant, m.params);
+  if (!r) return answer(error(id, rpc::kInvalidParams, "Invalid params: " + r.error().message));
+  answer(result(id, *r));
+}
+
+std::string McpMethods::success(std::string_view key, const std::string& result_json, McpRevision revision,
+                                std::string_view tenant, std::string_view node_id) {
+  // Only 2025-06-18 and later have resource_link content: older clients get the preview alone.
+  if (!has_structured_output(revision) || result_json.find("\"preview\"") == std::string::npos) {
+    return rpc_tool_success(key, result_json, revision);
+  }
+  const auto parsed = json::parse_strict(result_json, ErrorCode::kInternal);
+  const auto kept = parsed ? resources_.photos().keep(tenant, node_id, *parsed) : std::nullopt;
+  if (!kept) return rpc_tool_success(key, result_json, revision);
+  const ResourceLink link{kept->uri, "photo from node " + std::string(node_id), kept->mime_type, kept->size_bytes};
+  return rpc_result(key, tool_success(result_json, revision, &link));
 }
 
 void McpMethods::notification(const RpcMessage& m, McpSession& session) {
@@ -372,10 +405,11 @@ void McpMethods::run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, Ga
   const auto r = std::make_shared<const Reply>(
       Reply{std::move(answer), id_key(*m.id), session->revision(), has_output_schema(tool, session->revision())});
   // The call's one answer: the device's result, the deadline's, or its session's end.
-  auto call = calls_.start(kVia, scheduler, agent, fleet, std::move(pass), [r, session](CallResult result) {
+  auto call = calls_.start(kVia, scheduler, agent, fleet, std::move(pass),
+                           [this, r, session, node = tool.name.node_id](CallResult result) {
     session->untrack(r->key);
     r->answer(RpcAnswer{200,
-                        result ? rpc_tool_success(r->key, *result, r->revision)
+                        result ? success(r->key, *result, r->revision, session->tenant(), node)
                                : rpc_result(r->key, tool_error(result.error(), r->output_schema, r->revision)),
                         {}});
   });

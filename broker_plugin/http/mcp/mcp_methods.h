@@ -1,5 +1,5 @@
 // The MCP methods the front serves inside a session: ping, tools/list, tools/call,
-// logging/setLevel, and the notifications initialized and cancelled (initialize itself creates
+// resources/*, prompts/list, prompts/get, completion/complete, logging/setLevel, and the notifications initialized and cancelled (initialize itself creates
 // the session, see mcp_endpoint.h). Transport-free: answers go to a callback, and only a metrics
 // stream takes over the HTTP exchange to answer with SSE.
 #pragma once
@@ -21,6 +21,7 @@
 #include "broker_plugin/http/mcp/elicitation.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
 #include "broker_plugin/http/mcp/node_resources.h"
+#include "broker_plugin/http/prompts/fleet_prompts.h"
 #include "broker_plugin/http/streams/open_streams.h"
 #include "broker_plugin/http/streams/telemetry_fanout.h"
 #include "broker_plugin/http/surface/compact_tools.h"
@@ -63,6 +64,12 @@ class McpMethods {
   void resources_request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                          Answer& answer);
   void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
+  // prompts/list, prompts/get (fleet_prompts.h) and completion/complete (completions.h).
+  void prompts_request(const RpcMessage& m, const AgentToken& agent, Answer& answer);
+  // A tool's success as the JSON-RPC response to `key`: a result with an image preview keeps the
+  // image (photo_store.h) and links it.
+  std::string success(std::string_view key, const std::string& result_json, McpRevision revision,
+                      std::string_view tenant, std::string_view node_id);
   void tools_call(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                   const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // Admit (CallRunner) and run one resolved call of `fleet`; the rest of tools_call.
@@ -110,6 +117,7 @@ class McpMethods {
   const ProtectedResource& resource_;
   std::function<int64_t()> wall_ms_;
   std::function<int64_t()> steady_ms_;
+  const FleetPrompts prompts_{tools_};
 };
 
 }  // namespace fleetmcp::http

@@ -60,6 +60,12 @@ json::Document NodeResources::templates_result() const {
   t.AddMember("description", "The verified capability manifest of one of your nodes (fleet_find_nodes lists them).", a);
   t.AddMember("mimeType", "application/json", a);
   list.PushBack(t, a);
+  json::Value photo(rapidjson::kObjectType);
+  photo.AddMember("uriTemplate", str(kPhotoResourceTemplate, a), a);
+  photo.AddMember("name", "photo", a);
+  photo.AddMember("description", "A photo a camera tool took on one of your nodes, linked from its result for 15 minutes.", a);
+  photo.AddMember("mimeType", "image/jpeg", a);
+  list.PushBack(photo, a);
   d.AddMember("resourceTemplates", list, a);
   return d;
 }
@@ -92,7 +98,8 @@ std::optional<json::Document> NodeResources::list_result(const FleetSnapshot& fl
 }
 
 std::optional<json::Document> NodeResources::read_result(const FleetSnapshot& fleet, std::string_view tenant,
-                                                         std::string_view uri) const {
+                                                         std::string_view uri) {
+  if (PhotoStore::is_photo_uri(uri)) return photos_.read_result(tenant, uri);
   const FleetNode* node = visible(fleet, tenant, uri);
   if (node == nullptr) return std::nullopt;
   json::Document d(rapidjson::kObjectType);

@@ -8,8 +8,12 @@
 // stream whenever what the view shows changes: a re-announce (new ETag), expiry, revocation, the
 // node going offline or online. A node of another tenant is "Resource not found" (-32002), exactly
 // like a node that does not exist; subscriptions never reach other tenants.
+//
+// The photos a camera.still call brought are resources too, for a while (photo_store.h):
+// `fleetmcp://nodes/{node_id}/photos/{photo_id}`, offered as a template, read like the manifests.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -21,6 +25,7 @@
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/surface/list_cursor.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
+#include "broker_plugin/http/mcp/photo_store.h"
 
 namespace fleetmcp::http {
 
@@ -30,12 +35,15 @@ class NodeResources {
  public:
   explicit NodeResources(const CursorCodec& cursors, size_t page_size) : cursors_(cursors), page_size_(page_size) {}
 
+  // The photos kept for resources/read (photo_store.h).
+  PhotoStore& photos() { return photos_; }
+
   json::Document templates_result() const;
   // nullopt: a cursor that is not ours.
   std::optional<json::Document> list_result(const FleetSnapshot& fleet, std::string_view tenant,
                                             const std::optional<std::string>& cursor) const;
   // nullopt: no such resource for this tenant.
-  std::optional<json::Document> read_result(const FleetSnapshot& fleet, std::string_view tenant, std::string_view uri) const;
+  std::optional<json::Document> read_result(const FleetSnapshot& fleet, std::string_view tenant, std::string_view uri);
 
   // False when the URI names no resource of the session's tenant.
   bool subscribe(const FleetSnapshot& fleet, const std::shared_ptr<McpSession>& session, std::string_view uri);
@@ -50,6 +58,9 @@ class NodeResources {
   };
   const CursorCodec& cursors_;
   size_t page_size_;
+  PhotoStore photos_{[] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }};
   std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, Subscription> subscriptions_;  // (session id, uri)
 };

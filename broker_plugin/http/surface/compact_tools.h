@@ -44,6 +44,7 @@ class CompactTools final : public ToolSurface {
   Result<json::Document> list(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* cursor,
                               McpRevision revision) const override;
   std::string instructions() const override;
+  std::string call_name(const FleetTool&) const override { return std::string(kFleetCallTool); }
   // The fleet_find_nodes tool object (by_kind mode lists it too): its `kind` is an enum of `kinds`
   // (tenant_kinds; none when the tenant has no capability).
   static json::Value find_nodes_tool(const std::vector<std::string>& kinds, McpRevision revision, json::Allocator& alloc);

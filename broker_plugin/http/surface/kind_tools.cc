@@ -194,6 +194,8 @@ Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_v
   return d;
 }
 
+std::string KindTools::call_name(const FleetTool& tool) const { return kind_tool_name(tool.kind, tool.name.verb); }
+
 std::string KindTools::instructions() const {
   return "Tools act on the devices of your tenant's fleet: one tool per kind of capability and verb (for example "
          "system_echo_invoke), whose node_id argument names the device to act on, cap_id the capability when the "

@@ -47,6 +47,7 @@ class KindTools final : public ToolSurface {
   // Changes exactly when list would (the (kind, verb) set, classes, cap_id and node enums).
   std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override;
   std::string instructions() const override;
+  std::string call_name(const FleetTool& tool) const override;
 
   struct Group;                                // kind_tools.cc
   using Groups = std::map<std::string, Group>;  // by by_kind name

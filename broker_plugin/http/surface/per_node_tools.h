@@ -41,6 +41,7 @@ class PerNodeTools final : public ToolSurface {
     return fleet.tools_digest(tenant);
   }
   std::string instructions() const override;
+  std::string call_name(const FleetTool& tool) const override { return presented_name(tool.name); }
 
   std::string presented_name(const ToolName& name) const;
   // One MCP Tool object.

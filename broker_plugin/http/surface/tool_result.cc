@@ -16,26 +16,45 @@ json::Value text_content(std::string_view text, json::Allocator& a) {
 }
 
 // A result carrying an inline image preview (camera.still's `preview`: mime_type, data_base64)
-// also shows it as MCP image content, so a client can display it; the full image stays on the
-// device.
-void add_image_preview(const json::Value& structured, json::Value& content, json::Allocator& a) {
-  const json::Value* preview = json::find(structured, "preview");
-  if (preview == nullptr) return;
+// shows it once, as MCP image content a client can display; the text block leaves the base64 out.
+const json::Value* image_preview(const json::Value& structured) {
+  const json::Value* preview = structured.IsObject() ? json::find(structured, "preview") : nullptr;
+  if (preview == nullptr || !preview->IsObject()) return nullptr;
   const auto data = json::get_string(*preview, "data_base64");
   const auto mime = json::get_string(*preview, "mime_type");
-  if (!data || !mime || !mime->starts_with("image/")) return;
-  json::Value block(rapidjson::kObjectType);
-  block.AddMember("type", "image", a);
-  block.AddMember("data", json::string_value(*data, a), a);
-  block.AddMember("mimeType", json::string_value(*mime, a), a);
-  content.PushBack(block, a);
+  return data && mime && mime->starts_with("image/") ? preview : nullptr;
+}
+
+std::string text_without_image(const json::Value& structured) {
+  json::Document copy;
+  copy.CopyFrom(structured, copy.GetAllocator());
+  copy["preview"]["data_base64"].SetString("(omitted here: the image content of this result)", copy.GetAllocator());
+  return json::to_string(copy);
 }
 
 // `d` is an empty object; `structured` is the result, its strings in d's allocator (moved in).
-void fill_success(json::Document& d, json::Value& structured, std::string_view text, McpRevision revision) {
+void fill_success(json::Document& d, json::Value& structured, std::string_view text, McpRevision revision,
+                  const ResourceLink* link) {
   auto& a = d.GetAllocator();
-  json::Value content = text_content(text, a);
-  add_image_preview(structured, content, a);
+  const json::Value* preview = image_preview(structured);
+  const std::string shown = preview != nullptr ? text_without_image(structured) : std::string(text);
+  json::Value content = text_content(shown, a);
+  if (preview != nullptr) {
+    json::Value block(rapidjson::kObjectType);
+    block.AddMember("type", "image", a);
+    block.AddMember("data", json::string_value(*json::get_string(*preview, "data_base64"), a), a);
+    block.AddMember("mimeType", json::string_value(*json::get_string(*preview, "mime_type"), a), a);
+    content.PushBack(block, a);
+  }
+  if (link != nullptr && has_structured_output(revision)) {
+    json::Value block(rapidjson::kObjectType);
+    block.AddMember("type", "resource_link", a);
+    block.AddMember("uri", json::string_value(link->uri, a), a);
+    block.AddMember("name", json::string_value(link->name, a), a);
+    block.AddMember("mimeType", json::string_value(link->mime_type, a), a);
+    block.AddMember("size", static_cast<uint64_t>(link->size_bytes), a);
+    content.PushBack(block, a);
+  }
   d.AddMember("content", content, a);
   if (has_structured_output(revision)) d.AddMember("structuredContent", structured, a);
   d.AddMember("isError", false, a);
@@ -43,14 +62,14 @@ void fill_success(json::Document& d, json::Value& structured, std::string_view t
 
 }  // namespace
 
-json::Document tool_success(std::string_view result_json, McpRevision revision) {
+json::Document tool_success(std::string_view result_json, McpRevision revision, const ResourceLink* link) {
   // The result is parsed into the document that is returned and moved under structuredContent
   // there: no second document and no copy of the result (one per MCP tools/call).
   json::Document d = json::parse_strict(result_json, ErrorCode::kInternal).value();
   json::Value structured;
   structured.Swap(d);
   d.SetObject();
-  fill_success(d, structured, result_json, revision);
+  fill_success(d, structured, result_json, revision, link);
   return d;
 }
 
@@ -79,7 +98,7 @@ json::Document tool_success(const json::Value& structured, std::string_view text
   json::Document d(rapidjson::kObjectType);
   json::Value copy;
   copy.CopyFrom(structured, d.GetAllocator());
-  fill_success(d, copy, text, revision);
+  fill_success(d, copy, text, revision, nullptr);
   return d;
 }
 

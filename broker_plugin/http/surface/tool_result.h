@@ -7,6 +7,7 @@
 //    rejects a result whose structuredContent does not, isError or not.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "broker_plugin/http/base/mcp_revision.h"
@@ -17,7 +18,16 @@ namespace fleetmcp::http {
 
 inline constexpr std::string_view kErrorMetaKey = "io.fleetmcp/error";
 
-json::Document tool_success(std::string_view result_json, McpRevision revision);
+// A resource the result links (MCP 2025-06-18 `resource_link` content), e.g. a kept photo.
+struct ResourceLink {
+  std::string uri, name, mime_type;
+  size_t size_bytes = 0;
+};
+
+// A result with an image `preview` shows the image once, as image content: the text block carries
+// the result with the preview's data_base64 replaced by a note (structuredContent keeps it, as the
+// output schema requires). `link`, when given, follows as resource_link content (2025-06-18+).
+json::Document tool_success(std::string_view result_json, McpRevision revision, const ResourceLink* link = nullptr);
 // The JSON-RPC response to the request whose id is `id_json` (id_key's text of it) and whose
 // result is tool_success(result_json): the same bytes as rpc_result(id, tool_success(...)) but
 // without parsing the result again nor RapidJSON's Writer (~7 k instructions per MCP call):

@@ -60,6 +60,9 @@ class ToolSurface {
   // The `instructions` of the initialize result: how this mode's tools are named and used, in plain
   // words for the model, ending with kFailureInstructions.
   virtual std::string instructions() const = 0;
+  // The name this mode lists for calls of `tool` (the prompts name tools by it, fleet_prompts.h):
+  // by_kind its (kind, verb) tool, per_node its own name, compact fleet_call.
+  virtual std::string call_name(const FleetTool& tool) const = 0;
 
   // What `name` means for the tenant, the same in every mode. A refusal says why not: an unknown
   // tool (another tenant's is indistinguishable from one that does not exist), or arguments of a

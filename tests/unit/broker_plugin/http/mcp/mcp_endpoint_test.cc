@@ -94,7 +94,7 @@ TEST_F(McpTest, ProtocolErrorsUseJsonRpcCodes) {
   EXPECT_EQ(body_of(*parse)["error"]["code"].GetInt(), -32700);
   const auto invalid = f.post_mcp(R"({"jsonrpc":"1.0","id":1,"method":"ping"})", sid, tok);
   EXPECT_EQ(body_of(*invalid)["error"]["code"].GetInt(), -32600);
-  const auto unknown = f.rpc(sid, tok, "prompts/list", "");
+  const auto unknown = f.rpc(sid, tok, "sampling/createMessage", "");
   EXPECT_EQ(body_of(*unknown)["error"]["code"].GetInt(), -32601);
 }
 

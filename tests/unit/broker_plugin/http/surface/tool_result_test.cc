@@ -24,14 +24,25 @@ std::string written_answer(const json::Value& id, const json::Value& result) {
   return fleetmcp::testing::written_by_rapidjson(d);  // escaping byte by byte: writer_reference.h
 }
 
-TEST(ToolResult, AnImagePreviewIsAlsoImageContent) {
-  const auto r = tool_success(R"({"file_path":"/var/lib/fleetmcp/cam-1.jpg","preview":{"mime_type":"image/jpeg","width":2,"height":2,"data_base64":"/9j/4AAQ"}})",
-                              kLatestRevision);
-  ASSERT_EQ(r["content"].Size(), 2u);
+// The preview is image content once: the text block leaves its base64 out (structuredContent keeps
+// it, as the output schema requires); a linked photo follows as resource_link content.
+TEST(ToolResult, AnImagePreviewIsImageContentOnceAndTheLinkFollows) {
+  constexpr std::string_view kShot =
+      R"({"file_path":"/var/lib/fleetmcp/cam-1.jpg","preview":{"mime_type":"image/jpeg","width":2,"height":2,"data_base64":"/9j/4AAQ"}})";
+  const ResourceLink link{"fleetmcp://nodes/n1/photos/p1", "photo from node n1", "image/jpeg", 6};
+  const auto r = tool_success(kShot, kLatestRevision, &link);
+  ASSERT_EQ(r["content"].Size(), 3u);
   EXPECT_STREQ(r["content"][0]["type"].GetString(), "text");
+  EXPECT_EQ(std::string(r["content"][0]["text"].GetString()).find("/9j/4AAQ"), std::string::npos);
+  EXPECT_NE(std::string(r["content"][0]["text"].GetString()).find("cam-1.jpg"), std::string::npos);
   EXPECT_STREQ(r["content"][1]["type"].GetString(), "image");
   EXPECT_STREQ(r["content"][1]["data"].GetString(), "/9j/4AAQ");
   EXPECT_STREQ(r["content"][1]["mimeType"].GetString(), "image/jpeg");
+  EXPECT_STREQ(r["content"][2]["type"].GetString(), "resource_link");
+  EXPECT_STREQ(r["content"][2]["uri"].GetString(), "fleetmcp://nodes/n1/photos/p1");
+  EXPECT_STREQ(r["structuredContent"]["preview"]["data_base64"].GetString(), "/9j/4AAQ");
+  // Before 2025-06-18 there is no resource_link content.
+  EXPECT_EQ(tool_success(kShot, McpRevision::k2025_03_26, &link)["content"].Size(), 2u);
   EXPECT_EQ(tool_success(R"({"message":"x"})", kLatestRevision)["content"].Size(), 1u);
 }
 
