@@ -87,7 +87,7 @@ r=$(ok "$(t health health snapshot)" '{}' "$S/system.health.snapshot.output@1.1.
 assert_eq "$(jq -c '[(.network.interfaces | has("lo")), (.disk_io.devices | type), (.network.interval_ms >= 1000)]' <<<"$r")" '[true,"object",true]' \
   "system.health: network rates per interface (lo among them) and disk_io per disk, over at least a second"
 ok "$(t net net get)" '{}' "$S/network.status.get.output@1.0.0" >/dev/null;      pass "network.status"
-r=$(ok "$(t proc procs snapshot)" '{"sort_by":"memory_rss","sort_order":"desc","limit":3}' "$S/process.table.snapshot.output@1.0.0")
+r=$(ok "$(t proc procs snapshot)" '{"sort_by":"memory_rss","sort_order":"desc","limit":3}' "$S/process.table.snapshot.output@1.1.0")
 assert_eq "$(jq .returned_count <<<"$r")" 3 "process.table snapshot pages"
 # This test's own shell: the biggest processes of the snapshot may be gone a moment later.
 r=$(ok "$(t proc procs get)" "{\"pid\":$$}" "$S/process.table.get.output@1.0.0")
