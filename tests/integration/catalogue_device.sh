@@ -89,11 +89,13 @@ assert_eq "$(jq -c '[(.network.interfaces | has("lo")), (.disk_io.devices | type
 ok "$(t net net get)" '{}' "$S/network.status.get.output@1.0.0" >/dev/null;      pass "network.status"
 r=$(ok "$(t proc procs snapshot)" '{"sort_by":"memory_rss","sort_order":"desc","limit":3}' "$S/process.table.snapshot.output@1.1.0")
 assert_eq "$(jq .returned_count <<<"$r")" 3 "process.table snapshot pages"
+assert_eq "$(jq '.cpu_interval_ms >= 900 and .cpu_interval_ms <= 5000' <<<"$r")" true "process.table snapshot: cpu_percent over the last second"
 # This test's own shell: the biggest processes of the snapshot may be gone a moment later.
 r=$(ok "$(t proc procs get)" "{\"pid\":$$}" "$S/process.table.get.output@1.0.0")
 assert_eq "$(jq .pid <<<"$r")" "$$" "process.table get"
-r=$(ok "$(t svc nginx get)" '{}' "$S/service.unit.get.output@1.0.0")
+r=$(ok "$(t svc nginx get)" '{}' "$S/service.unit.get.output@1.1.0")
 assert_eq "$(jq -r .status <<<"$r")" active "service.unit get"
+assert_eq "$(jq -r '[.preset, .user, .restart_policy] | join(" ")' <<<"$r")" "enabled www-data on-failure" "service.unit get: the configuration without secrets (D35)"
 r=$(ok "$(t svc nginx invoke)" '{"action":"restart"}' "$S/service.unit.invoke.output@1.0.0")
 assert_eq "$(jq -r .previous_status <<<"$r")/$(jq -r .status <<<"$r")" active/active "service.unit invoke restart"
 r=$(ok "$(t svc nginx set)" '{"enabled":false}' "$S/service.unit.set.output@1.0.0")
