@@ -127,8 +127,8 @@ assert_eq "$(jq -r .status.status <<<"$r")" pending "manage.server invoke queues
 
 # ---- GPIO: configure, refuse unconfigured writes, revert after duration_ms --------------------
 ack_refused "$(t gpio gpio17 set)" '{"value":"high"}' E_BAD_REQUEST "failed_precondition: the pin is not configured as an output"
-ok "$(t gpio gpio17 invoke)" '{"mode":"output"}' "$S/gpio.pin.state@1.0.0" >/dev/null
-r=$(ok "$(t gpio gpio17 set)" '{"value":"high","duration_ms":400}' "$S/gpio.pin.state@1.0.0")
+ok "$(t gpio gpio17 invoke)" '{"mode":"output"}' "$S/gpio.pin.state@1.1.0" >/dev/null
+r=$(ok "$(t gpio gpio17 set)" '{"value":"high","duration_ms":400}' "$S/gpio.pin.state@1.1.0")
 assert_eq "$(jq -r .value <<<"$r")" high "gpio.pin set drives the pin high"
 [ "$(jq .revert_in_ms <<<"$r")" -gt 0 ] || fail "no pending revert reported: $r"
 deadline=$((SECONDS + 10))
@@ -137,8 +137,10 @@ until [ "$(call "$(t gpio gpio17 get)" '{}' | jq -r .result.value)" = low ]; do
   sleep 0.1
 done
 pass "duration_ms reverted the pin to low"
-r=$(ok "$(t gpio button get)" '{}' "$S/gpio.pin.state@1.0.0")
+r=$(ok "$(t gpio button get)" '{}' "$S/gpio.pin.state@1.1.0")
 assert_eq "$(jq -r .mode <<<"$r")" input "a writable=false pin reads"
+assert_eq "$(jq -c .allowed_modes <<<"$r")" '["input"]' "a writable=false pin says it allows input only (Doc 05 list_pins, D28)"
+assert_eq "$(call "$(t gpio gpio17 get)" '{}' | jq -c .result.allowed_modes)" '["input","output"]' "a writable pin allows output"
 
 # ---- device-side refusals ----------------------------------------------------------------------
 ack_refused "$(t i2c i2c1 get)" '{"address":80,"length":1}' E_SAFETY_DENIED "permission_denied: address 80 is not in this capability's allow-list"
