@@ -69,6 +69,8 @@ TEST(CatalogueProcesses, ListFiltersSortsAndPages) {
 TEST(CatalogueProcesses, CpuPercentIsRatedOverTheRecentWindow) {
   ProcessInfo busy_now;  // an hour old, 36 s of CPU in all, 0.5 s of it in the last second
   busy_now.pid = 10;
+  busy_now.name = "daemon";
+  busy_now.status = "running";
   busy_now.create_time = 1000;
   busy_now.cpu_user_s = 30;
   busy_now.cpu_system_s = 6;
