@@ -1,11 +1,11 @@
 #include "device_client/handlers/info_handlers.h"
 
+#include <cmath>
+#include <thread>
+
 #include "device_client/base/catalogue_error.h"
 #include "device_client/host/network_facts.h"
 #include "device_client/host/process_table.h"
-
-#include <cmath>
-#include <thread>
 
 namespace fleetmcp::device {
 
