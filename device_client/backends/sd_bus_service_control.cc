@@ -71,7 +71,8 @@ class SdBusServiceControl : public ServiceControl {
     const auto path = unit_path(bus->get(), unit_);
     if (!path) return path.error();
     UnitProperties p;
-    for (const char* name : {"Id", "Description", "LoadState", "ActiveState", "SubState", "UnitFileState", "FragmentPath"}) {
+    for (const char* name : {"Id", "Description", "LoadState", "ActiveState", "SubState", "UnitFileState", "FragmentPath",
+                             "UnitFilePreset"}) {
       auto value = string_property(bus->get(), *path, kUnit, name);
       if (!value) return value.error();
       p[name] = std::move(value).value();
@@ -94,6 +95,11 @@ class SdBusServiceControl : public ServiceControl {
       p["MainPID"] = std::to_string(*pid);
       p["MemoryCurrent"] = std::to_string(*memory);
       p["NRestarts"] = std::to_string(*restarts);
+      for (const char* name : {"User", "Group", "WorkingDirectory", "Restart"}) {
+        auto value = string_property(bus->get(), *path, kService, name);
+        if (!value) return value.error();
+        p[name] = std::move(value).value();
+      }
     }
     return service_status_from(p, now_us());
   }

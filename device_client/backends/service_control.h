@@ -30,6 +30,9 @@ struct ServiceStatus {
   std::optional<int64_t> uptime_seconds;
   std::optional<int64_t> restart_count;
   std::string fragment_path;
+  // Doc 05 addendum §2.1 preset and §2.2 user, group, working_directory, restart_policy: the
+  // configuration that holds no secret ("" when systemd reports none; D35).
+  std::string preset, user, group, working_directory, restart_policy;
   bool can_start = false, can_stop = false, can_reload = false;
 };
 

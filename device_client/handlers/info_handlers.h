@@ -2,6 +2,7 @@
 // §5): read-only views of /sys and /proc. Simulated nodes report the host, as system.metrics does.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,9 @@ class NetworkHandler : public ToolHandler {
 
 class ProcessHandler : public ToolHandler {
  public:
+  // The window cpu_percent is rated over: one second, as the health snapshot's rates
+  // (kIoRateInterval); a USER_HZ tick in it is 1 %.
+  static constexpr std::chrono::milliseconds kCpuWindow{1000};
   explicit ProcessHandler(std::string proc_root = "/proc") : ToolHandler(SafetyClass::kReadOnly, {"snapshot", "get"}), proc_root_(std::move(proc_root)) {}
   Result<json::Document> run(const ToolCall& call) override;
 

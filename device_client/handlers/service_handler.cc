@@ -21,6 +21,12 @@ json::Document service_status_json(const ServiceStatus& s) {
   if (s.uptime_seconds) d.AddMember("uptime_seconds", *s.uptime_seconds, a);
   if (s.restart_count) d.AddMember("restart_count", *s.restart_count, a);
   if (!s.fragment_path.empty()) d.AddMember("fragment_path", json::string_value(s.fragment_path, a), a);
+  const std::pair<const char*, const std::string*> configuration[] = {
+      {"preset", &s.preset}, {"user", &s.user}, {"group", &s.group},
+      {"working_directory", &s.working_directory}, {"restart_policy", &s.restart_policy}};
+  for (const auto& [name, value] : configuration) {
+    if (!value->empty()) d.AddMember(rapidjson::StringRef(name), json::string_value(*value, a), a);
+  }
   d.AddMember("can_start", s.can_start, a);
   d.AddMember("can_stop", s.can_stop, a);
   d.AddMember("can_reload", s.can_reload, a);

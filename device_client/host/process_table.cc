@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <unordered_map>
 
 #include "device_client/base/result_budget.h"
 #include "device_client/host/system_facts.h"
@@ -177,6 +178,18 @@ std::vector<ProcessInfo> read_all_processes(const ProcessContext& ctx) {
   return out;
 }
 
+void rate_cpu_over_window(std::vector<ProcessInfo>& later, const std::vector<ProcessInfo>& earlier, double interval_s) {
+  if (interval_s <= 0) return;
+  std::unordered_map<int64_t, const ProcessInfo*> before;
+  for (const auto& p : earlier) before.emplace(p.pid, &p);
+  for (auto& p : later) {
+    const auto it = before.find(p.pid);
+    if (it == before.end() || it->second->create_time != p.create_time) continue;  // new, or a reused pid
+    const double used_s = (p.cpu_user_s + p.cpu_system_s) - (it->second->cpu_user_s + it->second->cpu_system_s);
+    p.cpu_percent = round1(std::max(0.0, used_s) / interval_s * 100.0);
+  }
+}
+
 ProcessQuery process_query_from(const json::Value& args) {
   ProcessQuery q;
   if (const auto it = args.FindMember("filter"); it != args.MemberEnd()) {
@@ -244,7 +257,7 @@ void add_summary(rapidjson::Value& v, const ProcessInfo& p, json::Allocator& a) 
 
 }  // namespace
 
-json::Document process_list_json(std::vector<ProcessInfo> all, const ProcessQuery& q) {
+json::Document process_list_json(std::vector<ProcessInfo> all, const ProcessQuery& q, int64_t cpu_interval_ms) {
   std::erase_if(all, [&](const ProcessInfo& p) { return !accepted(q, p); });
   std::sort(all.begin(), all.end(), [&](const ProcessInfo& a, const ProcessInfo& b) { return before(q, a, b); });
   json::Document d(rapidjson::kObjectType);
@@ -268,6 +281,7 @@ json::Document process_list_json(std::vector<ProcessInfo> all, const ProcessQuer
   d.AddMember("total_count", static_cast<uint64_t>(all.size()), a);
   d.AddMember("returned_count", static_cast<uint64_t>(last - first), a);
   d.AddMember("has_more", last < all.size(), a);
+  d.AddMember("cpu_interval_ms", cpu_interval_ms, a);
   return d;
 }
 

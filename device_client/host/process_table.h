@@ -30,7 +30,7 @@ struct ProcessInfo {
   std::string name, status, username, exe, cwd;
   std::vector<std::string> cmdline;
   double create_time = 0;      // Unix seconds
-  double cpu_percent = 0;      // average since the process started
+  double cpu_percent = 0;      // since the process started, until rate_cpu_over_window narrows it
   double memory_percent = 0;
   uint64_t memory_rss = 0, memory_vms = 0;
   double cpu_user_s = 0, cpu_system_s = 0;
@@ -53,6 +53,12 @@ ProcessContext read_process_context(std::string proc_root);
 std::optional<ProcessInfo> read_process(const ProcessContext& ctx, int64_t pid, bool details);
 std::vector<ProcessInfo> read_all_processes(const ProcessContext& ctx);
 
+// A share since the process started hides what it does now (a daemon busy for a minute after a day
+// idle reads 0.1 %), so cpu_percent is rated over a recent window: `later`'s processes get the CPU
+// time they used since `earlier` (the same pid and start time) over `interval_s` of wall time.
+// A process `earlier` lacks started inside the window and keeps its since-start share.
+void rate_cpu_over_window(std::vector<ProcessInfo>& later, const std::vector<ProcessInfo>& earlier, double interval_s);
+
 struct ProcessQuery {
   std::optional<std::string> username, name_pattern;
   std::optional<double> min_cpu_percent, min_memory_mb;
@@ -63,7 +69,8 @@ struct ProcessQuery {
 };
 ProcessQuery process_query_from(const json::Value& arguments);
 // The process.table.snapshot.output document for `all` under `q`.
-json::Document process_list_json(std::vector<ProcessInfo> all, const ProcessQuery& q);
+// `cpu_interval_ms` is the window cpu_percent was rated over (rate_cpu_over_window).
+json::Document process_list_json(std::vector<ProcessInfo> all, const ProcessQuery& q, int64_t cpu_interval_ms);
 json::Document process_detail_json(const ProcessInfo& p);
 
 }  // namespace fleetmcp::device

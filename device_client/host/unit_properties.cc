@@ -93,6 +93,11 @@ Result<ServiceStatus> service_status_from(const UnitProperties& p, uint64_t now_
     s.uptime_seconds = static_cast<int64_t>(now_us / 1'000'000 - *since);
   }
   s.fragment_path = text(p, "FragmentPath");
+  s.preset = text(p, "UnitFilePreset");
+  s.user = text(p, "User");
+  s.group = text(p, "Group");
+  s.working_directory = text(p, "WorkingDirectory");
+  s.restart_policy = text(p, "Restart");
   s.can_start = yes(p, "CanStart");
   s.can_stop = yes(p, "CanStop");
   s.can_reload = yes(p, "CanReload");

@@ -38,6 +38,7 @@ GpioHandler::GpioHandler(std::unique_ptr<GpioLine> line, int pin, bool writable,
                                                              : std::vector<std::string>{"get"}),
       pin_(std::make_shared<Pin>()),
       number_(pin),
+      writable_(writable),
       timers_(timers) {
   pin_->line = std::move(line);
 }
@@ -65,6 +66,12 @@ Result<json::Document> GpioHandler::describe(Pin& pin) {
     d.AddMember("value", rapidjson::Value(), a);
   }
   d.AddMember("allowed", true, a);
+  // Doc 05 §5.1 lists the pins the server allows with what it allows on each: the configuration
+  // (writable=false: an input such as a button), so an agent knows before asking to drive it.
+  rapidjson::Value modes(rapidjson::kArrayType);
+  modes.PushBack("input", a);
+  if (writable_) modes.PushBack("output", a);
+  d.AddMember("allowed_modes", modes, a);
   d.AddMember("pull", json::string_value(pull_name(s.pull), a), a);
   if (pin.revert) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(pin.revert->first - TimerQueue::Clock::now());

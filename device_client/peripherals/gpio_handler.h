@@ -40,6 +40,7 @@ class GpioHandler : public ToolHandler {
 
   const std::shared_ptr<Pin> pin_;
   const int number_;
+  const bool writable_;  // the configuration allows output (set, invoke)
   TimerQueue* const timers_;
 };
 

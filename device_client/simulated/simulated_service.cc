@@ -30,6 +30,11 @@ class SimulatedService : public ServiceControl {
                      {"NRestarts", std::to_string(restarts_)},
                      {"ActiveEnterTimestamp", "@" + std::to_string(started_s_)},
                      {"FragmentPath", "/lib/systemd/system/" + unit_},
+                     {"UnitFilePreset", "enabled"},
+                     {"User", "www-data"},
+                     {"Group", "www-data"},
+                     {"WorkingDirectory", "/var/lib/simulated"},
+                     {"Restart", "on-failure"},
                      {"CanStart", "yes"},
                      {"CanStop", "yes"},
                      {"CanReload", "no"}};

@@ -87,13 +87,15 @@ r=$(ok "$(t health health snapshot)" '{}' "$S/system.health.snapshot.output@1.1.
 assert_eq "$(jq -c '[(.network.interfaces | has("lo")), (.disk_io.devices | type), (.network.interval_ms >= 1000)]' <<<"$r")" '[true,"object",true]' \
   "system.health: network rates per interface (lo among them) and disk_io per disk, over at least a second"
 ok "$(t net net get)" '{}' "$S/network.status.get.output@1.0.0" >/dev/null;      pass "network.status"
-r=$(ok "$(t proc procs snapshot)" '{"sort_by":"memory_rss","sort_order":"desc","limit":3}' "$S/process.table.snapshot.output@1.0.0")
+r=$(ok "$(t proc procs snapshot)" '{"sort_by":"memory_rss","sort_order":"desc","limit":3}' "$S/process.table.snapshot.output@1.1.0")
 assert_eq "$(jq .returned_count <<<"$r")" 3 "process.table snapshot pages"
+assert_eq "$(jq '.cpu_interval_ms >= 900 and .cpu_interval_ms <= 5000' <<<"$r")" true "process.table snapshot: cpu_percent over the last second"
 # This test's own shell: the biggest processes of the snapshot may be gone a moment later.
 r=$(ok "$(t proc procs get)" "{\"pid\":$$}" "$S/process.table.get.output@1.0.0")
 assert_eq "$(jq .pid <<<"$r")" "$$" "process.table get"
-r=$(ok "$(t svc nginx get)" '{}' "$S/service.unit.get.output@1.0.0")
+r=$(ok "$(t svc nginx get)" '{}' "$S/service.unit.get.output@1.1.0")
 assert_eq "$(jq -r .status <<<"$r")" active "service.unit get"
+assert_eq "$(jq -r '[.preset, .user, .restart_policy] | join(" ")' <<<"$r")" "enabled www-data on-failure" "service.unit get: the configuration without secrets (D35)"
 r=$(ok "$(t svc nginx invoke)" '{"action":"restart"}' "$S/service.unit.invoke.output@1.0.0")
 assert_eq "$(jq -r .previous_status <<<"$r")/$(jq -r .status <<<"$r")" active/active "service.unit invoke restart"
 r=$(ok "$(t svc nginx set)" '{"enabled":false}' "$S/service.unit.set.output@1.0.0")
@@ -125,8 +127,8 @@ assert_eq "$(jq -r .status.status <<<"$r")" pending "manage.server invoke queues
 
 # ---- GPIO: configure, refuse unconfigured writes, revert after duration_ms --------------------
 ack_refused "$(t gpio gpio17 set)" '{"value":"high"}' E_BAD_REQUEST "failed_precondition: the pin is not configured as an output"
-ok "$(t gpio gpio17 invoke)" '{"mode":"output"}' "$S/gpio.pin.state@1.0.0" >/dev/null
-r=$(ok "$(t gpio gpio17 set)" '{"value":"high","duration_ms":400}' "$S/gpio.pin.state@1.0.0")
+ok "$(t gpio gpio17 invoke)" '{"mode":"output"}' "$S/gpio.pin.state@1.1.0" >/dev/null
+r=$(ok "$(t gpio gpio17 set)" '{"value":"high","duration_ms":400}' "$S/gpio.pin.state@1.1.0")
 assert_eq "$(jq -r .value <<<"$r")" high "gpio.pin set drives the pin high"
 [ "$(jq .revert_in_ms <<<"$r")" -gt 0 ] || fail "no pending revert reported: $r"
 deadline=$((SECONDS + 10))
@@ -135,8 +137,10 @@ until [ "$(call "$(t gpio gpio17 get)" '{}' | jq -r .result.value)" = low ]; do
   sleep 0.1
 done
 pass "duration_ms reverted the pin to low"
-r=$(ok "$(t gpio button get)" '{}' "$S/gpio.pin.state@1.0.0")
+r=$(ok "$(t gpio button get)" '{}' "$S/gpio.pin.state@1.1.0")
 assert_eq "$(jq -r .mode <<<"$r")" input "a writable=false pin reads"
+assert_eq "$(jq -c .allowed_modes <<<"$r")" '["input"]' "a writable=false pin says it allows input only (Doc 05 list_pins, D28)"
+assert_eq "$(call "$(t gpio gpio17 get)" '{}' | jq -c .result.allowed_modes)" '["input","output"]' "a writable pin allows output"
 
 # ---- device-side refusals ----------------------------------------------------------------------
 ack_refused "$(t i2c i2c1 get)" '{"address":80,"length":1}' E_SAFETY_DENIED "permission_denied: address 80 is not in this capability's allow-list"

@@ -123,10 +123,13 @@ check(/health snapshot tool \(kind system\.health\)/.test(tool('sys', 'metrics',
       tool('sys', 'metrics', 'snapshot').description);
 await expectResult(tool('net', 'net', 'get'), {}, 'network.status get');
 const procs = await expectResult(tool('proc', 'procs', 'snapshot'), { limit: 5, sort_by: 'memory_rss', sort_order: 'desc' }, 'process.table snapshot');
+check(procs.cpu_interval_ms >= 900, 'process.table snapshot: cpu_percent over a recent window (cpu_interval_ms)', procs);
 await expectResult(tool('proc', 'procs', 'get'), { pid: procs.processes[0].pid }, 'process.table get');
 await expectResult(tool('logs', 'app', 'get'), { level: 'err', limit: 10 }, 'logs.journal get');
-await expectResult(tool('svc', 'nginx', 'get'), {}, 'service.unit get');
-await expectResult(tool('gpio', 'button', 'get'), {}, 'gpio.pin get (read-only pin)');
+const unit = await expectResult(tool('svc', 'nginx', 'get'), {}, 'service.unit get');
+check(unit.user === 'www-data' && unit.restart_policy === 'on-failure', 'service.unit get: the configuration without secrets (D35)', unit);
+const button = await expectResult(tool('gpio', 'button', 'get'), {}, 'gpio.pin get (read-only pin)');
+check(JSON.stringify(button.allowed_modes) === '["input"]', 'gpio.pin get: a writable=false pin allows input only (D28)', button);
 await expectResult(tool('pwm', 'pwm0', 'get'), {}, 'gpio.pwm get');
 const scan = await expectResult(tool('i2c', 'i2c1', 'snapshot'), {}, 'i2c.bus snapshot');
 check(JSON.stringify(scan.addresses) === '[72,118]', 'the scan reports the allow-listed devices that answer', scan);

@@ -25,6 +25,7 @@ const fs::path kSchemasDir = fs::path(FLEETMCP_SOURCE_DIR) / "schemas";
 const std::set<std::string> kUnboundedAbove = {
     "process.table.get.output@1.0.0.json#/properties/cpu_percent",
     "process.table.snapshot.output@1.0.0.json#/properties/processes/items/properties/cpu_percent",
+    "process.table.snapshot.output@1.1.0.json#/properties/processes/items/properties/cpu_percent",
     "process.table.snapshot.input@1.0.0.json#/properties/filter/properties/min_cpu_percent",
     "process.table.snapshot.input@1.0.0.json#/properties/filter/properties/min_memory_mb",
 };

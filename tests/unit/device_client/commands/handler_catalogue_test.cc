@@ -224,6 +224,18 @@ TEST_F(CatalogueHandlers, GpioMustBeConfiguredBeforeItIsDrivenAndRevertsAreCance
   EXPECT_EQ(tools_->find(tool("gpio", "button", "set")), nullptr);
 }
 
+// Doc 05 §5.1 gpio.list_pins lists the pins the server allows and what it allows on each; a
+// capability is one allowed pin, and its get says which modes the configuration allows (D28).
+TEST_F(CatalogueHandlers, GpioGetSaysWhichModesTheConfigurationAllows) {
+  const json::Document button = call(tool("gpio", "button", "get"));
+  EXPECT_EQ(button["pin"].GetInt(), 27);
+  ASSERT_EQ(button["allowed_modes"].Size(), 1u);
+  EXPECT_STREQ(button["allowed_modes"][0].GetString(), "input");
+  const json::Document relay = call(tool("gpio", "gpio17", "get"));
+  ASSERT_EQ(relay["allowed_modes"].Size(), 2u);
+  EXPECT_STREQ(relay["allowed_modes"][1].GetString(), "output");
+}
+
 // duration_ms means "at most that long": a node that stops first restores the pin on the way out.
 TEST(CatalogueGpio, APendingRevertIsAppliedWhenTheHandlerGoes) {
   TimerQueue timers;

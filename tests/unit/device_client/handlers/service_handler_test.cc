@@ -26,7 +26,9 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   EXPECT_EQ(s.uptime_seconds, 600);
   EXPECT_EQ(s.restart_count, 2);
   EXPECT_TRUE(s.can_reload);
-  expect_valid("service.unit.get.output@1.0.0", service_status_json(s));
+  expect_valid("service.unit.get.output@1.1.0", service_status_json(s));
+  EXPECT_EQ(s.preset, "enabled");
+  EXPECT_EQ(s.restart_policy, "no");
 
   s = service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_stopped.txt").value()), now_us).value();
   EXPECT_EQ(s.status, "inactive");
@@ -34,14 +36,37 @@ TEST(CatalogueServices, SystemctlShowPropertiesToStatus) {
   EXPECT_FALSE(s.memory_bytes);   // "[not set]"
   EXPECT_FALSE(s.uptime_seconds);
   const json::Document d = service_status_json(s);
-  expect_valid("service.unit.get.output@1.0.0", d);
+  expect_valid("service.unit.get.output@1.1.0", d);
   EXPECT_FALSE(d.HasMember("pid"));
+  EXPECT_FALSE(d.HasMember("user"));  // User= empty: systemd runs it as root
+  EXPECT_STREQ(d["restart_policy"].GetString(), "on-failure");
 
   const auto missing =
       service_status_from(parse_systemctl_show(read_file(kFixtures + "/systemctl_show_missing.txt").value()), now_us);
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().code, ErrorCode::kBadRequest);
   EXPECT_EQ(missing.error().message, "not_found: systemd has no unit nosuch.service");
+}
+
+// D35 leaves out the configuration that may hold secrets (ExecStart, Environment); the rest of
+// addendum §2.1/§2.2 is served: the vendor preset, the account, the directory, the restart policy.
+TEST(CatalogueServices, ConfigurationWithoutSecretsIsServed) {
+  UnitProperties p = parse_systemctl_show(read_file(kFixtures + "/systemctl_show_nginx.txt").value());
+  p["User"] = "www-data";
+  p["Group"] = "www-data";
+  p["WorkingDirectory"] = "/var/www";
+  p["Restart"] = "always";
+  p["ExecStart"] = "{ path=/usr/sbin/nginx ; argv[]=/usr/sbin/nginx --password=hunter2 }";
+  p["Environment"] = "API_KEY=secret";
+  const json::Document d = service_status_json(service_status_from(p, 1763800600ull * 1'000'000).value());
+  expect_valid("service.unit.get.output@1.1.0", d);
+  EXPECT_STREQ(d["preset"].GetString(), "enabled");
+  EXPECT_STREQ(d["user"].GetString(), "www-data");
+  EXPECT_STREQ(d["group"].GetString(), "www-data");
+  EXPECT_STREQ(d["working_directory"].GetString(), "/var/www");
+  EXPECT_STREQ(d["restart_policy"].GetString(), "always");
+  EXPECT_EQ(json::to_string(d).find("hunter2"), std::string::npos);
+  EXPECT_EQ(json::to_string(d).find("secret"), std::string::npos);
 }
 
 // Doc 05 addendum §6.1: the services that need a unit, from the properties systemctl show (and the

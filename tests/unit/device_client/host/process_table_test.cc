@@ -37,8 +37,8 @@ TEST(CatalogueProcesses, ListFiltersSortsAndPages) {
   ASSERT_EQ(all.size(), 3u);
 
   auto list = [&](const char* args) {
-    json::Document d = process_list_json(all, process_query_from(json::parse_strict(args).value()));
-    expect_valid("process.table.snapshot.output@1.0.0", d);
+    json::Document d = process_list_json(all, process_query_from(json::parse_strict(args).value()), 1000);
+    expect_valid("process.table.snapshot.output@1.1.0", d);
     return d;
   };
   json::Document d = list(R"({"sort_by":"cpu_percent","sort_order":"desc","limit":2})");
@@ -64,6 +64,37 @@ TEST(CatalogueProcesses, ListFiltersSortsAndPages) {
   EXPECT_EQ(d["total_count"].GetInt(), 0);
 }
 
+// Doc 05 addendum §2.3's cpu_percent is what the process does now (psutil rates it between two
+// readings), not its lifetime average: a daemon idle for an hour and busy now reads busy.
+TEST(CatalogueProcesses, CpuPercentIsRatedOverTheRecentWindow) {
+  ProcessInfo busy_now;  // an hour old, 36 s of CPU in all, 0.5 s of it in the last second
+  busy_now.pid = 10;
+  busy_now.name = "daemon";
+  busy_now.status = "running";
+  busy_now.create_time = 1000;
+  busy_now.cpu_user_s = 30;
+  busy_now.cpu_system_s = 6;
+  busy_now.cpu_percent = 1.0;  // since it started
+  ProcessInfo reused = busy_now;  // pid 11 died and was reused inside the window
+  reused.pid = 11;
+  ProcessInfo fresh = busy_now;  // started inside the window
+  fresh.pid = 12;
+  fresh.cpu_percent = 40.0;
+  std::vector<ProcessInfo> earlier{busy_now, reused};
+  earlier[0].cpu_user_s = 29.6;
+  earlier[0].cpu_system_s = 5.9;
+  earlier[1].create_time = 900;
+  std::vector<ProcessInfo> later{busy_now, reused, fresh};
+  rate_cpu_over_window(later, earlier, 1.0);
+  EXPECT_DOUBLE_EQ(later[0].cpu_percent, 50.0);
+  EXPECT_DOUBLE_EQ(later[1].cpu_percent, 1.0);   // another process: its own since-start share
+  EXPECT_DOUBLE_EQ(later[2].cpu_percent, 40.0);
+  json::Document d = process_list_json(later, process_query_from(json::parse_strict(R"({"sort_by":"cpu_percent","sort_order":"desc"})").value()), 1000);
+  expect_valid("process.table.snapshot.output@1.1.0", d);
+  EXPECT_EQ(d["processes"][0]["pid"].GetInt(), 10);
+  EXPECT_EQ(d["cpu_interval_ms"].GetInt(), 1000);
+}
+
 TEST(CatalogueProcesses, DetailsCarryIoCountersAndCpuTimes) {
   ProcessContext ctx = read_process_context(kPi + "/proc");
   ctx.ticks_per_second = 100;
@@ -77,8 +108,8 @@ TEST(CatalogueProcesses, DetailsCarryIoCountersAndCpuTimes) {
   EXPECT_FALSE(read_process(ctx, 999, true));
   // This host's own table, live.
   const ProcessContext live = read_process_context("/proc");
-  expect_valid("process.table.snapshot.output@1.0.0",
-               process_list_json(read_all_processes(live), process_query_from(json::parse_strict("{}").value())));
+  expect_valid("process.table.snapshot.output@1.1.0",
+               process_list_json(read_all_processes(live), process_query_from(json::parse_strict("{}").value()), 1000));
   expect_valid("process.table.get.output@1.0.0", process_detail_json(*read_process(live, getpid(), true)));
 }
 
@@ -92,8 +123,8 @@ TEST(CatalogueProcesses, APageOfLongCommandLinesStopsAtTheCmdAckBudget) {
     all[i].status = "sleeping";
     all[i].cmdline.assign(64, std::string(512, 'a'));
   }
-  const json::Document d = process_list_json(all, process_query_from(json::parse_strict(R"({"limit":500})").value()));
-  expect_valid("process.table.snapshot.output@1.0.0", d);
+  const json::Document d = process_list_json(all, process_query_from(json::parse_strict(R"({"limit":500})").value()), 1000);
+  expect_valid("process.table.snapshot.output@1.1.0", d);
   EXPECT_LE(json::to_string(d).size(), kMaxResultBytes);
   const int returned = d["returned_count"].GetInt();
   EXPECT_GE(returned, 1);
