@@ -126,8 +126,9 @@ void McpMethods::notification(const RpcMessage& m, McpSession& session) {
 
 void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer) {
   const json::Value& id = *m.id;
-  const auto page = tools_.list(*fleet_.snapshot(), agent.tenant, member(m.params, "cursor"), session.revision());
+  auto page = tools_.list(*fleet_.snapshot(), agent.tenant, member(m.params, "cursor"), session.revision());
   if (!page) return answer(error(id, rpc::kInvalidParams, "Invalid params: " + page.error().message));
+  keep_callable(*page, agent);
   answer(result(id, *page));
 }
 
