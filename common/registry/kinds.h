@@ -23,7 +23,7 @@ bool is_read_verb(std::string_view verb);  // snapshot, subscribe, get, stream
 std::string_view required_scope(SafetyClass c, std::string_view verb);
 
 // The class one verb of a capability of `kind` declared `declared` is served and judged by
-// (docs/conformance.md, decision "Safety per verb"): a read verb reads, so its class is read_only
+// (docs/protocol.md D36): a read verb reads, so its class is read_only
 // whatever the capability's; manage.server invoke installs software and restarts the device, so it
 // is physical_actuation (its scope, the two-phase confirmation) though the capability is
 // reversible; every other verb keeps the capability's class.

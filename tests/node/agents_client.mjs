@@ -64,10 +64,10 @@ check(echoTool.annotations.readOnlyHint === true && echoTool._meta['x-safety-cla
 check(byName.gpio_pin_set.inputSchema.properties.arguments.properties.commit_token?.type === 'string',
       'the physical actuation tool advertises commit_token in its arguments');
 check(!listed.includes('"type":["'), 'no type arrays in served schemas (nullable as anyOf)');
-// Safety that matches the label (issue 37 item 6, docs/conformance.md "Safety per verb"): a read
+// Safety that matches the label (issue 37 item 6, docs/protocol.md D36): a read
 // of a physical capability carries read_only; a stop and the self-update are destructive, and the
 // self-update is judged as physical actuation (its scope and the confirmation).
-check(byName.gpio_pin_get._meta['x-safety-class'] === 'read_only' && byName.gpio_pin_get.annotations['x-safety-class'] === 'read_only',
+check(byName.gpio_pin_get._meta['x-safety-class'] === 'read_only' && byName.gpio_pin_get.annotations.readOnlyHint === true,
       'a read verb of a physical_actuation capability carries x-safety-class read_only', byName.gpio_pin_get);
 check(byName.service_unit_invoke.annotations.destructiveHint === true && byName.manage_server_invoke.annotations.destructiveHint === true &&
       byName.manage_server_invoke._meta['x-safety-class'] === 'physical_actuation' && byName.camera_still_invoke.annotations.destructiveHint === false,

@@ -24,7 +24,7 @@ json::Value annotations_json(const FleetTool& tool, json::Allocator& a) {
   // The tools act only on the caller's own enrolled devices, not on an open world.
   v.AddMember("openWorldHint", false, a);
   // RFC-0001 §3: the projected tool's annotation carries x-safety-class: the verb's class, so a
-  // read of a physical capability says read_only (docs/conformance.md, "Safety per verb").
+  // read of a physical capability says read_only (docs/protocol.md D36).
   v.AddMember("x-safety-class", json::string_value(safety_class_name(tool.verb_class()), a), a);
   return v;
 }

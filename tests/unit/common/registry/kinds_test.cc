@@ -233,7 +233,7 @@ TEST(KindRegistry, MalformedRowsAreRefusedNamingTheFile) {
   }
 }
 
-// docs/conformance.md, "Safety per verb": a read verb reads whatever the capability is; the
+// docs/protocol.md D36: a read verb reads whatever the capability is; the
 // self-update installs and restarts, so it is judged as physical actuation; the rest keep the
 // capability's class.
 TEST(Scopes, EachVerbCarriesItsOwnSafetyClass) {
