@@ -238,9 +238,10 @@ void McpMethods::check_on_device(const std::shared_ptr<const FleetSnapshot>& fle
     dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, acting, arguments.get(), at, {}}, again, caller, session,
              exchange, scheduler, answer, {}, true);
   };
-  auto read_pass = calls_.admit(*fleet, *caller, ResolvedCall{ResolvedCall::Action::kCall, &read, nullptr, "", {}});
-  if (!read_pass) return go_on();  // the read is refused (scope, rate): it tells nothing
-  calls_.start(kVia, scheduler, caller, fleet, std::move(*read_pass),
+  // The broker's own read, not the caller's: like the rest of a first phase it spends no rate
+  // (the gate found the bucket not empty; issue 33 item 5), so a confirmed set still costs one
+  // token. The device's own limits still apply, and a refused read tells nothing.
+  calls_.start(kVia, scheduler, caller, fleet, GatePass{&read, "{}", nullptr, false},
                [this, acting, request, caller, session, answer, go_on](CallResult state) {
                  const auto parsed = state ? json::parse_strict(*state) : Result<json::Document>(state.error());
                  const auto refusal = parsed ? ruled_out_by_state(*acting, *parsed) : std::nullopt;
