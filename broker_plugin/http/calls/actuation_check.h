@@ -2,7 +2,7 @@
 // 3). Some calls cannot succeed in the device's present state, and the device would say so only
 // after a person confirmed them: a gpio.pin set on a pin configured as an input. The manifest does
 // not carry that state, so the first phase of such a call reads the capability first, with its own
-// read verb, as a plain read-only call through the same path (scope, rate, audit); when the state
+// read verb (the broker's read, audited, spending no rate: mcp_methods.cc); when the state
 // rules the call out, it is refused at once, no commit token issued and nobody asked, with what to
 // do instead. A read that fails tells nothing: the call goes on to its confirmation as before.
 #pragma once
