@@ -111,7 +111,7 @@ Result<CallDispatch::Target> CallDispatch::resolve(const QueuedCall& queued, int
   // The front's gate checked the token's scope and confirmed physical actuation (CallOrigin);
   // the $CONTROL driver has neither, so its calls are checked here.
   if (request.origin == CallOrigin::kControl) {
-    const std::string_view scope = required_scope(cap->safety_class, request.verb);
+    const std::string_view scope = required_scope(verb_safety_class(cap->kind, cap->safety_class, request.verb), request.verb);
     if ((queued.control_scopes & scope_bit(scope).value_or(~0u)) == 0) {
       return ErrorEnvelope(ErrorCode::kSafetyDenied, "the caller's token lacks scope " + std::string(scope),
                            "ask the operator for a token with " + std::string(scope));
@@ -144,7 +144,7 @@ Status CallDispatch::dispatch(QueuedCall& queued, int64_t now_ms) {
   SentCall call;
   call.msg_id = new_msg_id();
   call.output_schema = target.verb->output_schema;
-  call.changes_state = required_scope(target.capability->safety_class, target.verb->verb) != kScopeCallReadOnly;
+  call.changes_state = !is_read_verb(target.verb->verb) && target.capability->safety_class != SafetyClass::kReadOnly;
   const int deadline_ms = target.capability->constraints.deadline_ms_default;
   const int64_t gateway_ms = gateway_deadline_ms(deadline_ms);
   call.deadline_at_ms = now_ms + gateway_ms;

@@ -179,6 +179,12 @@ std::string_view required_scope(SafetyClass c, std::string_view verb) {
   return "tools:call:physical_actuation";  // unreachable; the strictest scope if it ever is
 }
 
+SafetyClass verb_safety_class(std::string_view kind, SafetyClass declared, std::string_view verb) {
+  if (is_read_verb(verb)) return SafetyClass::kReadOnly;
+  if (kind == "manage.server" && verb == "invoke") return SafetyClass::kPhysicalActuation;
+  return declared;
+}
+
 const VerbSpec* KindSpec::verb(std::string_view name) const {
   for (const auto& v : verbs) {
     if (v.verb == name) return &v;

@@ -22,6 +22,13 @@ std::optional<SafetyClass> safety_class_from_name(std::string_view name);
 bool is_read_verb(std::string_view verb);  // snapshot, subscribe, get, stream
 std::string_view required_scope(SafetyClass c, std::string_view verb);
 
+// The class one verb of a capability of `kind` declared `declared` is served and judged by
+// (docs/protocol.md D36): a read verb reads, so its class is read_only
+// whatever the capability's; manage.server invoke installs software and restarts the device, so it
+// is physical_actuation (its scope, the two-phase confirmation) though the capability is
+// reversible; every other verb keeps the capability's class.
+SafetyClass verb_safety_class(std::string_view kind, SafetyClass declared, std::string_view verb);
+
 // Doc 05 §9.2: experimental tools are marked alpha or beta; a verb the registry does not mark is
 // stable. Clients read it from each tool's `_meta` (docs/protocol.md §7).
 enum class Stability { kAlpha, kBeta, kStable };

@@ -27,6 +27,7 @@ pass "$((N + 2)) nodes online (one of tenant other)"
 
 NODES="${E2E_NODES[*]}" LONE=$LONE LONE_PID=$LONE_PID OTHER=$OTHER \
   MCP_URL=$E2E_URL TOKEN=$E2E_TOKEN TOKEN_OTHER=$(agent_token agent-other other "$E2E_SCOPES") \
+  TOKEN_READ=$(agent_token agent-reader acme "devices:read tools:call:read_only") \
   LATE_CMD="exec '$DEVICE' --config '$T/pki/nodes/$LATE/device.conf' >'$T/late.log' 2>&1" LATE_PIDFILE=$T/late.pid \
   timeout 120 node "$SRC/tests/node/agents_client.mjs" || {
   kill -9 "$(cat "$T/late.pid" 2>/dev/null)" 2>/dev/null || true

@@ -153,7 +153,8 @@ const pixel = (x, y) => [...decoded.data.subarray((y * decoded.width + x) * 4, (
 check(decoded.width === 640 && decoded.height === 480, 'the PNG decodes to 640x480', [decoded.width, decoded.height]);
 check(JSON.stringify([pixel(0, 0), pixel(100, 10), pixel(639, 0)]) === '[[235,235,235],[235,235,16],[16,16,16]]',
       'the PNG holds the colour bars exactly (lossless)', [pixel(0, 0), pixel(100, 10), pixel(639, 0)]);
-await expectResult(tool('mgmt', 'server', 'invoke'), { channel: 'stable' }, 'manage.server invoke');
+// The self-update is judged as physical actuation (docs/protocol.md D36): confirmed.
+await confirmed(tool('mgmt', 'server', 'invoke'), { channel: 'stable' }, 'manage.server invoke');
 
 // ---- physical actuation: two-phase, once only ----------------------------------------------
 const configure = tool('gpio', 'gpio17', 'invoke');

@@ -13,7 +13,8 @@
 
 pki_init
 VERSION=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$BIN/CMakeCache.txt")  # the build's version
-TOKEN=$(agent_token agent-served acme "devices:read tools:call:read_only")
+# Every call scope: tools/list shows a token only what it may call (docs/protocol.md D37).
+TOKEN=$(agent_token agent-served acme "devices:read tools:call:read_only tools:call:reversible tools:call:physical_actuation")
 "$HTTP_TESTHOST" --write-test-schemas "$SRC/schemas" "$T/schemas" >/dev/null || fail "writing the test schemas"
 NODE=01hzx9k3m4p7q8r9s0t1v2w3xy
 # One capability per kind; cap_ids are capzq<N>, so that a description quoting one shows.

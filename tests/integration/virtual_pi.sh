@@ -228,7 +228,8 @@ echo "# device in the guest: CPU $(awk -v t="$((ticks1 - ticks0))" -v a="$up0" -
 # (the same files, another version string), beta a broken one whose preinst exits 1. The update
 # runs as fleetmcp-update.service, not in the node, and restarts the node; get reads the outcome.
 upd_start=$SECONDS
-server() { sleep 2.1; mcp call "$(tool mgmt server "$1")" "${@:2}"; }  # the default rate: 0.5 calls/s
+# The default rate: 0.5 calls/s. invoke (the self-update) is confirmed like physical actuation.
+server() { sleep 2.1; local how=call; [ "$1" = invoke ] && how=confirm; mcp "$how" "$(tool mgmt server "$1")" "${@:2}"; }
 verified() { curl -s "$base/metrics" | sed -n 's/^fleetmcp_announces_total{result="verified"} //p'; }
 refused_announces() { grep "$node" "$T/audit.log" | grep '"decision":"refuse"' | grep -c announce || true; }
 installed() { guest 'dpkg-query -W -f="\${Version}\n" fleetmcp-device'; }  # a line: the channel reads lines

@@ -2,7 +2,8 @@
 // client: the by_kind tools mode (typed, fleet-size independent), fleet_read, two-phase GPIO
 // confirmation, RFC-0001 names in every mode, and tenant isolation in every discovery answer.
 // Driven by tests/integration/agents_e2e.sh, which passes in env:
-//   MCP_URL, TOKEN (acme, every scope), TOKEN_OTHER (tenant "other", every scope),
+//   MCP_URL, TOKEN (acme, every scope), TOKEN_OTHER (tenant "other", every scope), TOKEN_READ (acme,
+//   devices:read and tools:call:read_only),
 //   NODES (space-separated acme node ids, simulated with --catalogue), OTHER (a node of tenant
 //   "other"), LONE (an acme node in its own process, LONE_PID), LATE_CMD (starts one more acme
 //   node; prints nothing), LATE_PIDFILE.
@@ -63,6 +64,15 @@ check(echoTool.annotations.readOnlyHint === true && echoTool._meta['x-safety-cla
 check(byName.gpio_pin_set.inputSchema.properties.arguments.properties.commit_token?.type === 'string',
       'the physical actuation tool advertises commit_token in its arguments');
 check(!listed.includes('"type":["'), 'no type arrays in served schemas (nullable as anyOf)');
+// Safety that matches the label (issue 37 item 6, docs/protocol.md D36): a read
+// of a physical capability carries read_only; a stop and the self-update are destructive, and the
+// self-update is judged as physical actuation (its scope and the confirmation).
+check(byName.gpio_pin_get._meta['x-safety-class'] === 'read_only' && byName.gpio_pin_get.annotations.readOnlyHint === true,
+      'a read verb of a physical_actuation capability carries x-safety-class read_only', byName.gpio_pin_get);
+check(byName.service_unit_invoke.annotations.destructiveHint === true && byName.manage_server_invoke.annotations.destructiveHint === true &&
+      byName.manage_server_invoke._meta['x-safety-class'] === 'physical_actuation' && byName.camera_still_invoke.annotations.destructiveHint === false,
+      'a service stop and the self-update are destructive, the self-update physical_actuation; a photo only adds',
+      [byName.service_unit_invoke.annotations, byName.manage_server_invoke.annotations, byName.camera_still_invoke.annotations]);
 
 // ---- by_kind calls ------------------------------------------------------------------------------
 const node = NODES[0];
@@ -107,11 +117,32 @@ const gpio = byName.gpio_pin_set;
 check(JSON.stringify(byName.gpio_pin_get.inputSchema.properties.cap_id?.enum) === JSON.stringify(['button', 'gpio17']) &&
       gpio.inputSchema.properties.cap_id === undefined,
       'cap_id is an enum where the tenant has several capabilities of the kind and verb, absent where one', gpio.inputSchema);
+// Confirm what can run (issue 37 item 3): the pin is an input, so a set cannot work. The broker
+// reads the pin first and refuses at once, saying what to call instead: no commit token, and a
+// client that could ask its human is not asked.
+const onInput = await client.callTool({ name: 'gpio_pin_set', arguments: { node_id: node, arguments: { value: 'high' } } });
+const onInputError = onInput.isError ? envelope(onInput) : {};
+check(onInputError.code === 'E_BAD_REQUEST' && onInputError.details?.reason === 'failed_precondition' &&
+      /^pin 17 \(capability gpio17\) is configured as an input/.test(onInputError.message) &&
+      onInputError.suggested_fix.includes(`gpio_pin_invoke {"node_id":"${node}","cap_id":"gpio17","arguments":{"mode":"output"}}`) &&
+      !onInputError.suggested_fix.includes('commit_token'),
+      'gpio_pin_set on an input pin: refused before any confirmation, naming the pin and the call that configures it', onInput);
+{
+  const { client: asker } = await open(env.MCP_URL, env.TOKEN, 'fleetmcp-agents-asker', { capabilities: { elicitation: {} } });
+  let questions = 0;
+  asker.setRequestHandler(ElicitRequestSchema, async () => { questions++; return { action: 'accept' }; });
+  await sleep(500);
+  const r = await asker.callTool({ name: 'gpio_pin_set', arguments: { node_id: node, arguments: { value: 'high' } } });
+  check(r.isError && envelope(r).details?.reason === 'failed_precondition' && questions === 0,
+        'gpio_pin_set on an input pin: nobody is asked to confirm it', { r, questions });
+  await asker.close();
+}
 async function confirmedCall(name, args, what) {
   const first = await client.callTool({ name, arguments: args });
   const fix = first.isError ? envelope(first) : {};
   const token = /commit_token="([^"]+)"/.exec(fix.suggested_fix ?? '')?.[1];
   check(fix.code === 'E_SAFETY_DENIED' && token, `${what}: the first call asks for confirmation with a commit_token`, first);
+  check(/^ask the user whether to go ahead/.test(fix.suggested_fix), `${what}: the commit-token path tells the model to ask its user first`, fix);
   const second = await client.callTool({ name, arguments: { ...args, arguments: { ...args.arguments, commit_token: token } } });
   check(!second.isError, `${what}: repeated with the commit_token it runs`, second);
   return second;
@@ -119,6 +150,10 @@ async function confirmedCall(name, args, what) {
 await confirmedCall('gpio_pin_invoke', { node_id: node, arguments: { mode: 'output' } }, 'gpio_pin_invoke mode output');
 const set = await confirmedCall('gpio_pin_set', { node_id: node, arguments: { value: 'high' } }, 'gpio_pin_set high');
 check(set.structuredContent.value === 'high', 'the pin reads back high', set.structuredContent);
+// The self-update needs a confirmation like physical actuation (issue 37 item 6).
+const update = await client.callTool({ name: 'manage_server_invoke', arguments: { node_id: node, arguments: { channel: 'stable' } } });
+check(update.isError && envelope(update).code === 'E_SAFETY_DENIED' && /commit_token="/.test(envelope(update).suggested_fix),
+      'manage_server_invoke (the self-update) first asks for confirmation', update);
 const ambiguous = await client.callTool({ name: 'gpio_pin_get', arguments: { node_id: node } });
 check(ambiguous.isError && envelope(ambiguous).message.includes('/cap_id') && envelope(ambiguous).suggested_fix.includes('gpio17'),
       'without cap_id on a node with several pins: E_MANIFEST_INVALID at /cap_id listing them', ambiguous);
@@ -253,5 +288,22 @@ const otherRead = await other.callTool({ name: 'fleet_read', arguments: { kind: 
 check(otherRead.structuredContent.results.length === 1 && otherRead.structuredContent.results[0].node_id === OTHER,
       'fleet_read of the other tenant reaches only its node');
 await other.close();
+
+// ---- a read-only token (issue 37 item 7) ----------------------------------------------------------
+// tools/list shows only what the token may call, and the instructions say so and where a scope
+// failure goes.
+const { client: reader } = await open(env.MCP_URL, env.TOKEN_READ, 'fleetmcp-agents-reader');
+const readerTools = (await reader.listTools()).tools;
+const readerNames = readerTools.map((t) => t.name);
+check(readerNames.includes('gpio_pin_get') && readerNames.includes('fleet_read') && readerNames.includes('fleet_find_nodes') &&
+      !readerNames.includes('gpio_pin_set') && !readerNames.includes('service_unit_invoke') && !readerNames.includes('manage_server_invoke') &&
+      readerTools.every((t) => (t._meta?.['x-safety-class'] ?? 'read_only') === 'read_only'),
+      `a read-only token lists only the ${readerNames.length} tools it may call`, readerNames);
+check(readerTools.length < tools.length, `... fewer than the ${tools.length} every scope lists`);
+check(/only the tools your token may call/.test(reader.getInstructions()) && /HTTP 403 insufficient_scope/.test(reader.getInstructions()),
+      'the instructions say tools/list is filtered by scope and where a scope failure goes', reader.getInstructions());
+const readerGet = await reader.callTool({ name: 'gpio_pin_get', arguments: { node_id: node, cap_id: 'gpio17' } });
+check(!readerGet.isError && readerGet.structuredContent.pin === 17, 'a read-only token reads a physical_actuation pin', readerGet);
+await reader.close();
 await client.close();
 process.exit(0);

@@ -58,6 +58,12 @@ async function untilAsked(session, call) {
 // ---- item 2 -----------------------------------------------------------------------------------
 
 async function waiting(node) {
+  // An input pin's set is refused before anyone is asked (docs/protocol.md D38): make it an output.
+  const plain = (await open(env.MCP_URL, env.TOKEN, 'fleetmcp-configurer')).client;
+  const output = await confirmed(plain, gpio(node, 'invoke'), { mode: 'output' });
+  if (output.isError) fail('gpio17 is an output (a confirmed invoke)', output);
+  await sleep(1000);  // the invoke spent gpio17's rate token (RATE calls/s)
+  await plain.close();
   const session = await human(env.TOKEN, () => new Promise(() => {}));  // the user never decides
   const { call, asked } = await untilAsked(session, () =>
     session.client.callTool({ name: gpio(node, 'set'), arguments: { value: 'high' } }, undefined, { timeout: 20000 }));

@@ -13,6 +13,7 @@ struct MemoryFleet::Node {
   NodeState state = NodeState::kOnline;
   bool silent = false;
   bool relay_on = false;
+  bool pin_output = false, pin_high = false;  // gpio.pin: an input until invoke makes it an output
   int64_t lease_interval_ms = 0, lease_expires_at_ms = 0;
   uint64_t telemetry_generation = 0;  // a new lease or going offline stops the old cadence
   uint64_t samples = 0;
@@ -310,6 +311,15 @@ CallResult MemoryFleet::run_tool(Node& node, const CallRequest& request, const j
     if (verb == "set") node.relay_on = json::get_bool(args, "on").value_or(false);
     r.AddMember("on", node.relay_on, a);
     r.AddMember("node_id", json::string_value(node.node_id, a), a);
+    return ok(r);
+  }
+  if (cap->kind == "gpio.pin") {  // pin 17; like the device, a set of an input is refused
+    if (verb == "invoke") node.pin_output = json::get_string(args, "mode") == std::optional<std::string_view>("output");
+    if (verb == "set" && !node.pin_output) return failed(ErrorCode::kBadRequest, "failed_precondition: not an output");
+    if (verb == "set") node.pin_high = json::get_string(args, "value") == std::optional<std::string_view>("high");
+    r.AddMember("pin", 17, a);
+    r.AddMember("mode", rapidjson::StringRef(node.pin_output ? "output" : "input"), a);
+    r.AddMember("allowed", true, a);
     return ok(r);
   }
   return failed(ErrorCode::kInternal, "the in-memory device has no handler for this kind");

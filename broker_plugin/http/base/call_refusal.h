@@ -29,6 +29,9 @@ struct CallRefusal {
   std::string asked;                // how the audit line names the tool when none resolved
   std::string required_scope;       // kScope
   std::string commit_token;         // a two-phase refusal: the token that confirms this call
+  // Not an answer yet: the first phase of a physical actuation whose device state is read first
+  // (actuation_check.h) with this tool; the endpoint reads it, then admits again.
+  const FleetTool* read_first = nullptr;
 };
 
 // The envelope every "no such tool for you" answer carries, whatever the real reason; `nearest`,

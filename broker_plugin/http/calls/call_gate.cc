@@ -1,5 +1,6 @@
 #include "broker_plugin/http/calls/call_gate.h"
 
+#include "broker_plugin/http/calls/actuation_check.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 
 namespace fleetmcp::http {
@@ -21,7 +22,7 @@ std::string capability_key(const FleetTool& tool) { return tool.name.node_id + "
 LimitClaim limit_claim(const FleetTool& tool) {
   return LimitClaim{.hold_slot = !is_metrics_stream(tool),
                     .leaves_headroom = tool.safety_class != SafetyClass::kReadOnly &&
-                                       tool_hints(tool.safety_class, tool.name.verb).read_only};
+                                       is_read_verb(tool.name.verb)};
 }
 
 ErrorEnvelope rate_limited(const FleetTool& tool, int64_t retry_after_ms) {
@@ -59,10 +60,10 @@ ErrorEnvelope unknown_tool_error(std::string_view tool_name, const std::vector<s
 }
 
 Result<GatePass, CallRefusal> CallGate::admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
-                                              int64_t now_ms) {
+                                              int64_t now_ms, bool check_device) {
   const FleetTool* tool = call.tool;
   const json::Value* arguments_in = call.arguments;
-  const SafetyClass safety_class = call_safety_class(tool->safety_class, tool->name.verb, arguments_in);
+  const SafetyClass safety_class = call_safety_class(tool->kind, tool->safety_class, tool->name.verb, arguments_in);
   const std::string scope(required_scope(safety_class, tool->name.verb));
   if (!agent.has_scope(scope)) {
     return CallRefusal{RefusalKind::kScope,
@@ -112,6 +113,11 @@ Result<GatePass, CallRefusal> CallGate::admit(const FleetSnapshot& fleet, const 
     if (const int64_t wait = limiter_.rate_retry_after_ms(key, tool->constraints, now_ms, claim); wait > 0) {
       return execution(tool, rate_limited(*tool, wait));
     }
+    if (const FleetTool* read = check_device ? read_before(fleet, agent.tenant, *tool) : nullptr) {
+      CallRefusal first = execution(tool, ErrorEnvelope(ErrorCode::kSafetyDenied, "the device's state is read first", ""));
+      first.read_first = read;
+      return first;
+    }
     return unconfirmed(*tool, agent, arguments, false, now_ms);
   }
 
@@ -128,11 +134,17 @@ CallRefusal CallGate::unconfirmed(const FleetTool& tool, const AgentToken& agent
   const std::string fresh = commits_.issue(commit_binding(tool, agent, arguments), now_ms);
   const std::string why = had_token ? "the commit token is unknown, used, expired or for another call"
                           : tool.safety_class == SafetyClass::kPhysicalActuation
-                              ? "this call moves physical hardware and needs confirmation"
+                              ? "this call moves physical hardware and needs a person's confirmation"
+                          : tool.verb_class() == SafetyClass::kPhysicalActuation
+                              ? "this call installs software and restarts the device, and needs a person's confirmation"
                               : "force=true overrides the check that running services depend on the unit, and needs "
-                                "confirmation";
+                                "a person's confirmation";
+  // The token confirms only what a person agreed to: the model asks its user before it repeats the
+  // call (issue 37 item 6); a client that can ask the user itself gets an elicitation instead.
   CallRefusal refusal = execution(&tool, ErrorEnvelope(ErrorCode::kSafetyDenied, why,
-                                                       "to confirm, repeat the same call with the same arguments plus " +
+                                                       "ask the user whether to go ahead, saying what this call will "
+                                                       "do; only if they agree, repeat the same call with the same "
+                                                       "arguments plus " +
                                                            std::string(kCommitTokenArgument) + "=\"" + fresh +
                                                            "\" within 30 seconds"));
   refusal.commit_token = fresh;

@@ -7,7 +7,8 @@
 //   3. the arguments validate against the verb's input schema (E_MANIFEST_INVALID naming where);
 //   4. the node is online (E_NODE_OFFLINE at once, no device round trip);
 //   5. physical actuation (and a forced call) carries a valid commit token, or is refused with a new
-//      one (E_RATE_LIMITED instead when the rate bucket would refuse the call now: nobody is asked
+//      one (E_RATE_LIMITED instead when the rate bucket would refuse the call now, and, when the
+//      caller asks for it, a read of the device's state first (actuation_check.h): nobody is asked
 //      to confirm a call that would then be refused);
 //   6. the capability's rate and concurrency limits admit it (E_RATE_LIMITED, retry_after_ms), a
 //      read of a capability that also acts leaving headroom to acting calls (call_limiter.h).
@@ -45,9 +46,11 @@ class CallGate {
 
   // `call` is a resolved kCall of `fleet` (its tool points into it); its arguments may be null
   // (absent: {}), and a validation error names an argument by call.arguments_at. A refusal is
-  // kScope or kExecution, naming the tool.
+  // kScope or kExecution, naming the tool. With `check_device`, the first phase of a call whose
+  // device state can rule it out is, instead of refused with a commit token, a refusal whose
+  // read_first names the read to make first (actuation_check.h).
   Result<GatePass, CallRefusal> admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
-                                      int64_t now_ms);
+                                      int64_t now_ms, bool check_device = false);
 
  private:
   // The refusal of a two-phase call without a valid commit token: it carries a fresh one.

@@ -27,8 +27,9 @@ class CallRunner {
       : gate_(gate), fleet_(fleet), log_(log), wall_ms_(std::move(wall_ms)), steady_ms_(std::move(steady_ms)) {}
 
   // CallGate::admit now. A refusal is the endpoint's to audit and answer.
-  Result<GatePass, CallRefusal> admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call) const {
-    return gate_.admit(fleet, agent, call, wall_ms_());
+  Result<GatePass, CallRefusal> admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
+                                      bool check_device = false) const {
+    return gate_.admit(fleet, agent, call, wall_ms_(), check_device);
   }
   // Starts the unary call (not a metrics stream) that `pass` admitted to a tool of `fleet`, on
   // behalf of `agent`, audited as made through `via`. `done` runs once on `scheduler` when the

@@ -36,11 +36,15 @@ struct FleetTool {
   ToolName name;             // its four tokens; name.dotted() is the canonical name (D9)
   std::string kind;          // "system.echo"
   VerbSpec verb;             // input/output schema ids and description template (kinds.json)
-  SafetyClass safety_class = SafetyClass::kReadOnly;
+  SafetyClass safety_class = SafetyClass::kReadOnly;  // the capability's, as its manifest declares
   CapabilityConstraints constraints;
   // name.dotted(), written once by the snapshot that stores the tool (FleetSnapshot::put): the
   // audit, the commit binding and the core's cmd take it from here instead of rebuilding it.
   std::string canonical_name;
+
+  // The class of this verb (verb_safety_class, common/registry/kinds.h): what the tool is served
+  // with (annotations, x-safety-class) and judged by (scope, confirmation).
+  SafetyClass verb_class() const { return verb_safety_class(kind, safety_class, name.verb); }
 };
 
 struct FleetNode {

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <optional>
 
+#include "broker_plugin/http/calls/actuation_check.h"
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/mcp/mcp_metrics_stream.h"
 #include "broker_plugin/http/prompts/completions.h"
@@ -158,8 +159,9 @@ void McpMethods::notification(const RpcMessage& m, McpSession& session) {
 
 void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer) {
   const json::Value& id = *m.id;
-  const auto page = tools_.list(*fleet_.snapshot(), agent.tenant, member(m.params, "cursor"), session.revision());
+  auto page = tools_.list(*fleet_.snapshot(), agent.tenant, member(m.params, "cursor"), session.revision());
   if (!page) return answer(error(id, rpc::kInvalidParams, "Invalid params: " + page.error().message));
+  keep_callable(*page, agent);
   answer(result(id, *page));
 }
 
@@ -220,12 +222,15 @@ void McpMethods::refuse(const CallRefusal& refusal, const json::Value& id, const
 void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call, const RpcMessage& m,
                           const SharedAgentToken& caller, const std::shared_ptr<McpSession>& session,
                           const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
-                          Answer answer, std::string_view confirmed_by) {
+                          Answer answer, std::string_view confirmed_by, bool device_checked) {
   const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
-  auto admitted = calls_.admit(*fleet, agent, call);
+  auto admitted = calls_.admit(*fleet, agent, call, confirmed_by.empty() && !device_checked);
   if (!admitted) {
     const CallRefusal& refusal = admitted.error();
+    if (refusal.read_first != nullptr) {
+      return check_on_device(fleet, *refusal.read_first, call, m, caller, session, exchange, scheduler, std::move(answer));
+    }
     if (!refusal.commit_token.empty() && confirmed_by.empty() && elicitations_.can_ask(*session)) {
       // The first phase of a two-phase call, from a client that can ask its human: ask, and on
       // accept repeat the call with the token the gate just issued.
@@ -243,6 +248,41 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
     return;
   }
   run_unary(fleet, std::move(pass), m, caller, session, scheduler, std::move(answer));
+}
+
+void McpMethods::check_on_device(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetTool& read,
+                                 const ResolvedCall& call, const RpcMessage& m, const SharedAgentToken& caller,
+                                 const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
+                                 const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  // What the call needs after the read, copied: the request it came in is gone by then.
+  auto request = std::make_shared<json::Document>();
+  request->CopyFrom(*m.id, request->GetAllocator());
+  std::shared_ptr<json::Document> arguments;
+  if (call.arguments != nullptr) {
+    arguments = std::make_shared<json::Document>();
+    arguments->CopyFrom(*call.arguments, arguments->GetAllocator());
+  }
+  const FleetTool* acting = call.tool;  // in `fleet`, which the lambdas keep
+  const std::string_view at = call.arguments_at;  // a literal (tool_surface.h)
+  auto go_on = [this, fleet, acting, request, arguments, at, caller, session, exchange, scheduler, answer] {
+    RpcMessage again;
+    again.kind = RpcKind::kRequest;
+    again.id = request.get();
+    dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, acting, arguments.get(), at, {}}, again, caller, session,
+             exchange, scheduler, answer, {}, true);
+  };
+  // The broker's own read, not the caller's: like the rest of a first phase it spends no rate
+  // (the gate found the bucket not empty; issue 33 item 5), so a confirmed set still costs one
+  // token. The device's own limits still apply, and a refused read tells nothing.
+  calls_.start(kVia, scheduler, caller, fleet, GatePass{&read, "{}", nullptr, false},
+               [this, acting, request, caller, session, answer, go_on](CallResult state) {
+                 const auto parsed = state ? json::parse_strict(*state) : Result<json::Document>(state.error());
+                 const auto refusal = parsed ? ruled_out_by_state(*acting, *parsed) : std::nullopt;
+                 if (!refusal) return go_on();  // it may run, or the read told nothing
+                 log_.refused(kVia, caller.get(), acting->canonical_name, acting, *refusal);
+                 const McpRevision revision = session->revision();
+                 answer(result(*request, tool_error(*refusal, has_output_schema(*acting, revision), revision)));
+               });
 }
 
 void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, const std::string& commit_token,
@@ -401,7 +441,7 @@ void McpMethods::run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, Ga
     bool output_schema;
   };
   const FleetTool& tool = *pass.tool;
-  const bool reads = tool_hints(tool.safety_class, tool.name.verb).read_only;
+  const bool reads = tool.verb_class() == SafetyClass::kReadOnly;
   const auto r = std::make_shared<const Reply>(
       Reply{std::move(answer), id_key(*m.id), session->revision(), has_output_schema(tool, session->revision())});
   // The call's one answer: the device's result, the deadline's, or its session's end.

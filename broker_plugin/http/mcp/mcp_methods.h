@@ -72,11 +72,18 @@ class McpMethods {
                       std::string_view tenant, std::string_view node_id);
   void tools_call(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                   const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
-  // Admit (CallRunner) and run one resolved call of `fleet`; the rest of tools_call.
+  // Admit (CallRunner) and run one resolved call of `fleet`; the rest of tools_call. A first phase
+  // is checked on the device first (actuation_check.h) unless `device_checked` says it was.
   void dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call, const RpcMessage& m,
                 const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                 const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer,
-                std::string_view confirmed_by = {});
+                std::string_view confirmed_by = {}, bool device_checked = false);
+  // actuation_check.h: runs `read` (a read of the capability `call` acts on); when its result
+  // rules the call out, answers the refusal, else dispatches the call again, checked.
+  void check_on_device(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetTool& read, const ResolvedCall& call,
+                       const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+                       const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                       Answer answer);
   // Audits and answers a refusal, as JSON-RPC error, 403 step-up or tool error by its kind.
   void refuse(const CallRefusal& refusal, const json::Value& id, const AgentToken& agent, McpRevision revision,
               const Answer& answer);

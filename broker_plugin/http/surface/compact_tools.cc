@@ -264,8 +264,8 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
     v.AddMember("verb", str(t.name.verb, a), a);
     v.AddMember("tool", str(per_node_.presented_name(t.name), a), a);
     v.AddMember("description", str(render_description(t.verb), a), a);
-    v.AddMember("required_scope", str(required_scope(t.safety_class, t.name.verb), a), a);
-    v.AddMember("two_phase", needs_commit_token(t.safety_class, t.name.verb), a);
+    v.AddMember("required_scope", str(required_scope(t.verb_class(), t.name.verb), a), a);
+    v.AddMember("two_phase", needs_commit_token(t.verb_class(), t.name.verb), a);
     v.AddMember("stability", str(stability_name(t.verb.stability), a), a);
     v.AddMember("input_schema", per_node_.input_schema_json(t, a), a);
     (*cap)["verbs"].PushBack(v, a);

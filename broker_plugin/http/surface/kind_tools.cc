@@ -102,10 +102,9 @@ json::Value tool_json(const PerNodeTools& per_node, const std::string& name, con
   v.AddMember("description", str(render_description(t.verb), a), a);  // the kind's template only
   v.AddMember("inputSchema", input_schema(per_node, t, g, a), a);
   if (has_structured_output(revision)) v.AddMember("outputSchema", per_node.output_schema_json(t.verb.output_schema, a), a);
-  v.AddMember("annotations", annotations_json(t.safety_class, t.name.verb, a), a);
-  const std::string_view safety = safety_class_name(t.safety_class);
-  v.AddMember("x-safety-class", str(safety, a), a);
-  json::Value meta = tool_meta(t.safety_class, t.verb.stability, a);
+  v.AddMember("annotations", annotations_json(t, a), a);
+  v.AddMember("x-safety-class", str(safety_class_name(t.verb_class()), a), a);
+  json::Value meta = tool_meta(t.verb_class(), t.verb.stability, a);
   meta.AddMember("io.fleetmcp/kind", str(t.kind, a), a);
   meta.AddMember("io.fleetmcp/verb", str(t.name.verb, a), a);
   v.AddMember("_meta", meta, a);

@@ -15,16 +15,17 @@ json::Value str(std::string_view s, json::Allocator& a) { return json::string_va
 
 }  // namespace
 
-json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& a) {
-  const ToolHints hints = tool_hints(safety_class, verb);
+json::Value annotations_json(const FleetTool& tool, json::Allocator& a) {
+  const ToolHints hints = tool_hints(tool.kind, tool.safety_class, tool.name.verb);
   json::Value v(rapidjson::kObjectType);
   v.AddMember("readOnlyHint", hints.read_only, a);
   v.AddMember("destructiveHint", hints.destructive, a);
   v.AddMember("idempotentHint", hints.idempotent, a);
   // The tools act only on the caller's own enrolled devices, not on an open world.
   v.AddMember("openWorldHint", false, a);
-  // RFC-0001 §3: the projected tool's annotation carries x-safety-class, mirroring the capability.
-  v.AddMember("x-safety-class", json::string_value(safety_class_name(safety_class), a), a);
+  // RFC-0001 §3: the projected tool's annotation carries x-safety-class: the verb's class, so a
+  // read of a physical capability says read_only (docs/protocol.md D36).
+  v.AddMember("x-safety-class", json::string_value(safety_class_name(tool.verb_class()), a), a);
   return v;
 }
 
@@ -114,16 +115,18 @@ json::Value PerNodeTools::input_schema_json(const FleetTool& tool, json::Allocat
   const auto properties = schema.FindMember("properties");
   const bool can_force = properties != schema.MemberEnd() && properties->value.IsObject() &&
                          properties->value.HasMember(kForceArgument.data());  // a literal: NUL-terminated
-  if (!needs_commit_token(tool.safety_class, tool.name.verb) && !can_force) return schema;
+  if (!needs_commit_token(tool.verb_class(), tool.name.verb) && !can_force) return schema;
   if (!schema.HasMember("properties")) schema.AddMember("properties", json::Value(rapidjson::kObjectType), a);
   json::Value prop(rapidjson::kObjectType);
   prop.AddMember("type", "string", a);
   prop.AddMember("description",
                  rapidjson::StringRef(can_force
                                           ? "Confirmation of force=true: leave it out first; the refusal's suggested_fix "
-                                            "carries a single-use token (30 s) to repeat the same call with."
-                                          : "Confirmation for physical actuation: leave it out first; the refusal's "
-                                            "suggested_fix carries a single-use token (30 s) to repeat the same call with."),
+                                            "carries a single-use token (30 s): ask the user, and only if they agree "
+                                            "repeat the same call with it."
+                                          : "A person's confirmation: leave it out first; the refusal's suggested_fix "
+                                            "carries a single-use token (30 s): ask the user, and only if they agree "
+                                            "repeat the same call with it."),
                  a);
   schema["properties"].AddMember(str(kCommitTokenArgument, a), prop, a);
   return schema;
@@ -136,10 +139,9 @@ json::Value PerNodeTools::tool_json(const FleetTool& tool, McpRevision revision,
   v.AddMember("description", str(render_description(tool.verb), a), a);
   v.AddMember("inputSchema", input_schema_json(tool, a), a);
   if (has_structured_output(revision)) v.AddMember("outputSchema", output_schema_json(tool.verb.output_schema, a), a);
-  v.AddMember("annotations", annotations_json(tool.safety_class, tool.name.verb, a), a);
-  const std::string_view safety = safety_class_name(tool.safety_class);
-  v.AddMember("x-safety-class", str(safety, a), a);
-  json::Value meta = tool_meta(tool.safety_class, tool.verb.stability, a);
+  v.AddMember("annotations", annotations_json(tool, a), a);
+  v.AddMember("x-safety-class", str(safety_class_name(tool.verb_class()), a), a);
+  json::Value meta = tool_meta(tool.verb_class(), tool.verb.stability, a);
   meta.AddMember("io.fleetmcp/canonical_name", str(tool.canonical_name, a), a);
   v.AddMember("_meta", meta, a);
   return v;

@@ -19,9 +19,9 @@
 
 namespace fleetmcp::http {
 
-// MCP annotations from (safety_class, verb) (tool_hints.h), openWorldHint false: the tools act
-// only on the caller's own enrolled devices.
-json::Value annotations_json(SafetyClass safety_class, std::string_view verb, json::Allocator& alloc);
+// MCP annotations of a tool (tool_hints.h) with its verb's class as x-safety-class, openWorldHint
+// false: the tools act only on the caller's own enrolled devices.
+json::Value annotations_json(const FleetTool& tool, json::Allocator& alloc);
 
 // A served tool's `_meta` (docs/protocol.md §7): x-safety-class again, because clients drop unknown
 // top-level fields and some drop unknown annotation keys, while _meta reaches SDK users intact; and

@@ -34,6 +34,20 @@ const FleetTool* projected_tool(const FleetSnapshot& fleet, std::string_view ten
 
 }  // namespace
 
+void keep_callable(json::Document& page, const AgentToken& agent) {
+  const auto found = page.FindMember("tools");
+  if (found == page.MemberEnd() || !found->value.IsArray()) return;
+  json::Value* tools = &found->value;
+  for (auto it = tools->Begin(); it != tools->End();) {
+    const auto safety = json::get_string(*it, "x-safety-class");
+    if (safety && !agent.has_scope("tools:call:" + std::string(*safety))) {
+      it = tools->Erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
 Result<ResolvedCall, CallRefusal> ToolSurface::resolve_projected(const FleetSnapshot& fleet, std::string_view tenant,
                                                                  std::string_view name, const json::Value* arguments) {
   if (const FleetTool* tool = projected_tool(fleet, tenant, name)) {

@@ -20,6 +20,7 @@
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "common/base/json.h"
 #include "common/base/result.h"
+#include "common/crypto/agent_token.h"
 
 namespace fleetmcp::http {
 
@@ -41,10 +42,23 @@ struct ResolvedCall {
   std::optional<FleetReadPlan> reads;
 };
 
-// How every mode's failures read (the end of each ToolSurface::instructions).
+// How every mode's failures read (the end of each ToolSurface::instructions). tools/list shows
+// only what the token may call (keep_callable), so the one failure that is not a result, the
+// HTTP 403 of docs/protocol.md D15, meets only a name the list did not offer or a force=true.
 inline constexpr std::string_view kFailureInstructions =
-    "Failures come back as results with isError and an error envelope {code, message, suggested_fix, "
-    "retry_after_ms, details}: follow suggested_fix; details.reason, when present, says why a device refused.";
+    "tools/list shows only the tools your token may call. Failures come back as results with isError and an "
+    "error envelope {code, message, suggested_fix, retry_after_ms, details}: follow suggested_fix; "
+    "details.reason, when present, says why a device refused. The exception: a call your token's scope does not "
+    "cover (a tool not listed to you, or force=true without tools:call:physical_actuation) is refused with HTTP "
+    "403 insufficient_scope, which MCP clients raise as an error.";
+
+// Issue 37 item 7: leaves in a tools/list page only the tools `agent` may call. A tool's
+// x-safety-class is its verb's class (verb_safety_class), whose scope tools:call:<class> the call
+// needs; a tool without one (fleet_find_nodes, fleet_describe_node, fleet_call: their calls are
+// checked per capability) always stays. The list is a function of the full list and the token,
+// so list_changed for the full list covers it (list_changed.h); a page may hold fewer tools than
+// the page size, and its nextCursor still names the last tool it covered.
+void keep_callable(json::Document& page, const AgentToken& agent);
 
 class ToolSurface {
  public:

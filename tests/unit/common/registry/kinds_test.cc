@@ -233,5 +233,19 @@ TEST(KindRegistry, MalformedRowsAreRefusedNamingTheFile) {
   }
 }
 
+// docs/protocol.md D36: a read verb reads whatever the capability is; the
+// self-update installs and restarts, so it is judged as physical actuation; the rest keep the
+// capability's class.
+TEST(Scopes, EachVerbCarriesItsOwnSafetyClass) {
+  for (const char* verb : {"snapshot", "subscribe", "get", "stream"}) {
+    EXPECT_EQ(verb_safety_class("gpio.pin", SafetyClass::kPhysicalActuation, verb), SafetyClass::kReadOnly) << verb;
+    EXPECT_EQ(verb_safety_class("manage.server", SafetyClass::kReversible, verb), SafetyClass::kReadOnly) << verb;
+  }
+  EXPECT_EQ(verb_safety_class("manage.server", SafetyClass::kReversible, "invoke"), SafetyClass::kPhysicalActuation);
+  EXPECT_EQ(verb_safety_class("gpio.pin", SafetyClass::kPhysicalActuation, "set"), SafetyClass::kPhysicalActuation);
+  EXPECT_EQ(verb_safety_class("service.unit", SafetyClass::kReversible, "invoke"), SafetyClass::kReversible);
+  EXPECT_EQ(verb_safety_class("camera.still", SafetyClass::kReversible, "invoke"), SafetyClass::kReversible);
+}
+
 }  // namespace
 }  // namespace fleetmcp

@@ -160,6 +160,9 @@ TEST_F(McpTest, ToolObjectsCarrySchemasAnnotationsAndTemplatedDescriptions) {
   EXPECT_TRUE(set["inputSchema"]["properties"].HasMember("commit_token"));
   const json::Value& get = *by_name.at("relay." + std::string(kNode) + ".relay0.get");
   EXPECT_TRUE(get["annotations"]["readOnlyHint"].GetBool());
+  // A read verb carries its own class, not the capability's (docs/protocol.md D36).
+  EXPECT_EQ(*json::get_string(get["annotations"], "x-safety-class"), "read_only");
+  EXPECT_EQ(*json::get_string(get["_meta"], "x-safety-class"), "read_only");
   // Doc 05 §9.2: the registry marks the test relay's get alpha and leaves echo and set unmarked (stable).
   EXPECT_EQ(*json::get_string(get["_meta"], "io.fleetmcp/stability"), "alpha");
   EXPECT_EQ(*json::get_string(set["_meta"], "io.fleetmcp/stability"), "stable");

@@ -3,6 +3,7 @@
 // another tenant's.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <utility>
 
@@ -64,6 +65,26 @@ TEST_F(McpTest, Rfc0009UnknownToolSuggestsTheNearestProjectedNames) {
   EXPECT_EQ(*json::get_string(body, "code"), "E_MANIFEST_NOT_FOUND");
   const std::string message(*json::get_string(body, "message"));
   EXPECT_EQ(message.rfind("Unknown tool: " + name + "; did you mean " + echo_tool(), 0), 0u) << message;
+}
+
+// Issue 37 item 7: tools/list offers a token only what it may call (keep_callable): a read-only
+// token sees the reads, a physical relay's get among them, and not its set.
+TEST_F(McpTest, AReadOnlyTokenListsOnlyTheToolsItMayCall) {
+  const auto names = [&](const std::string& token) {
+    const std::string sid = f.open_session(token);
+    std::set<std::string> out;
+    for (const auto& t : body_of(*f.rpc(sid, token, "tools/list", ""))["result"]["tools"].GetArray()) out.insert(t["name"].GetString());
+    return out;
+  };
+  const std::string set = "relay." + std::string(kNode) + ".relay0.set";
+  const std::string get = "relay." + std::string(kNode) + ".relay0.get";
+  const auto all = names(tok);
+  const auto reader = names(f.token("acme", "devices:read tools:call:read_only"));
+  EXPECT_TRUE(all.contains(set) && all.contains(get));
+  EXPECT_TRUE(reader.contains(get) && reader.contains(echo_tool()));
+  EXPECT_FALSE(reader.contains(set));
+  EXPECT_LT(reader.size(), all.size());
+  EXPECT_TRUE(names(f.token("acme", "devices:read")).empty());  // no call scope: nothing to call
 }
 
 }  // namespace
