@@ -10,7 +10,8 @@ namespace {
 // count tells apart (a fresh manifest shows its tools, a stale one none).
 bool shows_the_same(const FleetNode& a, const FleetNode& b) {
   return a.node_id == b.node_id && a.tenant == b.tenant && a.state == b.state && a.manifest_etag == b.manifest_etag &&
-         a.manifest_expires_at_ms == b.manifest_expires_at_ms && a.tools.size() == b.tools.size();
+         a.manifest_expires_at_ms == b.manifest_expires_at_ms && a.state_since_ms == b.state_since_ms &&
+         a.tools.size() == b.tools.size();
 }
 
 }  // namespace
@@ -24,6 +25,7 @@ std::optional<FleetNode> PluginFleetView::node_of(const plugin::NodeRecord& reco
   n.node_id = record.node_id;
   n.tenant = record.tenant;
   n.state = record.state();
+  n.state_since_ms = record.since_ms;
   if (record.manifest) {
     n.manifest_etag = record.manifest->etag;
     n.manifest_expires_at_ms = record.manifest->expires_at_ms;

@@ -120,10 +120,21 @@ const again = JSON.parse(JSON.stringify(setCall[1]));
 (mode === 'per_node' ? again : again.arguments).commit_token = token;
 const set = await gpio.call(setCall[0], again);
 
+// ---- by_kind: the busiest node in one shaped fleet_read (issue 37 item 8), against all health ----
+let busiest;
+if (mode === 'by_kind' && allNodes.length <= 100) {
+  const busy = new Task();
+  await busy.list();
+  const r = await busy.call('fleet_read', { kind: 'system.health', fields: ['/cpu_usage_percent', '/cpu_temperature_celsius'],
+    sort_by: '/cpu_usage_percent', top: 1 });
+  busiest = { ...busy.figures(), answer_tokens: busy.tokens - listTokens, ok: !r.isError };
+}
+
 console.log(JSON.stringify({
   mode, nodes: Number(env.NODES), ...list, untyped_tools: untyped,
   echo: echo.figures(),
-  health: { ...health.figures(), healthy },
+  health: { ...health.figures(), answer_tokens: health.tokens - listTokens, healthy },
+  ...(busiest ? { busiest } : {}),
   gpio: { ...gpio.figures(), ok: !set.isError },
 }));
 await client.close();

@@ -185,6 +185,21 @@ const found = await client.callTool({ name: 'fleet_find_nodes', arguments: { kin
 const foundIds = found.structuredContent.nodes.map((n) => n.node_id).sort();
 check(JSON.stringify(foundIds) === JSON.stringify([...NODES, LONE].sort()) && !JSON.stringify(found).includes(OTHER),
       'fleet_find_nodes lists the tenant\'s nodes of a kind, not the other tenant\'s', foundIds);
+// The fleet overview (issue 37 item 8): manifest expiry and each node's cap_ids by kind, filtered
+// by cap_id and by how soon the manifest expires.
+const overview = found.structuredContent.nodes.find((n) => n.node_id === NODES[0]);
+check(overview.manifest_expires_at_ms > Date.now() && overview.state_since_ms <= Date.now() &&
+      overview.capabilities['gpio.pin']?.length > 0 && overview.capabilities['system.health']?.length === 1,
+      'fleet_find_nodes answers each node\'s manifest expiry, since when it is in its state, and its cap_ids by kind', overview);
+const pinCap = overview.capabilities['gpio.pin'][0];
+const byCap = await client.callTool({ name: 'fleet_find_nodes', arguments: { cap_id: pinCap } });
+check(!byCap.isError && byCap.structuredContent.nodes.every((n) => n.capabilities['gpio.pin']?.includes(pinCap)) &&
+      byCap.structuredContent.nodes.length >= NODES.length, `fleet_find_nodes filters by cap_id (${pinCap})`, byCap);
+const soon = await client.callTool({ name: 'fleet_find_nodes', arguments: { expiring_within_s: 0 } });
+const withinADay = await client.callTool({ name: 'fleet_find_nodes', arguments: { expiring_within_s: 86400 } });
+check(soon.structuredContent.nodes.length === 0 && withinADay.structuredContent.nodes.length >= NODES.length,
+      'fleet_find_nodes filters by expiring_within_s (none expire now, all within a day)', [soon, withinADay]);
+check(byName.fleet_find_nodes.description.includes('3/4'), 'fleet_find_nodes says once that devices re-sign at 3/4 of the lifetime');
 // A near miss of a kind ("camera" for camera.still) is refused, listing the kinds present, instead
 // of an empty list the model reads as "no node has a camera" (issue 37 item 1).
 const kindEnum = byName.fleet_find_nodes.inputSchema.properties.kind.enum ?? [];
@@ -225,6 +240,18 @@ const health = await client.callTool({ name: 'fleet_read', arguments: { kind: 's
 const hs = health.structuredContent;
 check(!health.isError && hs.ok_count === NODES.length + 1 && hs.results.every((r) => r.ok && r.result.cpu_usage_percent !== undefined),
       `fleet_read system.health: every node's health in one answer (${hs.ok_count} nodes)`, hs);
+// "The hottest node" in one call: sorted by a field, the top one, only the fields asked for.
+const hottest = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.health',
+  fields: ['/cpu_usage_percent', '/cpu_temperature_celsius'], sort_by: '/cpu_usage_percent', top: 1 } });
+const top = hottest.structuredContent;
+check(!hottest.isError && top.results.length === 1 && top.ok_count === NODES.length + 1 && top.results[0].result === undefined &&
+      JSON.stringify(Object.keys(top.results[0].values)) === JSON.stringify(['/cpu_usage_percent', '/cpu_temperature_celsius']),
+      `fleet_read sort_by/top/fields: the busiest node in one answer (${JSON.stringify(top).length} bytes, all health: ${JSON.stringify(hs).length})`, top);
+const sorted = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.health', fields: ['/cpu_usage_percent'],
+  sort_by: '/cpu_usage_percent', order: 'asc' } });
+const usage = sorted.structuredContent.results.map((r) => r.values['/cpu_usage_percent']);
+check(usage.length === NODES.length + 1 && usage.every((u, i) => i === 0 || usage[i - 1] <= u),
+      'fleet_read order asc sorts every node by the field', usage);
 process.kill(Number(env.LONE_PID), 'SIGKILL');
 await sleep(1500);  // the broker notices the killed node
 // Rate-limit NODES[1]'s metrics with a burst and read the metrics of everyone in the same breath

@@ -52,6 +52,7 @@ struct FleetNode {
   NodeState state = NodeState::kOffline;
   std::string manifest_etag;
   int64_t manifest_expires_at_ms = 0;
+  int64_t state_since_ms = 0;  // when it entered `state` (the status it was last published with); 0: unknown
   // Empty unless the manifest is verified and unexpired and the node not revoked. Offline nodes
   // keep their tools: calls to them fail fast with E_NODE_OFFLINE.
   std::vector<FleetTool> tools;

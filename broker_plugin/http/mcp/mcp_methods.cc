@@ -183,7 +183,7 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
   if (!resolved) return refuse(resolved.error(), id, agent, revision, answer);
   switch (resolved->action) {
     case ResolvedCall::Action::kFindNodes:
-      return answer(result(id, compact_.find_nodes(*fleet, agent.tenant, arguments, revision)));
+      return answer(result(id, compact_.find_nodes(*fleet, agent.tenant, arguments, wall_ms_(), revision)));
     case ResolvedCall::Action::kDescribeNode:
       return answer(result(id, compact_.describe_node(*fleet, agent.tenant, arguments, revision)));
     case ResolvedCall::Action::kFleetRead:

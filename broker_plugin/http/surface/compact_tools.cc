@@ -1,6 +1,7 @@
 #include "broker_plugin/http/surface/compact_tools.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "broker_plugin/http/surface/tool_hints.h"
@@ -13,16 +14,21 @@ namespace {
 
 constexpr size_t kDefaultLimit = 50;
 constexpr size_t kMaxLimit = 500;
+constexpr int64_t kMaxExpiringWithinS = 31'536'000;
 
 // The three tools' schemas: server constants, parsed once.
 constexpr std::string_view kFindInput = R"({"type":"object","additionalProperties":false,"properties":{
-"kind":{"type":"string","description":"Only nodes with a capability of this kind."},
+"kind":{"type":"string","description":"Only nodes with this kind."},
+"cap_id":{"type":"string"},
+"expiring_within_s":{"type":"integer","minimum":0,"description":"Only manifests expiring within this many seconds."},
 "state":{"type":"string","enum":["online","offline","expired","revoked"],"description":"Only nodes in this state."},
 "limit":{"type":"integer","minimum":1,"maximum":500,"description":"Page size (default 50)."},
 "cursor":{"type":"string","description":"next_cursor of the previous page."}}})";
 constexpr std::string_view kFindOutput = R"({"type":"object","required":["nodes"],"properties":{
 "nodes":{"type":"array","items":{"type":"object","required":["node_id","state","kinds"],"properties":{
-"node_id":{"type":"string"},"state":{"type":"string"},"kinds":{"type":"array","items":{"type":"string"}}}}},
+"node_id":{"type":"string"},"state":{"type":"string"},"state_since_ms":{"type":"integer"},
+"manifest_expires_at_ms":{"type":"integer"},"kinds":{"type":"array","items":{"type":"string"}},
+"capabilities":{"type":"object","description":"cap_ids by kind."}}}},
 "next_cursor":{"type":"string"}}})";
 // The node_id pattern comes from common/ids, where is_node_id checks the same grammar.
 const std::string kDescribeInput = std::string(R"({"type":"object","additionalProperties":false,"required":["node_id"],
@@ -71,6 +77,22 @@ json::Document structured_result(const json::Value& structured, McpRevision revi
 
 std::optional<std::string_view> string_arg(const json::Value* args, std::string_view key) {
   return args && args->IsObject() ? json::get_string(*args, key) : std::nullopt;
+}
+
+// {kind: [cap_id, ...]}: which capability of each kind a tool's cap_id can name.
+json::Value cap_ids_by_kind(const FleetNode& node, json::Allocator& a) {
+  json::Value caps(rapidjson::kObjectType);
+  for (const FleetTool& t : node.tools) {
+    auto kind = caps.FindMember(rapidjson::StringRef(t.kind.data(), t.kind.size()));
+    if (kind == caps.MemberEnd()) {
+      caps.AddMember(str(t.kind, a), json::Value(rapidjson::kArrayType), a);
+      kind = caps.MemberEnd() - 1;
+    }
+    json::Value& ids = kind->value;
+    const auto same = [&](const json::Value& id) { return std::string_view(id.GetString(), id.GetStringLength()) == t.name.cap_id; };
+    if (std::none_of(ids.Begin(), ids.End(), same)) ids.PushBack(str(t.name.cap_id, a), a);
+  }
+  return caps;
 }
 
 std::vector<std::string> kinds_of(const FleetNode& node) {
@@ -134,7 +156,8 @@ json::Value CompactTools::find_nodes_tool(const std::vector<std::string>& kinds,
   json::Value v = tool(kFindNodesTool, "Find fleet nodes",
                        "List the devices of your fleet, optionally only those with a capability of a given kind "
                        "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
-                       "Returns node_id, state and kinds per node; page with cursor.",
+                       "Returns node_id, state, kinds and cap_ids per node; page with cursor. Devices re-sign manifests "
+                       "at 3/4 of their lifetime.",
                        kFindInput, kFindOutput, true, revision, a);
   // An enum without values is not a schema clients accept: with no kinds, any string (refused).
   if (!kinds.empty()) {
@@ -186,7 +209,7 @@ Result<json::Document> CompactTools::list(const FleetSnapshot& fleet, std::strin
 }
 
 json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,
-                                        McpRevision revision) const {
+                                        int64_t now_ms, McpRevision revision) const {
   if (args && args->IsObject() && args->HasMember("kind") && !string_arg(args, "kind")) {
     return bad_arguments("kind must be a string", true, revision);
   }
@@ -202,13 +225,25 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
   if (!state.empty() && state != "online" && state != "offline" && state != "expired" && state != "revoked") {
     return bad_arguments("state must be online, offline, expired or revoked", true, revision);
   }
+  if (args && args->IsObject() && args->HasMember("cap_id") && !string_arg(args, "cap_id")) {
+    return bad_arguments("cap_id must be a string", true, revision);
+  }
+  const std::string cap_id(string_arg(args, "cap_id").value_or(""));
+  std::optional<int64_t> expiring_within_s;
+  if (args && args->IsObject() && args->HasMember("expiring_within_s")) {
+    expiring_within_s = json::get_int64(*args, "expiring_within_s");
+    if (!expiring_within_s || *expiring_within_s < 0 || *expiring_within_s > kMaxExpiringWithinS) {
+      return bad_arguments("expiring_within_s must be an integer from 0 to 31536000 (a year)", true, revision);
+    }
+  }
   size_t limit = kDefaultLimit;
   if (args && args->IsObject() && args->HasMember("limit")) {
     const auto l = json::get_int64(*args, "limit");
     if (!l || *l < 1 || *l > static_cast<int64_t>(kMaxLimit)) return bad_arguments("limit must be 1 to 500", true, revision);
     limit = static_cast<size_t>(*l);
   }
-  const std::string context = "fleet_find_nodes\n" + kind + "\n" + state;
+  const std::string context = "fleet_find_nodes\n" + kind + "\n" + state + "\n" + cap_id + "\n" +
+                              (expiring_within_s ? std::to_string(*expiring_within_s) : "");
   std::string after;
   if (const auto cursor = string_arg(args, "cursor")) {
     const auto decoded = per_node_.cursors().decode(context, *cursor);
@@ -225,6 +260,15 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
     const auto kinds = kinds_of(*node);
     if (!kind.empty() && std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) continue;
     if (!state.empty() && node_state_name(node->state) != state) continue;
+    if (!cap_id.empty() && std::none_of(node->tools.begin(), node->tools.end(),
+                                        [&](const FleetTool& t) { return t.name.cap_id == cap_id; })) {
+      continue;
+    }
+    // A node with no manifest (0) has nothing to expire; one already expired is "within" any window.
+    if (expiring_within_s &&
+        (node->manifest_expires_at_ms == 0 || node->manifest_expires_at_ms > now_ms + *expiring_within_s * 1000)) {
+      continue;
+    }
     if (nodes.Size() == limit) {
       more = true;
       break;
@@ -232,8 +276,11 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
     json::Value n(rapidjson::kObjectType), k(rapidjson::kArrayType);
     n.AddMember("node_id", str(node->node_id, a), a);
     n.AddMember("state", str(node_state_name(node->state), a), a);
+    if (node->state_since_ms > 0) n.AddMember("state_since_ms", node->state_since_ms, a);
+    if (node->manifest_expires_at_ms > 0) n.AddMember("manifest_expires_at_ms", node->manifest_expires_at_ms, a);
     for (const auto& kd : kinds) k.PushBack(str(kd, a), a);
     n.AddMember("kinds", k, a);
+    n.AddMember("capabilities", cap_ids_by_kind(*node, a), a);
     nodes.PushBack(n, a);
     last = node->node_id;
   }

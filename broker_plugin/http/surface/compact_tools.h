@@ -53,7 +53,8 @@ class CompactTools final : public ToolSurface {
   std::string digest(const FleetSnapshot& fleet, std::string_view tenant) const override;
 
   // CallToolResult documents.
-  json::Document find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,
+  // now_ms: the wall clock expiring_within_s counts from.
+  json::Document find_nodes(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args, int64_t now_ms,
                             McpRevision revision) const;
   json::Document describe_node(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args,
                                McpRevision revision) const;

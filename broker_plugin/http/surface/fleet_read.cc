@@ -1,5 +1,7 @@
 #include "broker_plugin/http/surface/fleet_read.h"
 
+#include <rapidjson/pointer.h>
+
 #include <algorithm>
 #include <set>
 
@@ -13,18 +15,21 @@ namespace {
 
 // The node_id pattern comes from common/ids, where is_node_id checks the same grammar.
 const std::string kInput = std::string(R"({"type":"object","additionalProperties":false,"required":["kind"],"properties":{
-"kind":{"type":"string","description":"The capability kind to read on every node, e.g. system.health, system.info, network.status, service.unit."},
+"kind":{"type":"string","description":"The kind to read, e.g. system.health or service.unit."},
 "verb":{"type":"string","enum":["snapshot","get"],"description":"The read verb; default: the kind's own (snapshot or get)."},
-"cap_id":{"type":"string","description":"Which capability of the kind, e.g. the service name for service.unit; needed only where a node has several."},
+"cap_id":{"type":"string","description":"Which capability of the kind, where a node has several."},
 "node_ids":{"type":"array","items":{"type":"string","pattern":")") + std::string(kNodeIdPattern) + R"("},"minItems":1,"maxItems":100,"description":"These nodes; default: every node of yours with the kind."},
 "state":{"type":"string","enum":["online","any"],"description":"Without node_ids: only online nodes (default) or all."},
 "limit":{"type":"integer","minimum":1,"maximum":100,"description":"At most this many nodes (default 100)."},
-"arguments":{"type":"object","description":"The capability's arguments (its inputSchema), the same for every node; default {}."}}})";
+"arguments":{"type":"object","description":"The capability's arguments (its inputSchema), the same for every node; default {}."},
+"fields":{"type":"array","items":{"type":"string","pattern":"^/"},"maxItems":16,"description":"Only these JSON pointers of each result (values)."},
+"sort_by":{"type":"string","pattern":"^/","description":"Order nodes by this JSON pointer of the result."},
+"order":{"type":"string","enum":["desc","asc"]},
+"top":{"type":"integer","minimum":1,"maximum":100,"description":"Only the first nodes."}}})";
 constexpr std::string_view kOutput = R"({"type":"object","required":["results","matched","truncated"],"properties":{
 "results":{"type":"array","items":{"type":"object","required":["node_id","ok"],"properties":{
-"node_id":{"type":"string"},"ok":{"type":"boolean"},"result":{"type":"object"},
-"error":{"type":"object","required":["code","message"],"properties":{"code":{"type":"string"},"message":{"type":"string"},
-"suggested_fix":{"type":"string"},"retry_after_ms":{"type":"integer"}}}}}},
+"node_id":{"type":"string"},"ok":{"type":"boolean"},"result":{"type":"object"},"values":{"type":"object"},
+"error":{"type":"object","required":["code","message"]}}}},
 "matched":{"type":"integer"},"truncated":{"type":"boolean"},"ok_count":{"type":"integer"},"error_count":{"type":"integer"}}})";
 
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
@@ -53,6 +58,63 @@ const FleetTool* match(const FleetNode& node, const Query& q, std::string& probl
   else if (found.front()->name.cap_id == found.back()->name.cap_id) problem = "the kind reads with snapshot and get: pass verb";
   else problem = "the node has several capabilities of this kind: pass cap_id";
   return nullptr;
+}
+
+constexpr size_t kMaxFields = 16;
+
+// The value at an RFC 6901 JSON pointer into a result; nullptr when it names nothing.
+const json::Value* at_pointer(const json::Value& root, std::string_view pointer) {
+  const rapidjson::Pointer p(pointer.data(), pointer.size());
+  return p.IsValid() ? p.Get(root) : nullptr;
+}
+
+// fields, sort_by, order and top (FleetReadShape).
+Result<FleetReadShape> read_shape(const json::Value& args) {
+  FleetReadShape shape;
+  const auto pointer = [](const json::Value& v) {
+    return v.IsString() && v.GetStringLength() > 0 && v.GetString()[0] == '/' &&
+           rapidjson::Pointer(v.GetString(), v.GetStringLength()).IsValid();
+  };
+  if (const json::Value* fields = json::find(args, "fields")) {
+    if (!fields->IsArray() || fields->Empty() || fields->Size() > kMaxFields) {
+      return invalid("/fields", "must list 1 to 16 JSON pointers into the result, e.g. [\"/cpu_temperature_celsius\"]");
+    }
+    for (rapidjson::SizeType i = 0; i < fields->Size(); ++i) {
+      if (!pointer((*fields)[i])) return invalid("/fields/" + std::to_string(i), "must be a JSON pointer starting with /");
+      shape.fields.emplace_back((*fields)[i].GetString(), (*fields)[i].GetStringLength());
+    }
+  }
+  if (const json::Value* sort_by = json::find(args, "sort_by")) {
+    if (!pointer(*sort_by)) return invalid("/sort_by", "must be a JSON pointer starting with /, e.g. /cpu_temperature_celsius");
+    shape.sort_by.assign(sort_by->GetString(), sort_by->GetStringLength());
+  }
+  if (const json::Value* order = json::find(args, "order")) {
+    if (!order->IsString() || (std::string_view(order->GetString()) != "asc" && std::string_view(order->GetString()) != "desc")) {
+      return invalid("/order", "must be desc or asc");
+    }
+    shape.ascending = std::string_view(order->GetString()) == "asc";
+  }
+  if (json::find(args, "top") != nullptr) {
+    const auto top = json::get_int64(args, "top");
+    if (!top || *top < 1 || *top > static_cast<int64_t>(kFleetReadMax)) return invalid("/top", "must be an integer from 1 to 100");
+    shape.top = static_cast<size_t>(*top);
+  }
+  return shape;
+}
+
+// Whether a's sort value comes before b's: numbers by value, strings by bytes, numbers before
+// strings; `ascending` false reverses the order of values, never that of a missing one (last).
+bool sorts_before(const json::Value* a, const json::Value* b, bool ascending) {
+  const auto rank = [](const json::Value* v) { return v == nullptr ? 2 : v->IsNumber() ? 0 : v->IsString() ? 1 : 2; };
+  if (rank(a) != rank(b)) return rank(a) < rank(b);
+  if (rank(a) == 2) return false;
+  const bool less = rank(a) == 0 ? a->GetDouble() < b->GetDouble()
+                                 : std::string_view(a->GetString(), a->GetStringLength()) <
+                                       std::string_view(b->GetString(), b->GetStringLength());
+  const bool greater = rank(a) == 0 ? b->GetDouble() < a->GetDouble()
+                                    : std::string_view(b->GetString(), b->GetStringLength()) <
+                                          std::string_view(a->GetString(), a->GetStringLength());
+  return ascending ? less : greater;
 }
 
 }  // namespace
@@ -87,7 +149,7 @@ Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_vi
   for (const auto& m : args->GetObject()) {
     const std::string_view key(m.name.GetString(), m.name.GetStringLength());
     if (key != "kind" && key != "verb" && key != "cap_id" && key != "node_ids" && key != "state" && key != "limit" &&
-        key != "arguments") {
+        key != "arguments" && key != "fields" && key != "sort_by" && key != "order" && key != "top") {
       return invalid(std::string("/").append(ascii_clamp(key, 40)), "is not an argument of fleet_read");
     }
   }
@@ -128,6 +190,11 @@ Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_vi
     if (!a->IsObject()) return invalid("/arguments", "must be an object");
     plan.arguments = a;
   }
+  if (auto shape = read_shape(*args); !shape) {
+    return shape.error();
+  } else {
+    plan.shape = std::move(*shape);
+  }
   std::vector<FleetReadTarget> all;
   if (const json::Value* ids = json::find(*args, "node_ids")) {
     if (!ids->IsArray() || ids->Empty() || ids->Size() > kFleetReadMax) return invalid("/node_ids", "must list 1 to 100 node_ids");
@@ -166,7 +233,7 @@ ErrorEnvelope fleet_read_arguments_refused(const FleetTool& tool, const ErrorEnv
                            "); no node was called");
 }
 
-FleetReadResults::FleetReadResults(const FleetReadPlan& plan) : matched_(plan.matched) {
+FleetReadResults::FleetReadResults(const FleetReadPlan& plan) : matched_(plan.matched), shape_(plan.shape) {
   for (const FleetReadTarget& t : plan.targets) entries_.push_back(Entry{t.node_id, false, {}, {ErrorCode::kInternal, "no answer", ""}});
 }
 
@@ -183,17 +250,40 @@ void FleetReadResults::set_error(size_t index, const ErrorEnvelope& error) {
 json::Document FleetReadResults::document() const {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();
-  json::Value results(rapidjson::kArrayType);
+  // Each ok result parsed once: sorting and field selection read it.
+  std::vector<json::Value> parsed(entries_.size());
+  std::vector<size_t> order(entries_.size());
   int64_t ok = 0;
-  for (const Entry& e : entries_) {
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    order[i] = i;
+    if (!entries_[i].ok) continue;
+    ++ok;
+    parsed[i] = parse_constant(entries_[i].result_json, a);
+  }
+  if (!shape_.sort_by.empty()) {
+    const auto key = [&](size_t i) { return entries_[i].ok ? at_pointer(parsed[i], shape_.sort_by) : nullptr; };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t x, size_t y) { return sorts_before(key(x), key(y), shape_.ascending); });
+  }
+  if (shape_.top > 0 && order.size() > shape_.top) order.resize(shape_.top);
+  json::Value results(rapidjson::kArrayType);
+  for (const size_t i : order) {
+    const Entry& e = entries_[i];
     json::Value r(rapidjson::kObjectType);
     r.AddMember("node_id", str(e.node_id, a), a);
     r.AddMember("ok", e.ok, a);
-    if (e.ok) {
-      ++ok;
-      r.AddMember("result", parse_constant(e.result_json, a), a);
-    } else {
+    if (!e.ok) {
       r.AddMember("error", error_value(e.error, a), a);
+    } else if (shape_.fields.empty()) {
+      r.AddMember("result", parsed[i], a);
+    } else {
+      json::Value values(rapidjson::kObjectType);
+      for (const std::string& field : shape_.fields) {
+        json::Value v;  // null: the result has nothing there
+        if (const json::Value* found = at_pointer(parsed[i], field)) v.CopyFrom(*found, a);
+        if (json::find(values, field) == nullptr) values.AddMember(str(field, a), v, a);
+      }
+      r.AddMember("values", values, a);
     }
     results.PushBack(r, a);
   }

@@ -36,6 +36,17 @@ struct FleetReadTarget {
   std::string problem;              // why, when tool is null
 };
 
+// How the answer is shaped (issue 37 item 8), so "the hottest node" is one small answer: `fields`
+// keeps only those parts of each result (JSON pointers, answered as `values` {pointer: value or
+// null}); `sort_by` orders the nodes by the value at a pointer (numbers, else strings; nodes
+// without one, errors included, after the others in node_id order); `top` keeps the first ones.
+struct FleetReadShape {
+  std::vector<std::string> fields;  // empty: the whole result
+  std::string sort_by;              // empty: node_id order
+  bool ascending = false;           // `order`: desc (highest first) unless "asc"
+  size_t top = 0;                   // 0: every node read
+};
+
 struct FleetReadPlan {
   std::vector<FleetReadTarget> targets;  // node_id order
   // The same arguments for every node: the `arguments` member of the call's own (null: {}), valid
@@ -43,6 +54,7 @@ struct FleetReadPlan {
   // node is the whole call's: fleet_read_arguments_refused).
   const json::Value* arguments = nullptr;
   size_t matched = 0;                    // before `limit`
+  FleetReadShape shape;
 };
 
 // Checks the arguments and picks the nodes and each one's tool (the plan points into `args`):
@@ -63,7 +75,9 @@ class FleetReadResults {
   explicit FleetReadResults(const FleetReadPlan& plan);
   void set_result(size_t index, std::string_view result_json);
   void set_error(size_t index, const ErrorEnvelope& error);
-  // {"results":[{node_id, ok, result | error}], "matched", "returned", "ok_count", "error_count", "truncated"}
+  // {"results":[{node_id, ok, result | values | error}], "matched", "ok_count", "error_count",
+  // "truncated"}, shaped by the plan's FleetReadShape; the counts are over every node read, also
+  // those `top` leaves out.
   json::Document document() const;
 
  private:
@@ -75,6 +89,7 @@ class FleetReadResults {
   };
   std::vector<Entry> entries_;
   size_t matched_ = 0;
+  FleetReadShape shape_;
 };
 
 }  // namespace fleetmcp::http

@@ -78,7 +78,7 @@ json::Value input_schema(const PerNodeTools& per_node, const FleetTool& sample, 
     json::Value cap(rapidjson::kObjectType);
     cap.AddMember("type", "string", a);
     if (g.cap_ids.size() <= kCapEnumMax) cap.AddMember("enum", string_enum(g.cap_ids, a), a);
-    cap.AddMember("description", "Which capability of this kind on the node; may be left out when the node has only one.", a);
+    cap.AddMember("description", "Which capability of the kind; optional when the node has one.", a);
     props.AddMember("cap_id", cap, a);
   }
   json::Value arguments = per_node.input_schema_json(sample, a);

@@ -83,6 +83,30 @@ TEST_F(McpTest, FindNodesKindIsAnEnumOfTheTenantsKindsAndAnUnknownKindIsRefusedW
   EXPECT_TRUE(body_of(*by_kind.rpc(sid, t, "tools/call", R"({"name":"fleet_find_nodes","arguments":{"state":"up"}})"))["result"]["isError"].GetBool());
 }
 
+// fleet_find_nodes is the fleet overview (issue 37 item 8): each node's manifest expiry and its
+// cap_ids by kind, filtered by cap_id and by how soon the manifest expires.
+TEST_F(McpTest, FindNodesAnswersExpiryAndCapabilitiesAndFiltersByCapIdAndExpiry) {
+  const std::string sid = f.open_session(tok);
+  const auto find = [&](std::string_view arguments) {
+    const auto body = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":"fleet_find_nodes","arguments":)" + std::string(arguments) + "}"));
+    EXPECT_FALSE(body["result"]["isError"].GetBool()) << json::to_string(body);
+    std::vector<std::string> ids;
+    for (const auto& n : body["result"]["structuredContent"]["nodes"].GetArray()) ids.emplace_back(n["node_id"].GetString());
+    return std::make_pair(ids, json::to_string(body["result"]["structuredContent"]));
+  };
+  const auto [all, text] = find("{}");
+  EXPECT_EQ(all, (std::vector<std::string>{std::string(kNode2), std::string(kNode)}));  // node_id order
+  EXPECT_NE(text.find(R"("capabilities":{"system.echo":["echo"],"system.metrics":["metrics"],"test.relay":["relay0"]})"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("\"manifest_expires_at_ms\":"), std::string::npos) << text;
+  EXPECT_EQ(find(R"({"cap_id":"relay0"})").first, std::vector<std::string>{std::string(kNode)});
+  // The memory fleet's manifests expire an hour after they were made.
+  EXPECT_TRUE(find(R"({"expiring_within_s":3000})").first.empty());
+  EXPECT_EQ(find(R"({"expiring_within_s":7200})").first.size(), 2u);
+  const auto bad = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":"fleet_find_nodes","arguments":{"expiring_within_s":-1}})"));
+  EXPECT_TRUE(bad["result"]["isError"].GetBool());
+}
+
 // Compact mode's list holds the tenant's kinds now (fleet_find_nodes' enum): list_changed when they
 // change, and not for a node with kinds already present or a node going offline.
 TEST_F(McpTest, CompactListChangesWithTheTenantsKindsOnly) {
