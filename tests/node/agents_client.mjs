@@ -73,17 +73,18 @@ for (const [name, what] of [[`sysecho.${node}.echo.invoke`, 'dotted'], [`sysecho
   const r = await client.callTool({ name, arguments: { message: what } });
   check(!r.isError && r.structuredContent.message === what, `the RFC-0001 ${what} name still works in by_kind mode`, r);
 }
-const invalid = async (args, pointer, what) => {
+const invalid = async (args, pointer, what, code = 'E_MANIFEST_INVALID') => {
   const r = await client.callTool({ name: 'system_echo_ping', arguments: args });
   const e = r.isError ? envelope(r) : {};
-  check(e.code === 'E_MANIFEST_INVALID' && e.message.includes(pointer), `${what}: E_MANIFEST_INVALID naming ${pointer}`, r);
+  check(e.code === code && e.message.includes(pointer), `${what}: ${code} naming ${pointer}`, r);
   return e;
 };
 await invalid({ node_id: node, arguments: { message: 42 } }, '/arguments/message', 'a mistyped argument');
 await invalid({ arguments: { message: 'x' } }, '/node_id', 'no node_id');
 await invalid({ node_id: node, message: 'x' }, '/message', 'an argument outside arguments');
-const foreign = await invalid({ node_id: OTHER, arguments: { message: 'x' } }, '/node_id', 'another tenant\'s node');
-const missing = await invalid({ node_id: '01jzzzzzzzzzzzzzzzzzzzzzzz', arguments: { message: 'x' } }, '/node_id', 'a node that does not exist');
+// An unknown node is E_MANIFEST_NOT_FOUND (docs/protocol.md §9, D17), not an argument error (issue 37 item 5).
+const foreign = await invalid({ node_id: OTHER, arguments: { message: 'x' } }, '/node_id', 'another tenant\'s node', 'E_MANIFEST_NOT_FOUND');
+const missing = await invalid({ node_id: '01jzzzzzzzzzzzzzzzzzzzzzzz', arguments: { message: 'x' } }, '/node_id', 'a node that does not exist', 'E_MANIFEST_NOT_FOUND');
 check(foreign.message.replace(OTHER, 'X') === missing.message.replace('01jzzzzzzzzzzzzzzzzzzzzzzz', 'X'),
       'another tenant\'s node gets exactly the answer of a node that does not exist');
 // What the model reads for a misspelled property and a misspelled tool name (issue 37, item 5).

@@ -250,8 +250,12 @@ Result<ResolvedCall, CallRefusal> resolve_kind_call(const FleetSnapshot& fleet, 
   }
   if (matching.empty()) {
     if (!tenant_has(fleet, tenant, name)) return unknown_tool(name);
-    return invalid(name, "/node_id", "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool",
-                   "use a node_id that fleet_find_nodes lists for this kind");
+    // No such node for this caller: docs/protocol.md §9's code for it (D17), not an argument error.
+    return CallRefusal{RefusalKind::kExecution,
+                       ErrorEnvelope(ErrorCode::kManifestNotFound,
+                                     "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool (at /node_id)",
+                                     "use a node_id that fleet_find_nodes lists for this kind"),
+                       nullptr, std::string(name), {}, {}};
   }
   const FleetTool* tool = matching.size() == 1 ? matching.front() : nullptr;
   if (const json::Value* cap = json::find(*args, "cap_id")) {

@@ -15,7 +15,8 @@
 // A call resolves to the per-node tool (resolve_kind_call) and then goes through the same CallGate as
 // any other call; the node's own safety class, scope, rate limit and two-phase rule apply.
 // Arguments are checked here first, so a wrong one is E_MANIFEST_INVALID naming its JSON pointer
-// (/node_id, /cap_id, /arguments/message) before any device round trip. A node of another tenant
+// (/node_id, /cap_id, /arguments/message) before any device round trip; a node_id of no node of
+// the tenant with the tool is E_MANIFEST_NOT_FOUND (docs/protocol.md §9). A node of another tenant
 // gets exactly the answer of a node that does not exist.
 #pragma once
 

@@ -23,6 +23,11 @@ TEST_F(McpTest, ByKindBadArgumentsAreNamedAsTheClientWroteThem) {
   EXPECT_EQ(message.rfind("invalid arguments at /arguments/message: ", 0), 0u) << message;
   EXPECT_NE(std::string(*json::get_string(e, "suggested_fix")).find("/arguments/message"), std::string::npos);
   EXPECT_EQ(f.fleet->calls_received(), 0u);
+  // A node the caller has no such tool on is not found (docs/protocol.md §9, D17), not a bad argument.
+  const auto unknown = body_of(*f.rpc(sid, tok, "tools/call",
+                                      R"({"name":"system_echo_ping","arguments":{"node_id":"01jzzzzzzzzzzzzzzzzzzzzzzz",)"
+                                      R"("arguments":{"message":"x"}}})"));
+  EXPECT_EQ(json::get_string(unknown["result"]["_meta"]["io.fleetmcp/error"], "code").value_or(""), "E_MANIFEST_NOT_FOUND");
   // A good one reaches the device.
   const auto ok = body_of(*f.rpc(sid, tok, "tools/call",
                                  R"({"name":"system_echo_ping","arguments":{"node_id":")" + std::string(kNode) +
