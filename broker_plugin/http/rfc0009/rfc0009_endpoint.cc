@@ -39,14 +39,13 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   const json::Value* arguments = json::find(body, "arguments");
   const auto fleet = fleet_.snapshot();
 
-  // RFC-0009 calls one node's tool, by its projected name or by the by_kind name the default mode
-  // lists ({node_id, cap_id?, arguments}): the one resolution (tool_surface.h), here, once.
+  // RFC-0009 calls per-node tools by their projected names only: the one resolution
+  // (tool_surface.h), here, once.
   const auto resolved = ToolSurface::resolve_projected(*fleet, agent.tenant, tool_name, arguments);
   if (!resolved) {
-    const CallRefusal& refused = resolved.error();
-    log_.refused(kVia, &agent, refused.asked, nullptr, refused.error);
-    const bool unknown = refused.kind == RefusalKind::kUnknownTool;
-    return ex->respond(envelope_reply(unknown ? 404 : http_status(refused.error.code), refused.error));
+    const CallRefusal& unknown = resolved.error();
+    log_.refused(kVia, &agent, unknown.asked, nullptr, unknown.error);
+    return ex->respond(envelope_reply(404, unknown.error));
   }
   // §3: a subscribe without Accept: text/event-stream is refused before it costs a rate token.
   if (is_metrics_stream(*resolved->tool) && !names(req.header("Accept"), "text/event-stream")) {
@@ -66,7 +65,7 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
     }
     return ex->respond(std::move(r));
   }
-  if (is_metrics_stream(*admitted->tool)) return open_stream(ex, agent, *admitted->tool, resolved->arguments);
+  if (is_metrics_stream(*admitted->tool)) return open_stream(ex, agent, *admitted->tool, arguments);
   calls_.start(kVia, ex->scheduler(), caller, fleet, std::move(*admitted), [ex](CallResult result) {
     ex->respond(result ? HttpReply::json(200, std::move(*result)) : envelope_reply(result.error()));
   });

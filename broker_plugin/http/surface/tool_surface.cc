@@ -27,10 +27,6 @@ CallRefusal unknown_near(const FleetSnapshot& fleet, std::string_view tenant, st
   return unknown_tool(name, nearest(name, names));
 }
 
-bool is_fleet_tool(std::string_view name) {
-  return name == kFindNodesTool || name == kDescribeNodeTool || name == kFleetReadTool || name == kFleetCallTool;
-}
-
 const FleetTool* projected_tool(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) {
   const auto split = split_tool_name(name);
   return split ? fleet.find_tool(tenant, *split) : nullptr;
@@ -42,10 +38,6 @@ Result<ResolvedCall, CallRefusal> ToolSurface::resolve_projected(const FleetSnap
                                                                  std::string_view name, const json::Value* arguments) {
   if (const FleetTool* tool = projected_tool(fleet, tenant, name)) {
     return ResolvedCall{ResolvedCall::Action::kCall, tool, arguments, {}, {}};
-  }
-  if (name.find_first_of(".-") == std::string_view::npos && !is_fleet_tool(name)) {
-    auto resolved = resolve_kind_call(fleet, tenant, name, arguments);
-    if (resolved || resolved.error().kind != RefusalKind::kUnknownTool) return resolved;
   }
   return unknown_near(fleet, tenant, name, false);
 }

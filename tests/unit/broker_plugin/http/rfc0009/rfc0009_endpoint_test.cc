@@ -143,18 +143,5 @@ TEST_F(Rfc0009Test, UnaryToolsAnswerTheResultOrTheEnvelopeWithDesignStatuses) {
   EXPECT_EQ(slow->reply->status, 504);
 }
 
-// Issue 37 item 10: RFC-0009 also calls a node's tool by the by_kind name the default mode lists,
-// {node_id, arguments}, with the same statuses; the fleet tools stay MCP's.
-TEST_F(Rfc0009Test, ByKindNamesCallTheNodesTool) {
-  const auto ok = f.post_tools_call(tok, R"({"tool":"system_echo_ping","arguments":{"node_id":")" + std::string(kNode) +
-                                             R"(","arguments":{"message":"by kind"}}})");
-  EXPECT_EQ(ok->reply->status, 200);
-  EXPECT_EQ(json::get_string(body_of(*ok), "message").value_or(""), "by kind");
-  const auto bad = f.post_tools_call(tok, R"({"tool":"system_echo_ping","arguments":{"node_id":")" + std::string(kNode) +
-                                              R"(","arguments":{}}})");
-  EXPECT_EQ(bad->reply->status, 400);
-  EXPECT_EQ(f.post_tools_call(tok, R"({"tool":"fleet_find_nodes","arguments":{}})")->reply->status, 404);
-}
-
 }  // namespace
 }  // namespace fleetmcp::http::testing
