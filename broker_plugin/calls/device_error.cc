@@ -25,7 +25,8 @@ constexpr std::array<ReasonText, 7> kReasonTexts{{
     {"the device cannot do this in its current state: hardware or a service it needs is absent or not ready, "
      "or the resource is not set up for it",
      "check the node's state (its get or snapshot) or ask its operator; retrying unchanged will not help"},
-    {"the device's resource is busy or exhausted (hardware in use, storage full)", "retry after retry_after_ms"},
+    {"the device's resource is busy or exhausted (hardware in use, storage full)",
+     "wait for the resource to free up (another call finishing, space freed), then retry"},
     {"a service the device depends on is unreachable for now", "retry in a few seconds; if it persists, tell the "
      "device's operator"},
     {"the device's software failed on this call", "retry once; if it fails again, report it to the device's "
@@ -70,13 +71,16 @@ ErrorEnvelope templated_device_error(const CmdAck& ack) {
   if (ack.reason == DeviceReason::kResourceExhausted && ack.code == ErrorCode::kBadRequest) return too_large_error(ack);
   if (ack.reason) {
     const ReasonText& text = kReasonTexts[static_cast<size_t>(*ack.reason)];
-    ErrorEnvelope envelope(ack.code, text.message, text.suggested_fix);
+    // A retry time is named only when the device sent one (Doc 05 §9.1.1 resource_exhausted).
+    const bool timed = *ack.reason == DeviceReason::kResourceExhausted && ack.retry_after_ms;
+    ErrorEnvelope envelope(ack.code, text.message, timed ? "retry after retry_after_ms" : text.suggested_fix);
     envelope.retry_after_ms = ack.retry_after_ms;
     envelope.reason = device_reason_name(*ack.reason);
     return envelope;
   }
   ErrorEnvelope envelope(ack.code, "the device refused the call with " + std::string(error_code_name(ack.code)),
-                         ack.code == ErrorCode::kRateLimited ? "retry after retry_after_ms"
+                         ack.retry_after_ms ? "retry after retry_after_ms"
+                         : ack.code == ErrorCode::kRateLimited ? "retry in a few seconds"
                                                              : "check the arguments and the node's state, then retry");
   envelope.retry_after_ms = ack.retry_after_ms;
   return envelope;

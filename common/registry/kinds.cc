@@ -58,6 +58,17 @@ bool is_schema_id(std::string_view s) {
          SemVer::parse(s.substr(at + 1)).has_value();
 }
 
+// A by_kind tool's action: lowercase words joined by single '_' ("set_mode"), at most 24 characters,
+// so the tool name stays within the name rules of the MCP clients (letters, digits, '_').
+bool is_action(std::string_view s) {
+  if (s.empty() || s.size() > 24 || s.front() == '_' || s.back() == '_') return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const bool word = s[i] >= 'a' && s[i] <= 'z';
+    if (!word && !(s[i] == '_' && s[i - 1] != '_')) return false;
+  }
+  return true;
+}
+
 // Printable ASCII whose only "{…}" fields are {node_id} and {cap_id}.
 bool is_description_template(std::string_view s) {
   if (s.empty()) return false;
@@ -97,7 +108,7 @@ void require_only_keys(const json::Value& obj, std::initializer_list<std::string
 
 VerbSpec parse_verb(const json::Value& row, std::string_view origin, const std::string& where) {
   if (!row.IsObject()) malformed(origin, where + " is not an object");
-  require_only_keys(row, {"verb", "input", "output", "description", "stability"}, origin, where);
+  require_only_keys(row, {"verb", "input", "output", "description", "stability", "action", "title"}, origin, where);
   VerbSpec spec;
   spec.verb = require_string(row, "verb", origin, where);
   spec.input_schema = require_string(row, "input", origin, where);
@@ -109,6 +120,10 @@ VerbSpec parse_verb(const json::Value& row, std::string_view origin, const std::
   if (!is_description_template(spec.description)) {
     malformed(origin, where + " description must be printable ASCII with no fields but {node_id} and {cap_id}");
   }
+  spec.action = row.HasMember("action") ? require_string(row, "action", origin, where) : spec.verb;
+  spec.title = row.HasMember("title") ? require_string(row, "title", origin, where) : spec.verb;
+  if (spec.title.empty() || spec.title.size() > 64 || !is_description_template(spec.title)) malformed(origin, where + " title must be printable ASCII, at most 64 characters");
+  if (!is_action(spec.action)) malformed(origin, where + " action \"" + spec.action + "\" is not lowercase words joined by '_'");
   if (row.HasMember("stability")) {
     const auto name = json::get_string(row, "stability");
     const auto* found = std::find_if(kStabilityNames.begin(), kStabilityNames.end(),

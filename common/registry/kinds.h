@@ -39,6 +39,10 @@ struct VerbSpec {
   std::string input_schema;   // full id, "mcp://schemas/…@x.y.z"
   std::string output_schema;
   std::string description;    // static template; "{node_id}" and "{cap_id}" are the only fields
+  // The word(s) a by_kind tool is named by after its kind (gpio_pin_set_mode): the registry's
+  // "action", what the verb does on this kind; the verb itself when the row gives none.
+  std::string action;
+  std::string title;  // the by_kind tool's plain title, "Set a GPIO pin as input or output"; else the verb
   Stability stability = Stability::kStable;
 };
 

@@ -80,7 +80,7 @@ for mode in per_node compact by_kind; do
   case $mode in
     per_node) name=sysecho.$A.echo.invoke; args=(--tool-arg message=hi) ;;
     compact) name=fleet_call; args=(--tool-arg node_id=$A cap_id=echo verb=invoke 'arguments={"message":"hi"}') ;;
-    by_kind) name=system_echo_invoke; args=(--tool-arg node_id=$A 'arguments={"message":"hi"}') ;;
+    by_kind) name=system_echo_ping; args=(--tool-arg node_id=$A 'arguments={"message":"hi"}') ;;
   esac
   # (The Inspector calls only listed names; the SDK client above calls the RFC-0001 names in by_kind.)
   answer=$(hinspect --method tools/call --tool-name "$name" "${args[@]}") || fail "$mode: tools/call $name (see $T/inspector-$mode.log)"

@@ -95,16 +95,16 @@ listed=$(node --input-type=module -e '
     tools.push(...page.tools);
     cursor = page.nextCursor;
   } while (cursor);
-  // by_kind (mosquitto.conf): one system_echo_invoke whose node_id enum names the five nodes.
-  const nodes = tools.find(t => t.name === "system_echo_invoke").inputSchema.properties.node_id.enum;
+  // by_kind (mosquitto.conf): one system_echo_ping whose node_id enum names the five nodes.
+  const nodes = tools.find(t => t.name === "system_echo_ping").inputSchema.properties.node_id.enum;
   for (const node_id of nodes) {
-    const r = await client.callTool({ name: "system_echo_invoke", arguments: { node_id, arguments: { message: "sdk" } } });
+    const r = await client.callTool({ name: "system_echo_ping", arguments: { node_id, arguments: { message: "sdk" } } });
     if (r.isError || r.structuredContent?.message !== "sdk") throw new Error(JSON.stringify(r));
   }
   console.log(nodes.length);
   await client.close();
 ' "$SRC" 2>"$T/sdk.log") || fail "MCP SDK client failed: $(cat "$T/sdk.log")"
-assert_eq "$listed" 5 "the SDK client lists system_echo_invoke for five nodes with the printed token and calls each"
+assert_eq "$listed" 5 "the SDK client lists system_echo_ping for five nodes with the printed token and calls each"
 
 # The printed MQTT URL with the printed token (username = the token's sub) reads the announces.
 port=${FLEETMCP_MQTT##*:}

@@ -74,7 +74,7 @@ const named = allNodes[0];
 const echo = new Task();
 await echo.list();
 if (mode === 'per_node') await echo.call(`sysecho.${named}.echo.invoke`, { message: 'hello' });
-else if (mode === 'by_kind') await echo.call('system_echo_invoke', { node_id: named, arguments: { message: 'hello' } });
+else if (mode === 'by_kind') await echo.call('system_echo_ping', { node_id: named, arguments: { message: 'hello' } });
 else {
   await echo.call('fleet_describe_node', { node_id: named });
   await echo.call('fleet_call', { node_id: named, cap_id: 'echo', verb: 'invoke', arguments: { message: 'hello' } });

@@ -45,7 +45,7 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, () => { listCha
 const { tools } = await client.listTools();
 const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
 const listed = JSON.stringify(tools);
-check(tools.length <= 40 && byName.system_echo_invoke && byName.gpio_pin_set && byName.fleet_find_nodes && byName.fleet_read,
+check(tools.length <= 40 && byName.system_echo_ping && byName.gpio_pin_set && byName.fleet_find_nodes && byName.fleet_read,
       `by_kind lists ${tools.length} tools (<= 40): one per (kind, verb) plus fleet_find_nodes and fleet_read`,
       tools.map((t) => t.name));
 check(tools.every((t) => !NODES.some((n) => t.name.includes(n)) && /^[A-Za-z0-9_]+$/.test(t.name)),
@@ -53,7 +53,7 @@ check(tools.every((t) => !NODES.some((n) => t.name.includes(n)) && /^[A-Za-z0-9_
 check(!listed.includes(OTHER), 'the other tenant\'s node appears nowhere in tools/list');
 const untyped = tools.flatMap((t) => untypedProperties(t.inputSchema).map((p) => `${t.name}${p}`));
 check(untyped.length === 0, 'every argument of every tool is typed', untyped);
-const echoTool = byName.system_echo_invoke;
+const echoTool = byName.system_echo_ping;
 check(JSON.stringify(echoTool.inputSchema.properties.node_id.enum?.slice().sort()) === JSON.stringify([...NODES, LONE].sort()),
       'node_id is an enum of exactly the tenant\'s nodes with the kind (small fleet)', echoTool.inputSchema.properties.node_id);
 check(echoTool.outputSchema?.properties?.message && echoTool.inputSchema.properties.arguments.properties.message,
@@ -76,24 +76,25 @@ check(byName.service_unit_invoke.annotations.destructiveHint === true && byName.
 
 // ---- by_kind calls ------------------------------------------------------------------------------
 const node = NODES[0];
-const echoed = await client.callTool({ name: 'system_echo_invoke', arguments: { node_id: node, arguments: { message: 'by kind' } } });
+const echoed = await client.callTool({ name: 'system_echo_ping', arguments: { node_id: node, arguments: { message: 'by kind' } } });
 check(!echoed.isError && echoed.structuredContent.node_id === node && echoed.structuredContent.message === 'by kind',
-      'system_echo_invoke with node_id answers from that device', echoed);
+      'system_echo_ping with node_id answers from that device', echoed);
 for (const [name, what] of [[`sysecho.${node}.echo.invoke`, 'dotted'], [`sysecho-${node}-echo-invoke`, 'dashed']]) {
   const r = await client.callTool({ name, arguments: { message: what } });
   check(!r.isError && r.structuredContent.message === what, `the RFC-0001 ${what} name still works in by_kind mode`, r);
 }
-const invalid = async (args, pointer, what) => {
-  const r = await client.callTool({ name: 'system_echo_invoke', arguments: args });
+const invalid = async (args, pointer, what, code = 'E_MANIFEST_INVALID') => {
+  const r = await client.callTool({ name: 'system_echo_ping', arguments: args });
   const e = r.isError ? envelope(r) : {};
-  check(e.code === 'E_MANIFEST_INVALID' && e.message.includes(pointer), `${what}: E_MANIFEST_INVALID naming ${pointer}`, r);
+  check(e.code === code && e.message.includes(pointer), `${what}: ${code} naming ${pointer}`, r);
   return e;
 };
 await invalid({ node_id: node, arguments: { message: 42 } }, '/arguments/message', 'a mistyped argument');
 await invalid({ arguments: { message: 'x' } }, '/node_id', 'no node_id');
 await invalid({ node_id: node, message: 'x' }, '/message', 'an argument outside arguments');
-const foreign = await invalid({ node_id: OTHER, arguments: { message: 'x' } }, '/node_id', 'another tenant\'s node');
-const missing = await invalid({ node_id: '01jzzzzzzzzzzzzzzzzzzzzzzz', arguments: { message: 'x' } }, '/node_id', 'a node that does not exist');
+// An unknown node is E_MANIFEST_NOT_FOUND (docs/protocol.md §9, D17), not an argument error (issue 37 item 5).
+const foreign = await invalid({ node_id: OTHER, arguments: { message: 'x' } }, '/node_id', 'another tenant\'s node', 'E_MANIFEST_NOT_FOUND');
+const missing = await invalid({ node_id: '01jzzzzzzzzzzzzzzzzzzzzzzz', arguments: { message: 'x' } }, '/node_id', 'a node that does not exist', 'E_MANIFEST_NOT_FOUND');
 check(foreign.message.replace(OTHER, 'X') === missing.message.replace('01jzzzzzzzzzzzzzzzzzzzzzzz', 'X'),
       'another tenant\'s node gets exactly the answer of a node that does not exist');
 // What the model reads for a misspelled property and a misspelled tool name (issue 37, item 5).
@@ -101,11 +102,11 @@ const extra = await invalid({ node_id: node, arguments: { messag: 'x' } }, '/arg
 check(extra.message === "invalid arguments at /arguments: has unknown property 'messag' (allowed: message)" &&
       extra.suggested_fix === "remove 'messag' (did you mean 'message'?)",
       'an unknown property is named, with the allowed ones and the nearest as the fix', extra);
-const misspelled = await client.callTool({ name: 'system_echo_invok', arguments: { node_id: node, arguments: { message: 'x' } } })
+const misspelled = await client.callTool({ name: 'system_echo_pin', arguments: { node_id: node, arguments: { message: 'x' } } })
   .then((r) => r, (e) => e);
 check(misspelled instanceof Error && misspelled.code === -32602 &&
-      misspelled.message.includes('Unknown tool: system_echo_invok; did you mean system_echo_invoke?') &&
-      misspelled.data?.code === 'E_MANIFEST_NOT_FOUND' && misspelled.data.suggested_fix.startsWith('call one of system_echo_invoke'),
+      misspelled.message.includes('Unknown tool: system_echo_pin; did you mean system_echo_ping?') &&
+      misspelled.data?.code === 'E_MANIFEST_NOT_FOUND' && misspelled.data.suggested_fix.startsWith('call one of system_echo_ping'),
       'an unknown tool name suggests the nearest names the token may call', misspelled);
 const strangers = await client.callTool({ name: `sysecho.${OTHER}.echo.invok`, arguments: { message: 'x' } }).then((r) => r, (e) => e);
 check(strangers instanceof Error && strangers.message.startsWith('MCP error -32602: Unknown tool') && !strangers.message.includes(`sysecho.${OTHER}.echo.invoke`),
@@ -147,7 +148,7 @@ async function confirmedCall(name, args, what) {
   check(!second.isError, `${what}: repeated with the commit_token it runs`, second);
   return second;
 }
-await confirmedCall('gpio_pin_invoke', { node_id: node, arguments: { mode: 'output' } }, 'gpio_pin_invoke mode output');
+await confirmedCall('gpio_pin_set_mode', { node_id: node, arguments: { mode: 'output' } }, 'gpio_pin_set_mode mode output');
 const set = await confirmedCall('gpio_pin_set', { node_id: node, arguments: { value: 'high' } }, 'gpio_pin_set high');
 check(set.structuredContent.value === 'high', 'the pin reads back high', set.structuredContent);
 // The self-update needs a confirmation like physical actuation (issue 37 item 6).

@@ -29,13 +29,13 @@ function outcome(r) {
 // node named by node_id, fleet_find_nodes to learn the node ids.
 async function fleet(client, want) {
   const { names } = await listAll(client);
-  check(['system_echo_invoke', 'system_metrics_snapshot', 'system_metrics_subscribe', 'fleet_find_nodes'].every((n) => names.includes(n)),
+  check(['system_echo_ping', 'system_metrics_snapshot', 'system_metrics_subscribe', 'fleet_find_nodes'].every((n) => names.includes(n)),
         `tools/list: the by_kind echo, metrics and discovery tools (${names.length} tools for the fleet)`, names);
   const found = outcome(await client.callTool({ name: 'fleet_find_nodes', arguments: { kind: 'system.echo', state: 'online' } }));
   const nodes = (found.nodes ?? []).map((n) => n.node_id);
   check(nodes.length === want, `fleet_find_nodes: ${want} online nodes with an echo tool (${nodes.length})`, found);
   for (const node of nodes) {
-    const r = await client.callTool({ name: 'system_echo_invoke', arguments: { node_id: node, arguments: { message: `hi ${node}` } } });
+    const r = await client.callTool({ name: 'system_echo_ping', arguments: { node_id: node, arguments: { message: `hi ${node}` } } });
     if (r.isError || r.structuredContent.node_id !== node || r.structuredContent.message !== `hi ${node}`) fail(`echo on ${node}`, r);
   }
   console.log(`ok - echo answered by each of the ${nodes.length} nodes with its own node_id`);

@@ -46,7 +46,7 @@ const std::array<Prompt, 3>& prompts() {
 
 constexpr std::string_view kDefaultReportKind = "system.health";
 
-bool reads(const FleetTool& t) { return tool_hints(t.safety_class, t.name.verb).read_only && t.name.verb != "subscribe"; }
+bool reads(const FleetTool& t) { return tool_hints(t.kind, t.safety_class, t.name.verb).read_only && t.name.verb != "subscribe"; }
 
 // Health first, then the rest in the node's order: what a diagnosis reads first.
 int read_rank(std::string_view kind) {

@@ -110,7 +110,22 @@ void deliver(const std::shared_ptr<Feed>& feed, const State& state, std::string_
   for (const auto& who : due) who->on_sample(sample);
 }
 
-void lease_done(const std::shared_ptr<Feed>& feed, const CallResult& outcome) {
+// A renewal nobody answered in time is not a refusal: the lease granted before still runs (the
+// renewal comes well before it expires), so the feed stays and the next renewal asks again. Only
+// a device's refusal, or a first lease that never came, ends it (RFC-0009 4503, D19).
+bool retry_later(const CallResult& outcome, bool renewal) {
+  const ErrorCode code = outcome.error().code;
+  return renewal && (code == ErrorCode::kDeadlineExceeded || code == ErrorCode::kRateLimited);
+}
+
+void arm_renewal(const std::shared_ptr<Feed>& feed, const State& state) {
+  std::weak_ptr<Feed> weak = feed;
+  feed->renew = state.scheduler->after(state.renew_every, [weak] {
+    if (auto f = weak.lock()) refresh_lease(f, true);
+  });
+}
+
+void lease_done(const std::shared_ptr<Feed>& feed, const CallResult& outcome, bool renewal) {
   const auto state = feed->state.lock();
   if (!state) return;
   if (!outcome) {
@@ -118,7 +133,11 @@ void lease_done(const std::shared_ptr<Feed>& feed, const CallResult& outcome) {
       std::lock_guard<std::mutex> lock(feed->mutex);
       feed->lease_in_flight = false;
     }
-    end_feed(feed, outcome.error());
+    if (retry_later(outcome, renewal)) {
+      arm_renewal(feed, *state);
+    } else {
+      end_feed(feed, outcome.error());
+    }
     return;
   }
   int64_t want = 0;
@@ -135,10 +154,7 @@ void lease_done(const std::shared_ptr<Feed>& feed, const CallResult& outcome) {
     want = feed->wanted_ms();
     shorter_wanted = !feed->subs.empty() && want < feed->leased_ms;
   }
-  std::weak_ptr<Feed> weak = feed;
-  feed->renew = state->scheduler->after(state->renew_every, [weak] {
-    if (auto f = weak.lock()) refresh_lease(f, true);
-  });
+  arm_renewal(feed, *state);
   if (shorter_wanted) refresh_lease(feed, false);
 }
 
@@ -164,10 +180,10 @@ void refresh_lease(const std::shared_ptr<Feed>& feed, bool renewal) {
   }
   std::weak_ptr<Feed> weak = feed;
   std::weak_ptr<Scheduler> scheduler = state->scheduler;
-  state->fleet.call(std::move(request), [weak, scheduler](CallResult outcome) {
+  state->fleet.call(std::move(request), [weak, scheduler, renewal](CallResult outcome) {
     if (const auto s = scheduler.lock()) {
-      s->post([weak, outcome = std::move(outcome)] {
-        if (auto f = weak.lock()) lease_done(f, outcome);
+      s->post([weak, outcome = std::move(outcome), renewal] {
+        if (auto f = weak.lock()) lease_done(f, outcome, renewal);
       });
     }
   });

@@ -229,7 +229,7 @@ ErrorEnvelope fleet_read_arguments_refused(const FleetTool& tool, const ErrorEnv
   return ErrorEnvelope(ErrorCode::kManifestInvalid, gate_error.message,
                        "fix that argument: fleet_read passes `arguments` unchanged to " + tool.kind + " " + tool.name.verb +
                            " on every node, whose input schema is the `arguments` of " +
-                           kind_tool_name(tool.kind, tool.name.verb) + " (" + tool.verb.input_schema +
+                           kind_tool_name(tool) + " (" + tool.verb.input_schema +
                            "); no node was called");
 }
 

@@ -36,7 +36,7 @@ KindTools::Groups groups_of(const FleetSnapshot& fleet, std::string_view tenant)
   std::map<std::string, const FleetTool*> samples;
   KindTools::Groups groups;
   for (const FleetTool* t : fleet.tools(tenant)) {
-    const std::string name = kind_tool_name(t->kind, t->name.verb);
+    const std::string name = kind_tool_name(*t);
     const FleetTool*& sample = samples[name];
     if (sample == nullptr || t->safety_class > sample->safety_class) sample = t;
     KindVerbGroup& g = groups[name];
@@ -98,7 +98,7 @@ json::Value tool_json(const PerNodeTools& per_node, const std::string& name, con
   const FleetTool& t = g.sample;
   json::Value v(rapidjson::kObjectType);
   v.AddMember("name", str(name, a), a);
-  if (has_structured_output(revision)) v.AddMember("title", str(t.kind + " " + t.name.verb + " on a node", a), a);
+  if (has_structured_output(revision)) v.AddMember("title", str(t.verb.title, a), a);
   v.AddMember("description", str(render_description(t.verb), a), a);  // the kind's template only
   v.AddMember("inputSchema", input_schema(per_node, t, g, a), a);
   if (has_structured_output(revision)) v.AddMember("outputSchema", per_node.output_schema_json(t.verb.output_schema, a), a);
@@ -122,7 +122,7 @@ CallRefusal invalid(std::string_view name, std::string_view where, std::string_v
 
 bool tenant_has(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) {
   for (const FleetTool* t : fleet.tools(tenant)) {
-    if (kind_tool_name(t->kind, t->name.verb) == name) return true;
+    if (is_kind_tool_name(*t, name)) return true;
   }
   return false;
 }
@@ -141,6 +141,12 @@ std::string kind_tool_name(std::string_view kind, std::string_view verb) {
     if (c == '.') c = '_';
   }
   return name + "_" + std::string(verb);
+}
+
+std::string kind_tool_name(const FleetTool& t) { return kind_tool_name(t.kind, t.verb.action); }
+
+bool is_kind_tool_name(const FleetTool& t, std::string_view name) {
+  return kind_tool_name(t) == name || kind_tool_name(t.kind, t.name.verb) == name;
 }
 
 std::shared_ptr<const KindTools::Groups> KindTools::groups(const FleetSnapshot& fleet, std::string_view tenant) const {
@@ -197,7 +203,7 @@ std::string KindTools::call_name(const FleetTool& tool) const { return kind_tool
 
 std::string KindTools::instructions() const {
   return "Tools act on the devices of your tenant's fleet: one tool per kind of capability and verb (for example "
-         "system_echo_invoke), whose node_id argument names the device to act on, cap_id the capability when the "
+         "gpio_pin_set_mode), whose node_id argument names the device to act on, cap_id the capability when the "
          "device has several of that kind, and arguments the verb's own. fleet_find_nodes lists your nodes and "
          "their kinds; fleet_read runs one read-only tool on many nodes at once. " +
          std::string(kFailureInstructions);
@@ -240,13 +246,17 @@ Result<ResolvedCall, CallRefusal> resolve_kind_call(const FleetSnapshot& fleet, 
   std::vector<const FleetTool*> matching;
   if (const FleetNode* node = fleet.node(tenant, *node_id)) {
     for (const FleetTool& t : node->tools) {
-      if (kind_tool_name(t.kind, t.name.verb) == name) matching.push_back(&t);
+      if (is_kind_tool_name(t, name)) matching.push_back(&t);
     }
   }
   if (matching.empty()) {
     if (!tenant_has(fleet, tenant, name)) return unknown_tool(name);
-    return invalid(name, "/node_id", "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool",
-                   "use a node_id that fleet_find_nodes lists for this kind");
+    // No such node for this caller: docs/protocol.md §9's code for it (D17), not an argument error.
+    return CallRefusal{RefusalKind::kExecution,
+                       ErrorEnvelope(ErrorCode::kManifestNotFound,
+                                     "no node " + ascii_clamp(*node_id, 32) + " of yours offers this tool (at /node_id)",
+                                     "use a node_id that fleet_find_nodes lists for this kind"),
+                       nullptr, std::string(name), {}, {}};
   }
   const FleetTool* tool = matching.size() == 1 ? matching.front() : nullptr;
   if (const json::Value* cap = json::find(*args, "cap_id")) {

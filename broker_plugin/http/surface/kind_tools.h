@@ -1,7 +1,8 @@
 // The by_kind tools mode (issue 14 part 1): a typed tool surface whose size does not grow with the
 // fleet. tools/list offers one tool per (kind, verb) present among the caller's tenant's verified
-// manifests, named `{kind with '_' for '.'}_{verb}` (system_echo_invoke, gpio_pin_set: no dots, so
-// OpenAI-style name rules accept them), plus the discovery tool fleet_find_nodes and the fleet-wide
+// manifests, named `{kind with '_' for '.'}_{action}` by what the verb does on the kind (the
+// registry's action: gpio_pin_set_mode, manage_server_update, system_metrics_snapshot; no dots, so
+// OpenAI-style name rules accept them; the older `{kind}_{verb}` names still call), plus the discovery tool fleet_find_nodes and the fleet-wide
 // read fleet_read (fleet_read.h). A by_kind tool takes
 //   node_id    which node: an enum of the tenant's matching nodes while there are at most
 //              kNodeEnumMax of them, else the ULID pattern (find them with fleet_find_nodes)
@@ -14,7 +15,8 @@
 // A call resolves to the per-node tool (resolve_kind_call) and then goes through the same CallGate as
 // any other call; the node's own safety class, scope, rate limit and two-phase rule apply.
 // Arguments are checked here first, so a wrong one is E_MANIFEST_INVALID naming its JSON pointer
-// (/node_id, /cap_id, /arguments/message) before any device round trip. A node of another tenant
+// (/node_id, /cap_id, /arguments/message) before any device round trip; a node_id of no node of
+// the tenant with the tool is E_MANIFEST_NOT_FOUND (docs/protocol.md §9). A node of another tenant
 // gets exactly the answer of a node that does not exist.
 #pragma once
 
@@ -72,7 +74,12 @@ class KindTools final : public ToolSurface {
 Result<ResolvedCall, CallRefusal> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
                                                     const json::Value* args);
 
-// "system.echo", "invoke" → "system_echo_invoke".
-std::string kind_tool_name(std::string_view kind, std::string_view verb);
+// "gpio.pin", "set_mode" → "gpio_pin_set_mode".
+std::string kind_tool_name(std::string_view kind, std::string_view action);
+// The name tools/list gives a by_kind tool: its kind and the registry's action for its verb.
+std::string kind_tool_name(const FleetTool& t);
+// `name` calls t's by_kind tool: the listed name, or the name before kinds@1.8.0 named tools by
+// action ({kind}_{verb}, gpio_pin_invoke), which calls keep accepting (docs/agents.md).
+bool is_kind_tool_name(const FleetTool& t, std::string_view name);
 
 }  // namespace fleetmcp::http

@@ -20,7 +20,7 @@ CallRefusal unknown_near(const FleetSnapshot& fleet, std::string_view tenant, st
   std::vector<std::string_view> names;
   if (by_kind) names = {kFindNodesTool, kDescribeNodeTool, kFleetReadTool, kFleetCallTool};
   for (const FleetTool* t : fleet.tools(tenant)) {
-    if (by_kind) kind_names.insert(kind_tool_name(t->kind, t->name.verb));
+    if (by_kind) kind_names.insert(kind_tool_name(*t));
     names.push_back(t->canonical_name);
   }
   names.insert(names.end(), kind_names.begin(), kind_names.end());
@@ -68,7 +68,7 @@ Result<ResolvedCall, CallRefusal> ToolSurface::resolve(const FleetSnapshot& flee
     return ResolvedCall{Action::kFleetRead, nullptr, arguments, {}, std::move(*plan)};
   }
   if (name == kFleetCallTool) return resolve_fleet_call(fleet, tenant, arguments);
-  // No dot and no dash: a by_kind name (system_echo_invoke), which a per-node name never is.
+  // No dot and no dash: a by_kind name (system_echo_ping), which a per-node name never is.
   if (name.find_first_of(".-") == std::string_view::npos) {
     auto resolved = resolve_kind_call(fleet, tenant, name, arguments);
     if (!resolved && resolved.error().kind == RefusalKind::kUnknownTool) return unknown_near(fleet, tenant, name, true);

@@ -90,6 +90,19 @@ TEST_F(DeviceError, AResultTooLargeToSendAsksForFewer) {
   EXPECT_EQ(told.to_json().find("device words"), std::string::npos);
 }
 
+// Issue 37 item 10: the fix names a retry time only when the device sent one.
+TEST_F(DeviceError, AFixNamesARetryTimeOnlyWhenOneIsSent) {
+  const ErrorEnvelope timed = told_for(
+      R"({"code":"E_RATE_LIMITED","message":"resource_exhausted: busy","suggested_fix":"f","retry_after_ms":900})");
+  EXPECT_EQ(timed.suggested_fix, "retry after retry_after_ms");
+  for (const char* error : {R"({"code":"E_RATE_LIMITED","message":"resource_exhausted: busy","suggested_fix":"f"})",
+                            R"({"code":"E_RATE_LIMITED","message":"busy","suggested_fix":"f"})"}) {
+    const ErrorEnvelope told = told_for(error);
+    EXPECT_FALSE(told.retry_after_ms) << error;
+    EXPECT_EQ(told.suggested_fix.find("retry_after_ms"), std::string::npos) << told.suggested_fix;
+  }
+}
+
 TEST_F(DeviceError, AMessageOpeningWithAnythingElseGivesNoReason) {
   for (const char* message : {"unauthenticated: x", "not_found:x", "Not_found: x", "no reason here"}) {
     const ErrorEnvelope told =

@@ -137,6 +137,24 @@ TEST_F(SchemaRegistryTest, KindRegistryMatchesTheManifestKindEnumAndTheKindContr
   EXPECT_EQ(subscribe->output_schema, "mcp://schemas/system.metrics.subscribe.output@1.0.0");
 }
 
+// Issue 37 item 5: what the model reads of the registry is about the tool, not the server. Every
+// by_kind tool is named by an action other than the bare `invoke`, the names are distinct, each
+// has a plain title, and no description names a scope or an HTTP endpoint.
+TEST_F(SchemaRegistryTest, ToolWordsAreForTheModel) {
+  std::set<std::string> names;
+  for (const auto& k : reg().kinds().all()) {
+    for (const auto& v : k.verbs) {
+      const std::string name = k.kind + "." + v.action;
+      EXPECT_NE(v.action, "invoke") << k.kind << " " << v.verb << ": name it by what it does";
+      EXPECT_TRUE(names.insert(name).second) << name;
+      EXPECT_NE(v.title, v.verb) << k.kind << " " << v.verb << " has no title";
+      for (const std::string_view internal : {"tools:call:", "POST /", "GET /", "MUST"}) {
+        EXPECT_EQ(v.description.find(internal), std::string::npos) << k.kind << " " << v.verb << " says " << internal;
+      }
+    }
+  }
+}
+
 TEST_F(SchemaRegistryTest, ListIsNameAscendingVersionDescending) {
   const auto all = reg().list();
   for (size_t i = 0; i + 1 < all.size(); ++i) {

@@ -89,5 +89,23 @@ TEST_F(FanoutTest, ARefusedLeaseEndsTheFeedWithItsError) {
   EXPECT_EQ(again->samples, 2);
 }
 
+// A renewal the device does not answer in time leaves the running lease (and the stream on it)
+// alone and asks again at the next renewal; only a refusal ends the feed (RFC-0009 4503).
+TEST_F(FanoutTest, ARenewalTimeoutKeepsTheFeedAndRenewsLater) {
+  auto r = std::make_shared<Recorder>();
+  auto sub = fanout.subscribe(subscribe_tool, "acme", 1000, r);
+  s->run();
+  fleet.set_silent(std::string(kNode), true);
+  s->advance(milliseconds(17000));  // the renewal at 10 s fails at its gateway deadline
+  EXPECT_FALSE(r->ended) << r->ended.value_or("");
+  EXPECT_EQ(fanout.feed_count(), 1u);
+  fleet.set_silent(std::string(kNode), false);
+  const size_t calls = fleet.lease_calls();
+  s->advance(milliseconds(10000));
+  EXPECT_GT(fleet.lease_calls(), calls);
+  EXPECT_FALSE(r->ended) << r->ended.value_or("");
+  EXPECT_GE(r->samples, 25);
+}
+
 }  // namespace
 }  // namespace fleetmcp::http::testing

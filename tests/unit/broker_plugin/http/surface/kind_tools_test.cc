@@ -2,6 +2,7 @@
 // through every tool, and names bad arguments as the client wrote them.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "tests/support/front_test_suites.h"
@@ -10,11 +11,11 @@ namespace fleetmcp::http::testing {
 namespace {
 
 TEST_F(McpTest, ByKindBadArgumentsAreNamedAsTheClientWroteThem) {
-  // system_echo_invoke takes {node_id, arguments}: the gate validates the inner arguments (once)
+  // system_echo_ping takes {node_id, arguments}: the gate validates the inner arguments (once)
   // and names the field /arguments/message, not /message.
   const std::string sid = f.open_session(tok);
   const auto body = body_of(*f.rpc(sid, tok, "tools/call",
-                                    R"({"name":"system_echo_invoke","arguments":{"node_id":")" + std::string(kNode) +
+                                    R"({"name":"system_echo_ping","arguments":{"node_id":")" + std::string(kNode) +
                                         R"(","arguments":{"message":7}}})"));
   const json::Value& e = body["result"]["_meta"]["io.fleetmcp/error"];
   EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
@@ -22,9 +23,14 @@ TEST_F(McpTest, ByKindBadArgumentsAreNamedAsTheClientWroteThem) {
   EXPECT_EQ(message.rfind("invalid arguments at /arguments/message: ", 0), 0u) << message;
   EXPECT_NE(std::string(*json::get_string(e, "suggested_fix")).find("/arguments/message"), std::string::npos);
   EXPECT_EQ(f.fleet->calls_received(), 0u);
+  // A node the caller has no such tool on is not found (docs/protocol.md §9, D17), not a bad argument.
+  const auto unknown = body_of(*f.rpc(sid, tok, "tools/call",
+                                      R"({"name":"system_echo_ping","arguments":{"node_id":"01jzzzzzzzzzzzzzzzzzzzzzzz",)"
+                                      R"("arguments":{"message":"x"}}})"));
+  EXPECT_EQ(json::get_string(unknown["result"]["_meta"]["io.fleetmcp/error"], "code").value_or(""), "E_MANIFEST_NOT_FOUND");
   // A good one reaches the device.
   const auto ok = body_of(*f.rpc(sid, tok, "tools/call",
-                                 R"({"name":"system_echo_invoke","arguments":{"node_id":")" + std::string(kNode) +
+                                 R"({"name":"system_echo_ping","arguments":{"node_id":")" + std::string(kNode) +
                                      R"(","arguments":{"message":"by kind"}}})"));
   EXPECT_EQ(*json::get_string(ok["result"]["structuredContent"], "message"), "by kind");
 }
@@ -42,14 +48,14 @@ TEST_F(McpTest, ByKindListFollowsTheFleetSnapshot) {
     return out;
   };
   const auto before = names();
-  EXPECT_TRUE(before.count("system_echo_invoke"));
+  EXPECT_TRUE(before.count("system_echo_ping"));
   EXPECT_FALSE(before.count("gpio_pin_get"));
   EXPECT_EQ(names(), before);
   by_kind.fleet->add_node("acme", "01hzx9k3m4p7q8r9s0t1v2w3xb", {{"led", "gpio.pin", {"get"}, SafetyClass::kReadOnly, {}}});
   by_kind.scheduler->run();
   const auto after = names();
   EXPECT_TRUE(after.count("gpio_pin_get"));
-  EXPECT_TRUE(after.count("system_echo_invoke"));
+  EXPECT_TRUE(after.count("system_echo_ping"));
 }
 
 // by_kind (the default mode) pages like per_node: every tool once, in order, the last page without a
@@ -73,7 +79,7 @@ TEST_F(McpTest, ByKindToolsListPagesThroughEveryToolOnceAndRefusesForeignCursors
   }
   // acme's kind tools in name order (echo, metrics snapshot and subscribe, the relay's get and set),
   // then the two fleet tools.
-  EXPECT_EQ(names, (std::vector<std::string>{"system_echo_invoke", "system_metrics_snapshot", "system_metrics_subscribe",
+  EXPECT_EQ(names, (std::vector<std::string>{"system_echo_ping", "system_metrics_snapshot", "system_metrics_subscribe",
                                              "test_relay_get", "test_relay_set", "fleet_find_nodes", "fleet_read"}));
   EXPECT_EQ(pages, 3);
   for (const auto& n : names) EXPECT_LE(n.size(), 64u) << n;
@@ -99,6 +105,29 @@ TEST_F(McpTest, ByKindToolsListPagesThroughEveryToolOnceAndRefusesForeignCursors
   const std::string csid = compact.open_session(ct);
   EXPECT_FALSE(refused(compact, csid, ct, "{}"));
   EXPECT_TRUE(refused(compact, csid, ct, R"({"cursor":"c3lzZWNoby4w"})"));
+}
+
+// Issue 37 item 5: a by_kind tool is named by what it does (the registry's action) under a plain
+// title, and the name before that ({kind}_{verb}) still calls the same tool, though unlisted.
+TEST_F(McpTest, ByKindToolsAreNamedByTheirActionAndTheOldNamesStillCall) {
+  FrontFixture by_kind(FrontOptionList{{"http_tools_mode", "by_kind"}});
+  const std::string t = by_kind.token();
+  const std::string sid = by_kind.open_session(t);
+  const auto body = body_of(*by_kind.rpc(sid, t, "tools/list", ""));
+  std::map<std::string, std::string> titles;
+  for (const auto& tool : body["result"]["tools"].GetArray()) {
+    titles[tool["name"].GetString()] = std::string(json::get_string(tool, "title").value_or(""));
+  }
+  EXPECT_FALSE(titles.count("system_echo_invoke"));
+  ASSERT_TRUE(titles.count("system_echo_ping"));
+  EXPECT_EQ(titles["system_echo_ping"], "Check a device answers");
+  EXPECT_EQ(titles["system_metrics_snapshot"], "Read system metrics");
+  for (const char* name : {"system_echo_ping", "system_echo_invoke"}) {
+    const auto ok = body_of(*by_kind.rpc(sid, t, "tools/call",
+                                         R"({"name":")" + std::string(name) + R"(","arguments":{"node_id":")" +
+                                             std::string(kNode) + R"(","arguments":{"message":"old or new"}}})"));
+    EXPECT_EQ(json::get_string(ok["result"]["structuredContent"], "message").value_or(""), "old or new") << name;
+  }
 }
 
 }  // namespace

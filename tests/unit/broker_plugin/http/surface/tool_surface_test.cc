@@ -32,9 +32,9 @@ std::pair<std::string, std::string> unknown(FrontFixture& f, const std::string& 
 TEST_F(McpTest, AnUnknownToolSuggestsTheNearestNames) {
   FrontFixture by_kind(FrontOptionList{{"http_tools_mode", "by_kind"}});
   const std::string t = by_kind.token();
-  const auto [message, fix] = unknown(by_kind, t, "system_echo_invok");
-  EXPECT_EQ(message, "Unknown tool: system_echo_invok; did you mean system_echo_invoke?");
-  EXPECT_EQ(fix.rfind("call one of system_echo_invoke, or call tools/list", 0), 0u) << fix;
+  const auto [message, fix] = unknown(by_kind, t, "system_echo_pin");
+  EXPECT_EQ(message, "Unknown tool: system_echo_pin; did you mean system_echo_ping?");
+  EXPECT_EQ(fix.rfind("call one of system_echo_ping, or call tools/list", 0), 0u) << fix;
   EXPECT_EQ(unknown(by_kind, t, "fleet_find_node").first, "Unknown tool: fleet_find_node; did you mean fleet_find_nodes?");
   // At most three, nearest first; a per-node name's near misses are per-node names.
   const auto dotted = unknown(f, tok, "sysecho." + std::string(kNode) + ".echo.invok").first;
