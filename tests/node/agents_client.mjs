@@ -69,10 +69,10 @@ check(!listed.includes('"type":["'), 'no type arrays in served schemas (nullable
 // self-update is judged as physical actuation (its scope and the confirmation).
 check(byName.gpio_pin_get._meta['x-safety-class'] === 'read_only' && byName.gpio_pin_get.annotations.readOnlyHint === true,
       'a read verb of a physical_actuation capability carries x-safety-class read_only', byName.gpio_pin_get);
-check(byName.service_unit_invoke.annotations.destructiveHint === true && byName.manage_server_invoke.annotations.destructiveHint === true &&
-      byName.manage_server_invoke._meta['x-safety-class'] === 'physical_actuation' && byName.camera_still_invoke.annotations.destructiveHint === false,
+check(byName.service_unit_control.annotations.destructiveHint === true && byName.manage_server_update.annotations.destructiveHint === true &&
+      byName.manage_server_update._meta['x-safety-class'] === 'physical_actuation' && byName.camera_still_capture.annotations.destructiveHint === false,
       'a service stop and the self-update are destructive, the self-update physical_actuation; a photo only adds',
-      [byName.service_unit_invoke.annotations, byName.manage_server_invoke.annotations, byName.camera_still_invoke.annotations]);
+      [byName.service_unit_control.annotations, byName.manage_server_update.annotations, byName.camera_still_capture.annotations]);
 
 // ---- by_kind calls ------------------------------------------------------------------------------
 const node = NODES[0];
@@ -125,7 +125,7 @@ const onInput = await client.callTool({ name: 'gpio_pin_set', arguments: { node_
 const onInputError = onInput.isError ? envelope(onInput) : {};
 check(onInputError.code === 'E_BAD_REQUEST' && onInputError.details?.reason === 'failed_precondition' &&
       /^pin 17 \(capability gpio17\) is configured as an input/.test(onInputError.message) &&
-      onInputError.suggested_fix.includes(`gpio_pin_invoke {"node_id":"${node}","cap_id":"gpio17","arguments":{"mode":"output"}}`) &&
+      onInputError.suggested_fix.includes(`gpio_pin_set_mode {"node_id":"${node}","cap_id":"gpio17","arguments":{"mode":"output"}}`) &&
       !onInputError.suggested_fix.includes('commit_token'),
       'gpio_pin_set on an input pin: refused before any confirmation, naming the pin and the call that configures it', onInput);
 {
@@ -152,9 +152,9 @@ await confirmedCall('gpio_pin_set_mode', { node_id: node, arguments: { mode: 'ou
 const set = await confirmedCall('gpio_pin_set', { node_id: node, arguments: { value: 'high' } }, 'gpio_pin_set high');
 check(set.structuredContent.value === 'high', 'the pin reads back high', set.structuredContent);
 // The self-update needs a confirmation like physical actuation (issue 37 item 6).
-const update = await client.callTool({ name: 'manage_server_invoke', arguments: { node_id: node, arguments: { channel: 'stable' } } });
+const update = await client.callTool({ name: 'manage_server_update', arguments: { node_id: node, arguments: { channel: 'stable' } } });
 check(update.isError && envelope(update).code === 'E_SAFETY_DENIED' && /commit_token="/.test(envelope(update).suggested_fix),
-      'manage_server_invoke (the self-update) first asks for confirmation', update);
+      'manage_server_update (the self-update) first asks for confirmation', update);
 const ambiguous = await client.callTool({ name: 'gpio_pin_get', arguments: { node_id: node } });
 check(ambiguous.isError && envelope(ambiguous).message.includes('/cap_id') && envelope(ambiguous).suggested_fix.includes('gpio17'),
       'without cap_id on a node with several pins: E_MANIFEST_INVALID at /cap_id listing them', ambiguous);
@@ -324,7 +324,7 @@ const { client: reader } = await open(env.MCP_URL, env.TOKEN_READ, 'fleetmcp-age
 const readerTools = (await reader.listTools()).tools;
 const readerNames = readerTools.map((t) => t.name);
 check(readerNames.includes('gpio_pin_get') && readerNames.includes('fleet_read') && readerNames.includes('fleet_find_nodes') &&
-      !readerNames.includes('gpio_pin_set') && !readerNames.includes('service_unit_invoke') && !readerNames.includes('manage_server_invoke') &&
+      !readerNames.includes('gpio_pin_set') && !readerNames.includes('service_unit_control') && !readerNames.includes('manage_server_update') &&
       readerTools.every((t) => (t._meta?.['x-safety-class'] ?? 'read_only') === 'read_only'),
       `a read-only token lists only the ${readerNames.length} tools it may call`, readerNames);
 check(readerTools.length < tools.length, `... fewer than the ${tools.length} every scope lists`);

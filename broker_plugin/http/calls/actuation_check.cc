@@ -11,19 +11,25 @@ namespace {
 // The one check so far: gpio.pin set drives an output, so the pin must be configured as one.
 bool drives_a_pin(const FleetTool& tool) { return tool.kind == "gpio.pin" && tool.name.verb == "set"; }
 
-}  // namespace
-
-const FleetTool* read_before(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting) {
-  if (!drives_a_pin(acting)) return nullptr;
+// The tool of the same node and capability as `acting` with verb `verb`, or null.
+const FleetTool* sibling(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting,
+                         std::string_view verb) {
   const FleetNode* node = fleet.node(tenant, acting.name.node_id);
   if (node == nullptr) return nullptr;
   for (const FleetTool& t : node->tools) {
-    if (t.name.cap_id == acting.name.cap_id && t.name.verb == "get") return &t;
+    if (t.name.cap_id == acting.name.cap_id && t.name.verb == verb) return &t;
   }
   return nullptr;
 }
 
-std::optional<ErrorEnvelope> ruled_out_by_state(const FleetTool& acting, const json::Value& state) {
+}  // namespace
+
+const FleetTool* read_before(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting) {
+  return drives_a_pin(acting) ? sibling(fleet, tenant, acting, "get") : nullptr;
+}
+
+std::optional<ErrorEnvelope> ruled_out_by_state(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting,
+                                                const json::Value& state) {
   if (!drives_a_pin(acting) || !state.IsObject()) return std::nullopt;
   // The device's result has passed gpio.pin.state's output schema: mode is one of its enum, pin
   // an integer.
@@ -31,7 +37,10 @@ std::optional<ErrorEnvelope> ruled_out_by_state(const FleetTool& acting, const j
   if (!mode || *mode == "output") return std::nullopt;
   const auto pin = json::get_int64(state, "pin");
   const std::string which = pin ? "pin " + std::to_string(*pin) : "the pin";
-  const std::string configure = kind_tool_name(acting.kind, "invoke") + " {\"node_id\":\"" + acting.name.node_id +
+  // The by_kind name the configuring verb is listed under (gpio_pin_set_mode).
+  const FleetTool* invoke = sibling(fleet, tenant, acting, "invoke");
+  const std::string configure = (invoke != nullptr ? kind_tool_name(*invoke) : kind_tool_name(acting.kind, "invoke")) +
+                                " {\"node_id\":\"" + acting.name.node_id +
                                 "\",\"cap_id\":\"" + acting.name.cap_id + "\",\"arguments\":{\"mode\":\"output\"}}";
   ErrorEnvelope e(ErrorCode::kBadRequest,
                   which + " (capability " + acting.name.cap_id + ") is configured as " +

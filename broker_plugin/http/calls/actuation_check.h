@@ -21,7 +21,9 @@ namespace fleetmcp::http {
 const FleetTool* read_before(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting);
 
 // The refusal of `acting` when `state`, the result of read_before's tool, rules it out: E_BAD_REQUEST,
-// reason failed_precondition, naming the call that would make it possible. nullopt: it may go on.
-std::optional<ErrorEnvelope> ruled_out_by_state(const FleetTool& acting, const json::Value& state);
+// reason failed_precondition, naming the call that would make it possible (the node's configuring
+// tool, under the name tools/list gives it). nullopt: it may go on.
+std::optional<ErrorEnvelope> ruled_out_by_state(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting,
+                                                const json::Value& state);
 
 }  // namespace fleetmcp::http

@@ -275,9 +275,9 @@ void McpMethods::check_on_device(const std::shared_ptr<const FleetSnapshot>& fle
   // (the gate found the bucket not empty; issue 33 item 5), so a confirmed set still costs one
   // token. The device's own limits still apply, and a refused read tells nothing.
   calls_.start(kVia, scheduler, caller, fleet, GatePass{&read, "{}", nullptr, false},
-               [this, acting, request, caller, session, answer, go_on](CallResult state) {
+               [this, fleet, acting, request, caller, session, answer, go_on](CallResult state) {
                  const auto parsed = state ? json::parse_strict(*state) : Result<json::Document>(state.error());
-                 const auto refusal = parsed ? ruled_out_by_state(*acting, *parsed) : std::nullopt;
+                 const auto refusal = parsed ? ruled_out_by_state(*fleet, caller->tenant, *acting, *parsed) : std::nullopt;
                  if (!refusal) return go_on();  // it may run, or the read told nothing
                  log_.refused(kVia, caller.get(), acting->canonical_name, acting, *refusal);
                  const McpRevision revision = session->revision();

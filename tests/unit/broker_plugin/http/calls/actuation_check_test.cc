@@ -23,7 +23,7 @@ TEST_F(McpTest, AGpioSetOnAnInputPinIsRefusedBeforeAnyConfirmation) {
   EXPECT_EQ(*json::get_string(e["details"], "reason"), "failed_precondition");
   EXPECT_TRUE(std::string(*json::get_string(e, "message")).starts_with("pin 17 (capability gpio17) is configured as an input"));
   EXPECT_NE(std::string(*json::get_string(e, "suggested_fix"))
-                .find(R"(gpio_pin_invoke {"node_id":")" + node + R"(","cap_id":"gpio17","arguments":{"mode":"output"}})"),
+                .find(R"(gpio_pin_set_mode {"node_id":")" + node + R"(","cap_id":"gpio17","arguments":{"mode":"output"}})"),
             std::string::npos);
   EXPECT_TRUE(commit_token_of(refused).empty());  // no token issued
   EXPECT_EQ(f.fleet->calls_received(), 1u);        // the read, nothing else
