@@ -140,7 +140,7 @@ const instructions = client.getInstructions() ?? '';
 const names = tools.map((t) => t.name);
 const expected = {
   per_node: ['{kind_short}.{node_id}.{cap_id}.{verb}'],
-  by_kind: ['system_echo_ping', 'node_id', 'fleet_find_nodes', 'fleet_read'],
+  by_kind: ['gpio_pin_set_mode', 'node_id', 'fleet_find_nodes', 'fleet_read'],
   compact: ['fleet_find_nodes', 'fleet_describe_node', 'fleet_call'],
 }[MODE];
 check(expected.every((w) => instructions.includes(w)) && (MODE === 'per_node' || !instructions.includes('{kind_short}')),

@@ -199,7 +199,7 @@ Result<json::Document> KindTools::list(const FleetSnapshot& fleet, std::string_v
   return d;
 }
 
-std::string KindTools::call_name(const FleetTool& tool) const { return kind_tool_name(tool.kind, tool.name.verb); }
+std::string KindTools::call_name(const FleetTool& tool) const { return kind_tool_name(tool); }
 
 std::string KindTools::instructions() const {
   return "Tools act on the devices of your tenant's fleet: one tool per kind of capability and verb (for example "
