@@ -10,20 +10,20 @@ sid=$(h -D - -o /dev/null -d '{"jsonrpc":"2.0","id":1,"method":"initialize","par
       | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}' | tr -d '\r')
 h -H "Mcp-Session-Id: $sid" -o /dev/null -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
 sleep "${AGENT_WAIT_S:-5}"
-# The default tools mode (by_kind) offers one echo tool for the whole fleet, system_echo_invoke,
+# The default tools mode (by_kind) offers one echo tool for the whole fleet, system_echo_ping,
 # and fleet_find_nodes to learn which nodes have it.
 call() {  # call ID TOOL ARGUMENTS_JSON
   h -H "Mcp-Session-Id: $sid" -d "{\"jsonrpc\":\"2.0\",\"id\":$1,\"method\":\"tools/call\",\"params\":{\"name\":\"$2\",\"arguments\":$3}}"
 }
-h -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | grep -q '"name":"system_echo_invoke"' \
-  || { echo "agent: no system_echo_invoke tool listed (is plugin_opt_http_tools_mode by_kind?)" >&2; exit 1; }
+h -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' | grep -q '"name":"system_echo_ping"' \
+  || { echo "agent: no system_echo_ping tool listed (is plugin_opt_http_tools_mode by_kind?)" >&2; exit 1; }
 nodes=$(call 3 fleet_find_nodes '{"kind":"system.echo","state":"online"}' \
         | grep -o '\\\?"node_id\\\?":\\\?"[0-9a-z]\{26\}' | grep -o '[0-9a-z]\{26\}' | sort -u)
 count=$(echo "$nodes" | grep -c . || true)
 echo "agent: $count nodes with an echo tool"
 i=4
 for n in $nodes; do
-  call $i system_echo_invoke "{\"node_id\":\"$n\",\"arguments\":{\"message\":\"hello\"}}"
+  call $i system_echo_ping "{\"node_id\":\"$n\",\"arguments\":{\"message\":\"hello\"}}"
   echo; i=$((i + 1))
 done
 echo "agent: announces on \$devices/+/announce (MQTT, token auth):"
