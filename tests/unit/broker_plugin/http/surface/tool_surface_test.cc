@@ -73,7 +73,8 @@ TEST_F(McpTest, AReadOnlyTokenListsOnlyTheToolsItMayCall) {
   const auto names = [&](const std::string& token) {
     const std::string sid = f.open_session(token);
     std::set<std::string> out;
-    for (const auto& t : body_of(*f.rpc(sid, token, "tools/list", ""))["result"]["tools"].GetArray()) out.insert(t["name"].GetString());
+    const auto listed = body_of(*f.rpc(sid, token, "tools/list", ""));  // outlives the loop over it
+    for (const auto& t : listed["result"]["tools"].GetArray()) out.insert(t["name"].GetString());
     return out;
   };
   const std::string set = "relay." + std::string(kNode) + ".relay0.set";
