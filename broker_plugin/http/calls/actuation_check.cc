@@ -28,13 +28,13 @@ const FleetTool* read_before(const FleetSnapshot& fleet, std::string_view tenant
   return drives_a_pin(acting) ? sibling(fleet, tenant, acting, "get") : nullptr;
 }
 
-std::optional<ErrorEnvelope> ruled_out_by_state(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting,
-                                                const json::Value& state) {
-  if (!drives_a_pin(acting) || !state.IsObject()) return std::nullopt;
+Status allowed_by_state(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting,
+                        const json::Value& state) {
+  if (!drives_a_pin(acting) || !state.IsObject()) return {};
   // The device's result has passed gpio.pin.state's output schema: mode is one of its enum, pin
   // an integer.
   const auto mode = json::get_string(state, "mode");
-  if (!mode || *mode == "output") return std::nullopt;
+  if (!mode || *mode == "output") return {};
   const auto pin = json::get_int64(state, "pin");
   const std::string which = pin ? "pin " + std::to_string(*pin) : "the pin";
   // The by_kind name the configuring verb is listed under (gpio_pin_set_mode).

@@ -7,12 +7,12 @@
 // do instead. A read that fails tells nothing: the call goes on to its confirmation as before.
 #pragma once
 
-#include <optional>
 #include <string_view>
 
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "common/base/error.h"
 #include "common/base/json.h"
+#include "common/base/result.h"
 
 namespace fleetmcp::http {
 
@@ -20,10 +20,10 @@ namespace fleetmcp::http {
 // nothing about `acting` can be checked first.
 const FleetTool* read_before(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting);
 
-// The refusal of `acting` when `state`, the result of read_before's tool, rules it out: E_BAD_REQUEST,
-// reason failed_precondition, naming the call that would make it possible (the node's configuring
-// tool, under the name tools/list gives it). nullopt: it may go on.
-std::optional<ErrorEnvelope> ruled_out_by_state(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting,
-                                                const json::Value& state);
+// Ok when `acting` may go on; when `state`, the result of read_before's tool, rules it out, the
+// refusal: E_BAD_REQUEST, reason failed_precondition, naming the call that would make it possible
+// (the node's configuring tool, under the name tools/list gives it).
+Status allowed_by_state(const FleetSnapshot& fleet, std::string_view tenant, const FleetTool& acting,
+                        const json::Value& state);
 
 }  // namespace fleetmcp::http

@@ -277,11 +277,11 @@ void McpMethods::check_on_device(const std::shared_ptr<const FleetSnapshot>& fle
   calls_.start(kVia, scheduler, caller, fleet, GatePass{&read, "{}", nullptr, false},
                [this, fleet, acting, request, caller, session, answer, go_on](CallResult state) {
                  const auto parsed = state ? json::parse_strict(*state) : Result<json::Document>(state.error());
-                 const auto refusal = parsed ? ruled_out_by_state(*fleet, caller->tenant, *acting, *parsed) : std::nullopt;
-                 if (!refusal) return go_on();  // it may run, or the read told nothing
-                 log_.refused(kVia, caller.get(), acting->canonical_name, acting, *refusal);
+                 const Status allowed = parsed ? allowed_by_state(*fleet, caller->tenant, *acting, *parsed) : Status();
+                 if (allowed) return go_on();  // it may run, or the read told nothing
+                 log_.refused(kVia, caller.get(), acting->canonical_name, acting, allowed.error());
                  const McpRevision revision = session->revision();
-                 answer(result(*request, tool_error(*refusal, has_output_schema(*acting, revision), revision)));
+                 answer(result(*request, tool_error(allowed.error(), has_output_schema(*acting, revision), revision)));
                });
 }
 
