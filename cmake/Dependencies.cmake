@@ -5,6 +5,13 @@ add_library(fleetmcp_json_headers INTERFACE)
 target_include_directories(fleetmcp_json_headers SYSTEM INTERFACE ${RAPIDJSON_INCLUDE_DIR} ${VALIJSON_INCLUDE_DIR})
 # Every RapidJSON user must agree on these, or objects of different layout get mixed.
 target_compile_definitions(fleetmcp_json_headers INTERFACE RAPIDJSON_HAS_STDSTRING=1 RAPIDJSON_HAS_CXX11_RVALUE_REFS=1)
+# valijson 1.0.3 (Debian 13) made the regex engine of "pattern" a template parameter of
+# ValidationVisitor; 1.0 (Debian 12) uses std::regex (common/registry/valijson_include.h).
+file(READ ${VALIJSON_INCLUDE_DIR}/valijson/validation_visitor.hpp FLEETMCP_VALIJSON_VISITOR)
+string(FIND "${FLEETMCP_VALIJSON_VISITOR}" "typename RegexEngine>" FLEETMCP_VALIJSON_REGEX_ENGINE)
+if(FLEETMCP_VALIJSON_REGEX_ENGINE GREATER -1)
+  target_compile_definitions(fleetmcp_json_headers INTERFACE FLEETMCP_VALIJSON_REGEX_ENGINE=1)
+endif()
 # Not RAPIDJSON_SSE2, though it scans whitespace and strings 16 bytes at a time (about 3 % of a
 # tools/call's instructions in the broker): in RapidJSON 1.1.0 (Debian's) those scans take only
 # bytes up to 0x19 for control characters, so the parser accepts a raw 0x1A..0x1F inside a long

@@ -37,8 +37,14 @@ fleetmcp_configure_packaged_unit()
 set(FLEETMCP_UPDATE_SCRIPT ${FLEETMCP_PACKAGE_PREFIX}/libexec/fleetmcp/fleetmcp-update)
 configure_file(${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-update.service
                ${PROJECT_BINARY_DIR}/packaging/fleetmcp-update.service @ONLY)
+# Packages of one tree for two Debian releases (docs/pi-image.md "Which packages"): each
+# release's build names its own libraries, so a trixie build carries a suffix (scripts/release-build.sh
+# sets +deb13). Bookworm's have none; 0.1.0 sorts before 0.1.0+deb13, so a Pi upgraded from
+# bookworm to trixie takes the trixie build when apt sees it.
+set(FLEETMCP_PACKAGE_VERSION_SUFFIX "" CACHE STRING "Appended to the packages' Version (+deb13 for trixie)")
+set(FLEETMCP_PACKAGE_VERSION ${PROJECT_VERSION}${FLEETMCP_PACKAGE_VERSION_SUFFIX})
 # The package's own version, which fleetmcp-device reports (device_client/update/package_version.h).
-file(WRITE ${PROJECT_BINARY_DIR}/packaging/version "${PROJECT_VERSION}\n")
+file(WRITE ${PROJECT_BINARY_DIR}/packaging/version "${FLEETMCP_PACKAGE_VERSION}\n")
 
 # ---- components -------------------------------------------------------------------------------
 install(TARGETS fleetmcp-device RUNTIME DESTINATION bin COMPONENT device)
@@ -77,7 +83,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/schemas/ DESTINATION share/fleetmcp/sche
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME fleetmcp)
 set(CPACK_PACKAGE_VENDOR fleetmcp)
-set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VERSION ${FLEETMCP_PACKAGE_VERSION})
 set(CPACK_PACKAGE_CONTACT "fleetmcp maintainers <fleetmcp@localhost>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "MCP tools over MQTT for fleets of Raspberry Pi-class devices")
 set(CPACK_PACKAGING_INSTALL_PREFIX ${FLEETMCP_PACKAGE_PREFIX})

@@ -274,14 +274,14 @@ class FastVisitor final : public vc::ConstraintVisitor {
   }
 
   bool hand_over(const vc::Constraint& c) {
-    thread_local std::unordered_map<std::string, std::regex> regex_cache;  // valijson's "pattern"
+    thread_local std::unordered_map<std::string, ValijsonRegex> regex_cache;  // valijson's "pattern"
     const RapidJsonAdapter target(*value_);
     if (!sink_) {
-      valijson::ValidationVisitor<RapidJsonAdapter> v(target, {"<root>"}, true, nullptr, regex_cache);
+      ValidationVisitor<RapidJsonAdapter> v(target, {"<root>"}, true, nullptr, regex_cache);
       return c.accept(v);
     }
     valijson::ValidationResults results;
-    valijson::ValidationVisitor<RapidJsonAdapter> v(target, context(), true, &results, regex_cache);
+    ValidationVisitor<RapidJsonAdapter> v(target, context(), true, &results, regex_cache);
     const bool ok = c.accept(v);
     for (const auto& e : results) sink_->push_back(translate(e.context, e.description));
     return ok;

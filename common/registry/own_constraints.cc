@@ -1,6 +1,7 @@
 #include "common/registry/own_constraints.h"
 
 #include <re2/re2.h>
+#include <re2/stringpiece.h>
 
 #include <algorithm>
 #include <memory>
@@ -106,7 +107,9 @@ class PatternConstraint final : public OwnConstraint<PatternConstraint> {
     if (!v.IsString()) return true;
     if (v.GetStringLength() > longest_) return false;  // never handed to the matcher
     const std::string_view text(v.GetString(), v.GetStringLength());
-    return simple_ ? simple_->matches(text) : RE2::PartialMatch(text, *regex_);
+    // re2::StringPiece: its own class in bookworm's re2, absl::string_view in trixie's, which a
+    // std::string_view does not convert to; built from pointer and length it is both.
+    return simple_ ? simple_->matches(text) : RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *regex_);
   }
 
  private:

@@ -2,6 +2,7 @@
 // space-separated AND of comparators (>=, >, <=, <, =). No "||", no wildcards.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>

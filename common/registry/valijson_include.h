@@ -21,3 +21,22 @@
 #include <valijson/validation_results.hpp>
 #include <valijson/validation_visitor.hpp>
 #include <valijson/validator.hpp>
+
+#include <regex>
+
+namespace fleetmcp::schema_check {
+
+// The visitor our fast path hands a constraint to (fast_visitor.cc), and the cache of compiled
+// "pattern"s it takes: valijson 1.0.3 (Debian 13) made the regex engine a template parameter,
+// 1.0 (Debian 12) compiles std::regex (cmake/Dependencies.cmake tells which one is installed).
+#if FLEETMCP_VALIJSON_REGEX_ENGINE
+using ValijsonRegex = valijson::DefaultRegexEngine;
+template <typename Adapter>
+using ValidationVisitor = valijson::ValidationVisitor<Adapter, ValijsonRegex>;
+#else
+using ValijsonRegex = std::regex;
+template <typename Adapter>
+using ValidationVisitor = valijson::ValidationVisitor<Adapter>;
+#endif
+
+}  // namespace fleetmcp::schema_check

@@ -1,4 +1,5 @@
-// One GPIO line behind an interface: libgpiod v1 on a Pi (gpiod_line.cc), a pin in memory on
+// One GPIO line behind an interface: libgpiod on a Pi (gpiod_line_v1.cc for libgpiod 1.x,
+// gpiod_line_v2.cc for 2.x; the build picks one), a pin in memory on
 // --simulate nodes (simulated_gpio_line.cc). Implementations are not thread-safe; GpioHandler
 // serialises every use of a line.
 #pragma once
@@ -32,7 +33,8 @@ class GpioLine {
 
 // Starts as an input with no pull, reading low.
 std::unique_ptr<GpioLine> make_simulated_gpio_line();
-// `chip` as gpiod_chip_open_lookup takes it ("gpiochip0", "0" or a path). The chip is opened on
+// `chip` as libgpiod 1's gpiod_chip_open_lookup takes it ("gpiochip0", "0", a path or the chip's
+// label; the same on libgpiod 2). The chip is opened on
 // first use, so a node without it still starts and each call answers failed_precondition.
 std::unique_ptr<GpioLine> make_gpiod_line(std::string chip, unsigned offset);
 

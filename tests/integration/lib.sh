@@ -163,6 +163,11 @@ CONF
 # this list got linked in unseen (README "Install on a Pi": a Pi must be able to install them).
 NODE_DEB_DEPENDS="adduser fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libpaho-mqtt1.3 libpaho-mqttpp3-1
 libssl3 libsodium23 libre2-9 libgpiod2 libsystemd0 libturbojpeg0 libpng16-16"
+# The same for the trixie build (scripts/release-build.sh trixie, tests/integration/trixie_packages.sh):
+# trixie's names of those libraries (libgpiod 2's soname, the 64-bit time_t rebuilds, re2 by the
+# abseil ABI its libre2-11 provides: libre2-11-absl20240722).
+NODE_DEB_DEPENDS_TRIXIE="adduser fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libpaho-mqtt1.3 libpaho-mqttpp3-1
+libssl3t64 libsodium23 libre2-11-absl20240722 libgpiod3 libsystemd0 libturbojpeg0 libpng16-16t64"
 
 # deb_depends DEB: the package names of DEB's Depends, alternatives included, one per line.
 deb_depends() {

@@ -1,4 +1,5 @@
-// libgpiod v1 (the API Debian 12 ships). The line stays requested while the node drives it, so
+// libgpiod v1 (Debian 12 "bookworm" ships 1.6; device_client/CMakeLists.txt builds this file or
+// gpiod_line_v2.cc after the libgpiod pkg-config finds). The line stays requested while the node drives it, so
 // another process cannot take it over; a read of a line we do not hold requests it "as is" and
 // releases it at once, so reading never changes the pin's direction.
 #include <gpiod.h>
