@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# The node's packages built inside a root of a Debian release, so that dpkg-shlibdeps names that
+# fleetmcp's packages built inside a root of a Debian release, so that dpkg-shlibdeps names that
 # release's libraries (issue 38: trixie has libgpiod3, libre2-11, libssl3t64, libpng16-16t64 where
 # bookworm has libgpiod2, libre2-9, libssl3, libpng16-16). docs/pi-image.md "Which packages".
-#   scripts/release-build.sh trixie [CACHE_DIR]      default CACHE_DIR build/release-roots
-#   → CACHE_DIR/trixie-packages/fleetmcp-{device,camera}_<v>+deb13_amd64.deb, fleetmcp-schemas_…_all.deb
+#   scripts/release-build.sh trixie amd64 [CACHE_DIR]   the broker's and the node's packages
+#   scripts/release-build.sh trixie arm64 [CACHE_DIR]   the node's, for a Pi (cross-compiled)
+#   → CACHE_DIR/trixie-packages-<arch>/fleetmcp-*_<v>+deb13_<arch>.deb and fleetmcp-schemas_…_all.deb
 #
-# This machine's architecture (amd64), fleetmcp-device, fleetmcp-camera and fleetmcp-schemas; the
-# broker's package and arm64 are not built this way yet. The build root (mmdebstrap, minbase, the
-# release's compiler and -dev packages: ~4 min the first time) and the build tree inside it are
-# kept in CACHE_DIR, keyed by the package list, so a second run only recompiles what changed.
-# Runs as root (chroot). Prints the packages' paths, one per line; progress goes to stderr.
+# One root per release and architecture (mmdebstrap, minbase, the release's compiler and -dev
+# packages; arm64's libraries through multiarch for the cross build) kept in CACHE_DIR (default
+# build/release-roots, never committed) with its build trees: a run installs only what the root
+# lacks and recompiles only what changed. Runs as root (chroot). Prints the packages' paths, one
+# per line; progress goes to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -17,46 +18,82 @@ src=$PWD
 suite=${1:-}
 case "$suite" in
   trixie) suffix=+deb13 ;;
-  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "release-build.sh: a release, trixie (bookworm's packages: the CTest build, scripts/cross-build.sh)" >&2; exit 2 ;;
 esac
-cache=${2:-build/release-roots}
+arch=${2:-amd64}
+case "$arch" in amd64|arm64) ;; *) echo "release-build.sh: amd64 or arm64, not '$arch'" >&2; exit 2 ;; esac
+cache=${3:-build/release-roots}
 mkdir -p "$cache" && cache=$(cd "$cache" && pwd)
 log() { echo "release-build.sh: $*" >&2; }
 command -v mmdebstrap >/dev/null || { log "mmdebstrap missing (scripts/install-deps.sh --vm)"; exit 1; }
 
-# What the device's build needs (scripts/install-deps.sh's node libraries and header-only ones).
-packages=build-essential,cmake,pkg-config,file,ca-certificates,ccache,libpaho-mqtt-dev,libpaho-mqttpp-dev,libsodium-dev,libssl-dev,libre2-dev,libgpiod-dev,libcamera-dev,libsystemd-dev,libturbojpeg0-dev,libpng-dev,rapidjson-dev,libvalijson-dev,libboost-dev,librust-blake3-dev,libgtest-dev
-key=$(printf '%s %s' "$suite" "$packages" | sha256sum | cut -c1-12)
-root=$cache/$suite-build-$key
+# What the builds need (scripts/install-deps.sh's lists): the tools and header-only libraries;
+# for amd64 the node's libraries and the broker's mosquitto (and mosquitto itself, which
+# tests/integration/trixie_broker.sh runs); for arm64 the cross compiler and the node's libraries
+# for arm64 (multiarch; libcamera-dev is not co-installable for two architectures, hence a root
+# per architecture).
+node_libraries="libpaho-mqtt-dev libpaho-mqttpp-dev libsodium-dev libssl-dev libre2-dev libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev libpng-dev"
+wanted="build-essential cmake pkg-config file ca-certificates ccache dpkg-dev rapidjson-dev libvalijson-dev libboost-dev librust-blake3-dev"
+if [ "$arch" = amd64 ]; then
+  wanted="$wanted $node_libraries mosquitto mosquitto-dev libmosquitto-dev" archs=amd64
+else
+  wanted="$wanted crossbuild-essential-$arch $(printf '%s:'"$arch"' ' $node_libraries)" archs=amd64,$arch
+fi
+root=$cache/$suite-$arch-root
 if [ ! -x "$root/usr/bin/cmake" ]; then
-  rm -rf "$cache/$suite-build-"*   # a root of another package list
+  rm -rf "$root.tmp"
   log "making the $suite build root $root (mmdebstrap)"
   start=$SECONDS
-  mmdebstrap --quiet --variant=minbase --include="$packages" \
+  mmdebstrap --quiet --variant=minbase --architectures="$archs" --include="$(echo $wanted | tr ' ' ,)" \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-exclude=/usr/share/locale/*' \
     "$suite" "$root.tmp" http://deb.debian.org/debian >&2
   mv "$root.tmp" "$root"
   log "root made in $((SECONDS - start)) s"
 fi
+# in_root COMMAND…: COMMAND in the root, /proc and /dev mounted in a mount namespace of its own.
+in_root() {
+  unshare --mount sh -c 'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev" && exec chroot "$0" "$@"' "$root" "$@"
+}
+# What the root lacks of this build's packages, added with apt (mmdebstrap leaves no package lists).
+missing=$(in_root dpkg-query -W -f '${Package}:${Architecture} ${db:Status-Status}\n' 2>/dev/null \
+  | awk '$2 == "installed" { sub(/:(amd64|all)$/, "", $1); print $1 }' \
+  | sort | comm -13 - <(printf '%s\n' $wanted | sed "s/:amd64$//" | sort))
+if [ -n "$missing" ]; then
+  start=$SECONDS
+  log "adding to the $suite root: $(echo $missing)"
+  [ "$arch" = amd64 ] || in_root dpkg --add-architecture "$arch"
+  in_root sh -ec "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(echo $missing)" \
+    >"$cache/$suite-apt.log" 2>&1 || { tail -20 "$cache/$suite-apt.log" >&2; exit 1; }
+  log "added in $((SECONDS - start)) s"
+fi
 
-# The tracked sources, fresh each run; the build tree (/build) stays for the next run.
+# The tracked sources, fresh each run; the build tree (/build-<arch>) stays for the next run.
 rm -rf "$root/src" && mkdir -p "$root/src"
 git -C "$src" ls-files -z | tar -C "$src" --null -T - -cf - | tar -C "$root/src" -xf -
+if [ "$arch" = amd64 ]; then
+  configure="-DFLEETMCP_BUILD_BROKER=ON -DFLEETMCP_BUILD_TESTS=OFF -DFLEETMCP_BUILD_BENCH=OFF"
+  targets="fleetmcp-device fleetmcp-camera-still fleetmcp_plugin fleetctl"
+else
+  configure="-DCMAKE_TOOLCHAIN_FILE=/src/cmake/toolchains/linux-cross.cmake -DFLEETMCP_CROSS_ARCH=$arch -DFLEETMCP_BUILD_BROKER=OFF"
+  targets="fleetmcp-device fleetmcp-camera-still"
+fi
 start=$SECONDS
-log "building in $root/build (log: $cache/$suite-build.log)"
-if ! chroot "$root" /bin/sh -ec "
+blog=$cache/$suite-build-$arch.log
+log "building in $root/build-$arch (log: $blog)"
+if ! in_root /bin/sh -ec "
     export CCACHE_DIR=/ccache
-    cmake -S /src -B /build -DFLEETMCP_BUILD_BROKER=OFF -DCMAKE_BUILD_TYPE=Release -DFLEETMCP_WERROR=ON \
+    cmake -S /src -B /build-$arch $configure -DCMAKE_BUILD_TYPE=Release -DFLEETMCP_WERROR=ON \
           -DCMAKE_INSTALL_PREFIX=/usr -DFLEETMCP_PACKAGE_VERSION_SUFFIX=$suffix
-    nice -n 19 cmake --build /build -j2 --target fleetmcp-device fleetmcp-camera-still
-    rm -rf /build/packages && cd /build && cpack -G DEB" >"$cache/$suite-build.log" 2>&1; then
-  grep -E -B2 -A6 "error:|Error [0-9]|CMake Error" "$cache/$suite-build.log" | head -60 >&2
-  log "build failed; full log in $cache/$suite-build.log"
+    cmake --build /build-$arch -j2 --target $targets
+    rm -rf /build-$arch/packages && cd /build-$arch && DEB_HOST_ARCH=$arch cpack -G DEB" >"$blog" 2>&1; then
+  grep -E -B2 -A6 "error:|Error [0-9]|CMake Error" "$blog" | head -60 >&2
+  log "build failed; full log in $blog"
   exit 1
 fi
 log "built and packaged in $((SECONDS - start)) s"
-rm -rf "$cache/$suite-packages" && mkdir -p "$cache/$suite-packages"
-cp "$root"/build/packages/*.deb "$cache/$suite-packages/"
-ls "$cache/$suite-packages"/*.deb
+out=$cache/$suite-packages-$arch
+rm -rf "$out" && mkdir -p "$out"
+cp "$root/build-$arch"/packages/*.deb "$out/"
+ls "$out"/*.deb

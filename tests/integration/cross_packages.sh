@@ -58,6 +58,4 @@ FLEETMCP_SCHEMAS=$root/usr/share/fleetmcp/schemas "$qemu" "$root/usr/bin/fleetmc
 track $!
 e2e_wait_online 1 90
 pass "the $arch node's signed manifest is verified by the plugin and the node is online"
-answer=$(echo_call "$node" "hello from $arch")
-assert_eq "$(answer_status "$answer")" 200 "an MCP call reaches the $arch node"
-assert_contains "$(answer_body "$answer")" "hello from $arch" "the $arch node's answer comes back"
+echo_answered "$node" "$arch"

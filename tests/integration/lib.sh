@@ -169,6 +169,10 @@ libssl3 libsodium23 libre2-9 libgpiod2 libsystemd0 libturbojpeg0 libpng16-16"
 NODE_DEB_DEPENDS_TRIXIE="adduser fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libpaho-mqtt1.3 libpaho-mqttpp3-1
 libssl3t64 libsodium23 libre2-11-absl20240722 libgpiod3 libsystemd0 libturbojpeg0 libpng16-16t64"
 
+# The broker's package on trixie (trixie_packages.sh): mosquitto and the libraries the plugin links.
+BROKER_DEB_DEPENDS_TRIXIE="mosquitto libmosquitto1 fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libssl3t64 libsodium23
+libre2-11-absl20240722 libpaho-mqtt1.3 libpaho-mqttpp3-1"
+
 # deb_depends DEB: the package names of DEB's Depends, alternatives included, one per line.
 deb_depends() {
   dpkg-deb -f "$1" Depends | tr ',|' '\n\n' | sed -E 's/\(.*\)//; s/^ +//; s/ +$//' | grep -v '^$' | sort -u
@@ -356,6 +360,24 @@ broker_args() {
   echo --pki "$T/pki" --tls-port "$PORT_TLS" --plain-port "$PORT_PLAIN"
 }
 
+# release_mosquitto ROOT [ROOT_PLUGIN]: from here on `mosquitto` is ROOT's (a root of another
+# Debian release: scripts/release-build.sh, mmdebstrap), chrooted in a mount namespace of its own
+# where /tmp, $SRC and $BIN are this machine's at the same paths, so a test's configuration, PKI
+# and clients work unchanged. ROOT_PLUGIN (a file in ROOT) stands there for $PLUGIN. Through PATH,
+# so the tests a script runs get it too (trixie_broker.sh, trixie_packages.sh).
+release_mosquitto() {
+  local root=$1 plugin=${2:-} dir mounts
+  mounts="mount -t proc proc $root/proc && mount --rbind /dev $root/dev"
+  for dir in /tmp "$SRC" "$BIN"; do mkdir -p "$root$dir"; mounts+=" && mount --bind $dir $root$dir"; done
+  [ -z "$plugin" ] || mounts+=" && mount --bind $root$plugin $root$PLUGIN"
+  mkdir -p "$T/release-bin"
+  # unshare and chroot exec: the pid run_broker keeps is mosquitto's, for SIGHUP and SIGTERM.
+  printf '#!/bin/sh\nexec unshare --mount sh -c '\''%s && exec chroot %s /usr/sbin/mosquitto "$@"'\'' mosquitto "$@"\n' \
+    "$mounts" "$root" >"$T/release-bin/mosquitto"
+  chmod +x "$T/release-bin/mosquitto"
+  export PATH=$T/release-bin:$PATH
+}
+
 # run_broker CONF NAME: starts mosquitto like start_mosquitto, but keeps its pid in BROKER_PID so a
 # test can signal it (SIGHUP) or stop and restart it.
 run_broker() {
@@ -514,6 +536,14 @@ echo_call() {
   tools_call "sysecho.$node.echo.invoke" "{\"message\":\"$message\"}" "$@"
 }
 answer_body() { head -n -1 <<<"$1"; }
+# echo_answered NODE WHAT: an MCP echo call through the front reaches NODE (WHAT names it in the
+# checks' words) and its answer comes back (the packaged nodes: cross_packages, trixie_packages).
+echo_answered() {
+  local answer
+  answer=$(echo_call "$1" "hello from $2")
+  assert_eq "$(answer_status "$answer")" 200 "an MCP call reaches the $2 node"
+  assert_contains "$(answer_body "$answer")" "hello from $2" "the $2 node's answer comes back"
+}
 answer_status() { tail -n 1 <<<"$1"; }
 
 # refused ANSWER STATUS CODE WHAT: ANSWER (a body, then a status line: tools_call's answer, or an
