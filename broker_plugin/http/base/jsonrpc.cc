@@ -63,6 +63,25 @@ std::string rpc_result(std::string_view id_json, const json::Value& result) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+std::string_view result_object(std::string_view response, std::string_view id_json) {
+  // rpc_result's bytes: {"jsonrpc":"2.0","id":<id_json>,"result":{…}}
+  constexpr std::string_view kHead = R"({"jsonrpc":"2.0","id":)";
+  constexpr std::string_view kResult = R"(,"result":{)";
+  if (!response.starts_with(kHead) || response.substr(kHead.size(), id_json.size()) != id_json ||
+      response.substr(kHead.size() + id_json.size(), kResult.size()) != kResult) {
+    return {};
+  }
+  return response.substr(kHead.size() + id_json.size() + kResult.size() - 1);
+}
+
+bool prepend_result_members(std::string& response, std::string_view id_json, std::string_view members) {
+  const std::string_view result = result_object(response, id_json);
+  if (result.empty()) return false;
+  const size_t at = response.size() - result.size() + 1;  // after the result's '{'
+  response.insert(at, result.starts_with("{}") ? std::string(members) : std::string(members) + ",");
+  return true;
+}
+
 std::string rpc_error(const json::Value* id, int code, std::string_view message, const ErrorEnvelope* envelope,
                       const json::Value* extra_data) {
   json::Document d(rapidjson::kObjectType);

@@ -2,6 +2,8 @@
 
 #include "broker_plugin/http/mcp/mcp_get_stream.h"
 #include "broker_plugin/http/base/media_type.h"
+#include "broker_plugin/http/stateless/stateless_request.h"
+#include "broker_plugin/http/stateless/stateless_result.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -62,14 +64,16 @@ void McpEndpoint::post(const std::shared_ptr<Exchange>& ex, const SharedAgentTok
   if (!is_json_content_type(req.header("Content-Type"))) {
     return refuse(*ex, 415, rpc::kServerError, "Unsupported Media Type: Content-Type must be application/json");
   }
-  if (const auto version = req.header(kVersionHeader); version && !revision_from_name(*version)) {
-    return refuse(*ex, 400, rpc::kServerError,
-                  "Bad Request: unsupported MCP-Protocol-Version (supported: " + std::string(supported_revisions_text()) + ")");
-  }
   const auto parsed = json::parse_strict(req.body, ErrorCode::kBadRequest);
   if (!parsed) return ex->respond(HttpReply::json(400, rpc_error(nullptr, rpc::kParseError, "Parse error", &parsed.error())));
   const json::Document& body = *parsed;
   const RpcMessage m = classify(body);  // kInvalid for a batch (an array) too
+  // The revision is chosen per request, by the request (stateless_request.h).
+  if (asks_stateless(req, m)) return stateless(ex, agent, m);
+  if (const auto version = req.header(kVersionHeader); version && !revision_from_name(*version)) {
+    return refuse(*ex, 400, rpc::kServerError,
+                  "Bad Request: unsupported MCP-Protocol-Version (supported: " + std::string(supported_revisions_text()) + ")");
+  }
   if (m.kind == RpcKind::kRequest && m.method == "initialize") return initialize(ex, *agent, m);
   const auto session = session_for(*ex, *agent);
   if (!session) return;
@@ -83,8 +87,9 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
   if (!asked) {
     return ex->respond(HttpReply::json(400, rpc_error(m.id, rpc::kInvalidParams, "Invalid params: protocolVersion is required")));
   }
-  // Echo a revision we speak; otherwise offer our latest and let the client decide.
-  const McpRevision revision = revision_from_name(*asked).value_or(kLatestRevision);
+  // Echo a revision we speak with sessions; otherwise offer our latest and let the client decide.
+  const auto named = revision_from_name(*asked);
+  const McpRevision revision = named && !is_stateless(*named) ? *named : kLatestRevision;
   auto created = sessions_.create(agent, revision, wall_ms_());
   if (!created) {
     if (created.error() == SessionRefusal::kTenantQuota) {
@@ -99,6 +104,24 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
   elicitations_.session_started(session, m.params && m.params->IsObject() ? json::find(*m.params, "capabilities") : nullptr);
   HttpReply r = HttpReply::json(200, rpc_result(*m.id, methods_.initialize_result(revision)));
   ex->respond(std::move(r.with(std::string(kSessionHeader), session->id())));
+}
+
+void McpEndpoint::stateless(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent, const RpcMessage& m) {
+  // Nothing to do for a notification: closing a request's stream is how 2026-07-28 cancels it.
+  if (m.kind == RpcKind::kNotification) return ex->respond(HttpReply::empty(202));
+  if (m.kind != RpcKind::kRequest) {
+    return refuse(*ex, 400, rpc::kInvalidRequest, "Invalid Request: a 2026-07-28 POST carries one request or notification");
+  }
+  const auto checked = check_stateless(ex->request(), m);
+  if (!checked) return ex->respond(HttpReply::json(checked.error().status, refusal_body(checked.error(), m.id)));
+  // A session for this request alone: in no table, gone with its answer, so any front can answer
+  // any request and a token fills nothing.
+  const auto session = std::make_shared<McpSession>(std::string(), *agent, checked->revision, wall_ms_());
+  methods_.request(m, agent, session, ex, ex->scheduler(),
+                   [ex, id = id_key(*m.id), method = std::string(m.method)](std::optional<RpcAnswer> answer) {
+                     if (answer) stamp_stateless_result(answer->body, id, method);
+                     reply(*ex, std::move(answer));
+                   });
 }
 
 std::shared_ptr<McpSession> McpEndpoint::session_for(Exchange& ex, const AgentToken& agent) {

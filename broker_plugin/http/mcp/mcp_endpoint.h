@@ -1,5 +1,8 @@
-// /mcp, the MCP Streamable HTTP transport (revisions 2025-03-26, 2025-06-18, 2025-11-25):
-//   POST    one JSON-RPC message (a batch only in a 2025-03-26 session). initialize creates a
+// /mcp, the MCP Streamable HTTP transport, revisions 2025-03-26, 2025-06-18, 2025-11-25 (sessions)
+// and 2026-07-28 (stateless), chosen per POST by the request itself (stateless_request.h):
+//   POST    2026-07-28: one request whose params._meta names its revision; checked against its
+//           headers, answered without a session (none is created). 2025: one JSON-RPC message
+//           (a batch only in a 2025-03-26 session). initialize creates a
 //           session and negotiates the revision; everything else needs Mcp-Session-Id (missing:
 //           400, unknown or another agent's: 404). Notifications and responses: 202. Requests:
 //           application/json, or text/event-stream for a metrics stream. The client must accept
@@ -39,6 +42,7 @@ class McpEndpoint {
   void get(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent);
   void remove(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent);
 
+  void stateless(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent, const RpcMessage& m);
   void initialize(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const RpcMessage& m);
   void single(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent,
               const std::shared_ptr<McpSession>& session, const json::Value& message, const RpcMessage& m);

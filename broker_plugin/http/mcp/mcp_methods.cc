@@ -5,6 +5,8 @@
 #include <optional>
 
 #include "broker_plugin/http/calls/actuation_check.h"
+#include "broker_plugin/http/calls/commit_tokens.h"
+#include "broker_plugin/http/stateless/stateless_request.h"
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/mcp/mcp_metrics_stream.h"
 #include "broker_plugin/http/prompts/completions.h"
@@ -19,6 +21,8 @@ namespace fleetmcp::http {
 namespace {
 
 constexpr std::string_view kVia = "mcp";
+// The key of the confirmation in a 2026-07-28 input_required result and in the answer to it.
+constexpr std::string_view kConfirmInput = "confirm";
 
 RpcAnswer result(const json::Value& id, const json::Value& r) { return RpcAnswer{200, rpc_result(id, r), {}}; }
 
@@ -34,31 +38,74 @@ bool has_output_schema(const FleetTool& tool, McpRevision revision) {
   return has_structured_output(revision) && !tool.verb.output_schema.empty();
 }
 
-}  // namespace
+// What the user is asked before a physical actuation runs; `shown` is the arguments' JSON.
+std::string confirmation_message(const FleetTool& tool, std::string_view shown) {
+  return "Confirm physical actuation: " + tool.kind + " " + tool.name.verb + " on device " + tool.name.node_id +
+         " (capability " + tool.name.cap_id + ") with arguments " + ascii_clamp(shown, 400) +
+         ". Accept to run it now; decline or cancel to refuse.";
+}
 
-json::Document McpMethods::initialize_result(McpRevision revision) const {
-  json::Document d(rapidjson::kObjectType);
-  auto& a = d.GetAllocator();
-  d.AddMember("protocolVersion", json::string_value(revision_name(revision), a), a);
+// The user's answer was not "accept" (`how`: decline, cancel, no answer).
+ErrorEnvelope not_confirmed(std::string_view how) {
+  return ErrorEnvelope(ErrorCode::kSafetyDenied, "the user did not confirm this physical actuation (" + std::string(how) + ")",
+                       "ask the user before trying again; nothing was sent to the device");
+}
+
+const json::Value& arguments_or_none(const json::Value* arguments) {
+  static const json::Value kNone(rapidjson::kObjectType);
+  return arguments != nullptr && arguments->IsObject() ? *arguments : kNone;
+}
+
+// What the server offers on `revision`. 2026-07-28 has no session to hold a log level, a resource
+// subscription or a GET stream for list changes (subscriptions/listen is not served yet).
+json::Value capabilities(McpRevision revision, json::Document::AllocatorType& a) {
+  const bool session = !is_stateless(revision);
   json::Value caps(rapidjson::kObjectType), tools(rapidjson::kObjectType);
-  tools.AddMember("listChanged", true, a);
+  tools.AddMember("listChanged", session, a);
   caps.AddMember("tools", tools, a);
-  caps.AddMember("logging", json::Value(rapidjson::kObjectType), a);  // metrics samples are log messages
+  if (session) caps.AddMember("logging", json::Value(rapidjson::kObjectType), a);  // metrics samples are log messages
   json::Value resources(rapidjson::kObjectType);  // node manifests (node_resources.h)
-  resources.AddMember("subscribe", true, a);
+  resources.AddMember("subscribe", session, a);
   resources.AddMember("listChanged", false, a);
   caps.AddMember("resources", resources, a);
   json::Value prompts(rapidjson::kObjectType);  // the same three for everyone (fleet_prompts.h)
   prompts.AddMember("listChanged", false, a);
   caps.AddMember("prompts", prompts, a);
   caps.AddMember("completions", json::Value(rapidjson::kObjectType), a);  // completions.h
-  d.AddMember("capabilities", caps, a);
+  return caps;
+}
+
+json::Value server_info(McpRevision revision, json::Document::AllocatorType& a) {
   json::Value info(rapidjson::kObjectType);
   info.AddMember("name", "fleetmcp", a);
   if (has_structured_output(revision)) info.AddMember("title", "fleetmcp device fleet", a);
   info.AddMember("version", FLEETMCP_VERSION, a);  // the build's: CMake's project version
-  d.AddMember("serverInfo", info, a);
+  return info;
+}
+
+}  // namespace
+
+json::Document McpMethods::initialize_result(McpRevision revision) const {
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("protocolVersion", json::string_value(revision_name(revision), a), a);
+  d.AddMember("capabilities", capabilities(revision, a), a);
+  d.AddMember("serverInfo", server_info(revision, a), a);
   d.AddMember("instructions", json::string_value(tools_.instructions(), a), a);  // the mode served
+  return d;
+}
+
+json::Document McpMethods::discover_result() const {
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  json::Value versions(rapidjson::kArrayType);
+  for (const std::string_view name : kSupportedRevisionNames) versions.PushBack(json::string_value(name, a), a);
+  d.AddMember("supportedVersions", versions, a);
+  d.AddMember("capabilities", capabilities(McpRevision::k2026_07_28, a), a);
+  d.AddMember("instructions", json::string_value(tools_.instructions(), a), a);
+  json::Value meta(rapidjson::kObjectType);
+  meta.AddMember("io.modelcontextprotocol/serverInfo", server_info(McpRevision::k2026_07_28, a), a);
+  d.AddMember("_meta", meta, a);
   return d;
 }
 
@@ -68,6 +115,8 @@ void McpMethods::request(const RpcMessage& m, const SharedAgentToken& agent, con
   const json::Value& id = *m.id;
   if (m.method == "ping") {
     answer(result(id, json::Value(rapidjson::kObjectType)));
+  } else if (m.method == "server/discover" && is_stateless(session->revision())) {
+    answer(result(id, discover_result()));
   } else if (m.method == "tools/list") {
     tools_list(m, *agent, *session, answer);
   } else if (m.method == "tools/call") {
@@ -181,6 +230,9 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
   // The one resolution of the name (tool_surface.h): the same in every tools mode.
   auto resolved = ToolSurface::resolve(*fleet, agent.tenant, *name, arguments);
   if (!resolved) return refuse(resolved.error(), id, agent, revision, answer);
+  if (resolved->action == ResolvedCall::Action::kCall && is_stateless(revision) && member(m.params, "requestState")) {
+    return answer_confirmation(fleet, *resolved, m, caller, session, exchange, scheduler, std::move(answer));
+  }
   switch (resolved->action) {
     case ResolvedCall::Action::kFindNodes:
       return answer(result(id, compact_.find_nodes(*fleet, agent.tenant, arguments, wall_ms_(), revision)));
@@ -231,6 +283,10 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
     if (refusal.read_first != nullptr) {
       return check_on_device(fleet, *refusal.read_first, call, m, caller, session, exchange, scheduler, std::move(answer));
     }
+    if (!refusal.commit_token.empty() && confirmed_by.empty() && is_stateless(session->revision()) &&
+        declares_capability(m, "elicitation")) {
+      return ask_in_result(*refusal.tool, refusal.commit_token, call.arguments, m, agent, answer);
+    }
     if (!refusal.commit_token.empty() && confirmed_by.empty() && elicitations_.can_ask(*session)) {
       // The first phase of a two-phase call, from a client that can ask its human: ask, and on
       // accept repeat the call with the token the gate just issued.
@@ -264,10 +320,17 @@ void McpMethods::check_on_device(const std::shared_ptr<const FleetSnapshot>& fle
   }
   const FleetTool* acting = call.tool;  // in `fleet`, which the lambdas keep
   const std::string_view at = call.arguments_at;  // a literal (tool_surface.h)
-  auto go_on = [this, fleet, acting, request, arguments, at, caller, session, exchange, scheduler, answer] {
+  // A 2026-07-28 request's params carry its client's capabilities, which decide how it confirms.
+  std::shared_ptr<json::Document> params;
+  if (is_stateless(session->revision()) && m.params != nullptr) {
+    params = std::make_shared<json::Document>();
+    params->CopyFrom(*m.params, params->GetAllocator());
+  }
+  auto go_on = [this, fleet, acting, request, params, arguments, at, caller, session, exchange, scheduler, answer] {
     RpcMessage again;
     again.kind = RpcKind::kRequest;
     again.id = request.get();
+    again.params = params.get();
     dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, acting, arguments.get(), at, {}}, again, caller, session,
              exchange, scheduler, answer, {}, true);
   };
@@ -285,6 +348,66 @@ void McpMethods::check_on_device(const std::shared_ptr<const FleetSnapshot>& fle
                });
 }
 
+void McpMethods::ask_in_result(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
+                               const RpcMessage& m, const AgentToken& agent, Answer& answer) {
+  const json::Value& args = arguments_or_none(arguments);
+  // It lives as long as the commit token it carries.
+  const std::string state = states_.seal(SealedCall{agent.tenant + "/" + agent.sub, tool.canonical_name, arguments_hash(args),
+                                                    wall_ms_() + options_.commit_token_ttl.count(), commit_token});
+  json::Document d(rapidjson::kObjectType);
+  auto& a = d.GetAllocator();
+  d.AddMember("resultType", "input_required", a);
+  json::Value schema(rapidjson::kObjectType);  // nothing to fill in: accept, decline or cancel
+  schema.AddMember("type", "object", a);
+  schema.AddMember("properties", json::Value(rapidjson::kObjectType), a);
+  json::Value params(rapidjson::kObjectType);
+  params.AddMember("mode", "form", a);
+  params.AddMember("message", json::string_value(confirmation_message(tool, json::to_string(args)), a), a);
+  params.AddMember("requestedSchema", schema, a);
+  json::Value confirm(rapidjson::kObjectType);
+  confirm.AddMember("method", "elicitation/create", a);
+  confirm.AddMember("params", params, a);
+  json::Value requests(rapidjson::kObjectType);
+  requests.AddMember(json::string_value(kConfirmInput, a), confirm, a);
+  d.AddMember("inputRequests", requests, a);
+  d.AddMember("requestState", json::string_value(state, a), a);
+  answer(result(*m.id, d));
+}
+
+void McpMethods::answer_confirmation(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call,
+                                     const RpcMessage& m, const SharedAgentToken& caller,
+                                     const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
+                                     const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  const AgentToken& agent = *caller;
+  const FleetTool& tool = *call.tool;
+  const McpRevision revision = session->revision();
+  const json::Value& args = arguments_or_none(call.arguments);
+  const json::Value* state = member(m.params, "requestState");
+  auto opened = state->IsString() ? states_.open(std::string_view(state->GetString(), state->GetStringLength()),
+                                                 agent.tenant + "/" + agent.sub, tool.canonical_name, arguments_hash(args),
+                                                 wall_ms_())
+                                  : Result<SealedCall>(ErrorEnvelope(ErrorCode::kSafetyDenied, "requestState is not a string",
+                                                                     "repeat the call with the requestState it was given"));
+  if (!opened) {
+    log_.refused(kVia, &agent, tool.canonical_name, &tool, opened.error());
+    return answer(result(*m.id, tool_error(opened.error(), has_output_schema(tool, revision), revision)));
+  }
+  const json::Value* reply = member(member(m.params, "inputResponses"), kConfirmInput);
+  const auto action = reply != nullptr && reply->IsObject() ? json::get_string(*reply, "action") : std::nullopt;
+  if (action != "accept") {
+    const std::string how = action ? ascii_clamp(*action, 20) : "no answer";
+    log_.confirmation(kVia, agent, tool, false, "input_required:" + how);
+    return answer(result(*m.id, tool_error(not_confirmed(how), has_output_schema(tool, revision), revision)));
+  }
+  // Accepted: the same arguments plus the commit token the state sealed, which the gate redeems.
+  json::Document confirmed(rapidjson::kObjectType);
+  auto& a = confirmed.GetAllocator();
+  confirmed.CopyFrom(args, a);
+  confirmed.AddMember(json::string_value(kCommitTokenArgument, a), json::string_value(opened->commit_token, a), a);
+  dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, &tool, &confirmed, {}, {}}, m, caller, session, exchange,
+           scheduler, std::move(answer), "input_required:accept");
+}
+
 void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, const std::string& commit_token,
                                         const json::Value* arguments, const RpcMessage& m,
                                         const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
@@ -294,11 +417,8 @@ void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, c
   auto confirmed = std::make_shared<json::Document>(rapidjson::kObjectType);
   auto& a = confirmed->GetAllocator();
   if (arguments != nullptr && arguments->IsObject()) confirmed->CopyFrom(*arguments, a);
-  const std::string shown = json::to_string(*confirmed);
+  const std::string message = confirmation_message(*tool, json::to_string(*confirmed));
   confirmed->AddMember(json::string_value(kCommitTokenArgument, a), json::string_value(commit_token, a), a);
-  const std::string message = "Confirm physical actuation: " + tool->kind + " " + tool->name.verb + " on device " +
-                              tool->name.node_id + " (capability " + tool->name.cap_id + ") with arguments " +
-                              ascii_clamp(shown, 400) + ". Accept to run it now; decline or cancel to refuse.";
   auto request = std::make_shared<json::Document>();
   request->CopyFrom(*m.id, request->GetAllocator());
   const std::string call_key = id_key(*m.id);
@@ -315,10 +435,7 @@ void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, c
           m.id = request.get();
           if (reply != ElicitationAnswer::kAccept) {
             log_.confirmation(kVia, *agent, *tool, false, "elicitation:" + std::string(elicitation_answer_name(reply)));
-            const ErrorEnvelope denied(ErrorCode::kSafetyDenied,
-                                       "the user did not confirm this physical actuation (" +
-                                           std::string(elicitation_answer_name(reply)) + ")",
-                                       "ask the user before trying again; nothing was sent to the device");
+            const ErrorEnvelope denied = not_confirmed(elicitation_answer_name(reply));
             return answer(result(*request, tool_error(denied, has_output_schema(*tool, session->revision()),
                                                       session->revision())));
           }
@@ -471,6 +588,16 @@ void McpMethods::run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, Ga
 void McpMethods::open_stream(const FleetTool& tool, const json::Value* arguments, const RpcMessage& m,
                              const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                              const std::shared_ptr<Scheduler>& scheduler, Answer& answer) {
+  if (is_stateless(session->revision())) {
+    // Its samples would go to the session's GET stream, which 2026-07-28 has not: refused before
+    // a device lease is taken for a stream nobody reads (subscriptions/listen comes later).
+    const ErrorEnvelope e(ErrorCode::kVerbUnsupported,
+                          "a metrics subscription sends its samples on a session's stream, which 2026-07-28 requests "
+                          "have not",
+                          "subscribe from a 2025-11-25 session (initialize), or read the metrics once with fleet_read");
+    log_.refused(kVia, &agent, tool.canonical_name, &tool, e);
+    return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
+  }
   // The stream quota, and the token re-checks that end the subscription with its token
   // (open_streams.h), as for RFC-0009 and GET streams.
   auto stream = std::make_shared<std::weak_ptr<McpMetricsStream>>();

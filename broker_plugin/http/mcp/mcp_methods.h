@@ -1,4 +1,5 @@
-// The MCP methods the front serves inside a session: ping, tools/list, tools/call,
+// The MCP methods the front serves inside a session (a 2026-07-28 request gets a session of its own
+// that no table holds, see mcp_endpoint.h): server/discover (2026-07-28), ping, tools/list, tools/call,
 // resources/*, prompts/list, prompts/get, completion/complete, logging/setLevel, and the notifications initialized and cancelled (initialize itself creates
 // the session, see mcp_endpoint.h). Transport-free: answers go to a callback, and only a metrics
 // stream takes over the HTTP exchange to answer with SSE.
@@ -27,6 +28,7 @@
 #include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/surface/tool_surface.h"
 #include "broker_plugin/http/base/jsonrpc.h"
+#include "broker_plugin/http/stateless/request_state.h"
 
 namespace fleetmcp::http {
 
@@ -53,6 +55,8 @@ class McpMethods {
         wall_ms_(std::move(wall_ms)), steady_ms_(std::move(steady_ms)) {}
 
   json::Document initialize_result(McpRevision revision) const;
+  // server/discover (2026-07-28): every revision served, the capabilities and instructions.
+  json::Document discover_result() const;
 
   // `exchange` is null inside a batch (no streaming there). Answers on `scheduler`.
   void request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
@@ -95,6 +99,17 @@ class McpMethods {
                               const RpcMessage& m, const SharedAgentToken& agent,
                               const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
                               const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // 2026-07-28's confirmation (a multi-round-trip request): the first phase of a two-phase call
+  // from a client that declared elicitation is answered with an input_required result asking the
+  // user, its requestState sealing the commit token the gate issued (request_state.h).
+  void ask_in_result(const FleetTool& tool, const std::string& commit_token, const json::Value* arguments,
+                     const RpcMessage& m, const AgentToken& agent, Answer& answer);
+  // The repeat carrying the user's answer and that requestState: accept runs the call with the
+  // sealed commit token; decline, cancel, no answer or a state that does not open is E_SAFETY_DENIED.
+  void answer_confirmation(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call,
+                           const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+                           const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                           Answer answer);
   // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
   // `plan` is the call's resolution (ToolSurface::resolve) in `fleet`.
   void fleet_read(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetReadPlan& plan, const RpcMessage& m,
@@ -125,6 +140,7 @@ class McpMethods {
   std::function<int64_t()> wall_ms_;
   std::function<int64_t()> steady_ms_;
   const FleetPrompts prompts_{tools_};
+  const RequestStates states_;  // its key is this front's: a state sealed elsewhere does not open here
 };
 
 }  // namespace fleetmcp::http

@@ -404,6 +404,123 @@ TEST_F(McpTest, DeleteClosesTheGetStream) {
   EXPECT_TRUE(get->stream->finished);
 }
 
+// A 2026-07-28 request: no session, its revision and capabilities in its _meta, the headers the
+// revision requires (docs/http-front.md, "Revisions").
+std::shared_ptr<MemoryExchange> stateless(FrontFixture& f, const std::string& bearer, std::string_view method,
+                                          std::string_view params_json = "{}", std::vector<Header> extra = {},
+                                          std::string_view capabilities = "{}") {
+  auto params = json::parse_strict(params_json).value();
+  json::Document meta(rapidjson::kObjectType);
+  meta.Parse((R"({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":)" +
+              std::string(capabilities) + "}").c_str());
+  params.AddMember("_meta", json::Value(meta, params.GetAllocator()), params.GetAllocator());
+  std::vector<Header> headers{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", std::string(method)}};
+  for (const char* field : {"name", "uri"}) {
+    if (const auto name = json::get_string(params, field)) headers.emplace_back("Mcp-Name", std::string(*name));
+  }
+  for (auto& h : extra) {
+    std::erase_if(headers, [&h](const Header& mine) { return mine.first == h.first; });
+    if (!h.second.empty()) headers.push_back(std::move(h));
+  }
+  return f.post_mcp(R"({"jsonrpc":"2.0","id":5,"method":")" + std::string(method) + R"(","params":)" +
+                        json::to_string(params) + "}",
+                    "", bearer, std::move(headers));
+}
+
+TEST_F(McpTest, Revision20260728IsServedWithoutASession) {
+  const auto discover = stateless(f, tok, "server/discover");
+  ASSERT_EQ(discover->reply->status, 200);
+  const auto d = body_of(*discover);
+  EXPECT_EQ(std::string(d["result"]["supportedVersions"][0].GetString()), "2026-07-28");
+  EXPECT_EQ(*json::get_string(d["result"], "resultType"), "complete");
+  EXPECT_FALSE(d["result"]["capabilities"]["tools"]["listChanged"].GetBool());  // no subscriptions/listen yet
+  EXPECT_FALSE(d["result"]["capabilities"].HasMember("logging"));
+  EXPECT_EQ(*json::get_string(d["result"]["_meta"]["io.modelcontextprotocol/serverInfo"], "name"), "fleetmcp");
+
+  const auto list = body_of(*stateless(f, tok, "tools/list"));
+  EXPECT_EQ(*json::get_string(list["result"], "cacheScope"), "private");
+  EXPECT_TRUE(list["result"]["ttlMs"].IsInt64());
+  EXPECT_EQ(list["result"]["tools"].Size(), body_of(*f.rpc(f.open_session(tok), tok, "tools/list", "{}"))["result"]["tools"].Size());
+  EXPECT_EQ(json::to_string(list["result"]["tools"]), json::to_string(body_of(*stateless(f, tok, "tools/list"))["result"]["tools"]));
+
+  const auto call = stateless(f, tok, "tools/call", echo_call(echo_tool(), "ping"));
+  const auto c = body_of(*call);
+  EXPECT_EQ(header_of(*call->reply, "Mcp-Session-Id"), std::nullopt);
+  EXPECT_EQ(*json::get_string(c["result"], "resultType"), "complete");
+  EXPECT_EQ(*json::get_string(c["result"]["structuredContent"], "message"), "ping");
+  for (const std::string_view method : {"resources/list", "resources/templates/list", "prompts/list"}) {
+    const auto r = body_of(*stateless(f, tok, method));
+    EXPECT_TRUE(r["result"].HasMember("ttlMs")) << method;
+    EXPECT_TRUE(r["result"].HasMember("cacheScope")) << method;
+  }
+  EXPECT_EQ(f.front->sessions().size(), 1u);  // the one open_session above, none for the stateless requests
+}
+
+TEST_F(McpTest, Revision20260728RefusesWhatItRemovedAndHeadersThatDisagree) {
+  const auto ping = stateless(f, tok, "ping");
+  EXPECT_EQ(ping->reply->status, 404);
+  EXPECT_EQ(body_of(*ping)["error"]["code"].GetInt(), -32601);
+  EXPECT_EQ(body_of(*ping)["id"].GetInt(), 5);
+  const auto wrong_name = stateless(f, tok, "tools/call", echo_call(echo_tool()), {{"Mcp-Name", "fleet_find_nodes"}});
+  EXPECT_EQ(wrong_name->reply->status, 400);
+  EXPECT_EQ(body_of(*wrong_name)["error"]["code"].GetInt(), -32020);
+  const auto no_method = stateless(f, tok, "tools/list", "{}", {{"Mcp-Method", ""}});
+  EXPECT_EQ(body_of(*no_method)["error"]["code"].GetInt(), -32020);
+  EXPECT_EQ(f.fleet->calls_received(), 0u);
+  // An initialize asking for 2026-07-28 gets a session of the latest revision that has them.
+  const auto init = f.post_mcp(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{}}})", "", tok);
+  EXPECT_EQ(*json::get_string(body_of(*init)["result"], "protocolVersion"), "2025-11-25");
+}
+
+TEST_F(McpTest, Revision20260728SeesOnlyItsTenantsNodes) {
+  const auto foreign = body_of(*stateless(f, tok, "tools/call", echo_call(echo_tool(kOther))));
+  EXPECT_EQ(*json::get_string(foreign["error"]["data"], "code"), "E_MANIFEST_NOT_FOUND");
+  const auto list = body_of(*stateless(f, tok, "tools/list"));
+  EXPECT_EQ(json::to_string(list).find(kOther), std::string::npos);
+  EXPECT_EQ(f.fleet->calls_received(), 0u);
+}
+
+// 2026-07-28's confirmation: an input_required result, answered in the repeated call.
+TEST_F(McpTest, Revision20260728ConfirmsAnActuationInTheRequestItself) {
+  const std::string set = R"({"name":"relay.)" + std::string(kNode) + R"(.relay0.set","arguments":{"on":true})";
+  const auto ask = [&] {
+    return body_of(*stateless(f, tok, "tools/call", set + "}", {}, R"({"elicitation":{}})"));
+  };
+  const auto repeat = [&](const std::string& state, std::string_view responses) {
+    return body_of(*stateless(f, tok, "tools/call",
+                              set + R"(,"requestState":")" + state + R"(","inputResponses":)" + std::string(responses) + "}",
+                              {}, R"({"elicitation":{}})"));
+  };
+  const auto first = ask();
+  ASSERT_EQ(*json::get_string(first["result"], "resultType"), "input_required") << json::to_string(first);
+  EXPECT_EQ(*json::get_string(first["result"]["inputRequests"]["confirm"], "method"), "elicitation/create");
+  const std::string state(*json::get_string(first["result"], "requestState"));
+
+  const auto declined = repeat(std::string(*json::get_string(ask()["result"], "requestState")), R"({"confirm":{"action":"decline"}})");
+  EXPECT_TRUE(declined["result"]["isError"].GetBool());
+  EXPECT_NE(json::to_string(declined).find("E_SAFETY_DENIED"), std::string::npos);
+  const auto unanswered = repeat(std::string(*json::get_string(ask()["result"], "requestState")), "{}");
+  EXPECT_TRUE(unanswered["result"]["isError"].GetBool());
+  std::string tampered = state;
+  tampered[5] = tampered[5] == 'A' ? 'B' : 'A';
+  const auto forged = repeat(tampered, R"({"confirm":{"action":"accept"}})");
+  EXPECT_NE(json::to_string(forged).find("E_SAFETY_DENIED"), std::string::npos);
+  EXPECT_EQ(f.fleet->calls_received(), 0u);  // nothing reached the device
+
+  const auto accepted = repeat(state, R"({"confirm":{"action":"accept"}})");
+  EXPECT_EQ(*json::get_string(accepted["result"], "resultType"), "complete");
+  EXPECT_FALSE(accepted["result"]["isError"].GetBool()) << json::to_string(accepted);
+  EXPECT_EQ(f.fleet->calls_received(), 1u);
+  const std::string audit = [&] { std::string all; for (const auto& l : *f.audit) all += l + "\n"; return all; }();
+  EXPECT_NE(audit.find("input_required:accept"), std::string::npos);
+  EXPECT_NE(audit.find("input_required:decline"), std::string::npos);
+  EXPECT_NE(audit.find("input_required:no answer"), std::string::npos);
+
+  // A client that declares no elicitation gets the commit-token flow.
+  const auto plain = body_of(*stateless(f, tok, "tools/call", set + "}"));
+  EXPECT_FALSE(commit_token_of(plain).empty());
+}
+
 TEST_F(McpTest, EveryCallAndRefusalIsAuditedWithoutArguments) {
   const std::string sid = f.open_session(tok);
   f.rpc(sid, tok, "tools/call", echo_call(echo_tool(), "secret-payload"));

@@ -1,0 +1,30 @@
+#include "broker_plugin/http/stateless/stateless_result.h"
+
+#include "broker_plugin/http/base/jsonrpc.h"
+
+namespace fleetmcp::http {
+namespace {
+
+// How long a client may keep a list. Without subscriptions/listen (not served yet) a client learns
+// of a node that came or went only by asking again: the lists that follow the fleet stay short.
+std::string_view cache_hints(std::string_view method) {
+  // The prompts, the resource templates and the server's description are the same for every caller
+  // (the configured tools mode decides them).
+  if (method == "server/discover" || method == "prompts/list" || method == "resources/templates/list") {
+    return R"(,"ttlMs":300000,"cacheScope":"public")";
+  }
+  // Filtered by the caller's tenant (and scopes, for tools): its own.
+  if (method == "tools/list" || method == "resources/list" || method == "resources/read") {
+    return R"(,"ttlMs":5000,"cacheScope":"private")";
+  }
+  return {};
+}
+
+}  // namespace
+
+void stamp_stateless_result(std::string& response, std::string_view id_json, std::string_view method) {
+  if (result_object(response, id_json).starts_with(R"({"resultType")")) return;  // input_required says its own
+  prepend_result_members(response, id_json, R"("resultType":"complete")" + std::string(cache_hints(method)));
+}
+
+}  // namespace fleetmcp::http
