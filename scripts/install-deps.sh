@@ -28,6 +28,7 @@ node_libraries=(libpaho-mqtt-dev libpaho-mqttpp-dev libsodium-dev libssl-dev lib
 packages=(
   build-essential cmake pkg-config git ca-certificates file   # cpack's shlibdeps needs file
   mosquitto-dev libmosquitto-dev
+  libcurl4-openssl-dev   # the HTTP front fetches trusted issuers' keys (docs/authorization.md)
   rapidjson-dev openssl libvalijson-dev libboost-dev librust-blake3-dev   # header-only or sources
   "${node_libraries[@]}"
 )

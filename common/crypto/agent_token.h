@@ -25,6 +25,7 @@ struct AgentToken {
   std::string sub, tenant, aud, jti;
   std::set<std::string, std::less<>> scopes;
   int64_t iat = 0, exp = 0;  // seconds since the epoch
+  std::string iss;  // "" for the fleet's own tokens; an external issuer's URL (docs/authorization.md)
 
   bool has_scope(std::string_view scope) const { return scopes.count(scope) != 0; }
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "broker_plugin/http/auth/issuer_token.h"
 #include "common/base/error.h"
 
 namespace fleetmcp::http {
@@ -49,13 +50,25 @@ Result<SharedAgentToken> BearerAuth::verified(std::string_view token, int64_t no
       remembered_.erase(it);
     }
   }
-  auto claims = verify_agent_token(token, issuer_, audience_, now_s);
+  auto claims = checked(token, now_s);
   if (!claims) return std::move(claims).error();
   SharedAgentToken agent = std::make_shared<const AgentToken>(std::move(*claims));
   std::lock_guard<std::mutex> lock(mutex_);
   if (remembered_.size() >= kMaxRemembered) remembered_.clear();
   remembered_.insert_or_assign(std::string(token), agent);
   return agent;
+}
+
+Result<AgentToken> BearerAuth::checked(std::string_view token, int64_t now_s) const {
+  const auto iss = unverified_issuer(token);
+  if (!iss) return verify_agent_token(token, issuer_, audience_, now_s);  // fleetctl tokens carry no iss
+  const TrustedIssuer* trusted = external_ ? external_->find(*iss) : nullptr;
+  if (!trusted) {
+    return ErrorEnvelope(ErrorCode::kSafetyDenied, "access token refused: its issuer (iss) is not one this resource trusts",
+                         "sign in through an authorization server the resource metadata lists");
+  }
+  const auto keys = [&](std::string_view kid, std::string_view alg) { return external_->key(*trusted, kid, alg); };
+  return verify_issuer_token(token, *trusted, trusted->audience.empty() ? resource_url_ : trusted->audience, keys, now_s);
 }
 
 }  // namespace fleetmcp::http

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "broker_plugin/http/auth/issuer_keys.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/transport/exchange.h"
 #include "common/base/result.h"
@@ -27,18 +28,29 @@ class BearerAuth {
  public:
   static constexpr size_t kMaxRemembered = 1024;  // distinct live tokens; then the table starts over
 
-  BearerAuth(Ed25519PublicKey issuer, std::string audience, const FleetView& fleet)
-      : issuer_(issuer), audience_(std::move(audience)), fleet_(fleet) {}
+  // `external`: the trusted issuers and their keys (may be null: fleetctl tokens only);
+  // `resource_url`: the audience their tokens must name unless an issuer configures another.
+  BearerAuth(Ed25519PublicKey issuer, std::string audience, const FleetView& fleet, const IssuerKeys* external = nullptr,
+             std::string resource_url = "")
+      : issuer_(issuer),
+        audience_(std::move(audience)),
+        fleet_(fleet),
+        external_(external),
+        resource_url_(std::move(resource_url)) {}
 
   // Called once per request (the server hands the verdict on with it, exchange.h).
   Authentication authenticate(std::optional<std::string_view> authorization, int64_t now_s) const;
 
  private:
   Result<SharedAgentToken> verified(std::string_view token, int64_t now_s) const;
+  // The claims of a fleetctl token or of a trusted issuer's access token.
+  Result<AgentToken> checked(std::string_view token, int64_t now_s) const;
 
   Ed25519PublicKey issuer_;
   std::string audience_;
   const FleetView& fleet_;
+  const IssuerKeys* external_;
+  std::string resource_url_;
   mutable std::mutex mutex_;  // io threads authenticate concurrently
   // Looked up by the header's bytes as they are (no copy of a ~400-byte token per request).
   mutable StringMap<SharedAgentToken> remembered_;

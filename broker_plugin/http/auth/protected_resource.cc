@@ -1,5 +1,7 @@
 #include "broker_plugin/http/auth/protected_resource.h"
 
+#include <algorithm>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -29,13 +31,27 @@ std::string quoted(std::string_view text) {
 constexpr std::string_view kAllScopes[] = {kScopeDevicesRead, kScopeCallReadOnly, kScopeCallReversible,
                                            kScopeCallPhysical};
 
+// Adds `word` unless it is there already.
+void add_once(std::vector<std::string>& words, std::string word) {
+  if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(std::move(word));
+}
+
 }  // namespace
 
-ProtectedResource::ProtectedResource(std::string resource_url, std::vector<std::string> authorization_servers)
-    : resource_url_(std::move(resource_url)), authorization_servers_(std::move(authorization_servers)) {
+ProtectedResource::ProtectedResource(std::string resource_url, std::vector<std::string> authorization_servers,
+                                     std::vector<TrustedIssuer> issuers)
+    : resource_url_(std::move(resource_url)),
+      authorization_servers_(std::move(authorization_servers)),
+      issuers_(std::move(issuers)) {
   const auto [origin, path] = split_url(resource_url_);
   metadata_path_ = std::string(kWellKnown) + path;
   metadata_url_ = origin + metadata_path_;
+  for (const auto& issuer : issuers_) add_once(authorization_servers_, issuer.issuer);
+  // Never offline_access: refresh tokens are between the client and its authorization server.
+  for (std::string_view ours : kAllScopes) {
+    if (issuers_.empty()) add_once(scopes_, std::string(ours));
+    for (const auto& issuer : issuers_) add_once(scopes_, issuer.their_scope(ours));
+  }
 }
 
 std::string ProtectedResource::metadata_json() const {
@@ -52,7 +68,7 @@ std::string ProtectedResource::metadata_json() const {
   }
   w.Key("scopes_supported");
   w.StartArray();
-  for (std::string_view s : kAllScopes) w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  for (const auto& s : scopes_) w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
   w.EndArray();
   w.Key("bearer_methods_supported");
   w.StartArray();
@@ -73,7 +89,22 @@ bool ProtectedResource::is_metadata_path(std::string_view path) const {
 }
 
 std::string ProtectedResource::challenge() const {
-  return "Bearer resource_metadata=" + quoted(metadata_url_) + ", scope=" + quoted(kScopeCallReadOnly);
+  const std::string scope = issuers_.empty() ? std::string(kScopeCallReadOnly) : issuers_.front().their_scope(kScopeCallReadOnly);
+  return "Bearer resource_metadata=" + quoted(metadata_url_) + ", scope=" + quoted(scope);
+}
+
+std::string ProtectedResource::step_up(const AgentToken& agent, std::string_view description,
+                                       std::string_view required) const {
+  const auto issuer = std::find_if(issuers_.begin(), issuers_.end(), [&](const auto& i) { return i.issuer == agent.iss; });
+  const auto named = [&](std::string_view ours) {
+    return issuer == issuers_.end() ? std::string(ours) : issuer->their_scope(ours);
+  };
+  std::vector<std::string> needed;
+  for (const auto& held : agent.scopes) add_once(needed, named(held));
+  add_once(needed, named(required));
+  std::string scope;
+  for (const auto& s : needed) scope += (scope.empty() ? "" : " ") + s;
+  return challenge("insufficient_scope", description, scope);
 }
 
 std::string ProtectedResource::challenge(std::string_view error, std::string_view description,

@@ -107,17 +107,19 @@ constexpr Rule kRules[] = {
     {"http_audit_log", text<&FO::audit_log>},
 };
 
-// The core's options are the core's (broker_plugin/core/plugin_options.h).
-bool core_owns(std::string_view key) { return !key.starts_with("http_"); }
+// The core's options are the core's (broker_plugin/core/plugin_options.h); the trusted issuers'
+// are read by parse_trusted_issuers.
+bool read_elsewhere(std::string_view key) { return !key.starts_with("http_") || is_trusted_issuer_option(key); }
 
 }  // namespace
 
 Result<FrontOptions> parse_front_options(const OptionSet& options) {
   FrontOptions parsed;
-  if (Status read = options.read<FrontOptions>(kRules, parsed, "see docs/http-front.md for the http_ options", core_owns);
+  if (Status read = options.read<FrontOptions>(kRules, parsed, "see docs/http-front.md for the http_ options", read_elsewhere);
       !read) {
     return std::move(read).error();
   }
+  if (Status issuers = assign(parsed.trusted_issuers, parse_trusted_issuers(options)); !issuers) return issuers.error();
   // Shares of the connection cap, a quarter each unless given (docs/http-front.md "Limits and quotas").
   if (!options.has("http_reserved_connections")) parsed.reserved_connections = parsed.max_connections / 4;
   if (!options.has("http_max_connections_per_tenant")) {

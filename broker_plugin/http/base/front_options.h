@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "broker_plugin/http/auth/trusted_issuer.h"
 #include "common/base/options.h"
 
 namespace fleetmcp::http {
@@ -33,6 +34,8 @@ struct FrontOptions {
   // OAuth protected resource (RFC 9728). resource_url defaults to http://<listen>/mcp.
   std::string resource_url;
   std::vector<std::string> authorization_servers;
+  // External authorization servers whose JWT access tokens are accepted (docs/authorization.md).
+  std::vector<TrustedIssuer> trusted_issuers;
   std::string token_audience = "fleetmcp";
   std::string issuer_public_key;  // PEM file; the plugin passes its own when this is empty
   // Origins allowed besides loopback ones (http(s)://localhost|127.0.0.1|[::1][:port]).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "broker_plugin/http/auth/http_get.h"
 #include "broker_plugin/http/transport/error_status.h"
 #include "broker_plugin/http/base/jsonrpc.h"
 
@@ -30,8 +31,10 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       streams_(std::make_shared<OpenStreams>(StreamQuota{config_.options.max_streams_per_caller,
                                                          config_.options.max_streams_per_tenant,
                                                          config_.options.max_stream})),
-      resource_(config_.resource_url, config_.options.authorization_servers),
-      auth_(config_.issuer, config_.options.token_audience, fleet),
+      issuer_keys_(config_.options.trusted_issuers, http_get, [wall = config_.wall_ms] { return wall() / 1000; },
+                   config_.log),
+      resource_(config_.resource_url, config_.options.authorization_servers, config_.options.trusted_issuers),
+      auth_(config_.issuer, config_.options.token_audience, fleet, &issuer_keys_, config_.resource_url),
       origins_(config_.options.allowed_origins),
       schema_routes_(*config_.schemas, per_node_.cursors()),
       mcp_methods_(config_.options, fleet, surface(), compact_, calls_, elicitations_, resources_, fanout_, *streams_,
@@ -163,7 +166,8 @@ Result<SharedAgentToken, HttpReply> FrontHandler::caller(const HttpRequest& req,
   if (!who) {
     const AuthProblem& problem = who.error();
     const ErrorEnvelope e(ErrorCode::kSafetyDenied, "Unauthorized: " + problem.description,
-                          "send Authorization: Bearer <agent token from fleetctl token issue>");
+                          "send Authorization: Bearer <a token from fleetctl token issue, or from an authorization server the "
+                          "resource metadata lists>");
     log_.refused(via, nullptr, "", nullptr, e);
     HttpReply r = mcp ? HttpReply::json(401, rpc_error(nullptr, rpc::kServerError, e.message, &e)) : envelope_reply(401, e);
     r.with("WWW-Authenticate", problem.token_present ? resource_.challenge("invalid_token", problem.description, "")

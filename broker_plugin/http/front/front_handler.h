@@ -44,6 +44,7 @@ struct FrontConfig {
   std::shared_ptr<Scheduler> background;   // lease renewals, session sweeps, change notices
   std::function<int64_t()> wall_ms;        // Unix ms
   std::function<int64_t()> steady_ms;      // monotonic ms
+  std::function<void(std::string_view)> log;  // operator messages (an issuer's keys that cannot be fetched)
 };
 
 class FrontHandler {
@@ -100,6 +101,7 @@ class FrontHandler {
   TelemetryFanout fanout_;
   McpSessions sessions_;
   std::shared_ptr<OpenStreams> streams_;
+  IssuerKeys issuer_keys_;
   ProtectedResource resource_;
   BearerAuth auth_;
   OriginPolicy origins_;

@@ -93,6 +93,7 @@ HttpFront::HttpFront(FrontOptions options, FleetView& fleet, std::shared_ptr<con
   config.background = std::make_shared<AsioScheduler>(ios_.front());
   config.wall_ms = wall_ms;
   config.steady_ms = steady_ms;
+  config.log = log_;
   handler_ = std::make_unique<FrontHandler>(std::move(config), fleet, std::move(audit));
   FrontHandler* handler = handler_.get();
   settings_->handler = [handler](std::shared_ptr<Exchange> exchange) { handler->handle(exchange); };

@@ -256,8 +256,7 @@ void McpMethods::refuse(const CallRefusal& refusal, const json::Value& id, const
     case RefusalKind::kScope:
       // MCP authorization: a runtime scope shortfall is HTTP 403 with a step-up challenge.
       answer(RpcAnswer{403, rpc_error(&id, rpc::kInvalidRequest, refusal.error.message, &refusal.error),
-                       {{"WWW-Authenticate", resource_.challenge("insufficient_scope", refusal.error.message,
-                                                                   refusal.required_scope)}}});
+                       {{"WWW-Authenticate", resource_.step_up(agent, refusal.error.message, refusal.required_scope)}}});
       break;
     case RefusalKind::kExecution:
       // Without a tool, a by_kind tool's own arguments were wrong: by_kind tools list an outputSchema.

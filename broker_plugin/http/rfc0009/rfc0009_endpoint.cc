@@ -61,7 +61,7 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
     log_.refused(kVia, &agent, tool_name, refusal.tool, refusal.error);
     HttpReply r = envelope_reply(http_status(refusal.error.code), refusal.error);
     if (refusal.kind == RefusalKind::kScope) {
-      r.with("WWW-Authenticate", resource_.challenge("insufficient_scope", refusal.error.message, refusal.required_scope));
+      r.with("WWW-Authenticate", resource_.step_up(agent, refusal.error.message, refusal.required_scope));
     }
     return ex->respond(std::move(r));
   }
