@@ -48,7 +48,15 @@ class IssuerTokenTest : public ::testing::Test {
     EXPECT_EQ(verdict.error().message.find(token.substr(0, 20)), std::string::npos);  // never the token
   }
 
-  JwtSigner rsa{"RS256", "rsa-1"}, ec{"ES256", "ec-1"}, ed{"EdDSA", "ed-1"};
+  // One key each for the whole suite, made when first used (an RSA key takes a while to make).
+  struct Signers {
+    JwtSigner rsa{"RS256", "rsa-1"}, ec{"ES256", "ec-1"}, ed{"EdDSA", "ed-1"};
+  };
+  static const Signers& signers() {
+    static const Signers made;
+    return made;
+  }
+  const JwtSigner &rsa = signers().rsa, &ec = signers().ec, &ed = signers().ed;
   TrustedIssuer issuer;
   std::vector<VerifyKey> keys;
   mutable int lookups = 0;
