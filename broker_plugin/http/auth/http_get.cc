@@ -32,6 +32,11 @@ ErrorEnvelope unavailable(const std::string& url, std::string_view what) {
                        "check that the authorization server is up and reachable from the broker");
 }
 
+// libcurl calls it about once a second during a transfer; non-zero aborts it.
+int progress(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return stop != nullptr && static_cast<const std::atomic<bool>*>(stop)->load() ? 1 : 0;
+}
+
 }  // namespace
 
 bool acceptable_issuer_url(std::string_view url) {
@@ -39,7 +44,7 @@ bool acceptable_issuer_url(std::string_view url) {
          url.starts_with("http://[::1]");
 }
 
-Result<std::string> http_get(const std::string& url) {
+Result<std::string> http_get(const std::string& url, const std::atomic<bool>* stop) {
   static std::once_flag global;
   std::call_once(global, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
   if (!acceptable_issuer_url(url)) return unavailable(url, "only https (or http on loopback) is fetched");
@@ -55,6 +60,9 @@ Result<std::string> http_get(const std::string& url) {
   curl_easy_setopt(curl.get(), CURLOPT_WRITEFUNCTION, append);
   curl_easy_setopt(curl.get(), CURLOPT_WRITEDATA, &body);
   curl_easy_setopt(curl.get(), CURLOPT_USERAGENT, "fleetmcp");
+  curl_easy_setopt(curl.get(), CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl.get(), CURLOPT_XFERINFOFUNCTION, progress);
+  curl_easy_setopt(curl.get(), CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(stop));
   const CURLcode done = curl_easy_perform(curl.get());
   if (body.too_large) return unavailable(url, "the answer is larger than 1 MiB");
   if (done != CURLE_OK) return unavailable(url, curl_easy_strerror(done));

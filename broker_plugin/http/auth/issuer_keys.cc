@@ -128,12 +128,12 @@ void IssuerKeys::run() {
 }
 
 Result<std::vector<VerifyKey>> IssuerKeys::fetch_keys(const TrustedIssuer& issuer) const {
-  auto metadata = fetch_(oauth_metadata_url(issuer.issuer));
-  if (!metadata) metadata = fetch_(openid_metadata_url(issuer.issuer));
+  auto metadata = fetch_(oauth_metadata_url(issuer.issuer), &stopping_);
+  if (!metadata && !stopping_) metadata = fetch_(openid_metadata_url(issuer.issuer), &stopping_);
   if (!metadata) return std::move(metadata).error();
   auto uri = jwks_uri(*metadata, issuer);
   if (!uri) return std::move(uri).error();
-  auto jwks = fetch_(*uri);
+  auto jwks = fetch_(*uri, &stopping_);
   if (!jwks) return std::move(jwks).error();
   auto keys = parse_jwks(*jwks);
   if (keys && keys->empty()) return ErrorEnvelope(ErrorCode::kInternal, "JWKS: no RS256, ES256 or EdDSA signing key", "");

@@ -9,6 +9,7 @@
 // fetched keep working until their lifetime ends and nothing else does.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -25,12 +26,13 @@ namespace fleetmcp::http {
 
 class IssuerKeys {
  public:
-  using Fetch = std::function<Result<std::string>(const std::string& url)>;
+  // A GET (http_get.h) that gives up once `stop` is true.
+  using Fetch = std::function<Result<std::string>(const std::string& url, const std::atomic<bool>* stop)>;
   using Log = std::function<void(std::string_view)>;
 
   // Starts the fetcher thread when there is an issuer; `now_s` is the wall clock in seconds.
   IssuerKeys(std::vector<TrustedIssuer> issuers, Fetch fetch, std::function<int64_t()> now_s, Log log);
-  ~IssuerKeys();  // stops the thread (a fetch under way finishes first: at most http_get's 10 s)
+  ~IssuerKeys();  // stops the thread, aborting a fetch under way (within about a second)
   IssuerKeys(const IssuerKeys&) = delete;
   IssuerKeys& operator=(const IssuerKeys&) = delete;
 
@@ -64,7 +66,7 @@ class IssuerKeys {
   mutable std::mutex mutex_;
   mutable std::condition_variable wake_;
   mutable std::vector<State> state_;
-  bool stopping_ = false;
+  std::atomic<bool> stopping_ = false;
   std::thread thread_;
 };
 

@@ -6,6 +6,8 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 
+#include <utility>
+
 #include "common/base/bytes.h"
 #include "common/base/json.h"
 
@@ -38,6 +40,15 @@ Result<Bytes> member_bytes(const json::Value& jwk, std::string_view name) {
   return std::move(*bytes);
 }
 
+// Two members of a key, both base64url: RSA's n and e, EC's x and y.
+Result<std::pair<Bytes, Bytes>> member_pair(const json::Value& jwk, std::string_view first, std::string_view second) {
+  auto a = member_bytes(jwk, first);
+  if (!a) return std::move(a).error();
+  auto b = member_bytes(jwk, second);
+  if (!b) return std::move(b).error();
+  return std::pair{std::move(*a), std::move(*b)};
+}
+
 // EVP_PKEY_fromdata: OpenSSL builds (and for EC, checks the point of) the public key.
 Result<std::shared_ptr<EVP_PKEY>> from_params(const char* type, OSSL_PARAM_BLD* build) {
   Params params(OSSL_PARAM_BLD_to_param(build));
@@ -51,13 +62,12 @@ Result<std::shared_ptr<EVP_PKEY>> from_params(const char* type, OSSL_PARAM_BLD* 
 }
 
 Result<std::shared_ptr<EVP_PKEY>> rsa_key(const json::Value& jwk) {
-  auto n = member_bytes(jwk, "n");
-  if (!n) return std::move(n).error();
-  auto e = member_bytes(jwk, "e");
-  if (!e) return std::move(e).error();
-  if (n->size() < 256) return bad("an RSA key is shorter than 2048 bits");
-  Bignum bn_n(BN_bin2bn(n->data(), static_cast<int>(n->size()), nullptr));
-  Bignum bn_e(BN_bin2bn(e->data(), static_cast<int>(e->size()), nullptr));
+  auto members = member_pair(jwk, "n", "e");
+  if (!members) return std::move(members).error();
+  const auto& [n, e] = *members;
+  if (n.size() < 256) return bad("an RSA key is shorter than 2048 bits");
+  Bignum bn_n(BN_bin2bn(n.data(), static_cast<int>(n.size()), nullptr));
+  Bignum bn_e(BN_bin2bn(e.data(), static_cast<int>(e.size()), nullptr));
   ParamBuild build(OSSL_PARAM_BLD_new());
   if (!bn_n || !bn_e || !build || OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_N, bn_n.get()) != 1 ||
       OSSL_PARAM_BLD_push_BN(build.get(), OSSL_PKEY_PARAM_RSA_E, bn_e.get()) != 1) {
@@ -68,14 +78,13 @@ Result<std::shared_ptr<EVP_PKEY>> rsa_key(const json::Value& jwk) {
 
 Result<std::shared_ptr<EVP_PKEY>> p256_key(const json::Value& jwk) {
   if (json::get_string(jwk, "crv") != std::optional<std::string_view>("P-256")) return bad("only EC keys on P-256");
-  auto x = member_bytes(jwk, "x");
-  if (!x) return std::move(x).error();
-  auto y = member_bytes(jwk, "y");
-  if (!y) return std::move(y).error();
-  if (x->size() != 32 || y->size() != 32) return bad("a P-256 key's x or y is not 32 bytes");
+  auto members = member_pair(jwk, "x", "y");
+  if (!members) return std::move(members).error();
+  const auto& [x, y] = *members;
+  if (x.size() != 32 || y.size() != 32) return bad("a P-256 key's x or y is not 32 bytes");
   Bytes point{0x04};  // SEC 1 uncompressed point
-  point.insert(point.end(), x->begin(), x->end());
-  point.insert(point.end(), y->begin(), y->end());
+  point.insert(point.end(), x.begin(), x.end());
+  point.insert(point.end(), y.begin(), y.end());
   ParamBuild build(OSSL_PARAM_BLD_new());
   if (!build || OSSL_PARAM_BLD_push_utf8_string(build.get(), OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) != 1 ||
       OSSL_PARAM_BLD_push_octet_string(build.get(), OSSL_PKEY_PARAM_PUB_KEY, point.data(), point.size()) != 1) {

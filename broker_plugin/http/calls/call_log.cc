@@ -15,8 +15,11 @@ void CallLog::refused(std::string_view via, const AgentToken* agent, std::string
     metrics_.count_throttled_line();
     return;
   }
-  const std::string reason =
-      *unwritten == 0 ? std::string() : std::to_string(*unwritten) + " more refusals like this since the previous line";
+  // Without an agent the credentials were refused: the line says which check failed (never the token).
+  std::string reason = agent ? std::string() : why.message;
+  if (*unwritten > 0) {
+    reason += (reason.empty() ? "" : "; ") + std::to_string(*unwritten) + " more refusals like this since the previous line";
+  }
   audit_.write({.via = via,
                 .caller = caller,
                 .tenant = tenant,

@@ -21,6 +21,7 @@ class CallLog {
 
   // Never dispatched. `tool` may be null (the name did not resolve); `asked` is the name given.
   // Lines are throttled per (via, caller, tenant, code) by refusal_throttle.h; metrics count all.
+  // Without an agent (refused credentials) the line's reason is `why.message`: the check that failed.
   void refused(std::string_view via, const AgentToken* agent, std::string_view asked, const FleetTool* tool,
                const ErrorEnvelope& why) const;
   // Dispatched and answered (ok or an error from the device, the core or the deadline).

@@ -15,7 +15,8 @@ TEST_F(McpTest, MissingScopeIs403WithAStepUpChallenge) {
   const auto challenge = header_of(*ex->reply, "WWW-Authenticate");
   ASSERT_TRUE(challenge);
   EXPECT_NE(challenge->find("error=\"insufficient_scope\""), std::string::npos);
-  EXPECT_NE(challenge->find("scope=\"tools:call:physical_actuation\""), std::string::npos);
+  // Every scope the call needs, the held one too, so a client can ask for them at once (step-up).
+  EXPECT_NE(challenge->find("scope=\"tools:call:read_only tools:call:physical_actuation\""), std::string::npos);
   EXPECT_NE(challenge->find("resource_metadata="), std::string::npos);
   EXPECT_EQ(*json::get_string(body_of(*ex)["error"]["data"], "code"), "E_SAFETY_DENIED");
 }
@@ -123,7 +124,8 @@ TEST_F(McpTest, AForcedServiceStopNeedsThePhysicalScopeAndConfirmation) {
   ASSERT_EQ(no_scope->reply->status, 403);
   const auto challenge = header_of(*no_scope->reply, "WWW-Authenticate");
   ASSERT_TRUE(challenge);
-  EXPECT_NE(challenge->find("scope=\"tools:call:physical_actuation\""), std::string::npos);
+  EXPECT_NE(challenge->find("scope=\"tools:call:read_only tools:call:reversible tools:call:physical_actuation\""),
+            std::string::npos);
   // force without the confirmation of the breakage: the input schema refuses it.
   const std::string sid = f.open_session(tok);
   const auto unconfirmed = body_of(*call(tok, sid, R"({"action":"stop","force":true})"));
