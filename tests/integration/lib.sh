@@ -360,20 +360,22 @@ broker_args() {
   echo --pki "$T/pki" --tls-port "$PORT_TLS" --plain-port "$PORT_PLAIN"
 }
 
-# release_mosquitto ROOT [ROOT_PLUGIN]: from here on `mosquitto` is ROOT's (a root of another
-# Debian release: scripts/release-build.sh, mmdebstrap), chrooted in a mount namespace of its own
-# where /tmp, $SRC and $BIN are this machine's at the same paths, so a test's configuration, PKI
-# and clients work unchanged. ROOT_PLUGIN (a file in ROOT) stands there for $PLUGIN. Through PATH,
-# so the tests a script runs get it too (trixie_broker.sh, trixie_packages.sh).
+# release_mosquitto ROOT [ROOT_PLUGIN [LIB_DIR]]: from here on `mosquitto` is ROOT's (a root of
+# another Debian release: mmdebstrap, scripts/release-build.sh), chrooted in a mount namespace of
+# its own where /tmp, $SRC and $BIN are this machine's at the same paths, so a test's
+# configuration, PKI and clients work unchanged. ROOT_PLUGIN (a file in ROOT) stands there for
+# $PLUGIN; LIB_DIR (a folder of this machine under those paths) goes on its LD_LIBRARY_PATH.
+# Through PATH, so the tests a script runs get it too (trixie_broker.sh, trixie_packages.sh).
 release_mosquitto() {
-  local root=$1 plugin=${2:-} dir mounts
+  local root=$1 plugin=${2:-} libs=${3:-} dir mounts
   mounts="mount -t proc proc $root/proc && mount --rbind /dev $root/dev"
   for dir in /tmp "$SRC" "$BIN"; do mkdir -p "$root$dir"; mounts+=" && mount --bind $dir $root$dir"; done
   [ -z "$plugin" ] || mounts+=" && mount --bind $root$plugin $root$PLUGIN"
   mkdir -p "$T/release-bin"
   # unshare and chroot exec: the pid run_broker keeps is mosquitto's, for SIGHUP and SIGTERM.
-  printf '#!/bin/sh\nexec unshare --mount sh -c '\''%s && exec chroot %s /usr/sbin/mosquitto "$@"'\'' mosquitto "$@"\n' \
-    "$mounts" "$root" >"$T/release-bin/mosquitto"
+  # /usr/sbin/mosquitto by path: PATH (and /tmp with this very script) reaches into the chroot.
+  printf '#!/bin/sh\nexec unshare --mount sh -c '\''%s && exec env LD_LIBRARY_PATH=%s chroot %s /usr/sbin/mosquitto "$@"'\'' mosquitto "$@"\n' \
+    "$mounts" "$libs" "$root" >"$T/release-bin/mosquitto"
   chmod +x "$T/release-bin/mosquitto"
   export PATH=$T/release-bin:$PATH
 }
