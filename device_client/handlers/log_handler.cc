@@ -52,7 +52,7 @@ Result<json::Document> LogHandler::run(const ToolCall& call) {
   if (!query->unit.empty() && std::find(units_.begin(), units_.end(), query->unit) == units_.end()) {
     std::string listed;
     for (const std::string& unit : units_) listed += (listed.empty() ? "" : ", ") + unit;
-    return invalid_argument("unit is not one of the units this capability reads", "use one of: " + listed + ", or leave unit out");
+    return permission_denied("unit is not one of the units this capability reads", "use one of: " + listed + ", or leave unit out");
   }
   const auto queried = source_->query(*query);
   if (!queried) return queried.error();

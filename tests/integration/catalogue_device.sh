@@ -90,7 +90,7 @@ t() { printf '%s.%s.%s.%s' "$1" "$N" "$2" "$3"; }
 S=mcp://schemas
 
 r=$(ok "$(t sysinfo info get)" '{}' "$S/system.info.get.output@1.0.0");          pass "system.info: $(jq -r .model <<<"$r")"
-r=$(ok "$(t health health snapshot)" '{}' "$S/system.health.snapshot.output@1.1.0"); pass "system.health: cpu $(jq .cpu_usage_percent <<<"$r") %"
+r=$(ok "$(t health health snapshot)" '{}' "$S/system.health.snapshot.output@1.2.0"); pass "system.health: cpu $(jq .cpu_usage_percent <<<"$r") %"
 assert_eq "$(jq -c '[(.network.interfaces | has("lo")), (.disk_io.devices | type), (.network.interval_ms >= 1000)]' <<<"$r")" '[true,"object",true]' \
   "system.health: network rates per interface (lo among them) and disk_io per disk, over at least a second"
 ok "$(t net net get)" '{}' "$S/network.status.get.output@1.0.0" >/dev/null;      pass "network.status"

@@ -88,6 +88,7 @@ TEST(CatalogueLogs, AUnitNarrowsTheCapabilitysUnitsToOne) {
   const json::Document other = json::parse_strict(R"({"unit":"sshd.service"})").value();
   const auto refused = logs.run({"get", other});
   ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message.rfind("permission_denied: ", 0), 0u) << refused.error().message;
   EXPECT_NE(refused.error().suggested_fix.find("fleetmcp-device.service, nginx.service"), std::string::npos)
       << refused.error().suggested_fix;
 }
