@@ -29,11 +29,14 @@ std::optional<FleetNode> PluginFleetView::node_of(const plugin::NodeRecord& reco
   if (record.manifest) {
     n.manifest_etag = record.manifest->etag;
     n.manifest_expires_at_ms = record.manifest->expires_at_ms;
+    n.hostname = record.manifest->hostname;
+    n.labels = record.manifest->labels;
   }
   if (record.manifest_fresh(now_ms) && !record.revoked) {
     for (const Capability& cap : record.manifest->capabilities) {
       const KindSpec* kind = schemas_->kinds().by_kind(cap.kind);
       if (kind == nullptr) continue;
+      if (!cap.label.empty()) n.cap_labels.emplace(cap.cap_id, cap.label);
       for (const std::string& verb : cap.verbs) {
         const VerbSpec* spec = kind->verb(verb);
         const auto name = make_tool_name(kind->kind_short, record.node_id, cap.cap_id, verb);

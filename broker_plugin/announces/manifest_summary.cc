@@ -12,6 +12,8 @@ ManifestSummary ManifestSummary::from(const ParsedManifest& m, const Digest32& p
   s.issued_at_ms = m.issued_at_ms;
   s.expires_at_ms = m.expires_at_ms;
   s.capabilities = m.capabilities;
+  s.hostname = m.hostname;
+  s.labels = m.labels;
   return s;
 }
 

@@ -17,7 +17,9 @@ struct ManifestSummary {
   std::string etag;          // hex BLAKE3-256 of the JCS manifest (docs/protocol.md §5)
   Digest32 payload_digest{};  // BLAKE3-256 of the bytes as published: the verdict cache key
   int64_t issued_at_ms = 0, expires_at_ms = 0;
-  std::vector<Capability> capabilities;
+  std::vector<Capability> capabilities;  // with their labels (manifest@1.4.0)
+  std::string hostname;                   // "" when the manifest has none
+  std::vector<std::string> labels;        // the operator's node labels
 
   static ManifestSummary from(const ParsedManifest& m, const Digest32& payload_digest);
   const Capability* capability(std::string_view cap_id) const;

@@ -70,6 +70,7 @@ json::Value capability_value(const Capability& cap, json::Allocator& alloc) {
 
   json::Value v(rapidjson::kObjectType);
   v.AddMember("cap_id", json::string_value(cap.cap_id, alloc), alloc);
+  if (!cap.label.empty()) v.AddMember("label", json::string_value(cap.label, alloc), alloc);
   v.AddMember("kind", json::string_value(cap.kind, alloc), alloc);
   v.AddMember("schema_ref", json::string_value(cap.schema_ref, alloc), alloc);
   v.AddMember("verbs", string_array(cap.verbs, alloc), alloc);
@@ -169,6 +170,7 @@ Capability capability_from(const json::Value& v) {
   cap.cap_id = string_member(v, "cap_id");
   cap.kind = string_member(v, "kind");
   cap.schema_ref = string_member(v, "schema_ref");
+  cap.label = string_member(v, "label");
   for (const auto& verb : v["verbs"].GetArray()) cap.verbs.emplace_back(verb.GetString(), verb.GetStringLength());
   cap.safety_class = safety_class_from_name(string_member(v, "safety_class")).value_or(SafetyClass::kReadOnly);
   const json::Value& c = v["constraints"];
@@ -294,6 +296,8 @@ json::Document build_manifest(const ManifestContent& content) {
 
   doc.AddMember("manifest_version", json::string_value(kManifestVersion, a), a);
   doc.AddMember("node_id", json::string_value(content.node_id, a), a);
+  if (!content.hostname.empty()) doc.AddMember("hostname", json::string_value(content.hostname, a), a);
+  if (!content.labels.empty()) doc.AddMember("labels", string_array(content.labels, a), a);
   doc.AddMember("hw_fingerprint", hw, a);
   doc.AddMember("node_attestation", attestation, a);
   doc.AddMember("issued_at_ms", content.issued_at_ms, a);
@@ -324,6 +328,33 @@ Result<std::string> sign_manifest(json::Document& manifest, const Ed25519Private
   return jcs::canonicalize(manifest);
 }
 
+namespace {
+
+bool alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
+
+// A first character that is a letter or digit, then up to max - 1 of it or of `more`.
+bool word_of(std::string_view text, size_t max, std::string_view more) {
+  if (text.empty() || text.size() > max || !alnum(text.front())) return false;
+  return std::all_of(text.begin(), text.end(), [&](char c) { return alnum(c) || more.find(c) != std::string_view::npos; });
+}
+
+}  // namespace
+
+bool is_capability_label(std::string_view text) { return word_of(text, 64, " ._,:/@=+-"); }
+
+bool is_node_label(std::string_view text) { return word_of(text, 63, "._:=/-"); }
+
+bool is_host_name(std::string_view text) {
+  if (text.empty() || text.size() > 253) return false;
+  while (true) {
+    const auto dot = text.find('.');
+    const std::string_view part = text.substr(0, dot);
+    if (!word_of(part, 63, "-") || part.back() == '-') return false;
+    if (dot == std::string_view::npos) return true;
+    text.remove_prefix(dot + 1);
+  }
+}
+
 std::string manifest_etag(const json::Value& manifest) { return blake3_256_hex(canonical(manifest)); }
 
 ManifestVerifier::ManifestVerifier(std::shared_ptr<const SchemaRegistry> schemas, Certificate ca,
@@ -342,7 +373,7 @@ Result<ParsedManifest> ManifestVerifier::parse(std::string_view payload) const {
     return manifest_invalid("manifest does not match " + std::string(kManifestSchemaId) + " at " + where + ": " +
                                 failure->message,
                             "fix the manifest at " + where +
-                                " (the schema is served at GET /schemas/manifest@1.3.0) and re-sign it");
+                                " (the schema is served at GET /schemas/manifest@1.4.0) and re-sign it");
   }
   const json::Value& doc_root = m.doc;
   const json::Value& attestation = doc_root["node_attestation"];
@@ -351,6 +382,10 @@ Result<ParsedManifest> ManifestVerifier::parse(std::string_view payload) const {
   m.sig = string_member(attestation, "sig");
   m.payload_hash = string_member(attestation, "payload_hash");
   m.hw_fingerprint = string_member(doc_root["hw_fingerprint"], "value");
+  m.hostname = string_member(doc_root, "hostname");
+  if (const json::Value* labels = json::find(doc_root, "labels")) {
+    for (const auto& label : labels->GetArray()) m.labels.emplace_back(label.GetString(), label.GetStringLength());
+  }
   const auto issued = required_int64(doc_root, "issued_at_ms");
   if (!issued) return issued.error();
   const auto expires = required_int64(doc_root, "expires_at_ms");

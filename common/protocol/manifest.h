@@ -1,4 +1,4 @@
-// CapabilityManifest (RFC-0001 §2, manifest@1.3.0): building, signing and verifying exactly as
+// CapabilityManifest (RFC-0001 §2, manifest@1.4.0): building, signing and verifying exactly as
 // docs/protocol.md §5 says.
 //
 //   P0 = JCS(M with sig = "" and payload_hash = "")     payload_hash = hex BLAKE3-256(P0)
@@ -24,10 +24,11 @@
 namespace fleetmcp {
 
 inline constexpr std::string_view kManifestVersion = "1.1.0";                  // docs/protocol.md D1
-// manifest@1.3.0 is manifest@1.1.0 plus the Doc 05 kinds and their clamps (the v1.4 kind registry
+// manifest@1.3.0 was manifest@1.1.0 plus the Doc 05 kinds and their clamps (the v1.4 kind registry
 // amendment, docs/protocol.md D11, published as manifest@1.2.0) and logs.audit (v1.5); the wire
-// format, and so manifest_version, is unchanged (D1).
-inline constexpr std::string_view kManifestSchemaId = "mcp://schemas/manifest@1.3.0";
+// format, and so manifest_version, is unchanged (D1). manifest@1.4.0 adds the optional hostname,
+// node labels and capability labels (docs/protocol.md D42); every 1.3.0 manifest is a 1.4.0 one.
+inline constexpr std::string_view kManifestSchemaId = "mcp://schemas/manifest@1.4.0";
 inline constexpr size_t kMaxManifestBytes = 64 * 1024;
 inline constexpr int64_t kMaxManifestTtlMs = 86'400'000;
 inline constexpr int64_t kMaxClockSkewMs = 60'000;
@@ -43,7 +44,14 @@ struct Capability {
   std::vector<std::string> verbs;
   SafetyClass safety_class = SafetyClass::kReadOnly;
   CapabilityConstraints constraints;
+  std::string label;  // what it is on the device ("BCM 17, output"); "" = none (manifest@1.4.0)
 };
+
+// The grammars manifest@1.4.0 gives its optional texts (docs/protocol.md §5.1), for whoever fills
+// them from a configuration or the host: a text that fails is left out, never sent to be refused.
+bool is_capability_label(std::string_view text);  // 1..64 of letters, digits, space and ._,:/@=+-
+bool is_node_label(std::string_view text);        // 1..63 of letters, digits and ._:=/-
+bool is_host_name(std::string_view text);         // RFC 1123 dot-separated labels, 253 at most
 
 // hw_fingerprint.value: hex BLAKE3-256 of "name=value\n" per source, in the order given.
 std::string hw_fingerprint_value(const std::vector<std::pair<std::string, std::string>>& sources);
@@ -55,6 +63,8 @@ struct ManifestContent {
   std::string kid;  // certificate thumbprint
   int64_t issued_at_ms = 0, expires_at_ms = 0;
   std::vector<Capability> capabilities;
+  std::string hostname;             // "" = not announced (manifest@1.4.0)
+  std::vector<std::string> labels;  // the operator's node labels (manifest@1.4.0)
 };
 
 json::Document build_manifest(const ManifestContent& content);
@@ -76,6 +86,8 @@ struct ParsedManifest {
   size_t sig_begin = 0, sig_end = 0, hash_begin = 0, hash_end = 0;
   int64_t issued_at_ms = 0, expires_at_ms = 0;
   std::vector<Capability> capabilities;
+  std::string hostname;             // "" when the manifest has none
+  std::vector<std::string> labels;
 };
 
 // What checks 4–9 read of a manifest that passed checks 1–3: views into a ParsedManifest or into

@@ -27,6 +27,7 @@ struct LogQuery {
   int max_priority = 7;  // the "level" argument: least severe level returned
   std::optional<int64_t> since_ms, until_ms;
   std::string contains;
+  std::string unit;  // "" = every unit of the capability (logs.journal.get.input@1.1.0)
   int limit = 100, offset = 0;
 };
 

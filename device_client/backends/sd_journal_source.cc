@@ -28,6 +28,7 @@ class SdJournalSource : public LogSource {
     }
     std::unique_ptr<sd_journal, void (*)(sd_journal*)> owned(j, sd_journal_close);
     for (const auto& unit : units_) {
+      if (!q.unit.empty() && unit != q.unit) continue;  // the handler checked q.unit is one of them
       const std::string match = "_SYSTEMD_UNIT=" + unit;
       sd_journal_add_match(j, match.data(), match.size());
       sd_journal_add_disjunction(j);

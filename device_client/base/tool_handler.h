@@ -51,6 +51,10 @@ class ToolHandler {
 
   SafetyClass safety_class() const { return safety_class_; }
   const std::vector<std::string>& verbs() const { return verbs_; }
+  // What the capability is on this device, for its manifest `label` ("BCM 17, output",
+  // "nginx.service"); "" = none. Set once, by the factory that read the capability's settings.
+  const std::string& label() const { return label_; }
+  void set_label(std::string label) { label_ = std::move(label); }
 
   // False when this call cannot block (no hardware, no I/O, no sleep: it finishes in microseconds).
   // Such a call runs at once on the thread that received the cmd, without a worker or a deadline
@@ -68,6 +72,7 @@ class ToolHandler {
  private:
   const SafetyClass safety_class_;
   const std::vector<std::string> verbs_;
+  std::string label_;
 };
 
 }  // namespace fleetmcp::device

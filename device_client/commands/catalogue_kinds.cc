@@ -47,6 +47,17 @@ std::vector<std::string> unit_list(CapabilitySettings& s, std::string_view key) 
   return units;
 }
 
+// The handler with its manifest label (tool_handler.h): what the capability's settings name.
+Made labelled(Made handler, std::string label) {
+  handler->set_label(std::move(label));
+  return handler;
+}
+
+std::string hex_byte(int64_t value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  return std::string("0x") + kDigits[(value >> 4) & 0xf] + kDigits[value & 0xf];
+}
+
 Made no_settings(const CapabilityConfig& cap, Made handler) {
   CapabilitySettings s(cap);
   s.finish();
@@ -61,7 +72,10 @@ Made gpio(const CapabilityConfig& cap, const NodeServices& n) {
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
   auto backend = sim ? make_simulated_gpio_line() : make_gpiod_line(chip, static_cast<unsigned>(line));
-  return std::make_unique<GpioHandler>(std::move(backend), line, writable, n.timers);
+  // A Pi's header pins are the lines of gpiochip0, numbered as BCM numbers.
+  const std::string where = chip == "gpiochip0" ? "BCM " + std::to_string(line) : chip + " line " + std::to_string(line);
+  return labelled(std::make_unique<GpioHandler>(std::move(backend), line, writable, n.timers),
+                  where + (writable ? ", output" : ", input"));
 }
 
 Made pwm(const CapabilityConfig& cap, const NodeServices& n) {
@@ -72,7 +86,8 @@ Made pwm(const CapabilityConfig& cap, const NodeServices& n) {
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
   auto backend = sim ? make_simulated_pwm_channel() : make_sysfs_pwm_channel("/sys/class/pwm", chip, channel);
-  return std::make_unique<PwmHandler>(std::move(backend), pin);
+  return labelled(std::make_unique<PwmHandler>(std::move(backend), pin),
+                  "BCM " + std::to_string(pin) + ", pwmchip" + std::to_string(chip) + " channel " + std::to_string(channel));
 }
 
 Made i2c(const CapabilityConfig& cap, const NodeServices& n) {
@@ -88,8 +103,12 @@ Made i2c(const CapabilityConfig& cap, const NodeServices& n) {
   std::set<int> allowed(listed.begin(), listed.end());
   if (present.empty()) present.assign(listed.begin(), listed.end());
   auto backend = sim ? make_simulated_i2c_bus(std::vector<int>(present.begin(), present.end())) : make_i2c_dev_bus(bus);
-  return std::make_unique<I2cHandler>(std::move(backend), bus, std::move(allowed),
-                                      std::set<int>(readable.begin(), readable.end()), writable);
+  std::string label = "bus " + std::to_string(bus) + ",";
+  for (const int64_t address : allowed) label += " " + hex_byte(address);
+  if (label.size() > 64) label = "bus " + std::to_string(bus) + ", " + std::to_string(allowed.size()) + " addresses";
+  return labelled(std::make_unique<I2cHandler>(std::move(backend), bus, std::move(allowed),
+                                               std::set<int>(readable.begin(), readable.end()), writable),
+                  std::move(label));
 }
 
 Made service(const CapabilityConfig& cap, const NodeServices& n) {
@@ -97,7 +116,7 @@ Made service(const CapabilityConfig& cap, const NodeServices& n) {
   const std::string unit = unit_setting(s, "unit", s.required_text("unit", "nginx.service"));
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
-  return std::make_unique<ServiceHandler>(sim ? make_simulated_service(unit) : make_sd_bus_service(unit));
+  return labelled(std::make_unique<ServiceHandler>(sim ? make_simulated_service(unit) : make_sd_bus_service(unit)), unit);
 }
 
 Made logs(const CapabilityConfig& cap, const NodeServices& n) {
@@ -106,8 +125,11 @@ Made logs(const CapabilityConfig& cap, const NodeServices& n) {
   const auto message_bytes = static_cast<size_t>(s.integer("sim_message_bytes", 0, kMaxMessage, 0));
   const bool sim = s.simulated_backend(n.simulated);
   s.finish();
-  return std::make_unique<LogHandler>(sim ? make_simulated_log_source(std::move(units), message_bytes)
-                                          : make_sd_journal_source(std::move(units)));
+  std::string label;
+  for (const std::string& unit : units) label += (label.empty() ? "" : ", ") + unit;
+  if (label.size() > 64) label = units.front() + " and " + std::to_string(units.size() - 1) + " more units";
+  auto source = sim ? make_simulated_log_source(units, message_bytes) : make_sd_journal_source(units);
+  return labelled(std::make_unique<LogHandler>(std::move(source), std::move(units)), std::move(label));
 }
 
 std::string default_photo_dir(const NodeServices& n) {
@@ -128,7 +150,7 @@ Made camera(const CapabilityConfig& cap, const NodeServices& n) {
   auto store = std::make_unique<PhotoStore>(dir.value_or(default_photo_dir(n)), cap.cap_id, max_files);
   if (helper.front() != '/') s.fail("helper", "must be an absolute path");
   auto source = sim ? make_test_pattern_camera() : make_camera_helper_source(helper, static_cast<unsigned>(index));
-  return std::make_unique<CameraHandler>(std::move(source), std::move(store));
+  return labelled(std::make_unique<CameraHandler>(std::move(source), std::move(store)), "camera " + std::to_string(index));
 }
 
 Made power(const CapabilityConfig& cap, const NodeServices& n) {
@@ -141,7 +163,7 @@ Made power(const CapabilityConfig& cap, const NodeServices& n) {
   if (action == "shutdown" && !allow_shutdown) {
     s.fail("action", "shutdown also needs allow_shutdown=true (a powered-off device needs someone on site)");
   }
-  return std::make_unique<PowerHandler>(sim ? make_simulated_power() : make_logind_power(), action, n.node_id);
+  return labelled(std::make_unique<PowerHandler>(sim ? make_simulated_power() : make_logind_power(), action, n.node_id), action);
 }
 
 // Self-update through apt (device_client/update/self_update.h). The call waits for the update

@@ -17,6 +17,8 @@ void ToolTable::add_capability(const CapabilityConfig& cap, const KindRegistry& 
   const CapabilityConstraints constraints = catalogue.constraints_for(cap);
   auto limit = std::make_unique<CapabilityLimit>(constraints.max_concurrency);
   Capability manifest_cap{cap.cap_id, cap.kind, spec->announced_schema_ref(), {}, handler->safety_class(), constraints};
+  // A label outside manifest@1.4.0's grammar (a unit name with a backslash …) is left out.
+  if (is_capability_label(handler->label())) manifest_cap.label = handler->label();
   for (const std::string& verb : handler->verbs()) {
     const VerbSpec* verb_spec = spec->verb(verb);
     if (verb_spec == nullptr) cap.fail("the registry's " + cap.kind + " has no verb '" + verb + "'");

@@ -1,5 +1,6 @@
 #include "device_client/config/device_config.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -33,6 +34,22 @@ std::string path_value(const ConfigEntry& e, std::string_view base_dir) {
   return resolve_path(base_dir, e.value);
 }
 
+// `labels = site=lab,door`: at most 16, each once, in manifest@1.4.0's grammar.
+std::vector<std::string> node_labels(const ConfigEntry& e) {
+  std::vector<std::string> labels;
+  std::string_view rest = e.value;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    const std::string label(rest.substr(0, comma));
+    if (!is_node_label(label)) e.fail("each label is 1-63 letters, digits or ._:=/- starting with a letter or digit");
+    if (std::find(labels.begin(), labels.end(), label) != labels.end()) e.fail("label " + label + " is given twice");
+    labels.push_back(label);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  if (labels.size() > 16) e.fail("at most 16 labels");
+  return labels;
+}
+
 // The keys a device.conf may hold, besides capability.<cap_id>.
 const std::map<std::string, Setter, std::less<>>& setters() {
   static const std::map<std::string, Setter, std::less<>> table{
@@ -59,6 +76,11 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"manifest_ttl_s", [](DeviceConfig& c, const ConfigEntry& e, std::string_view) {
          c.manifest_ttl_s = e.as_int(4, 86'400);
        }},
+      {"hostname", [](DeviceConfig& c, const ConfigEntry& e, std::string_view) {
+         if (!is_host_name(e.value)) e.fail("must be a host name such as pi-kitchen or pi4.lab.example");
+         c.hostname = e.value;
+       }},
+      {"labels", [](DeviceConfig& c, const ConfigEntry& e, std::string_view) { c.labels = node_labels(e); }},
       {"keepalive_s", [](DeviceConfig& c, const ConfigEntry& e, std::string_view) {
          c.keepalive_s = e.as_int(5, 3600);
        }},

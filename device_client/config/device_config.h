@@ -43,6 +43,10 @@ struct DeviceConfig {
   int64_t manifest_ttl_s = 3600;
   int64_t keepalive_s = 30;
   int64_t reconnect_min_ms = 2000, reconnect_max_ms = 60000;
+  // What the manifest tells people about the node (manifest@1.4.0): `hostname` ("" = the host's
+  // own name) and the operator's `labels = site=lab,door`.
+  std::string hostname;
+  std::vector<std::string> labels;
   std::vector<CapabilityConfig> capabilities;
 };
 

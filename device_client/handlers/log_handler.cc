@@ -1,5 +1,7 @@
 #include "device_client/handlers/log_handler.h"
 
+#include <algorithm>
+
 #include "device_client/base/catalogue_error.h"
 #include "device_client/base/result_budget.h"
 #include "device_client/host/iso_time.h"
@@ -38,6 +40,7 @@ Result<LogQuery> log_query_from(const json::Value& arguments) {
     return invalid_argument("since is after until", "swap them or drop one");
   }
   q.contains = std::string(json::get_string(arguments, "contains").value_or(""));
+  q.unit = std::string(json::get_string(arguments, "unit").value_or(""));
   q.limit = int_argument(arguments, "limit", 100);
   q.offset = int_argument(arguments, "offset", 0);
   return q;
@@ -46,6 +49,11 @@ Result<LogQuery> log_query_from(const json::Value& arguments) {
 Result<json::Document> LogHandler::run(const ToolCall& call) {
   const auto query = log_query_from(call.arguments);
   if (!query) return query.error();
+  if (!query->unit.empty() && std::find(units_.begin(), units_.end(), query->unit) == units_.end()) {
+    std::string listed;
+    for (const std::string& unit : units_) listed += (listed.empty() ? "" : ", ") + unit;
+    return permission_denied("unit is not one of the units this capability reads", "use one of: " + listed + ", or leave unit out");
+  }
   const auto queried = source_->query(*query);
   if (!queried) return queried.error();
   const LogPage& page = *queried;

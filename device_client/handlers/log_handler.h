@@ -3,7 +3,9 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "device_client/backends/log_source.h"
 #include "device_client/base/tool_handler.h"
@@ -14,12 +16,15 @@ inline constexpr std::string_view kLogsKind = "logs.journal";
 
 class LogHandler : public ToolHandler {
  public:
-  explicit LogHandler(std::unique_ptr<LogSource> source) : ToolHandler(SafetyClass::kReadOnly, {"get"}), source_(std::move(source)) {}
+  // `units`: the capability's allow-list, which a call's `unit` must be one of.
+  LogHandler(std::unique_ptr<LogSource> source, std::vector<std::string> units)
+      : ToolHandler(SafetyClass::kReadOnly, {"get"}), source_(std::move(source)), units_(std::move(units)) {}
 
   Result<json::Document> run(const ToolCall& call) override;
 
  private:
   const std::unique_ptr<LogSource> source_;  // sources are safe to call concurrently
+  const std::vector<std::string> units_;
 };
 
 // The arguments of logs.journal get as a query; invalid_argument for bad timestamps.

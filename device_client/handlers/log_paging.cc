@@ -101,6 +101,7 @@ bool log_entry_matches(const LogQuery& q, const LogEntry& e) {
   if (q.since_ms && e.ts_ms < *q.since_ms) return false;
   if (q.until_ms && e.ts_ms > *q.until_ms) return false;
   if (!q.contains.empty() && e.message.find(q.contains) == std::string::npos) return false;
+  if (!q.unit.empty() && e.unit != q.unit) return false;
   return true;
 }
 

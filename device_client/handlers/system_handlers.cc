@@ -55,9 +55,14 @@ Result<json::Document> HealthHandler::run(const ToolCall&) {
   d.AddMember("memory_total_bytes", mem_total, a);
   d.AddMember("disk_used_bytes", disk_total - std::min(disk_total, disk_available), a);  // D10: total - available
   d.AddMember("disk_total_bytes", disk_total, a);
+  // A reading the device cannot take is named with why (system.health.snapshot.output@1.2.0), so
+  // "no temperature" is not read as "the sensor said nothing alarming".
+  rapidjson::Value unavailable(rapidjson::kObjectType);
   if (auto t = read_cpu_temperature(root_, run_)) {
     d.AddMember("cpu_temperature_celsius", t->celsius, a);
     d.AddMember("temperature_source", json::string_value(t->source, a), a);
+  } else {
+    unavailable.AddMember("cpu_temperature_celsius", "no_sensor", a);
   }
   if (auto f = read_throttling(root_, run_)) {
     rapidjson::Value flags(rapidjson::kObjectType);
@@ -65,7 +70,10 @@ Result<json::Document> HealthHandler::run(const ToolCall&) {
     flags.AddMember("freq_capped", f->freq_capped, a);
     flags.AddMember("throttled", f->throttled, a);
     d.AddMember("throttling_flags", flags, a);
+  } else {
+    unavailable.AddMember("throttling_flags", "no_firmware_report", a);
   }
+  if (!unavailable.ObjectEmpty()) d.AddMember("unavailable", unavailable, a);
   const std::shared_ptr<const IoRates> io = services_.host_metrics->io_rates();
   d.AddMember("network", network_rates_json(io->before, io->after, io->elapsed, a), a);
   d.AddMember("disk_io", disk_io_rates_json(io->before, io->after, io->elapsed, a), a);

@@ -77,9 +77,13 @@ std::string read_model(const std::string& root) {
   return "unknown";
 }
 
+std::string read_hostname(const std::string& root) {
+  return std::string(trim(read_small_file(root + "/proc/sys/kernel/hostname").value_or("localhost"), kKernelTextBlanks));
+}
+
 BasicInfo read_basic_info(const std::string& root) {
   BasicInfo b;
-  b.hostname = trim(read_small_file(root + "/proc/sys/kernel/hostname").value_or("localhost"), kKernelTextBlanks);
+  b.hostname = read_hostname(root);
   b.kernel_version = trim(read_small_file(root + "/proc/sys/kernel/osrelease").value_or("unknown"), kKernelTextBlanks);
   b.model = read_model(root);
   utsname u{};

@@ -25,6 +25,9 @@ OsRelease parse_os_release(std::string_view text);
 // "Model" or "model name", else "unknown".
 std::string read_model(const std::string& root);
 
+// /proc/sys/kernel/hostname, "localhost" when unreadable.
+std::string read_hostname(const std::string& root);
+
 struct BasicInfo {
   std::string hostname, model, cpu_arch, os_name, os_version, kernel_version;
   int cpu_cores = 1;

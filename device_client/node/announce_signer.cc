@@ -5,12 +5,15 @@
 namespace fleetmcp::device {
 
 AnnounceSigner::AnnounceSigner(const NodeIdentity& identity, const ToolTable& tools,
-                               FingerprintSources sources, int64_t ttl_ms)
+                               FingerprintSources sources, int64_t ttl_ms, std::string hostname,
+                               std::vector<std::string> labels)
     : identity_(identity), ttl_ms_(ttl_ms) {
   content_.node_id = identity.node_id;
   content_.hw_sources = std::move(sources);
   content_.kid = identity.kid;
   content_.capabilities = tools.capabilities();
+  if (is_host_name(hostname)) content_.hostname = std::move(hostname);
+  content_.labels = std::move(labels);  // checked when the configuration was read
 }
 
 SignedAnnounce AnnounceSigner::sign(int64_t now_ms) const {

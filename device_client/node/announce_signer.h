@@ -1,10 +1,11 @@
 // Produces a node's signed CapabilityManifest (RFC-0001 §2, docs/protocol.md §5) for its retained
-// $devices/<id>/announce: the same capabilities and fingerprint every time, a fresh
+// $devices/<id>/announce: the same capabilities, fingerprint, host name and labels every time, a fresh
 // issued_at/expires_at window each time it is signed.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/protocol/manifest.h"
 #include "common/registry/schema_registry.h"
@@ -22,11 +23,12 @@ struct SignedAnnounce {
 
 class AnnounceSigner {
  public:
+  // `hostname` "" or outside manifest@1.4.0's grammar: none is announced.
   AnnounceSigner(const NodeIdentity& identity, const ToolTable& tools, FingerprintSources sources,
-                 int64_t ttl_ms);
+                 int64_t ttl_ms, std::string hostname = {}, std::vector<std::string> labels = {});
 
   SignedAnnounce sign(int64_t now_ms) const;
-  // Signs once and validates the result against manifest@1.1.0, so --check-config and start-up
+  // Signs once and validates the result against kManifestSchemaId, so --check-config and start-up
   // catch a configuration the broker would refuse (a clamp, a bad cap_id …). Throws naming the
   // config file and the failing manifest path.
   void check(const SchemaRegistry& schemas, const std::string& config_file) const;

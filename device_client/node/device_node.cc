@@ -7,6 +7,7 @@
 #include "device_client/session/event_log.h"
 #include "device_client/node/hw_fingerprint.h"
 #include "device_client/host/metrics_sample.h"
+#include "device_client/host/system_facts.h"
 
 namespace fleetmcp::device {
 namespace {
@@ -47,7 +48,7 @@ DeviceNode::DeviceNode(DeviceConfig config, const SharedRuntime& runtime, bool s
       tools_(ToolTable::build(config_.capabilities, runtime_.schemas->kinds(), *runtime_.catalogue, services_)),
       signer_(identity_, tools_,
               simulated ? simulated_fingerprint_sources(config_.node_id) : read_hw_fingerprint_sources(),
-              config_.manifest_ttl_s * 1000),
+              config_.manifest_ttl_s * 1000, announced_hostname(), config_.labels),
       dispatcher_(config_.node_id, tools_,
                   [schemas = runtime_.schemas](std::string_view id, const json::Value& doc) {
                     return schemas->validate(id, doc);
@@ -58,6 +59,13 @@ DeviceNode::DeviceNode(DeviceConfig config, const SharedRuntime& runtime, bool s
                 [this](const std::string& topic, const std::string& payload) { on_message(topic, payload); },
                 [this] { dispatcher_.forget_plugin_time(); }}) {
   signer_.check(*runtime_.schemas, config_.file);
+}
+
+std::string DeviceNode::announced_hostname() const {
+  if (!config_.hostname.empty()) return config_.hostname;
+  // The simulated nodes of one process share a host: a name of their own tells them apart.
+  if (simulated_) return "sim-" + config_.node_id.substr(config_.node_id.size() - 6);
+  return read_hostname("");
 }
 
 NodeServices DeviceNode::make_services() {

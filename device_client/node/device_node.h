@@ -65,6 +65,8 @@ class DeviceNode {
 
  private:
   NodeServices make_services();
+  // The manifest's hostname: device.conf's, else the host's (a simulated node: sim-<end of node_id>).
+  std::string announced_hostname() const;
   SessionSettings session_settings() const;
   void on_connected();
   void on_message(const std::string& topic, const std::string& payload);

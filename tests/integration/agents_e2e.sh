@@ -16,6 +16,8 @@ E2E_BROKER_LINES=("$shipped")
 e2e_start "$N" --catalogue
 LONE=$(device_enroll 1 "$PORT_TLS")
 mkdir -p "$T/lone" && ln -s "$T/pki/nodes/$LONE" "$T/lone/$LONE"  # --catalogue needs --simulate
+# What its manifest tells people (manifest@1.4.0): fleet_find_nodes serves and filters by it.
+printf 'hostname = pi-lone\nlabels = site=lab,lone\n' >>"$T/pki/nodes/$LONE/device.conf"
 device_start lone --simulate 1 --bundle-dir "$T/lone" --catalogue
 LONE_PID=$DEVICE_PID
 OTHER=$("$FLEETCTL" pki enroll --dir "$T/pki" --tenant other --count 1 --broker "mqtts://127.0.0.1:$PORT_TLS" 2>>"$T/enroll.log") ||

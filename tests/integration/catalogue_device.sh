@@ -38,7 +38,7 @@ device_wait_log real "announce.published" 20
 # ---- the announce ---------------------------------------------------------------------------
 announce=$(mosquitto_sub -p "$PLAIN" -t "\$devices/$N/announce" -C 1 -W 5) || fail "no retained announce"
 printf '%s' "$announce" | "$FLEETCTL" manifest verify --ca "$T/pki/ca.crt" >/dev/null || fail "the announce does not verify"
-pass "the catalogue announce verifies against manifest@1.3.0"
+pass "the catalogue announce verifies against manifest@1.4.0"
 assert_eq "$(jq -r '[.capabilities[].cap_id] | join(",")' <<<"$announce")" \
   "echo,metrics,info,health,net,procs,nginx,app,audit,gpio17,button,pwm0,i2c1,camera0,reboot,server" "every catalogue capability is announced"
 assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="gpio17") | "\(.safety_class) \(.constraints.rate_limit_rps) \(.verbs|join("/"))"' <<<"$announce")" \
@@ -48,6 +48,13 @@ assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="reboot") | "\(.safety_cla
 assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="nginx") | .safety_class' <<<"$announce")" "reversible" "services are reversible"
 assert_eq "$(jq -r '.capabilities[] | select(.cap_id=="button") | .verbs | join(",")' <<<"$announce")" "get" \
   "a writable=false pin offers only get"
+# Each capability says what it is on the device (manifest@1.4.0, docs/protocol.md D42), from the
+# real-hardware node's own lines; the host name is the host's.
+real=$(mosquitto_sub -p "$PLAIN" -t "\$devices/$R/announce" -C 1 -W 5) || fail "no retained announce of the real-hardware node"
+assert_eq "$(jq -r '[.capabilities[] | select(.label) | "\(.cap_id)=\(.label)"] | join(";")' <<<"$real")" \
+  "relay=BCM 17, output;fan=BCM 18, pwmchip0 channel 0;sensors=bus 1, 0x76;camera0=camera 0;nginx=nginx.service;reboot=reboot" \
+  "the real-hardware node labels its capabilities from its configuration lines"
+assert_eq "$(jq -r '.hostname' <<<"$real")" "$(cat /proc/sys/kernel/hostname)" "the announce carries the host's name"
 
 # ---- calls ------------------------------------------------------------------------------------
 echo 0 >"$T/seq"
@@ -83,7 +90,7 @@ t() { printf '%s.%s.%s.%s' "$1" "$N" "$2" "$3"; }
 S=mcp://schemas
 
 r=$(ok "$(t sysinfo info get)" '{}' "$S/system.info.get.output@1.0.0");          pass "system.info: $(jq -r .model <<<"$r")"
-r=$(ok "$(t health health snapshot)" '{}' "$S/system.health.snapshot.output@1.1.0"); pass "system.health: cpu $(jq .cpu_usage_percent <<<"$r") %"
+r=$(ok "$(t health health snapshot)" '{}' "$S/system.health.snapshot.output@1.2.0"); pass "system.health: cpu $(jq .cpu_usage_percent <<<"$r") %"
 assert_eq "$(jq -c '[(.network.interfaces | has("lo")), (.disk_io.devices | type), (.network.interval_ms >= 1000)]' <<<"$r")" '[true,"object",true]' \
   "system.health: network rates per interface (lo among them) and disk_io per disk, over at least a second"
 ok "$(t net net get)" '{}' "$S/network.status.get.output@1.0.0" >/dev/null;      pass "network.status"

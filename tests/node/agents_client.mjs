@@ -200,6 +200,17 @@ const soon = await client.callTool({ name: 'fleet_find_nodes', arguments: { expi
 const withinADay = await client.callTool({ name: 'fleet_find_nodes', arguments: { expiring_within_s: 86400 } });
 check(soon.structuredContent.nodes.length === 0 && withinADay.structuredContent.nodes.length >= NODES.length,
       'fleet_find_nodes filters by expiring_within_s (none expire now, all within a day)', [soon, withinADay]);
+// Which device each node is and what its capabilities are (issue 37 items 4, 8; manifest@1.4.0):
+// the device fills the hostname, the operator's labels and each capability's label.
+check(overview.hostname === `sim-${NODES[0].slice(-6)}` && overview.cap_labels?.gpio17 === 'BCM 17, output' &&
+      overview.cap_labels?.button === 'BCM 27, input' && overview.cap_labels?.nginx === 'nginx.service' &&
+      overview.cap_labels?.reboot === 'reboot' && !('health' in overview.cap_labels),
+      'fleet_find_nodes answers each node\'s hostname and what each cap_id is (BCM 17, output; nginx.service; reboot)', overview);
+const byLabel = await client.callTool({ name: 'fleet_find_nodes', arguments: { label: 'lone' } });
+check(!byLabel.isError && byLabel.structuredContent.nodes.length === 1 && byLabel.structuredContent.nodes[0].node_id === LONE &&
+      byLabel.structuredContent.nodes[0].hostname === 'pi-lone' &&
+      JSON.stringify(byLabel.structuredContent.nodes[0].labels) === JSON.stringify(['site=lab', 'lone']),
+      'fleet_find_nodes filters by a node label from device.conf and answers its hostname and labels', byLabel);
 check(byName.fleet_find_nodes.description.includes('3/4'), 'fleet_find_nodes says once that devices re-sign at 3/4 of the lifetime');
 // A near miss of a kind ("camera" for camera.still) is refused, listing the kinds present, instead
 // of an empty list the model reads as "no node has a camera" (issue 37 item 1).
@@ -236,11 +247,25 @@ const updated = [];
 client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updated.push(n.params.uri); });
 await client.subscribeResource({ uri: manifestUri(LONE) });
 
+// ---- the journal of one unit (issue 37 item 4; logs.journal.get.input@1.1.0) --------------------
+const nginxLines = await client.callTool({ name: 'logs_journal_get', arguments: { node_id: NODES[0], arguments: { unit: 'nginx.service', limit: 5 } } });
+const nginxEntries = nginxLines.structuredContent?.entries ?? [];
+check(!nginxLines.isError && nginxEntries.length === 5 && nginxEntries.every((e) => e.unit === 'nginx.service'),
+      'logs_journal_get with unit: the device answers that unit\'s lines only', nginxLines);
+const sshdLines = await client.callTool({ name: 'logs_journal_get', arguments: { node_id: NODES[0], arguments: { unit: 'sshd.service' } } });
+check(sshdLines.isError && envelope(sshdLines).details?.reason === 'permission_denied',
+      'logs_journal_get with a unit the capability does not read: isError, outside the allow-list (its units are in cap_labels)', sshdLines);
+
 // ---- fleet_read: online, offline, rate-limited, foreign --------------------------------------
 const health = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.health' } });
 const hs = health.structuredContent;
 check(!health.isError && hs.ok_count === NODES.length + 1 && hs.results.every((r) => r.ok && r.result.cpu_usage_percent !== undefined),
       `fleet_read system.health: every node's health in one answer (${hs.ok_count} nodes)`, hs);
+// A reading a device cannot take is named with why, never silently left out (issue 37 item 4;
+// system.health.snapshot.output@1.2.0): each node has a temperature or says why it has none.
+check(hs.results.every((r) => r.result.cpu_temperature_celsius !== undefined ||
+                              r.result.unavailable?.cpu_temperature_celsius === 'no_sensor'),
+      'system.health: each node answers its temperature or names it unavailable (no_sensor)', hs.results.map((r) => r.result.unavailable));
 // "The hottest node" in one call: sorted by a field, the top one, only the fields asked for.
 const hottest = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.health',
   fields: ['/cpu_usage_percent', '/cpu_temperature_celsius'], sort_by: '/cpu_usage_percent', top: 1 } });

@@ -10,6 +10,8 @@ namespace fleetmcp::http::testing {
 struct MemoryFleet::Node {
   std::string tenant, node_id;
   std::vector<MemoryCapability> caps;
+  std::string hostname;
+  std::vector<std::string> labels;
   NodeState state = NodeState::kOnline;
   bool silent = false;
   bool relay_on = false;
@@ -118,10 +120,13 @@ void MemoryFleet::publish_locked() {
     n.state = node->state;
     n.manifest_etag = "memory-" + std::to_string(generation_);
     n.manifest_expires_at_ms = wall_ms_() + 3600000;
+    n.hostname = node->hostname;
+    n.labels = node->labels;
     if (node->state == NodeState::kOnline || node->state == NodeState::kOffline) {
       for (const MemoryCapability& cap : node->caps) {
         const KindSpec* kind = schemas_->kinds().by_kind(cap.kind);
         if (kind == nullptr) continue;
+        if (!cap.label.empty()) n.cap_labels.emplace(cap.cap_id, cap.label);
         for (const std::string& verb : cap.verbs) {
           const VerbSpec* spec = kind->verb(verb);
           const auto name = make_tool_name(kind->kind_short, node->node_id, cap.cap_id, verb);
@@ -162,6 +167,17 @@ void MemoryFleet::remove_node(const std::string& node_id) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     nodes_.erase(node_id);
+  }
+  changed();
+}
+
+void MemoryFleet::describe(const std::string& node_id, std::string hostname, std::vector<std::string> labels) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto it = nodes_.find(node_id);
+    if (it == nodes_.end()) return;
+    it->second->hostname = std::move(hostname);
+    it->second->labels = std::move(labels);
   }
   changed();
 }

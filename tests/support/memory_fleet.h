@@ -27,6 +27,7 @@ struct MemoryCapability {
   std::vector<std::string> verbs;
   SafetyClass safety_class = SafetyClass::kReadOnly;
   CapabilityConstraints constraints;
+  std::string label;  // the manifest's capability label (manifest@1.4.0); "" = none
 };
 
 class MemoryFleet : public FleetViewBase {
@@ -39,6 +40,8 @@ class MemoryFleet : public FleetViewBase {
   void add_node(const std::string& tenant, const std::string& node_id, std::vector<MemoryCapability> caps,
                 bool online = true);
   void remove_node(const std::string& node_id);
+  // What its manifest says of the node (manifest@1.4.0): host name and operator labels.
+  void describe(const std::string& node_id, std::string hostname, std::vector<std::string> labels);
   void set_online(const std::string& node_id, bool online);  // offline fails its calls, ends telemetry
   void expire(const std::string& node_id);                   // the manifest expired: tools vanish
   // Accepts calls and answers none: they fail at the gateway deadline (or going offline).

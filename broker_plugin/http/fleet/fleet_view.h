@@ -53,6 +53,11 @@ struct FleetNode {
   std::string manifest_etag;
   int64_t manifest_expires_at_ms = 0;
   int64_t state_since_ms = 0;  // when it entered `state` (the status it was last published with); 0: unknown
+  // From its last verified manifest, also once stale (manifest@1.4.0; "" and empty when it has none).
+  std::string hostname;
+  std::vector<std::string> labels;
+  // Each cap_id's label, for the capabilities in `tools` that have one (cap_id order).
+  std::map<std::string, std::string, std::less<>> cap_labels;
   // Empty unless the manifest is verified and unexpired and the node not revoked. Offline nodes
   // keep their tools: calls to them fail fast with E_NODE_OFFLINE.
   std::vector<FleetTool> tools;

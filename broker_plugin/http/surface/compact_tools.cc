@@ -20,15 +20,18 @@ constexpr int64_t kMaxExpiringWithinS = 31'536'000;
 constexpr std::string_view kFindInput = R"({"type":"object","additionalProperties":false,"properties":{
 "kind":{"type":"string","description":"Only nodes with this kind."},
 "cap_id":{"type":"string"},
+"label":{"type":"string","description":"Only nodes with this label."},
 "expiring_within_s":{"type":"integer","minimum":0,"description":"Only manifests expiring within this many seconds."},
 "state":{"type":"string","enum":["online","offline","expired","revoked"],"description":"Only nodes in this state."},
 "limit":{"type":"integer","minimum":1,"maximum":500,"description":"Page size (default 50)."},
 "cursor":{"type":"string","description":"next_cursor of the previous page."}}})";
 constexpr std::string_view kFindOutput = R"({"type":"object","required":["nodes"],"properties":{
 "nodes":{"type":"array","items":{"type":"object","required":["node_id","state","kinds"],"properties":{
-"node_id":{"type":"string"},"state":{"type":"string"},"state_since_ms":{"type":"integer"},
+"node_id":{"type":"string"},"hostname":{"type":"string"},"labels":{"type":"array","items":{"type":"string"}},
+"state":{"type":"string"},"state_since_ms":{"type":"integer"},
 "manifest_expires_at_ms":{"type":"integer"},"kinds":{"type":"array","items":{"type":"string"}},
-"capabilities":{"type":"object","description":"cap_ids by kind."}}}},
+"capabilities":{"type":"object","description":"cap_ids by kind."},
+"cap_labels":{"type":"object","description":"What each cap_id is."}}}},
 "next_cursor":{"type":"string"}}})";
 // The node_id pattern comes from common/ids, where is_node_id checks the same grammar.
 const std::string kDescribeInput = std::string(R"({"type":"object","additionalProperties":false,"required":["node_id"],
@@ -95,6 +98,12 @@ json::Value cap_ids_by_kind(const FleetNode& node, json::Allocator& a) {
   return caps;
 }
 
+json::Value string_array(const std::vector<std::string>& items, json::Allocator& a) {
+  json::Value out(rapidjson::kArrayType);
+  for (const std::string& item : items) out.PushBack(str(item, a), a);
+  return out;
+}
+
 std::vector<std::string> kinds_of(const FleetNode& node) {
   std::vector<std::string> kinds;
   for (const FleetTool& t : node.tools) {
@@ -154,10 +163,9 @@ ErrorEnvelope unknown_kind(std::string_view kind, const std::vector<std::string>
 
 json::Value CompactTools::find_nodes_tool(const std::vector<std::string>& kinds, McpRevision revision, json::Allocator& a) {
   json::Value v = tool(kFindNodesTool, "Find fleet nodes",
-                       "List the devices of your fleet, optionally only those with a capability of a given kind "
-                       "(system.echo, system.metrics, ...) or in a given state (online, offline, expired, revoked). "
-                       "Returns node_id, state, kinds and cap_ids per node; page with cursor. Devices re-sign manifests "
-                       "at 3/4 of their lifetime.",
+                       "List the devices of your fleet, optionally only those of a kind, label or state. Returns "
+                       "node_id, hostname, labels, state, kinds and cap_ids (with labels) per node; page with cursor. "
+                       "Devices re-sign manifests at 3/4 of their lifetime.",
                        kFindInput, kFindOutput, true, revision, a);
   // An enum without values is not a schema clients accept: with no kinds, any string (refused).
   if (!kinds.empty()) {
@@ -229,6 +237,10 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
     return bad_arguments("cap_id must be a string", true, revision);
   }
   const std::string cap_id(string_arg(args, "cap_id").value_or(""));
+  if (args && args->IsObject() && args->HasMember("label") && !string_arg(args, "label")) {
+    return bad_arguments("label must be a string", true, revision);
+  }
+  const std::string label(string_arg(args, "label").value_or(""));
   std::optional<int64_t> expiring_within_s;
   if (args && args->IsObject() && args->HasMember("expiring_within_s")) {
     expiring_within_s = json::get_int64(*args, "expiring_within_s");
@@ -243,7 +255,7 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
     limit = static_cast<size_t>(*l);
   }
   const std::string context = "fleet_find_nodes\n" + kind + "\n" + state + "\n" + cap_id + "\n" +
-                              (expiring_within_s ? std::to_string(*expiring_within_s) : "");
+                              (expiring_within_s ? std::to_string(*expiring_within_s) : "") + "\n" + label;
   std::string after;
   if (const auto cursor = string_arg(args, "cursor")) {
     const auto decoded = per_node_.cursors().decode(context, *cursor);
@@ -264,6 +276,7 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
                                         [&](const FleetTool& t) { return t.name.cap_id == cap_id; })) {
       continue;
     }
+    if (!label.empty() && std::find(node->labels.begin(), node->labels.end(), label) == node->labels.end()) continue;
     // A node with no manifest (0) has nothing to expire; one already expired is "within" any window.
     if (expiring_within_s &&
         (node->manifest_expires_at_ms == 0 || node->manifest_expires_at_ms > now_ms + *expiring_within_s * 1000)) {
@@ -275,12 +288,19 @@ json::Document CompactTools::find_nodes(const FleetSnapshot& fleet, std::string_
     }
     json::Value n(rapidjson::kObjectType), k(rapidjson::kArrayType);
     n.AddMember("node_id", str(node->node_id, a), a);
+    if (!node->hostname.empty()) n.AddMember("hostname", str(node->hostname, a), a);
+    if (!node->labels.empty()) n.AddMember("labels", string_array(node->labels, a), a);
     n.AddMember("state", str(node_state_name(node->state), a), a);
     if (node->state_since_ms > 0) n.AddMember("state_since_ms", node->state_since_ms, a);
     if (node->manifest_expires_at_ms > 0) n.AddMember("manifest_expires_at_ms", node->manifest_expires_at_ms, a);
     for (const auto& kd : kinds) k.PushBack(str(kd, a), a);
     n.AddMember("kinds", k, a);
     n.AddMember("capabilities", cap_ids_by_kind(*node, a), a);
+    if (!node->cap_labels.empty()) {
+      json::Value labels(rapidjson::kObjectType);
+      for (const auto& [id, text] : node->cap_labels) labels.AddMember(str(id, a), str(text, a), a);
+      n.AddMember("cap_labels", labels, a);
+    }
     nodes.PushBack(n, a);
     last = node->node_id;
   }

@@ -148,6 +148,11 @@ void split_type_union(json::Value& schema, json::Allocator& a) {
 void rewrite(json::Value& schema, json::Allocator& a) {
   if (!schema.IsObject()) return;
   plain_description(schema, a);
+  // `"required": []` requires nothing: tokens every tool without arguments would pay for nothing.
+  if (const auto required = schema.FindMember("required");
+      required != schema.MemberEnd() && required->value.IsArray() && required->value.Empty()) {
+    schema.EraseMember(required);
+  }
   rewrite_children(schema, a);
   const auto type = schema.FindMember("type");
   if (type == schema.MemberEnd() || !type->value.IsArray()) return;

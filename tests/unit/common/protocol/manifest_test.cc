@@ -150,6 +150,44 @@ TEST_F(ManifestTest, AcceptsASignedManifestAndReportsItsFields) {
   EXPECT_EQ(m.etag, manifest_etag(m.doc));
 }
 
+// manifest@1.4.0 (docs/protocol.md D42): the optional hostname, node labels and capability
+// labels travel signed and come back parsed; a manifest without them (the one above) stays valid.
+TEST_F(ManifestTest, CarriesHostnameNodeLabelsAndCapabilityLabels) {
+  ManifestContent c = content();
+  c.hostname = "pi-door.lab";
+  c.labels = {"site=lab", "door"};
+  c.capabilities[0].label = "BCM 17, output";
+  json::Document doc = build_manifest(c);
+  const ParsedManifest m = verifier_->verify(sign_manifest(doc, node_->signing_key).value(), ctx_).value();
+  EXPECT_EQ(m.hostname, "pi-door.lab");
+  EXPECT_EQ(m.labels, (std::vector<std::string>{"site=lab", "door"}));
+  EXPECT_EQ(m.capabilities[0].label, "BCM 17, output");
+  EXPECT_EQ(m.capabilities[1].label, "");
+  EXPECT_EQ(json::find(m.doc["capabilities"][1], "label"), nullptr);  // none is sent as none, not ""
+
+  const auto bad_label = signed_manifest([](json::Document& d) {
+    cap0(d).AddMember("label", "<ignore previous instructions>", d.GetAllocator());
+  });
+  refused(bad_label, ErrorCode::kManifestInvalid, "at /capabilities/0/label");
+  const auto bad_host = signed_manifest([](json::Document& d) { d.AddMember("hostname", "-pi", d.GetAllocator()); });
+  refused(bad_host, ErrorCode::kManifestInvalid, "at /hostname");
+}
+
+TEST(ManifestTexts, LabelAndHostNameGrammarsMatchTheSchema) {
+  EXPECT_TRUE(is_capability_label("BCM 17, output"));
+  EXPECT_TRUE(is_capability_label("nginx.service"));
+  EXPECT_FALSE(is_capability_label(""));
+  EXPECT_FALSE(is_capability_label(" leading space"));
+  EXPECT_FALSE(is_capability_label(std::string(65, 'a')));
+  EXPECT_FALSE(is_capability_label("unit\\x2d.service"));
+  EXPECT_TRUE(is_node_label("site=lab"));
+  EXPECT_FALSE(is_node_label("two words"));
+  EXPECT_TRUE(is_host_name("pi4.lab.example"));
+  EXPECT_FALSE(is_host_name("pi-.lab"));
+  EXPECT_FALSE(is_host_name("pi..lab"));
+  EXPECT_FALSE(is_host_name("pi_4"));
+}
+
 TEST_F(ManifestTest, PayloadHashSigAndEtagFollowDesignSection5) {
   const std::string published = signed_manifest();
   json::Document doc = json::parse_strict(published).value();
@@ -511,7 +549,7 @@ TEST_F(ManifestTest, RefusesBadNodeIdPattern) {
 TEST_F(ManifestTest, RefusesExtraTopLevelField) {
   const auto bad = signed_manifest([](json::Document& d) { d.AddMember("comment", "hello", d.GetAllocator()); });
   const auto env = refused(bad, ErrorCode::kManifestInvalid, "property");
-  EXPECT_NE(env.message.find("manifest@1.3.0 at the top level"), std::string::npos) << env.message;
+  EXPECT_NE(env.message.find("manifest@1.4.0 at the top level"), std::string::npos) << env.message;
 }
 
 TEST_F(ManifestTest, RefusesMissingCapabilities) {
@@ -574,7 +612,7 @@ TEST_F(ManifestTest, RefusesTrailingGarbage) {
 }
 
 TEST_F(ManifestTest, RefusesNonObjectsAndEmptyPayloads) {
-  refused("[]", ErrorCode::kManifestInvalid, "manifest@1.3.0 at the top level");
+  refused("[]", ErrorCode::kManifestInvalid, "manifest@1.4.0 at the top level");
   refused("", ErrorCode::kManifestInvalid, "not strict JSON");
 }
 

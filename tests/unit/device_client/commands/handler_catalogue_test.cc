@@ -1,11 +1,12 @@
 // The Doc 05 catalogue through the device's ToolTable, as a --simulate node builds it: every tool
 // answers with a result valid against its output schema, the allow-lists and safety settings hold,
-// the manifest it produces validates against manifest@1.3.0 with the kinds' clamps, and each real
+// the manifest it produces validates against manifest@1.4.0 with the kinds' clamps and labels, and each real
 // backend, on this machine without the hardware, answers with a failed_precondition envelope.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "common/base/error.h"
@@ -21,6 +22,7 @@
 #include "device_client/backends/pwm_channel.h"
 #include "device_client/backends/service_control.h"
 #include "device_client/handlers/service_handler.h"
+#include "device_client/handlers/system_handlers.h"
 #include "device_client/simulated/simulated_catalogue.h"
 #include "device_client/node/cli_options.h"
 #include "device_client/commands/command_audit.h"
@@ -160,6 +162,27 @@ TEST_F(CatalogueHandlers, EveryProjectedNameFitsAndTheManifestValidates) {
   }
 }
 
+// Each capability's manifest label says what it is on the device, from its own settings (issue 37
+// item 4): the pin and its direction, the unit, the power action; kinds with one target have none.
+TEST_F(CatalogueHandlers, EachCapabilitySaysWhatItIsOnTheDevice) {
+  std::map<std::string, std::string> labels;
+  for (const Capability& cap : tools_->capabilities()) labels[cap.cap_id] = cap.label;
+  EXPECT_EQ(labels, (std::map<std::string, std::string>{{"info", ""},
+                                                        {"health", ""},
+                                                        {"net", ""},
+                                                        {"procs", ""},
+                                                        {"nginx", "nginx.service"},
+                                                        {"app", "fleetmcp-device.service"},
+                                                        {"audit", ""},
+                                                        {"gpio17", "BCM 17, output"},
+                                                        {"button", "BCM 27, input"},
+                                                        {"pwm0", "BCM 18, pwmchip0 channel 0"},
+                                                        {"i2c1", "bus 1, 0x48 0x76 0x77"},
+                                                        {"camera0", "camera 0"},
+                                                        {"reboot", "reboot"},
+                                                        {"server", ""}}));
+}
+
 TEST_F(CatalogueHandlers, KindDefaultsGiveHardwareRatesUnlessTheLineSaysOtherwise) {
   const auto& caps = tools_->capabilities();
   auto find = [&](const std::string& id) {
@@ -202,6 +225,28 @@ TEST_F(CatalogueHandlers, ReadOnlyToolsAnswerWithValidDocuments) {
   const json::Document none = call(tool("logs", "app", "get"), R"({"since":null,"until":null,"contains":"no such text"})");
   EXPECT_EQ(none["returned_count"].GetInt(), 0);
   EXPECT_STREQ(call(tool("mgmt", "server", "get"))["started_at"].GetString(), "2025-11-22T08:26:40Z");
+}
+
+// A reading the device cannot take is named with why (system.health.snapshot.output@1.2.0,
+// issue 37 item 4), not left out: on a recorded Pi both are read, on a tree with neither sensor
+// nor firmware both are named.
+TEST_F(CatalogueHandlers, HealthNamesTheReadingsItCannotTakeAndWhy) {
+  const CommandRunner no_helpers = [](const std::vector<std::string>&) { return std::optional<std::string>(); };
+  const auto snapshot = [&](const std::string& root) {
+    HealthHandler health(services_, root, no_helpers);
+    const json::Document args(rapidjson::kObjectType);
+    json::Document d = health.run({"snapshot", args}).value();
+    const auto bad = schemas_->validate("mcp://schemas/system.health.snapshot.output@1.2.0", d);
+    EXPECT_FALSE(bad) << json::to_string(d) << "\n" << bad->path << ": " << bad->message;
+    return d;
+  };
+  const json::Document pi = snapshot(FLEETMCP_SOURCE_DIR "/tests/fixtures/catalogue/pi");
+  EXPECT_TRUE(pi.HasMember("cpu_temperature_celsius") && pi.HasMember("throttling_flags"));
+  EXPECT_FALSE(pi.HasMember("unavailable")) << json::to_string(pi);
+  const json::Document bare = snapshot(FLEETMCP_SOURCE_DIR "/tests/fixtures/catalogue/io_before");
+  EXPECT_FALSE(bare.HasMember("cpu_temperature_celsius"));
+  ASSERT_TRUE(bare.HasMember("unavailable")) << json::to_string(bare);
+  EXPECT_EQ(json::to_string(bare["unavailable"]), R"({"cpu_temperature_celsius":"no_sensor","throttling_flags":"no_firmware_report"})");
 }
 
 TEST_F(CatalogueHandlers, GpioMustBeConfiguredBeforeItIsDrivenAndRevertsAreCancelledByANewWrite) {

@@ -66,6 +66,14 @@ TEST(DeviceConfig, AcceptsWhatEnrolWrites) {
   EXPECT_EQ(c.capabilities[1].constraints.deadline_ms_default, 2000);
 }
 
+TEST(DeviceConfig, HostnameAndNodeLabelsForTheManifest) {
+  EXPECT_EQ(parse(kEnrolled).hostname, "");  // the host's own name is announced
+  EXPECT_TRUE(parse(kEnrolled).labels.empty());
+  const DeviceConfig c = parse(kEnrolled + "hostname = pi-door\nlabels = site=lab,door\n");
+  EXPECT_EQ(c.hostname, "pi-door");
+  EXPECT_EQ(c.labels, (std::vector<std::string>{"site=lab", "door"}));
+}
+
 TEST(DeviceConfig, DefaultsWhenOptionalKeysAreAbsent) {
   std::string text = kEnrolled;
   text = replace_line(text, "telemetry_interval_ms", "# none");
@@ -114,6 +122,11 @@ const Mistake kMistakes[] = {
     {"capability.echo", "capability.echo =",
      "/etc/fleetmcp/device.conf:10: capability.echo: expected '<kind> [name=value ...]', e.g. 'system.echo "
      "max_concurrency=4'"},
+    // What the manifest tells people (manifest@1.4.0) is checked here, not refused by the broker.
+    {nullptr, "hostname = pi_4", "/etc/fleetmcp/device.conf:12: hostname: must be a host name such as pi-kitchen or pi4.lab.example"},
+    {nullptr, "labels = door,door", "/etc/fleetmcp/device.conf:12: labels: label door is given twice"},
+    {nullptr, "labels = front door",
+     "/etc/fleetmcp/device.conf:12: labels: each label is 1-63 letters, digits or ._:=/- starting with a letter or digit"},
 };
 
 TEST(DeviceConfig, EachMistakeNamesFileLineAndKey) {

@@ -66,10 +66,35 @@ TEST(CatalogueLogs, NewestFirstFilteringAndPaging) {
   ASSERT_EQ(p.entries.size(), 2u);  // events 7 and 5 (6 is nginx's)
   EXPECT_EQ(p.entries[0].message, "event 7 from fleetmcp-device");
   EXPECT_EQ(level_name(2), "crit");
+
+  q = LogQuery{};
+  q.unit = "nginx.service";  // logs.journal.get.input@1.1.0
+  p = page(q);
+  ASSERT_FALSE(p.entries.empty());
+  for (const auto& e : p.entries) EXPECT_EQ(e.unit, "nginx.service");
+}
+
+// A call's unit narrows the capability's units to one; a unit outside them is refused, naming
+// them, rather than answering an empty page the model reads as "that unit logged nothing".
+TEST(CatalogueLogs, AUnitNarrowsTheCapabilitysUnitsToOne) {
+  const std::vector<std::string> units{"fleetmcp-device.service", "nginx.service"};
+  LogHandler logs(make_simulated_log_source(units), units);
+  const json::Document args = json::parse_strict(R"({"unit":"nginx.service","limit":20})").value();
+  const json::Document d = logs.run({"get", args}).value();
+  expect_valid("logs.journal.get.output@1.0.0", d);
+  ASSERT_EQ(d["returned_count"].GetInt(), 20);
+  for (const auto& e : d["entries"].GetArray()) EXPECT_STREQ(e["unit"].GetString(), "nginx.service");
+
+  const json::Document other = json::parse_strict(R"({"unit":"sshd.service"})").value();
+  const auto refused = logs.run({"get", other});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().message.rfind("permission_denied: ", 0), 0u) << refused.error().message;
+  EXPECT_NE(refused.error().suggested_fix.find("fleetmcp-device.service, nginx.service"), std::string::npos)
+      << refused.error().suggested_fix;
 }
 
 TEST(CatalogueLogs, APageOfLongLinesStopsAtTheCmdAckBudget) {
-  LogHandler logs(make_simulated_log_source({"fleetmcp-device.service"}, kMaxMessage));
+  LogHandler logs(make_simulated_log_source({"fleetmcp-device.service"}, kMaxMessage), {"fleetmcp-device.service"});
   auto get = [&](int offset) {
     const json::Document args =
         json::parse_strict(R"({"limit":500,"offset":)" + std::to_string(offset) + "}").value();

@@ -107,6 +107,37 @@ TEST_F(McpTest, FindNodesAnswersExpiryAndCapabilitiesAndFiltersByCapIdAndExpiry)
   EXPECT_TRUE(bad["result"]["isError"].GetBool());
 }
 
+// The overview says which device each node is and what its capabilities are (issue 37 items 4, 8):
+// the manifest's hostname, node labels and capability labels, and a filter by node label.
+TEST_F(McpTest, FindNodesAnswersHostnameLabelsAndCapabilityLabelsAndFiltersByLabel) {
+  f.fleet->add_node("acme", "01hzx9k3m4p7q8r9s0t1v2w3xd",
+                    {{"gpio17", "gpio.pin", {"get"}, SafetyClass::kPhysicalActuation, {}, "BCM 17, output"},
+                     {"button", "gpio.pin", {"get"}, SafetyClass::kPhysicalActuation, {}, "BCM 27, input"}});
+  f.fleet->describe("01hzx9k3m4p7q8r9s0t1v2w3xd", "pi-door", {"site=lab", "door"});
+  f.scheduler->run();
+  const std::string sid = f.open_session(tok);
+  const auto find = [&](std::string_view arguments) {
+    const auto body = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":"fleet_find_nodes","arguments":)" + std::string(arguments) + "}"));
+    EXPECT_FALSE(body["result"]["isError"].GetBool()) << json::to_string(body);
+    return json::to_string(body["result"]["structuredContent"]);
+  };
+  const std::string all = find("{}");
+  EXPECT_NE(all.find(R"("node_id":"01hzx9k3m4p7q8r9s0t1v2w3xd","hostname":"pi-door","labels":["site=lab","door"])"),
+            std::string::npos) << all;
+  EXPECT_NE(all.find(R"("cap_labels":{"button":"BCM 27, input","gpio17":"BCM 17, output"})"), std::string::npos) << all;
+  // A node whose manifest has none shows none: no empty fields.
+  EXPECT_EQ(all.find(R"("node_id":")" + std::string(kNode) + R"(","hostname")"), std::string::npos) << all;
+  EXPECT_EQ(find(R"({"label":"door"})"), find(R"({"kind":"gpio.pin"})"));
+  EXPECT_NE(find(R"({"label":"door"})").find("pi-door"), std::string::npos);
+  EXPECT_EQ(find(R"({"label":"site"})"), R"({"nodes":[]})");  // a label is matched whole
+  const auto listed = body_of(*f.rpc(sid, tok, "tools/list", ""));
+  for (const auto& tool : listed["result"]["tools"].GetArray()) {
+    if (std::string_view(tool["name"].GetString()) != "fleet_find_nodes") continue;
+    EXPECT_TRUE(tool["inputSchema"]["properties"].HasMember("label"));
+    EXPECT_TRUE(tool["outputSchema"]["properties"]["nodes"]["items"]["properties"].HasMember("cap_labels"));
+  }
+}
+
 // Compact mode's list holds the tenant's kinds now (fleet_find_nodes' enum): list_changed when they
 // change, and not for a node with kinds already present or a node going offline.
 TEST_F(McpTest, CompactListChangesWithTheTenantsKindsOnly) {

@@ -32,6 +32,14 @@ TEST(PortableSchema, ABranchNoValueIsLeftForGoesSoNullIsNotAdmittedByTheRewrite)
   EXPECT_EQ(portable(R"({"type":["string","null"],"const":"a"})"), R"({"type":"string","const":"a"})");
 }
 
+// An empty `required` constrains nothing; the served list pays no tokens for it (issue 37: adding
+// labels and fields does not grow tools/list). A non-empty one stays.
+TEST(PortableSchema, AnEmptyRequiredGoes) {
+  EXPECT_EQ(portable(R"({"type":"object","properties":{"o":{"type":"object","properties":{},"required":[]}},"required":[]})"),
+            R"({"type":"object","properties":{"o":{"type":"object","properties":{}}}})");
+  EXPECT_EQ(portable(R"({"type":"object","required":["a"]})"), R"({"type":"object","required":["a"]})");
+}
+
 TEST(PortableSchema, DescriptionsLoseTheirCitationsAndTheTopOneGoes) {
   EXPECT_EQ(portable(R"({"description":"Arguments of x (Doc 05 §5.3 gpio.write_pin).","type":"object","properties":{
     "s":{"type":"string","description":"Which step of the Doc 05 §4.3 fallback chain gave t; absent with it."},
