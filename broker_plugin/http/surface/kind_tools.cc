@@ -115,7 +115,7 @@ json::Value tool_json(const PerNodeTools& per_node, const std::string& name, con
 // audited under the by_kind name.
 CallRefusal invalid(std::string_view name, std::string_view where, std::string_view what, std::string_view fix) {
   return CallRefusal{RefusalKind::kExecution,
-                     ErrorEnvelope(ErrorCode::kManifestInvalid,
+                     ErrorEnvelope(ErrorCode::kInvalidArguments,
                                    "invalid arguments at " + std::string(where) + ": " + std::string(what), fix),
                      nullptr, std::string(name), {}, {}};
 }
