@@ -133,7 +133,7 @@ TEST_F(SchemaRegistryTest, KindRegistryMatchesTheManifestKindEnumAndTheKindContr
   EXPECT_EQ(snapshot->output_schema, "mcp://schemas/system.metrics.sample@1.0.0");
   const auto* subscribe = reg().kinds().by_kind("system.metrics")->verb("subscribe");
   ASSERT_NE(subscribe, nullptr);
-  EXPECT_EQ(subscribe->input_schema, "mcp://schemas/system.metrics.subscribe.input@1.0.0");
+  EXPECT_EQ(subscribe->input_schema, "mcp://schemas/system.metrics.subscribe.input@1.1.0");
   EXPECT_EQ(subscribe->output_schema, "mcp://schemas/system.metrics.subscribe.output@1.0.0");
 }
 
@@ -464,7 +464,7 @@ const Tampering kTamperings[] = {
     {"kinds.json", "\"sysecho\"", "\"sysxcho\"", false, "does not match index.json"},
     {"status@1.0.0.json", "status@1.0.0", "status@1.0.1", true, "$id"},
     {"index.json", "\"file\": \"status@1.0.0.json\"", "\"file\": \"../status@1.0.0.json\"", false, "outside"},
-    {"kinds.json", "system.echo.invoke.output@1.0.0", "system.echo.invoke.output@9.0.0", true,
+    {"kinds.json", "system.echo.invoke.output@1.1.0", "system.echo.invoke.output@9.0.0", true,
      "system.echo.invoke.output@9.0.0"},
 };
 
