@@ -66,11 +66,10 @@ json::Value input_schema(const PerNodeTools& per_node, const FleetTool& sample, 
   json::Value node(rapidjson::kObjectType);
   node.AddMember("type", "string", a);
   if (g.node_ids.size() <= kNodeEnumMax) {
-    node.AddMember("enum", string_enum(g.node_ids, a), a);
-    node.AddMember("description", "The node to act on.", a);
+    node.AddMember("enum", string_enum(g.node_ids, a), a);  // says it all: no description repeated in every tool
   } else {
     node.AddMember("pattern", str(kNodeIdPattern, a), a);
-    node.AddMember("description", str("The node to act on: a node_id from fleet_find_nodes with kind " + sample.kind + ".", a), a);
+    node.AddMember("description", "A node_id from fleet_find_nodes.", a);  // short: every tool repeats it
   }
   props.AddMember("node_id", node, a);
   required.PushBack("node_id", a);
