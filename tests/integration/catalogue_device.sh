@@ -179,15 +179,15 @@ fi
 mkdir -p "$T/repo"
 printf 'Package: fleetmcp-device\nVersion: 9.9.9\nArchitecture: all\nMaintainer: t <t@example.org>\nFilename: fleetmcp-device_9.9.9_all.deb\nSize: 1\nMD5sum: 00000000000000000000000000000000\nDescription: test\n\n' >"$T/repo/Packages"
 printf 'Types: deb\nURIs: file:%s/repo\nSuites: ./\nTrusted: yes\n' "$T" >"$T/channels/stable.sources"
-before=$(call_node "$R" "$(r mgmt server get)" '{}')
-assert_eq "$(jq -c '.result.update_check' <<<"$before")" \
+before=$(call_node "$R" "$(r mgmt mgmt get)" '{}')
+assert_eq "$(jq -c '.result.update_check // .' <<<"$before")" \
   '[{"channel":"stable","latest_version":null,"update_available":null,"last_checked":null}]' \
   "real manage.server get: a channel not read yet offers nothing known"
 FLEETMCP_CHANNELS_DIR=$T/channels FLEETMCP_UPDATE_WORK=$T/upd FLEETMCP_STATE_DIR=$T/upd-state \
   sh "$SRC/cmake/packaging/device/fleetmcp-update" --check || fail "fleetmcp-update --check (see $T/upd/apt.log)"
 [ ! -e "$T/upd/update-state" ] || fail "fleetmcp-update --check recorded an update"
 pass "fleetmcp-update --check installs nothing"
-after=$(call_node "$R" "$(r mgmt server get)" '{}')
+after=$(call_node "$R" "$(r mgmt mgmt get)" '{}')
 device_validate "$S/manage.server.get.output@1.1.0" "$(jq -c .result <<<"$after")"
 assert_eq "$(jq -r '.result.update_check[0] | "\(.channel) \(.latest_version) \(.update_available) \(.last_checked != null)"' <<<"$after")" \
   "stable 9.9.9 true true" "real manage.server get: the stable channel offers 9.9.9, an update is available"
