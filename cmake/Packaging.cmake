@@ -37,6 +37,8 @@ fleetmcp_configure_packaged_unit()
 set(FLEETMCP_UPDATE_SCRIPT ${FLEETMCP_PACKAGE_PREFIX}/libexec/fleetmcp/fleetmcp-update)
 configure_file(${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-update.service
                ${PROJECT_BINARY_DIR}/packaging/fleetmcp-update.service @ONLY)
+configure_file(${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-update-check.service
+               ${PROJECT_BINARY_DIR}/packaging/fleetmcp-update-check.service @ONLY)
 # Packages of one tree for two Debian releases (docs/pi-image.md "Which packages"): each
 # release's build names its own libraries, so a trixie build carries a suffix (scripts/release-build.sh
 # sets +deb13). Bookworm's have none; 0.1.0 sorts before 0.1.0+deb13, so a Pi upgraded from
@@ -56,6 +58,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/device_client/device.conf.example DESTINATIO
 install(FILES ${FLEETMCP_PACKAGING_DIR}/device/60-fleetmcp-device.rules DESTINATION lib/udev/rules.d COMPONENT device)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-update.service DESTINATION lib/systemd/system COMPONENT device)
 install(PROGRAMS ${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-update DESTINATION libexec/fleetmcp COMPONENT device)
+# check_for_updates (docs/protocol.md D45): the daily read of the channels, enabled by postinst.
+install(FILES ${PROJECT_BINARY_DIR}/packaging/fleetmcp-update-check.service
+              ${FLEETMCP_PACKAGING_DIR}/device/fleetmcp-update-check.timer DESTINATION lib/systemd/system COMPONENT device)
 install(FILES ${FLEETMCP_PACKAGING_DIR}/device/60-fleetmcp-update.rules DESTINATION share/polkit-1/rules.d COMPONENT device)
 install(FILES ${PROJECT_BINARY_DIR}/packaging/version DESTINATION share/fleetmcp-device COMPONENT device)
 # Enrolment from a Pi's boot partition (docs/pi-image.md): the Pi image enables the unit.

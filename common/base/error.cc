@@ -8,7 +8,7 @@
 namespace fleetmcp {
 namespace {
 
-constexpr std::array<std::pair<ErrorCode, std::string_view>, 11> kNames{{
+constexpr std::array<std::pair<ErrorCode, std::string_view>, 12> kNames{{
     {ErrorCode::kManifestNotFound, "E_MANIFEST_NOT_FOUND"},
     {ErrorCode::kManifestInvalid, "E_MANIFEST_INVALID"},
     {ErrorCode::kAttestationFailed, "E_ATTESTATION_FAILED"},
@@ -20,6 +20,7 @@ constexpr std::array<std::pair<ErrorCode, std::string_view>, 11> kNames{{
     {ErrorCode::kSafetyDenied, "E_SAFETY_DENIED"},
     {ErrorCode::kInternal, "E_INTERNAL"},
     {ErrorCode::kBadRequest, "E_BAD_REQUEST"},
+    {ErrorCode::kInvalidArguments, "E_INVALID_ARGUMENTS"},
 }};
 
 }  // namespace

@@ -28,6 +28,7 @@ enum class ErrorCode {
   kSafetyDenied,
   kInternal,
   kBadRequest,  // error@1.1.0 only (docs/protocol.md D4)
+  kInvalidArguments,  // error@1.3.0 only: what MCP callers get for bad tool arguments (docs/protocol.md D41)
 };
 
 // "E_MANIFEST_INVALID" etc.

@@ -30,6 +30,26 @@ rapidjson::Value common_status(const UpdateState& s, json::Allocator& a) {
   return v;
 }
 
+// Doc 05 §2.6.6 check_for_updates, per channel (docs/protocol.md D45): what it offered when the
+// update unit last read it. A channel not read yet, or whose read failed, has no latest_version,
+// and update_available is then unknown (null).
+rapidjson::Value update_check(const std::vector<ChannelOffer>& offers, std::string_view current, json::Allocator& a) {
+  rapidjson::Value list(rapidjson::kArrayType);
+  for (const ChannelOffer& offer : offers) {
+    rapidjson::Value v(rapidjson::kObjectType);
+    const bool read = offer.check && offer.check->status == "succeeded" && !offer.check->new_version.empty();
+    v.AddMember("channel", json::string_value(offer.channel, a), a);
+    v.AddMember("latest_version", optional_text(read ? offer.check->new_version : "", a), a);
+    v.AddMember("update_available", read ? rapidjson::Value(offer.check->new_version != current) : rapidjson::Value(), a);
+    v.AddMember("last_checked", optional_time(offer.check ? offer.check->finished_at_ms : 0, a), a);
+    if (offer.check && !read && !offer.check->message.empty()) {
+      v.AddMember("message", json::string_value(ascii_clamp(offer.check->message, 400), a), a);  // why it was not read
+    }
+    list.PushBack(v, a);
+  }
+  return list;
+}
+
 }  // namespace
 
 ServerHandler::ServerHandler(const NodeServices& services, std::unique_ptr<SelfUpdate> update, std::string version)
@@ -54,6 +74,9 @@ Result<json::Document> ServerHandler::status() {
     const auto last = update_->last();
     if (!last) return last.error();
     if (*last) d.AddMember("last_update", common_status(**last, a), a);
+    const auto offers = update_->offers();
+    if (!offers) return offers.error();
+    if (!offers->empty()) d.AddMember("update_check", update_check(*offers, version_, a), a);
   }
   return d;
 }

@@ -25,6 +25,18 @@ Result<std::optional<UpdateState>> SelfUpdate::last() {
   return outcome;
 }
 
+Result<std::vector<ChannelOffer>> SelfUpdate::offers() const {
+  std::vector<ChannelOffer> out;
+  if (settings_.outcome_dir.empty()) return out;
+  for (const std::string_view channel : {"stable", "beta"}) {  // the invoke input schema's channels
+    if (access(channel_source(channel).c_str(), R_OK) != 0) continue;
+    auto check = read_update_state(settings_.outcome_dir, "offer-" + std::string(channel));
+    if (!check) return check.error();
+    out.push_back(ChannelOffer{std::string(channel), std::move(*check)});
+  }
+  return out;
+}
+
 Result<UpdateState> SelfUpdate::start(const UpdateRequest& request, std::string_view current_version) {
   if (!settings_.channels_dir.empty() && access(channel_source(request.channel).c_str(), R_OK) != 0) {
     return failed_precondition("update channel " + request.channel + " has no apt source on this device",

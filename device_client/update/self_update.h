@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "device_client/backends/service_control.h"
 #include "device_client/update/update_files.h"
@@ -20,6 +21,16 @@ namespace fleetmcp::device {
 inline constexpr std::string_view kDefaultUpdateStateDir = "/var/lib/fleetmcp";
 inline constexpr std::string_view kDefaultUpdateOutcomeDir = "/var/lib/fleetmcp-update";
 inline constexpr std::string_view kDefaultUpdateChannelsDir = "/etc/fleetmcp/update-channels";
+
+// What one update channel offers (Doc 05 §2.6.6 check_for_updates, docs/protocol.md D45), as the
+// update unit's script last read it: `fleetmcp-update --check` (root, run daily by
+// fleetmcp-update-check.timer) and every update record <outcome_dir>/offer-<channel> in
+// update-state's format: new_version the channel's newest fleetmcp-device, finished_at_ms when it
+// was read; failed (message) when the channel could not be read. The node only reads the file.
+struct ChannelOffer {
+  std::string channel;               // stable | beta
+  std::optional<UpdateState> check;  // nullopt: the channel has not been read yet
+};
 
 struct SelfUpdateSettings {
   std::string state_dir;     // the node's: update-request. "" (simulated backend): the state is kept in memory only
@@ -48,6 +59,11 @@ class SelfUpdate {
   // does not parse (an older node's, which had no pending fields) is no record.
   // E_INTERNAL on a damaged update-state.
   Result<std::optional<UpdateState>> last();
+
+  // Each channel with an apt source and what it offered when last read (ChannelOffer). Starts
+  // nothing and needs no root: checking without installing. Empty with the simulated backend.
+  // E_INTERNAL on a damaged offer file.
+  Result<std::vector<ChannelOffer>> offers() const;
 
  private:
   const std::unique_ptr<ServiceControl> unit_;

@@ -43,6 +43,22 @@ for how in commit_token elicitation:accept elicitation:decline elicitation:cance
   pass "audit: a confirmation line with reason $how"
 done
 
+# RFC-0009's endpoint takes the names the default mode serves (docs/protocol.md D44,
+# tools.call.request@1.1.0): a by_kind tool and fleet_read, answered by the real devices.
+rfc0009() {
+  curl -s -o "$T/rfc0009.json" -w '%{http_code}' -X POST "$E2E_BASE/mcp/tools/call" -H "Authorization: Bearer $E2E_TOKEN" \
+    -H "Content-Type: application/json" -d "$1"
+}
+node0=${E2E_NODES[0]}
+assert_eq "$(rfc0009 "{\"tool\":\"system_echo_ping\",\"arguments\":{\"node_id\":\"$node0\",\"arguments\":{\"message\":\"by kind\"}}}")" 200 \
+  "RFC-0009: system_echo_ping (a by_kind name) answers 200"
+assert_eq "$(jq -r '.message + " " + .node_id' "$T/rfc0009.json")" "by kind $node0" "RFC-0009: the by_kind call reached $node0"
+assert_eq "$(rfc0009 '{"tool":"fleet_read","arguments":{"kind":"system.health"}}')" 200 "RFC-0009: fleet_read answers 200"
+assert_eq "$(jq '[.results[] | select(.ok)] | length >= 3' "$T/rfc0009.json")" true "RFC-0009: fleet_read has every online node's health"
+assert_eq "$(rfc0009 "{\"tool\":\"system_echo_ping\",\"arguments\":{\"node_id\":\"$node0\",\"arguments\":{}}}")" 400 \
+  "RFC-0009: bad by_kind arguments are 400"
+assert_eq "$(jq -r .code "$T/rfc0009.json")" E_MANIFEST_INVALID "RFC-0009 keeps E_MANIFEST_INVALID for bad arguments (D41)"
+
 # The MCP Inspector CLI: --strict reports schema-portability findings (JSON: schemaFindings).
 inspector() {
   HOME=$T timeout 60 "$SRC/tests/node/node_modules/.bin/mcp-inspector" --cli "$E2E_URL" --transport http \

@@ -29,9 +29,11 @@ capability.sensors = i2c.bus bus=1 addresses=0x76
 capability.camera0 = camera.still dir=$T/photos
 capability.nginx = service.unit unit=nginx.service
 capability.reboot = system.power action=reboot
+capability.mgmt = manage.server update_unit=fleetmcp-update.service state_dir=$T/upd-state outcome_dir=$T/upd channels_dir=$T/channels
 CONF
+mkdir -p "$T/upd-state" "$T/channels"
 out=$("$DEVICE" --check-config --config "$T/pki/nodes/$R/device.conf") || fail "--check-config refused real-hardware lines: $out"
-assert_contains "$out" "node $R, tenant acme, 16 tools" "--check-config accepts a Pi configuration on a machine without the hardware"
+assert_contains "$out" "node $R, tenant acme, 18 tools" "--check-config accepts a Pi configuration on a machine without the hardware"
 device_start real --config "$T/pki/nodes/$R/device.conf"
 device_wait_log real "announce.published" 20
 
@@ -128,7 +130,7 @@ jq -r .preview.data_base64 <<<"$r" | base64 -d >"$T/preview.jpg"
 assert_eq "$(head -c 2 "$T/preview.jpg" | od -An -tx1 | tr -d ' ')" ffd8 "camera.still preview is an inline JPEG"
 r=$(ok "$(t power reboot invoke)" '{"delay_seconds":60}' "$S/system.power.invoke.output@1.0.0")
 assert_eq "$(jq -c . <<<"$r")" '{"scheduled":true,"effective_after_seconds":60,"action":"reboot"}' "system.power (simulated) schedules"
-ok "$(t mgmt server get)" '{}' "$S/manage.server.get.output@1.0.0" >/dev/null; pass "manage.server get"
+ok "$(t mgmt server get)" '{}' "$S/manage.server.get.output@1.1.0" >/dev/null; pass "manage.server get"
 r=$(ok "$(t mgmt server invoke)" '{"channel":"beta","target_version":null}' "$S/manage.server.invoke.output@1.0.0")
 assert_eq "$(jq -r .status.status <<<"$r")" pending "manage.server invoke queues the update unit"
 
@@ -175,3 +177,25 @@ if [ ! -S /run/dbus/system_bus_socket ]; then  # Doc 05 §9.1.1 unavailable: E_I
   REAL_CODE=E_INTERNAL REAL_REASON=unavailable real_refused "$(r power reboot invoke)" '{"delay_seconds":600}' \
     "logind is not reachable over D-Bus"
 fi
+
+# ---- check_for_updates (docs/protocol.md D45) on the real node ------------------------------------
+# The packaged script's --check reads the configured channel (a flat apt repository in a file: URI
+# offering fleetmcp-device 9.9.9) without installing anything, as its daily timer runs it; the real
+# node's manage.server get then reports what the channel offers. No root: apt's lists are the
+# script's own directory.
+mkdir -p "$T/repo"
+printf 'Package: fleetmcp-device\nVersion: 9.9.9\nArchitecture: all\nMaintainer: t <t@example.org>\nFilename: fleetmcp-device_9.9.9_all.deb\nSize: 1\nMD5sum: 00000000000000000000000000000000\nDescription: test\n\n' >"$T/repo/Packages"
+printf 'Types: deb\nURIs: file:%s/repo\nSuites: ./\nTrusted: yes\n' "$T" >"$T/channels/stable.sources"
+before=$(call_node "$R" "$(r mgmt mgmt get)" '{}')
+assert_eq "$(jq -c '.result.update_check // .' <<<"$before")" \
+  '[{"channel":"stable","latest_version":null,"update_available":null,"last_checked":null}]' \
+  "real manage.server get: a channel not read yet offers nothing known"
+FLEETMCP_CHANNELS_DIR=$T/channels FLEETMCP_UPDATE_WORK=$T/upd FLEETMCP_STATE_DIR=$T/upd-state \
+  sh "$SRC/cmake/packaging/device/fleetmcp-update" --check || fail "fleetmcp-update --check (see $T/upd/apt.log)"
+[ ! -e "$T/upd/update-state" ] || fail "fleetmcp-update --check recorded an update"
+pass "fleetmcp-update --check installs nothing"
+after=$(call_node "$R" "$(r mgmt mgmt get)" '{}')
+device_validate "$S/manage.server.get.output@1.1.0" "$(jq -c .result <<<"$after")"
+assert_eq "$(jq -r '.result.update_check[0] | "\(.channel) \(.latest_version) \(.update_available) \(.last_checked != null)"' <<<"$after")" \
+  "stable 9.9.9 true true" "real manage.server get: the stable channel offers 9.9.9, an update is available"
+

@@ -87,8 +87,8 @@ check_echo() {
   local at
   at=$(jq '.payload.result.received_at_ms' <<<"$ack")
   [ "$at" -ge "$before" ] && [ "$at" -le "$(date +%s%3N)" ] || fail "received_at_ms $at outside the call"
-  device_validate mcp://schemas/system.echo.invoke.output@1.0.0 "$(jq -c .payload.result <<<"$ack")"
-  pass "echo result is valid system.echo.invoke.output@1.0.0, received_at_ms within the call"
+  device_validate mcp://schemas/system.echo.invoke.output@1.1.0 "$(jq -c .payload.result <<<"$ack")"
+  pass "echo result is valid system.echo.invoke.output@1.1.0, received_at_ms within the call"
 }
 
 check_snapshot() {
@@ -157,7 +157,7 @@ check_bad_cmds() {
     E_MANIFEST_INVALID "arguments do not match mcp://schemas/system.echo.invoke.input@1.0.0" "bad arguments"
   id=$(device_msg_id 14)
   expect_error "$id" "$A" "$(device_cmd "$id" "sys.$A.metrics.subscribe" '{"interval_ms":10}')" \
-    E_MANIFEST_INVALID "system.metrics.subscribe.input@1.0.0" "interval below the schema's minimum"
+    E_MANIFEST_INVALID "system.metrics.subscribe.input@1.1.0" "interval below the schema's minimum"
   id=$(device_msg_id 15)
   local big
   big=$(head -c 70000 /dev/zero | tr '\0' a)

@@ -69,6 +69,9 @@ has fleetmcp-device /usr/lib/udev/rules.d/60-fleetmcp-device.rules
 has fleetmcp-device /usr/lib/systemd/system/fleetmcp-update.service
 has fleetmcp-device /usr/libexec/fleetmcp/fleetmcp-update
 has fleetmcp-device /usr/share/polkit-1/rules.d/60-fleetmcp-update.rules
+# check_for_updates (docs/protocol.md D45): the daily read of the channels.
+has fleetmcp-device /usr/lib/systemd/system/fleetmcp-update-check.service
+has fleetmcp-device /usr/lib/systemd/system/fleetmcp-update-check.timer
 has fleetmcp-device /usr/share/fleetmcp-device/version
 has fleetmcp-device /usr/lib/systemd/system/fleetmcp-enrol-boot.service
 has fleetmcp-device /usr/libexec/fleetmcp/fleetmcp-enrol-boot
@@ -96,6 +99,8 @@ assert_eq "$(grep '^User=' "$unit")" "User=fleetmcp" "unit runs as fleetmcp"
 assert_eq "$(grep '^StateDirectory=' "$unit")" "StateDirectory=fleetmcp" "unit may write /var/lib/fleetmcp (the self-update's state)"
 assert_eq "$(grep '^ExecStart=' "$root/usr/lib/systemd/system/fleetmcp-update.service")" \
   "ExecStart=/usr/libexec/fleetmcp/fleetmcp-update" "the update unit runs the packaged script"
+assert_eq "$(grep '^ExecStart=' "$root/usr/lib/systemd/system/fleetmcp-update-check.service")" \
+  "ExecStart=/usr/libexec/fleetmcp/fleetmcp-update --check" "the check unit runs the packaged script with --check"
 sh -n "$root/usr/libexec/fleetmcp/fleetmcp-update" || fail "the update script does not parse"
 assert_eq "$(cat "$root/usr/share/fleetmcp-device/version")" "$(dpkg-deb -f "$(deb fleetmcp-device)" Version)" \
   "share/fleetmcp-device/version is the package's version"

@@ -83,7 +83,7 @@ for (const [name, what] of [[`sysecho.${node}.echo.invoke`, 'dotted'], [`sysecho
   const r = await client.callTool({ name, arguments: { message: what } });
   check(!r.isError && r.structuredContent.message === what, `the RFC-0001 ${what} name still works in by_kind mode`, r);
 }
-const invalid = async (args, pointer, what, code = 'E_MANIFEST_INVALID') => {
+const invalid = async (args, pointer, what, code = 'E_INVALID_ARGUMENTS') => {
   const r = await client.callTool({ name: 'system_echo_ping', arguments: args });
   const e = r.isError ? envelope(r) : {};
   check(e.code === code && e.message.includes(pointer), `${what}: ${code} naming ${pointer}`, r);
@@ -157,7 +157,7 @@ check(update.isError && envelope(update).code === 'E_SAFETY_DENIED' && /commit_t
       'manage_server_update (the self-update) first asks for confirmation', update);
 const ambiguous = await client.callTool({ name: 'gpio_pin_get', arguments: { node_id: node } });
 check(ambiguous.isError && envelope(ambiguous).message.includes('/cap_id') && envelope(ambiguous).suggested_fix.includes('gpio17'),
-      'without cap_id on a node with several pins: E_MANIFEST_INVALID at /cap_id listing them', ambiguous);
+      'without cap_id on a node with several pins: E_INVALID_ARGUMENTS at /cap_id listing them', ambiguous);
 
 // ---- human confirmation by elicitation (a client that declares the capability) -----------------
 const { client: human } = await open(env.MCP_URL, env.TOKEN, 'fleetmcp-agents-human', { capabilities: { elicitation: {} } });
@@ -219,7 +219,7 @@ check(kindEnum.includes('camera.still') && kindEnum.includes('gpio.pin') && JSON
       'fleet_find_nodes: kind is an enum of the kinds the tenant\'s nodes have', kindEnum);
 const nearMiss = await client.callTool({ name: 'fleet_find_nodes', arguments: { kind: 'camera' } });
 const nearMissError = nearMiss.isError ? envelope(nearMiss) : {};
-check(nearMissError.code === 'E_MANIFEST_INVALID' && nearMissError.message.includes('/kind') &&
+check(nearMissError.code === 'E_INVALID_ARGUMENTS' && nearMissError.message.includes('/kind') &&
       kindEnum.every((k) => nearMissError.message.includes(k)) && nearMissError.suggested_fix.includes('"camera.still" (the nearest)'),
       'fleet_find_nodes with an unknown kind: isError naming /kind, listing the kinds present and the nearest', nearMiss);
 const readNearMiss = await client.callTool({ name: 'fleet_read', arguments: { kind: 'camera' } });
@@ -316,7 +316,7 @@ check(bounded.structuredContent.results.length === 1 && bounded.structuredConten
 const badRead = await client.callTool({ name: 'fleet_read', arguments: { kind: 'system.metrics', verb: 'snapshot',
   arguments: { include: 'uptime' } } });
 const badReadError = badRead.isError ? envelope(badRead) : {};
-check(badReadError.code === 'E_MANIFEST_INVALID' && badReadError.message.includes('/arguments/include') &&
+check(badReadError.code === 'E_INVALID_ARGUMENTS' && badReadError.message.includes('/arguments/include') &&
       badReadError.suggested_fix.includes('no node was called') && badRead.structuredContent?.results === undefined,
       'fleet_read with a bad argument: one isError result naming /arguments/include, no per-node errors', badRead);
 const writer = await client.callTool({ name: 'fleet_read', arguments: { kind: 'gpio.pin', verb: 'set' } });

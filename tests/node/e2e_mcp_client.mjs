@@ -52,8 +52,8 @@ async function main() {
         'metrics snapshot from a real device, validated by the SDK against the outputSchema');
 
   const bad = await client.callTool({ name: `sysecho.${NODES[0]}.echo.invoke`, arguments: { message: 42 } });
-  check(bad.isError && envelope(bad).code === 'E_MANIFEST_INVALID' && envelope(bad).message.includes('/message'),
-        'bad arguments: isError with E_MANIFEST_INVALID naming the field');
+  check(bad.isError && envelope(bad).code === 'E_INVALID_ARGUMENTS' && envelope(bad).message.includes('/message'),
+        'bad arguments: isError with E_INVALID_ARGUMENTS naming the field');
   await expectError(client.callTool({ name: 'sysecho.01hzx9k3m4p7q8r9s0t1v2w3x0.echo.invoke', arguments: { message: 'x' } }),
                     'an unknown tool is -32602', (e) => e.code === -32602);
 

@@ -50,8 +50,8 @@ async function main() {
                     'an unknown tool is -32602', (e) => e.code === -32602);
 
   const bad = await client.callTool({ name: `sysecho.${NODE}.echo.invoke`, arguments: { message: 42 } });
-  check(bad.isError && envelope(bad).code === 'E_MANIFEST_INVALID' && envelope(bad).message.includes('/message'),
-        'bad arguments: isError with E_MANIFEST_INVALID naming the field');
+  check(bad.isError && envelope(bad).code === 'E_INVALID_ARGUMENTS' && envelope(bad).message.includes('/message'),
+        'bad arguments: isError with E_INVALID_ARGUMENTS naming the field');
 
   ctl(`offline ${NODE2}`);
   await sleep(200);

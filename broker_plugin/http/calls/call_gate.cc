@@ -75,7 +75,7 @@ Result<GatePass, CallRefusal> CallGate::admit(const FleetSnapshot& fleet, const 
   static const json::Value kNoArguments(rapidjson::kObjectType);
   if (arguments_in == nullptr) arguments_in = &kNoArguments;
   if (!arguments_in->IsObject()) {
-    return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid, "arguments must be a JSON object",
+    return execution(tool, ErrorEnvelope(ErrorCode::kInvalidArguments, "arguments must be a JSON object",
                                          "pass the arguments as an object matching the tool's inputSchema"));
   }
   // Only a two-phase call's arguments are copied (to take the commit token off); the others are
@@ -91,7 +91,7 @@ Result<GatePass, CallRefusal> CallGate::admit(const FleetSnapshot& fleet, const 
   if (const auto failure = schemas_.validate(tool->verb.input_schema, arguments)) {
     const std::string pointer = std::string(call.arguments_at) + ascii_clamp(failure->path, 120);
     const std::string where = pointer.empty() ? "the top level" : pointer;
-    return execution(tool, ErrorEnvelope(ErrorCode::kManifestInvalid,
+    return execution(tool, ErrorEnvelope(ErrorCode::kInvalidArguments,
                                          "invalid arguments at " + where + ": " + ascii_clamp(failure->for_sender(), 200),
                                          failure->fix_for_sender("fix the argument at " + where +
                                                                  " to match the tool's inputSchema (" +

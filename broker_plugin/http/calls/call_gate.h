@@ -4,7 +4,7 @@
 //      before the gate, once; the gate parses no name);
 //   2. the token has the scope docs/protocol.md §7 requires for (safety_class, verb), the class
 //      raised to physical actuation for a forced call (tool_hints.h call_safety_class);
-//   3. the arguments validate against the verb's input schema (E_MANIFEST_INVALID naming where);
+//   3. the arguments validate against the verb's input schema (E_INVALID_ARGUMENTS naming where, docs/protocol.md D41);
 //   4. the node is online (E_NODE_OFFLINE at once, no device round trip);
 //   5. physical actuation (and a forced call) carries a valid commit token, or is refused with a new
 //      one (E_RATE_LIMITED instead when the rate bucket would refuse the call now, and, when the

@@ -37,6 +37,8 @@ class CallRunner {
   std::shared_ptr<InFlightCall> start(std::string_view via, const std::shared_ptr<Scheduler>& scheduler,
                                       SharedAgentToken agent, const std::shared_ptr<const FleetSnapshot>& fleet,
                                       GatePass pass, CallDone done) const;
+  // Where refusals are audited (an endpoint's, and fleet_read_run.h's per node).
+  const CallLog& log() const { return log_; }
 
  private:
   friend class InFlightCall;

@@ -1,11 +1,11 @@
 #include "broker_plugin/http/mcp/mcp_methods.h"
 
 #include <algorithm>
-#include <mutex>
 #include <optional>
 
 #include "broker_plugin/http/calls/actuation_check.h"
 #include "broker_plugin/http/calls/commit_tokens.h"
+#include "broker_plugin/http/calls/fleet_read_run.h"
 #include "broker_plugin/http/stateless/stateless_request.h"
 #include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/mcp/mcp_metrics_stream.h"
@@ -470,79 +470,26 @@ void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, c
 void McpMethods::fleet_read(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetReadPlan& plan,
                             const RpcMessage& m, const SharedAgentToken& caller, const std::shared_ptr<McpSession>& session,
                             const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
-  const AgentToken& agent = *caller;
   const McpRevision revision = session->revision();
-  const auto node_call = [&plan](const FleetReadTarget& target) {
-    return ResolvedCall{ResolvedCall::Action::kCall, target.tool, plan.arguments, "/arguments", {}};
-  };
-  // Every node gets the same arguments and the kind's one input schema (the registry has one entry
-  // per kind), so the gate's verdict on them at the first node with the capability is every
-  // node's: arguments it refuses fail the call once, before any node is called, instead of once
-  // per node inside a result that is not an error (issue 37).
-  const auto first = std::find_if(plan.targets.begin(), plan.targets.end(), [](const FleetReadTarget& t) { return t.tool != nullptr; });
-  std::optional<Result<GatePass, CallRefusal>> first_verdict;
-  if (first != plan.targets.end()) {
-    first_verdict.emplace(calls_.admit(*fleet, agent, node_call(*first)));
-    if (!*first_verdict && first_verdict->error().kind == RefusalKind::kExecution &&
-        first_verdict->error().error.code == ErrorCode::kManifestInvalid) {
-      const ErrorEnvelope bad = fleet_read_arguments_refused(*first->tool, first_verdict->error().error);
-      return refuse(CallRefusal{RefusalKind::kExecution, bad, nullptr, std::string(kFleetReadTool), {}, {}}, *m.id, agent,
-                    revision, answer);
-    }
-  }
-  // Shared by the node calls; the last one to finish answers, unless the session's end (or a
-  // cancel) already did.
-  struct Run {
-    std::mutex mutex;
-    FleetReadResults results;
-    size_t remaining;
-    json::Document id;
-    bool answered = false;
-    Run(const FleetReadPlan& p, size_t n) : results(p), remaining(n) {}
-  };
-  auto run = std::make_shared<Run>(plan, plan.targets.size() + 1);  // +1: the loop below
-  run->id.CopyFrom(*m.id, run->id.GetAllocator());
+  auto admitted = FleetReadRun::admit(calls_, *fleet, *caller, plan);
+  if (!admitted) return refuse(admitted.error(), *m.id, *caller, revision, answer);
+  const std::shared_ptr<FleetReadRun> run = *admitted;
+  auto id = std::make_shared<json::Document>();
+  id->CopyFrom(*m.id, id->GetAllocator());
   const std::string key = id_key(*m.id);
-  auto one_done = [run, revision, answer, session, key](auto record) {
-    std::lock_guard<std::mutex> lock(run->mutex);
-    record(run->results);
-    if (--run->remaining > 0 || std::exchange(run->answered, true)) return;
-    session->untrack(key);
-    const json::Document doc = run->results.document();
-    answer(RpcAnswer{200, rpc_result(run->id, tool_success(doc, json::to_string(doc), revision)), {}});
-  };
-  session->track(key, [run, scheduler, answer, revision](std::optional<SessionEnd> ended) {
-    scheduler->post([run, answer, revision, ended] {
-      std::lock_guard<std::mutex> lock(run->mutex);
-      if (std::exchange(run->answered, true)) return;
+  // The last node's answer answers, unless the session's end (or a cancel) already did.
+  session->track(key, [run, id, scheduler, answer, revision](std::optional<SessionEnd> ended) {
+    scheduler->post([run, id, answer, revision, ended] {
+      if (!run->stop()) return;
       if (!ended) return answer(std::nullopt);  // notifications/cancelled
       const ErrorEnvelope e = session_end_error(*ended, EndedCall::kRead);  // fleet_read only reads
-      answer(RpcAnswer{200, rpc_result(run->id, tool_error(e, has_structured_output(revision), revision)), {}});
+      answer(RpcAnswer{200, rpc_result(*id, tool_error(e, has_structured_output(revision), revision)), {}});
     });
   });
-  for (size_t i = 0; i < plan.targets.size(); ++i) {
-    const FleetReadTarget& target = plan.targets[i];
-    if (target.tool == nullptr) {
-      ErrorEnvelope none(ErrorCode::kManifestNotFound, target.problem, "fleet_find_nodes lists your nodes and their kinds");
-      one_done([i, none](FleetReadResults& r) { r.set_error(i, none); });
-      continue;
-    }
-    auto admitted = i == static_cast<size_t>(first - plan.targets.begin()) ? std::move(*first_verdict)
-                                                                            : calls_.admit(*fleet, agent, node_call(target));
-    if (!admitted) {
-      const CallRefusal& refusal = admitted.error();
-      log_.refused(kVia, &agent, refusal.asked, refusal.tool, refusal.error);
-      one_done([i, e = refusal.error](FleetReadResults& r) { r.set_error(i, e); });
-      continue;
-    }
-    calls_.start(kVia, scheduler, caller, fleet, std::move(*admitted), [i, one_done](CallResult result) {
-      one_done([i, &result](FleetReadResults& r) {
-        if (result) r.set_result(i, *result);
-        else r.set_error(i, result.error());
-      });
-    });
-  }
-  one_done([](FleetReadResults&) {});
+  run->start(kVia, scheduler, caller, fleet, [id, revision, answer, session, key](json::Document results) {
+    session->untrack(key);
+    answer(RpcAnswer{200, rpc_result(*id, tool_success(results, json::to_string(results), revision)), {}});
+  });
 }
 
 void McpMethods::run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, GatePass pass, const RpcMessage& m,

@@ -1,6 +1,7 @@
 #include "broker_plugin/http/rfc0009/rfc0009_endpoint.h"
 
 #include "broker_plugin/http/transport/error_status.h"
+#include "broker_plugin/http/calls/fleet_read_run.h"
 #include "broker_plugin/http/base/media_type.h"
 #include "broker_plugin/http/rfc0009/rfc0009_stream.h"
 
@@ -8,10 +9,17 @@ namespace fleetmcp::http {
 namespace {
 
 constexpr std::string_view kVia = "rfc0009";
-constexpr std::string_view kRequestSchema = "mcp://schemas/tools.call.request@1.0.0";
+constexpr std::string_view kRequestSchema = "mcp://schemas/tools.call.request@1.1.0";
 
 ErrorEnvelope bad_request(std::string_view what, std::string_view fix) {
   return ErrorEnvelope(ErrorCode::kBadRequest, what, fix);
+}
+
+// RFC-0009 clients read error@1.2.0's codes, where arguments failing their schema are
+// E_MANIFEST_INVALID (RFC-0005 §8): E_INVALID_ARGUMENTS is for MCP callers only (docs/protocol.md D41).
+ErrorEnvelope for_rfc0009(ErrorEnvelope e) {
+  if (e.code == ErrorCode::kInvalidArguments) e.code = ErrorCode::kManifestInvalid;
+  return e;
 }
 
 }  // namespace
@@ -39,14 +47,21 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   const json::Value* arguments = json::find(body, "arguments");
   const auto fleet = fleet_.snapshot();
 
-  // RFC-0009 calls per-node tools by their projected names only: the one resolution
-  // (tool_surface.h), here, once.
-  const auto resolved = ToolSurface::resolve_projected(*fleet, agent.tenant, tool_name, arguments);
-  if (!resolved) {
-    const CallRefusal& unknown = resolved.error();
-    log_.refused(kVia, &agent, unknown.asked, nullptr, unknown.error);
-    return ex->respond(envelope_reply(404, unknown.error));
+  // The one resolution (tool_surface.h), here, once: projected names and the names the default
+  // mode lists (a by_kind tool, fleet_read; docs/protocol.md D44). fleet_find_nodes and
+  // fleet_describe_node answer MCP results, and stay MCP's.
+  const auto resolved = ToolSurface::resolve(*fleet, agent.tenant, tool_name, arguments);
+  const bool mcp_only = resolved && (resolved->action == ResolvedCall::Action::kFindNodes ||
+                                     resolved->action == ResolvedCall::Action::kDescribeNode);
+  if (!resolved || mcp_only) {
+    const ErrorEnvelope e =
+        resolved ? ErrorEnvelope(ErrorCode::kManifestNotFound, tool_name + " is served on MCP only",
+                                 "call it with MCP tools/call on /mcp; here, call a node's tool or fleet_read")
+                 : for_rfc0009(resolved.error().error);
+    log_.refused(kVia, &agent, tool_name, nullptr, e);
+    return ex->respond(envelope_reply(e));
   }
+  if (resolved->action == ResolvedCall::Action::kFleetRead) return fleet_read(ex, caller, fleet, *resolved->reads);
   // §3: a subscribe without Accept: text/event-stream is refused before it costs a rate token.
   if (is_metrics_stream(*resolved->tool) && !names(req.header("Accept"), "text/event-stream")) {
     const ErrorEnvelope e = bad_request("subscribe streams need Accept: text/event-stream (RFC-0009 section 3)",
@@ -58,17 +73,30 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
   auto admitted = calls_.admit(*fleet, agent, *resolved);
   if (!admitted) {
     const CallRefusal& refusal = admitted.error();
-    log_.refused(kVia, &agent, tool_name, refusal.tool, refusal.error);
-    HttpReply r = envelope_reply(http_status(refusal.error.code), refusal.error);
+    const ErrorEnvelope error = for_rfc0009(refusal.error);
+    log_.refused(kVia, &agent, tool_name, refusal.tool, error);
+    HttpReply r = envelope_reply(error);
     if (refusal.kind == RefusalKind::kScope) {
       r.with("WWW-Authenticate", resource_.step_up(agent, refusal.error.message, refusal.required_scope));
     }
     return ex->respond(std::move(r));
   }
-  if (is_metrics_stream(*admitted->tool)) return open_stream(ex, agent, *admitted->tool, arguments);
+  if (is_metrics_stream(*admitted->tool)) return open_stream(ex, agent, *admitted->tool, resolved->arguments);
   calls_.start(kVia, ex->scheduler(), caller, fleet, std::move(*admitted), [ex](CallResult result) {
     ex->respond(result ? HttpReply::json(200, std::move(*result)) : envelope_reply(result.error()));
   });
+}
+
+void Rfc0009Endpoint::fleet_read(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& caller,
+                                 const std::shared_ptr<const FleetSnapshot>& fleet, const FleetReadPlan& plan) {
+  auto run = FleetReadRun::admit(calls_, *fleet, *caller, plan);
+  if (!run) {
+    const ErrorEnvelope e = for_rfc0009(run.error().error);
+    log_.refused(kVia, caller.get(), std::string(kFleetReadTool), nullptr, e);
+    return ex->respond(envelope_reply(e));
+  }
+  (*run)->start(kVia, ex->scheduler(), caller, fleet,
+                [ex](json::Document results) { ex->respond(HttpReply::json(200, json::to_string(results))); });
 }
 
 void Rfc0009Endpoint::open_stream(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const FleetTool& tool,

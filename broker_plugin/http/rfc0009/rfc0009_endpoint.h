@@ -1,8 +1,11 @@
-// POST /mcp/tools/call (RFC-0009 §3): {"tool", "arguments"} as tools.call.request@1.0.0.
+// POST /mcp/tools/call (RFC-0009 §3): {"tool", "arguments"} as tools.call.request@1.1.0: `tool` is a
+// projected name or a name the default mode lists, a by_kind tool or fleet_read (docs/protocol.md D44).
 //   - sys.<id>.metrics.subscribe needs Accept: text/event-stream (else 400 E_BAD_REQUEST, §3) and
 //     answers 200 with the stream of rfc0009_stream.h; every later condition is a close code.
 //   - Any other tool answers 200 with its result object, or the envelope with the status of
 //     docs/protocol.md §9 (error_status.h); an unknown tool (or another tenant's) is 404.
+//   - fleet_read answers 200 with its results object (fleet_read.h), each node's error inside it;
+//     arguments refused for every node are the one envelope. fleet_find_nodes stays MCP's (404).
 // The token is checked before (front_router.h); a scope it lacks is 403 insufficient_scope.
 #pragma once
 
@@ -15,6 +18,7 @@
 #include "broker_plugin/http/auth/protected_resource.h"
 #include "broker_plugin/http/calls/call_log.h"
 #include "broker_plugin/http/calls/call_runner.h"
+#include "broker_plugin/http/surface/fleet_read.h"
 #include "broker_plugin/http/fleet/fleet_view.h"
 #include "broker_plugin/http/base/front_metrics.h"
 #include "broker_plugin/http/base/front_options.h"
@@ -39,6 +43,8 @@ class Rfc0009Endpoint {
   void handle(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent);
 
  private:
+  void fleet_read(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& caller,
+                  const std::shared_ptr<const FleetSnapshot>& fleet, const FleetReadPlan& plan);
   // `arguments` are the call's own, which the gate validated (null: none).
   void open_stream(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const FleetTool& tool,
                    const json::Value* arguments);

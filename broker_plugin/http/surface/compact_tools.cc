@@ -69,7 +69,7 @@ json::Value tool(std::string_view name, std::string_view title, std::string_view
 }
 
 json::Document bad_arguments(std::string_view what, bool has_output_schema, McpRevision revision) {
-  return tool_error(ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments: " + std::string(what),
+  return tool_error(ErrorEnvelope(ErrorCode::kInvalidArguments, "invalid arguments: " + std::string(what),
                                   "fix the arguments to match the tool's inputSchema"),
                     has_output_schema, revision);
 }
@@ -150,13 +150,13 @@ ErrorEnvelope unknown_kind(std::string_view kind, const std::vector<std::string>
   const std::string message = "invalid arguments at /kind: no node of yours has a capability of kind \"" +
                               ascii_clamp(kind, 40) + "\"";
   if (present.empty()) {
-    return ErrorEnvelope(ErrorCode::kManifestInvalid, message + " (your nodes have no capabilities now)",
+    return ErrorEnvelope(ErrorCode::kInvalidArguments, message + " (your nodes have no capabilities now)",
                          "leave kind out: fleet_find_nodes then lists every node of yours and its state");
   }
   std::string listed;
   for (const std::string& k : present) listed += (listed.empty() ? "" : ", ") + k;
   const auto near = nearest(kind, std::vector<std::string_view>(present.begin(), present.end()), 1);
-  return ErrorEnvelope(ErrorCode::kManifestInvalid, message + "; the kinds your nodes have: " + listed,
+  return ErrorEnvelope(ErrorCode::kInvalidArguments, message + "; the kinds your nodes have: " + listed,
                        near.empty() ? "use one of: " + listed
                                     : "use kind \"" + std::string(near.front()) + "\" (the nearest) or another of: " + listed);
 }
@@ -344,7 +344,7 @@ json::Document CompactTools::describe_node(const FleetSnapshot& fleet, std::stri
 Result<ResolvedCall, CallRefusal> resolve_fleet_call(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args) {
   const auto malformed = [](std::string_view what) {
     return CallRefusal{RefusalKind::kMalformedFleetCall,
-                       ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments: " + std::string(what),
+                       ErrorEnvelope(ErrorCode::kInvalidArguments, "invalid arguments: " + std::string(what),
                                      "fix the arguments to match the tool's inputSchema"),
                        nullptr, std::string(kFleetCallTool), {}, {}};
   };

@@ -32,7 +32,7 @@ json::Value& capability_entry(json::Value& caps, const FleetTool& t, json::Alloc
 // like the tools themselves: a node going offline changes none, an expiry can.
 std::vector<std::string> tenant_kinds(const FleetSnapshot& fleet, std::string_view tenant);
 // The refusal of a `kind` argument none of `present` (tenant_kinds) is, by fleet_find_nodes and
-// fleet_read: E_MANIFEST_INVALID at /kind, listing the kinds present and suggesting the nearest,
+// fleet_read: E_INVALID_ARGUMENTS at /kind, listing the kinds present and suggesting the nearest,
 // instead of an empty answer the model would read as "no node has it".
 ErrorEnvelope unknown_kind(std::string_view kind, const std::vector<std::string>& present);
 

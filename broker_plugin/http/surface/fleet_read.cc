@@ -35,7 +35,7 @@ constexpr std::string_view kOutput = R"({"type":"object","required":["results","
 json::Value str(std::string_view s, json::Allocator& a) { return json::string_value(s, a); }
 
 ErrorEnvelope invalid(std::string_view where, std::string_view what) {
-  return ErrorEnvelope(ErrorCode::kManifestInvalid, "invalid arguments at " + std::string(where) + ": " + std::string(what),
+  return ErrorEnvelope(ErrorCode::kInvalidArguments, "invalid arguments at " + std::string(where) + ": " + std::string(what),
                        "fix " + std::string(where) + " to match fleet_read's inputSchema");
 }
 
@@ -226,7 +226,7 @@ Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_vi
 }
 
 ErrorEnvelope fleet_read_arguments_refused(const FleetTool& tool, const ErrorEnvelope& gate_error) {
-  return ErrorEnvelope(ErrorCode::kManifestInvalid, gate_error.message,
+  return ErrorEnvelope(ErrorCode::kInvalidArguments, gate_error.message,
                        "fix that argument: fleet_read passes `arguments` unchanged to " + tool.kind + " " + tool.name.verb +
                            " on every node, whose input schema is the `arguments` of " +
                            kind_tool_name(tool) + " (" + tool.verb.input_schema +

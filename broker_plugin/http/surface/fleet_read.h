@@ -59,7 +59,7 @@ struct FleetReadPlan {
 
 // Checks the arguments and picks the nodes and each one's tool (the plan points into `args`):
 // fleet_read's part of the one resolution of a tools/call (ToolSurface::resolve), which hands the
-// plan on. An error envelope (E_MANIFEST_INVALID naming the argument, E_SAFETY_DENIED for a
+// plan on. An error envelope (E_INVALID_ARGUMENTS naming the argument, E_SAFETY_DENIED for a
 // capability that does more than read) when they are wrong.
 Result<FleetReadPlan> plan_fleet_read(const FleetSnapshot& fleet, std::string_view tenant, const json::Value* args);
 

@@ -66,10 +66,10 @@ json::Value input_schema(const PerNodeTools& per_node, const FleetTool& sample, 
   json::Value node(rapidjson::kObjectType);
   node.AddMember("type", "string", a);
   if (g.node_ids.size() <= kNodeEnumMax) {
-    node.AddMember("enum", string_enum(g.node_ids, a), a);  // the instructions say what node_id is
+    node.AddMember("enum", string_enum(g.node_ids, a), a);  // says it all: no description repeated in every tool
   } else {
     node.AddMember("pattern", str(kNodeIdPattern, a), a);
-    node.AddMember("description", str("A node_id from fleet_find_nodes with kind " + sample.kind + ".", a), a);
+    node.AddMember("description", "A node_id from fleet_find_nodes.", a);  // short: every tool repeats it
   }
   props.AddMember("node_id", node, a);
   required.PushBack("node_id", a);
@@ -114,7 +114,7 @@ json::Value tool_json(const PerNodeTools& per_node, const std::string& name, con
 // audited under the by_kind name.
 CallRefusal invalid(std::string_view name, std::string_view where, std::string_view what, std::string_view fix) {
   return CallRefusal{RefusalKind::kExecution,
-                     ErrorEnvelope(ErrorCode::kManifestInvalid,
+                     ErrorEnvelope(ErrorCode::kInvalidArguments,
                                    "invalid arguments at " + std::string(where) + ": " + std::string(what), fix),
                      nullptr, std::string(name), {}, {}};
 }

@@ -14,7 +14,7 @@
 //
 // A call resolves to the per-node tool (resolve_kind_call) and then goes through the same CallGate as
 // any other call; the node's own safety class, scope, rate limit and two-phase rule apply.
-// Arguments are checked here first, so a wrong one is E_MANIFEST_INVALID naming its JSON pointer
+// Arguments are checked here first, so a wrong one is E_INVALID_ARGUMENTS naming its JSON pointer
 // (/node_id, /cap_id, /arguments/message) before any device round trip; a node_id of no node of
 // the tenant with the tool is E_MANIFEST_NOT_FOUND (docs/protocol.md §9). A node of another tenant
 // gets exactly the answer of a node that does not exist.
@@ -69,7 +69,7 @@ class KindTools final : public ToolSurface {
   mutable std::map<std::string, Cached, std::less<>> cache_;
 };
 
-// The per-node tool a by_kind call means and where its arguments are, or E_MANIFEST_INVALID naming
+// The per-node tool a by_kind call means and where its arguments are, or E_INVALID_ARGUMENTS naming
 // the argument (an execution refusal). A name no node of the tenant offers is an unknown tool.
 Result<ResolvedCall, CallRefusal> resolve_kind_call(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
                                                     const json::Value* args);

@@ -12,15 +12,14 @@
 namespace fleetmcp::http {
 namespace {
 
-// An unknown `name`, with the nearest names the tenant may call (text.h's nearest): its tools'
-// per-node names and, with `by_kind` (every call but RFC-0009's), the fleet tools and the by_kind
-// names too. Only the tenant's own tools are candidates: another tenant's stay unseen.
-CallRefusal unknown_near(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name, bool by_kind) {
+// An unknown `name`, with the nearest names the tenant may call (text.h's nearest): the fleet
+// tools, its tools' per-node names and their by_kind names. Only the tenant's own tools are
+// candidates: another tenant's stay unseen.
+CallRefusal unknown_near(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name) {
   std::set<std::string> kind_names;
-  std::vector<std::string_view> names;
-  if (by_kind) names = {kFindNodesTool, kDescribeNodeTool, kFleetReadTool, kFleetCallTool};
+  std::vector<std::string_view> names = {kFindNodesTool, kDescribeNodeTool, kFleetReadTool, kFleetCallTool};
   for (const FleetTool* t : fleet.tools(tenant)) {
-    if (by_kind) kind_names.insert(kind_tool_name(*t));
+    kind_names.insert(kind_tool_name(*t));
     names.push_back(t->canonical_name);
   }
   names.insert(names.end(), kind_names.begin(), kind_names.end());
@@ -48,14 +47,6 @@ void keep_callable(json::Document& page, const AgentToken& agent) {
   }
 }
 
-Result<ResolvedCall, CallRefusal> ToolSurface::resolve_projected(const FleetSnapshot& fleet, std::string_view tenant,
-                                                                 std::string_view name, const json::Value* arguments) {
-  if (const FleetTool* tool = projected_tool(fleet, tenant, name)) {
-    return ResolvedCall{ResolvedCall::Action::kCall, tool, arguments, {}, {}};
-  }
-  return unknown_near(fleet, tenant, name, false);
-}
-
 Result<ResolvedCall, CallRefusal> ToolSurface::resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
                                                        const json::Value* arguments) {
   using Action = ResolvedCall::Action;
@@ -71,13 +62,13 @@ Result<ResolvedCall, CallRefusal> ToolSurface::resolve(const FleetSnapshot& flee
   // No dot and no dash: a by_kind name (system_echo_ping), which a per-node name never is.
   if (name.find_first_of(".-") == std::string_view::npos) {
     auto resolved = resolve_kind_call(fleet, tenant, name, arguments);
-    if (!resolved && resolved.error().kind == RefusalKind::kUnknownTool) return unknown_near(fleet, tenant, name, true);
+    if (!resolved && resolved.error().kind == RefusalKind::kUnknownTool) return unknown_near(fleet, tenant, name);
     return resolved;
   }
   if (const FleetTool* tool = projected_tool(fleet, tenant, name)) {
     return ResolvedCall{Action::kCall, tool, arguments, {}, {}};
   }
-  return unknown_near(fleet, tenant, name, true);
+  return unknown_near(fleet, tenant, name);
 }
 
 }  // namespace fleetmcp::http

@@ -83,10 +83,6 @@ class ToolSurface {
   // by_kind tool or of fleet_call that name no single tool.
   static Result<ResolvedCall, CallRefusal> resolve(const FleetSnapshot& fleet, std::string_view tenant, std::string_view name,
                                                    const json::Value* arguments);
-  // The same resolution restricted to projected per-node names (dotted or dashed): what RFC-0009
-  // calls (rfc0009_endpoint.h). Anything else is an unknown tool.
-  static Result<ResolvedCall, CallRefusal> resolve_projected(const FleetSnapshot& fleet, std::string_view tenant,
-                                                             std::string_view name, const json::Value* arguments);
 };
 
 }  // namespace fleetmcp::http

@@ -7,6 +7,7 @@ namespace fleetmcp::http {
 int http_status(ErrorCode code) {
   switch (code) {
     case ErrorCode::kBadRequest:
+    case ErrorCode::kInvalidArguments:
     case ErrorCode::kManifestInvalid: return 400;
     case ErrorCode::kSafetyDenied: return 403;
     case ErrorCode::kManifestNotFound:

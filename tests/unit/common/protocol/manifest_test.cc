@@ -490,8 +490,8 @@ TEST_F(ManifestTest, SchemaRefMustNameTheKindsContract) {
   EXPECT_TRUE(verifier_->verify(with(1, "mcp://schemas/system.metrics@1.4.2"), ctx_).ok()) << "another version";
   const auto env = refused(with(1, "mcp://schemas/system.echo@1.0.0"), ErrorCode::kManifestInvalid,
                            "capabilities[1].schema_ref does not name the contract of kind system.metrics "
-                           "(mcp://schemas/system.metrics@1.0.0)");
-  EXPECT_NE(env.suggested_fix.find("declare schema_ref mcp://schemas/system.metrics@1.0.0"), std::string::npos);
+                           "(mcp://schemas/system.metrics@1.1.0)");
+  EXPECT_NE(env.suggested_fix.find("declare schema_ref mcp://schemas/system.metrics@1.1.0"), std::string::npos);
   const auto evil = refused(with(0, "mcp://schemas/evil.payload@6.6.6"), ErrorCode::kManifestInvalid,
                             "capabilities[0].schema_ref does not name the contract of kind system.echo");
   EXPECT_EQ((evil.message + evil.suggested_fix).find("evil"), std::string::npos);

@@ -133,7 +133,7 @@ TEST_F(SchemaRegistryTest, KindRegistryMatchesTheManifestKindEnumAndTheKindContr
   EXPECT_EQ(snapshot->output_schema, "mcp://schemas/system.metrics.sample@1.0.0");
   const auto* subscribe = reg().kinds().by_kind("system.metrics")->verb("subscribe");
   ASSERT_NE(subscribe, nullptr);
-  EXPECT_EQ(subscribe->input_schema, "mcp://schemas/system.metrics.subscribe.input@1.0.0");
+  EXPECT_EQ(subscribe->input_schema, "mcp://schemas/system.metrics.subscribe.input@1.1.0");
   EXPECT_EQ(subscribe->output_schema, "mcp://schemas/system.metrics.subscribe.output@1.0.0");
 }
 
@@ -163,11 +163,13 @@ TEST_F(SchemaRegistryTest, ListIsNameAscendingVersionDescending) {
     EXPECT_TRUE(a->name < b->name || (a->name == b->name && b->version < a->version)) << a->id << " " << b->id;
   }
   const auto errors = reg().versions("error");
-  ASSERT_EQ(errors.size(), 3u);
-  EXPECT_EQ(errors[0]->id, "mcp://schemas/error@1.2.0");
-  EXPECT_EQ(errors[1]->id, "mcp://schemas/error@1.1.0");
-  EXPECT_EQ(errors[2]->id, "mcp://schemas/error@1.0.0");
-  EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0"))->id, "mcp://schemas/error@1.2.0");
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_EQ(errors[0]->id, "mcp://schemas/error@1.3.0");
+  EXPECT_EQ(errors[1]->id, "mcp://schemas/error@1.2.0");
+  EXPECT_EQ(errors[2]->id, "mcp://schemas/error@1.1.0");
+  EXPECT_EQ(errors[3]->id, "mcp://schemas/error@1.0.0");
+  EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0"))->id, "mcp://schemas/error@1.3.0");
+  EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0 <1.3.0"))->id, "mcp://schemas/error@1.2.0");
   EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0 <1.2.0"))->id, "mcp://schemas/error@1.1.0");
   EXPECT_EQ(reg().resolve("error", *SemVerRange::parse(">=1.0.0 <1.1.0"))->id, "mcp://schemas/error@1.0.0");
   EXPECT_EQ(reg().resolve("error", *SemVerRange::parse("1.0.0"))->id, "mcp://schemas/error@1.0.0");
@@ -302,6 +304,14 @@ TEST_F(SchemaRegistryTest, ErrorEnvelopeVersions) {
   expect_invalid("error@1.2.0", R"({"code":"E_BAD_REQUEST","message":"m","suggested_fix":"f",)"
                                 R"("details":{"reason":"not_found","note":"free text"}})",
                  "/details", "");
+  // error@1.3.0 (D41): E_INVALID_ARGUMENTS, what MCP callers get for bad tool arguments; the
+  // versions before it refuse the code, so RFC-0009 and the nodes keep E_MANIFEST_INVALID.
+  ErrorEnvelope bad_arguments(ErrorCode::kInvalidArguments, "invalid arguments at /message: not a string", "fix");
+  bad_arguments.reason = "invalid_argument";
+  expect_valid("error@1.3.0", bad_arguments.to_json());
+  expect_invalid("error@1.2.0", bad_arguments.to_json(), "/code", "is not one of the allowed values");
+  expect_valid("error@1.3.0", refused.to_json());
+  expect_valid("error@1.3.0", limited);
   // cmd_ack carries the same envelope inline.
   const std::string ack = R"({"type":"cmd_ack","msg_id":"01HZXC0000000000000000DEV0","in_reply_to":"01HZXC0000000000000000SRV0","payload":)";
   expect_valid("cmd_ack@1.0.0", ack + R"({"ok":false,"error":)" + bad_request + "}}");
@@ -454,7 +464,7 @@ const Tampering kTamperings[] = {
     {"kinds.json", "\"sysecho\"", "\"sysxcho\"", false, "does not match index.json"},
     {"status@1.0.0.json", "status@1.0.0", "status@1.0.1", true, "$id"},
     {"index.json", "\"file\": \"status@1.0.0.json\"", "\"file\": \"../status@1.0.0.json\"", false, "outside"},
-    {"kinds.json", "system.echo.invoke.output@1.0.0", "system.echo.invoke.output@9.0.0", true,
+    {"kinds.json", "system.echo.invoke.output@1.1.0", "system.echo.invoke.output@9.0.0", true,
      "system.echo.invoke.output@9.0.0"},
 };
 

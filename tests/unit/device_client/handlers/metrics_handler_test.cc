@@ -79,7 +79,7 @@ TEST_F(BuiltinHandlers, ProjectsRfcToolNames) {
   const Capability& echo = tools_->capabilities()[0];
   EXPECT_EQ(echo.schema_ref, "mcp://schemas/system.echo.invoke.input@1.0.0");  // RFC-0005 §9
   EXPECT_EQ(echo.verbs, std::vector<std::string>{"invoke"});
-  EXPECT_EQ(tools_->capabilities()[1].schema_ref, "mcp://schemas/system.metrics@1.0.0");  // the kind contract
+  EXPECT_EQ(tools_->capabilities()[1].schema_ref, "mcp://schemas/system.metrics@1.1.0");  // the kind contract
   EXPECT_EQ(tools_->capabilities()[1].verbs, (std::vector<std::string>{"snapshot", "subscribe"}));
 }
 

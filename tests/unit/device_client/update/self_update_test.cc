@@ -174,6 +174,34 @@ TEST_F(SelfUpdateTest, TheNextProcessReadsTheOutcome) {
   EXPECT_STREQ(d["last_update"]["message"].GetString(), "fleetmcp-device 0.1.0 -> 0.1.1 from channel stable");
 }
 
+// check_for_updates (docs/protocol.md D45): get reports what each configured channel offered when
+// the script's --check last read it (offer-<channel>, update-state's format), and starts nothing.
+TEST_F(SelfUpdateTest, GetSaysWhatEachChannelOffersWithoutInstalling) {
+  NodeServices services;
+  services.node_id = "01jd3x4m5n6p7q8r9s0t1v2w3x";
+  bool started = false;
+  ServerHandler handler(services, make([&] { started = true; }), "0.1.0");
+  const json::Document args = json::parse_strict("{}").value();
+  // stable has a source and was not read yet; beta has none, so it is not listed.
+  json::Document d = handler.run({"get", args}).value();
+  EXPECT_EQ(json::to_string(d["update_check"]),
+            R"([{"channel":"stable","latest_version":null,"update_available":null,"last_checked":null}])");
+  std::ofstream(root_ / "outcome/offer-stable") << "status=succeeded\nstarted_at_ms=1763800000000\nfinished_at_ms=1763800009000\n"
+                                                   "message=\nreason=\nold_version=0.1.0\nnew_version=0.2.0\nrequest_id=\n";
+  d = handler.run({"get", args}).value();
+  EXPECT_EQ(json::to_string(d["update_check"]),
+            R"([{"channel":"stable","latest_version":"0.2.0","update_available":true,"last_checked":"2025-11-22T08:26:49Z"}])");
+  std::ofstream(root_ / "channels/beta.sources") << "Types: deb\n";
+  std::ofstream(root_ / "outcome/offer-beta") << "status=failed\nstarted_at_ms=1763800000000\nfinished_at_ms=1763800009000\n"
+                                                 "message=apt-get update of channel beta failed\nnew_version=\n";
+  d = handler.run({"get", args}).value();
+  EXPECT_EQ(json::to_string(d["update_check"][1]),
+            R"({"channel":"beta","latest_version":null,"update_available":null,"last_checked":"2025-11-22T08:26:49Z",)"
+            R"("message":"apt-get update of channel beta failed"})");
+  EXPECT_FALSE(started);  // no unit was started: checking installs nothing
+  EXPECT_FALSE(fs::exists(root_ / "state/update-request"));
+}
+
 TEST_F(SelfUpdateTest, PackageVersionIsTheFileBesideTheBinary) {
   fs::create_directories(root_ / "usr/bin");
   fs::create_directories(root_ / "usr/share/fleetmcp-device");

@@ -28,7 +28,7 @@ TEST_F(McpTest, BadArgumentsNameTheFieldAndNeverReachTheDevice) {
   EXPECT_TRUE(r["isError"].GetBool());
   EXPECT_FALSE(r.HasMember("structuredContent"));  // the tool has an outputSchema the envelope would not match
   const json::Value& e = r["_meta"]["io.fleetmcp/error"];
-  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  EXPECT_EQ(*json::get_string(e, "code"), "E_INVALID_ARGUMENTS");
   EXPECT_NE(std::string(*json::get_string(e, "message")).find("/message"), std::string::npos);
   EXPECT_EQ(json::parse_strict(r["content"][0]["text"].GetString()).value(), e);
   EXPECT_EQ(f.fleet->calls_received(), 0u);
@@ -129,7 +129,7 @@ TEST_F(McpTest, AForcedServiceStopNeedsThePhysicalScopeAndConfirmation) {
   // force without the confirmation of the breakage: the input schema refuses it.
   const std::string sid = f.open_session(tok);
   const auto unconfirmed = body_of(*call(tok, sid, R"({"action":"stop","force":true})"));
-  EXPECT_EQ(*json::get_string(unconfirmed["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_MANIFEST_INVALID");
+  EXPECT_EQ(*json::get_string(unconfirmed["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_INVALID_ARGUMENTS");
   // With the scope: two-phase, and the commit token confirms it.
   const auto first = body_of(*call(tok, sid, forced));
   const json::Value& refusal = first["result"]["_meta"]["io.fleetmcp/error"];

@@ -81,7 +81,7 @@ TEST_F(RoutesTest, SchemaListIsOrderedAndPaginatedByOpaqueCursor) {
 TEST_F(RoutesTest, SchemaRangesResolveToTheHighestMatchOrNameTheVersions) {
   const auto hit = get("/schemas/error?range=%3E%3D1.0.0%20%3C2.0.0");
   ASSERT_EQ(hit->reply->status, 200);
-  EXPECT_EQ(*header_of(*hit->reply, "Content-Location"), "/schemas/error@1.2.0");
+  EXPECT_EQ(*header_of(*hit->reply, "Content-Location"), "/schemas/error@1.3.0");
   const auto miss = get("/schemas/error?range=%3E%3D2.0.0");
   EXPECT_EQ(miss->reply->status, 404);
   const auto e = body_of(*miss);

@@ -142,8 +142,8 @@ TEST_F(McpTest, ToolObjectsCarrySchemasAnnotationsAndTemplatedDescriptions) {
   // per listed tool (docs/http-front.md, "Listing cost").
   ASSERT_TRUE(echo["outputSchema"].HasMember("$id"));
   const std::string served_id(*json::get_string(echo["outputSchema"], "$id"));
-  EXPECT_TRUE(served_id.starts_with("mcp://schemas/system.echo.invoke.output@1.0.0/served-")) << served_id;
-  EXPECT_EQ(served_id.size(), std::string("mcp://schemas/system.echo.invoke.output@1.0.0/served-").size() + 16);
+  EXPECT_TRUE(served_id.starts_with("mcp://schemas/system.echo.invoke.output@1.1.0/served-")) << served_id;
+  EXPECT_EQ(served_id.size(), std::string("mcp://schemas/system.echo.invoke.output@1.1.0/served-").size() + 16);
   EXPECT_STREQ(echo["outputSchema"].MemberBegin()->name.GetString(), "$id");
   EXPECT_TRUE(echo["annotations"]["readOnlyHint"].GetBool());
   EXPECT_EQ(*json::get_string(echo, "x-safety-class"), "read_only");

@@ -143,5 +143,32 @@ TEST_F(Rfc0009Test, UnaryToolsAnswerTheResultOrTheEnvelopeWithDesignStatuses) {
   EXPECT_EQ(slow->reply->status, 504);
 }
 
+// Issue 37 item 10 (docs/protocol.md D44): RFC-0009 takes the names the default mode lists, with
+// tools.call.request@1.1.0: a by_kind tool calls the node's tool ({node_id, arguments}), fleet_read
+// answers every node's result in one object; bad arguments keep RFC-0009's E_MANIFEST_INVALID, and
+// fleet_find_nodes (an MCP result) stays MCP's.
+TEST_F(Rfc0009Test, ByKindNamesAndFleetReadCallTheNodes) {
+  const auto ok = f.post_tools_call(tok, R"({"tool":"system_echo_ping","arguments":{"node_id":")" + std::string(kNode) +
+                                             R"(","arguments":{"message":"by kind"}}})");
+  EXPECT_EQ(ok->reply->status, 200);
+  EXPECT_EQ(json::get_string(body_of(*ok), "message").value_or(""), "by kind");
+  const auto bad = f.post_tools_call(tok, R"({"tool":"system_echo_ping","arguments":{"node_id":")" + std::string(kNode) +
+                                              R"(","arguments":{}}})");
+  EXPECT_EQ(bad->reply->status, 400);
+  EXPECT_EQ(json::get_string(body_of(*bad), "code").value_or(""), "E_MANIFEST_INVALID");
+
+  const auto read = f.post_tools_call(tok, R"({"tool":"fleet_read","arguments":{"kind":"system.metrics","verb":"snapshot"}})");
+  ASSERT_EQ(read->reply->status, 200) << read->reply->body;
+  const auto results = body_of(*read);
+  ASSERT_TRUE(results.HasMember("results")) << read->reply->body;
+  EXPECT_GE(results["results"].Size(), 1u);
+  EXPECT_TRUE(results["results"][0]["ok"].GetBool()) << read->reply->body;
+  const auto refused = f.post_tools_call(tok, R"({"tool":"fleet_read","arguments":{"kind":"system.metrics","verb":"snapshot",)"
+                                              R"("arguments":{"include":"uptime"}}})");
+  EXPECT_EQ(refused->reply->status, 400);
+  EXPECT_EQ(json::get_string(body_of(*refused), "code").value_or(""), "E_MANIFEST_INVALID");
+  EXPECT_EQ(f.post_tools_call(tok, R"({"tool":"fleet_find_nodes","arguments":{}})")->reply->status, 404);
+}
+
 }  // namespace
 }  // namespace fleetmcp::http::testing

@@ -31,7 +31,7 @@ TEST_F(McpTest, CompactModeOffersThreeFleetToolsThatReachTheSameGate) {
   EXPECT_EQ(*json::get_string(called["result"]["structuredContent"], "message"), "via fleet_call");
   const auto bad = body_of(*compact.rpc(sid, t, "tools/call", R"({"name":"fleet_call","arguments":{"node_id":")" + std::string(kNode) +
                                                               R"(","cap_id":"echo","verb":"invoke","arguments":{}}})"));
-  EXPECT_EQ(*json::get_string(bad["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_MANIFEST_INVALID");
+  EXPECT_EQ(*json::get_string(bad["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_INVALID_ARGUMENTS");
   // The missing argument is named where the client wrote the arguments.
   EXPECT_NE(std::string(*json::get_string(bad["result"]["_meta"]["io.fleetmcp/error"], "message")).find("at /arguments:"),
             std::string::npos);
@@ -65,7 +65,7 @@ TEST_F(McpTest, FindNodesKindIsAnEnumOfTheTenantsKindsAndAnUnknownKindIsRefusedW
   const auto refused = body_of(*by_kind.rpc(sid, t, "tools/call", R"({"name":"fleet_find_nodes","arguments":{"kind":"relay"}})"));
   ASSERT_TRUE(refused["result"]["isError"].GetBool());
   const json::Value& e = refused["result"]["_meta"]["io.fleetmcp/error"];
-  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  EXPECT_EQ(*json::get_string(e, "code"), "E_INVALID_ARGUMENTS");
   const std::string message(*json::get_string(e, "message"));
   EXPECT_NE(message.find("at /kind"), std::string::npos) << message;
   for (const auto& k : acme) EXPECT_NE(message.find(k), std::string::npos) << message;

@@ -26,7 +26,7 @@ TEST_F(McpTest, FleetReadRefusesBadArgumentsOnceNamingThem) {
   ASSERT_TRUE(body["result"]["isError"].GetBool());
   EXPECT_FALSE(body["result"].HasMember("structuredContent") && body["result"]["structuredContent"].HasMember("results"));
   const json::Value& e = error_envelope(body);
-  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  EXPECT_EQ(*json::get_string(e, "code"), "E_INVALID_ARGUMENTS");
   const std::string message(*json::get_string(e, "message"));
   EXPECT_NE(message.find("at /arguments/include"), std::string::npos) << message;
   const std::string fix(*json::get_string(e, "suggested_fix"));
@@ -50,7 +50,7 @@ TEST_F(McpTest, FleetReadRefusesAKindNoNodeOfTheTenantHas) {
   const auto body = body_of(*f.rpc(sid, tok, "tools/call", R"({"name":"fleet_read","arguments":{"kind":"metrics"}})"));
   ASSERT_TRUE(body["result"]["isError"].GetBool());
   const json::Value& e = error_envelope(body);
-  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  EXPECT_EQ(*json::get_string(e, "code"), "E_INVALID_ARGUMENTS");
   EXPECT_NE(std::string(*json::get_string(e, "message")).find("system.echo, system.metrics, test.relay"), std::string::npos);
   EXPECT_NE(std::string(*json::get_string(e, "suggested_fix")).find("\"system.metrics\" (the nearest)"), std::string::npos);
 }
@@ -100,7 +100,7 @@ TEST_F(McpTest, FleetReadRefusesAMalformedFieldPointer) {
                                    R"({"name":"fleet_read","arguments":{"kind":"system.echo","fields":["cpu"]}})"));
   ASSERT_TRUE(body["result"]["isError"].GetBool());
   const json::Value& e = error_envelope(body);
-  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  EXPECT_EQ(*json::get_string(e, "code"), "E_INVALID_ARGUMENTS");
   EXPECT_NE(std::string(*json::get_string(e, "message")).find("at /fields/0"), std::string::npos);
 }
 

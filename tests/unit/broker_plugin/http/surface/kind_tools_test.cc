@@ -18,7 +18,7 @@ TEST_F(McpTest, ByKindBadArgumentsAreNamedAsTheClientWroteThem) {
                                     R"({"name":"system_echo_ping","arguments":{"node_id":")" + std::string(kNode) +
                                         R"(","arguments":{"message":7}}})"));
   const json::Value& e = body["result"]["_meta"]["io.fleetmcp/error"];
-  EXPECT_EQ(*json::get_string(e, "code"), "E_MANIFEST_INVALID");
+  EXPECT_EQ(*json::get_string(e, "code"), "E_INVALID_ARGUMENTS");
   const std::string message(*json::get_string(e, "message"));
   EXPECT_EQ(message.rfind("invalid arguments at /arguments/message: ", 0), 0u) << message;
   EXPECT_NE(std::string(*json::get_string(e, "suggested_fix")).find("/arguments/message"), std::string::npos);

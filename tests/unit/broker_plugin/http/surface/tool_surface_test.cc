@@ -88,5 +88,32 @@ TEST_F(McpTest, AReadOnlyTokenListsOnlyTheToolsItMayCall) {
   EXPECT_TRUE(names(f.token("acme", "devices:read")).empty());  // no call scope: nothing to call
 }
 
+// Issue 37 item 5: what tools/list serves (names, descriptions, every schema's words) is for the
+// model: no internal notes, no endpoints, no scope names, no spec keywords. One node with every
+// kind of the registry, listed in both typed modes.
+TEST(ServedWords, ToolsListCarriesNoInternalNotes) {
+  for (const char* mode : {"by_kind", "per_node"}) {
+    FrontFixture f{FrontOptionList{{"http_tools_mode", mode}}};
+    std::vector<MemoryCapability> caps;
+    for (const KindSpec& k : test_registry()->kinds().all()) {
+      if (k.kind.starts_with("test.")) continue;
+      std::vector<std::string> verbs;
+      for (const VerbSpec& v : k.verbs) verbs.push_back(v.verb);
+      caps.push_back({k.kind_short + "0", k.kind, verbs});
+    }
+    f.fleet->add_node("acme", "01hzx9k3m4p7q8r9s0t1v2w3xb", caps);  // every kind of the registry
+    const std::string tok = f.token();
+    const std::string listed = f.rpc(f.open_session(tok), tok, "tools/list", "")->reply->body;
+    ASSERT_NE(listed.find("camera"), std::string::npos) << mode << ": " << listed.substr(0, 400);
+    for (const std::string_view internal :
+         {"MUST", "DO's", "gateway cross", "the gateway then", "fanout", "runaway", "abuse", "DES" "IGN", "tools:call:", "POST /",
+          "GET /", "$devices/", "does NOT", "Doc 05", "RFC-"}) {
+      const size_t at = listed.find(internal);
+      EXPECT_EQ(at, std::string::npos) << mode << " serves \"" << internal << "\": "
+                                       << (at == std::string::npos ? "" : listed.substr(at > 120 ? at - 120 : 0, 240));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fleetmcp::http::testing
