@@ -33,7 +33,7 @@ request_path=(http jsonrpc mcp rfc0009 tool_args)
 #     by design. LeakSanitizer still checks the whole run at its exit and fails it on lost memory.
 front_targets=(http mcp rfc0009 tool_args)
 front_flags=(-entropic=0 -detect_leaks=0)
-all_targets=("${request_path[@]}" json jcs manifest agent_token device_cmd cmd_ack acl device_config)
+all_targets=("${request_path[@]}" json jcs manifest agent_token issuer_token device_cmd cmd_ack acl device_config)
 [ $# -gt 0 ] && targets=("$@") || targets=("${all_targets[@]}")
 build=${BUILD_DIR:-build-san}
 jobs=${FUZZ_JOBS:-1}
