@@ -169,8 +169,9 @@ libssl3 libsodium23 libre2-9 libgpiod2 libsystemd0 libturbojpeg0 libpng16-16"
 NODE_DEB_DEPENDS_TRIXIE="adduser fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libpaho-mqtt1.3 libpaho-mqttpp3-1
 libssl3t64 libsodium23 libre2-11-absl20240722 libgpiod3 libsystemd0 libturbojpeg0 libpng16-16t64"
 
-# The broker's package on trixie (trixie_packages.sh): mosquitto and the libraries the plugin links.
-BROKER_DEB_DEPENDS_TRIXIE="mosquitto libmosquitto1 fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libssl3t64 libsodium23
+# The broker's package on trixie (trixie_packages.sh): mosquitto and the libraries the plugin links
+# (libcurl fetches trusted issuers' keys, docs/authorization.md).
+BROKER_DEB_DEPENDS_TRIXIE="mosquitto libmosquitto1 fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libssl3t64 libsodium23 libcurl4t64
 libre2-11-absl20240722 libpaho-mqtt1.3 libpaho-mqttpp3-1"
 
 # deb_depends DEB: the package names of DEB's Depends, alternatives included, one per line.

@@ -53,7 +53,7 @@ assert_eq "$(field fleetmcp-device Architecture)" "$(dpkg --print-architecture)"
 # Every dependency on a list: a new library cannot slip into a package unseen.
 deb_depends_only "$(deb fleetmcp-device)" "$NODE_DEB_DEPENDS"
 deb_depends_only "$(deb fleetmcp-camera)" "$NODE_DEB_DEPENDS fleetmcp-device libcamera0.0.3"
-deb_depends_only "$(deb fleetmcp-broker)" "mosquitto libmosquitto1 fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libssl3 libsodium23 libre2-9
+deb_depends_only "$(deb fleetmcp-broker)" "mosquitto libmosquitto1 fleetmcp-schemas libc6 libgcc-s1 libstdc++6 libssl3 libsodium23 libre2-9 libcurl4
 libpaho-mqtt1.3 libpaho-mqttpp3-1"
 info=$(dpkg-deb --info "$(deb fleetmcp-device)")
 for f in postinst prerm postrm conffiles; do assert_contains "$info" " $f" "device control has $f"; done
@@ -165,8 +165,12 @@ ctl=$T/ctl
 mkdir -p "$ctl" && dpkg-deb -e "$(deb fleetmcp-device)" "$ctl"
 sh -n "$ctl/postinst" && sh -n "$ctl/prerm" && sh -n "$ctl/postrm" || fail "maintainer script syntax"
 grep -q "adduser --system" "$ctl/postinst" || fail "postinst creates no system user"
-if grep -v '^ *echo ' "$ctl/postinst" | grep -E "systemctl (enable|start|restart)"; then fail "device postinst enables or starts the service"; fi
-pass "device postinst creates the user and only try-restarts an already configured node"
+# The node's service is the operator's to enable; the daily check_for_updates timer (D45) installs nothing.
+if grep -v '^ *echo ' "$ctl/postinst" | grep -v "fleetmcp-update-check.timer" | grep -E "systemctl (enable|start|restart)"; then
+  fail "device postinst enables or starts the service"
+fi
+grep -q "systemctl enable --now fleetmcp-update-check.timer" "$ctl/postinst" || fail "device postinst does not enable the update-check timer"
+pass "device postinst creates the user, enables only the update-check timer and only try-restarts an already configured node"
 assert_eq "$(cat "$ctl/conffiles")" "/etc/fleetmcp/device.conf.example" "device conffiles"
 # Run the device postinst with recording stand-ins for the commands it calls: a host with the
 # gpio and video groups but no i2c group, no fleetmcp user yet, and no device.conf.
