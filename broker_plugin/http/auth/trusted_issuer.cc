@@ -94,7 +94,7 @@ Result<std::vector<TrustedIssuer>> parse_trusted_issuers(const OptionSet& option
     if (!is_trusted_issuer_option(option.key)) continue;
     auto [name, field] = split_key(option.key);
     if (name.empty()) return option.error("is not plugin_opt_http_oauth.<name>.<field>", "see docs/authorization.md");
-    auto group = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == name; });
+    auto group = std::find_if(groups.begin(), groups.end(), [&name = name](const auto& g) { return g.first == name; });
     if (group == groups.end()) group = groups.insert(groups.end(), {name, OptionSet("", options.origin())});
     group->second.add_named(field, option.name, option.value, option.source);
   }
