@@ -106,22 +106,26 @@ void Announces::refuse(std::string_view client_id, const Principal& node, const 
   broker_.publish(client_id, devices_topic(node.name, DeviceLeaf::kRejected), rejected_message(error, etag), 1, false);
 }
 
-void Announces::commit(const ClientView& client, const Principal& node, std::string_view payload) {
+Verdict Announces::commit(const ClientView& client, const Principal& node, std::string_view payload) {
   std::optional<CheckedAnnounce> checked = pending_.take(client.handle, payload);
   NodeRecord& record = registry_.get_or_create(node.name, node.tenant);
   if (payload.empty()) {
     store_.deregister(record);
-    return;
+    return Verdict::kAllow;
   }
   if (!checked) {
     // Not the bytes the WRITE check verified (another plugin replaced them): verified now.
     AnnounceVerdict verdict =
         verifier_.check(payload, announce_facts(&record, node.name, node.certificate.get(), clock_()));
-    if (!verdict) return;
+    if (!verdict) {
+      refuse(client.id, node, verdict.error().error, verdict.error().etag);
+      return Verdict::kDeny;
+    }
     checked = CheckedAnnounce{std::move(verdict).value(), node.certificate};
   }
   store_.accept(record, *checked, node.name, "");
   bump(counters_.announces_accepted);
+  return Verdict::kAllow;
 }
 
 void Announces::republish_status() {

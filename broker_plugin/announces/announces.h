@@ -71,8 +71,10 @@ class Announces : private NodeFacts {
   // Tells the publisher why on its rejected topic; audited and counted.
   void refuse(std::string_view client_id, const Principal& node, const ErrorEnvelope& error, std::string_view etag);
   // The announce the WRITE check accepted was delivered: the node's manifest now (empty:
-  // deregistered). The check's verdict is used when it was reached on these bytes.
-  void commit(const ClientView& client, const Principal& node, std::string_view payload);
+  // deregistered). The check's verdict is used when it was reached on these bytes; other bytes
+  // (another plugin replaced them after the check) are verified now, and refused as in `check`:
+  // kDeny, so the broker neither stores nor retains them.
+  Verdict commit(const ClientView& client, const Principal& node, std::string_view payload);
 
   // The tick.
   void start_turn() {

@@ -32,7 +32,7 @@ Verdict FleetPlugin::on_message(const ClientView& client, const MessageEvent& ev
   const Principal& who = *session->principal;
   if (who.kind != PrincipalKind::kNode || who.name != topic->node_id) return Verdict::kAllow;
   switch (topic->kind) {
-    case DeviceLeaf::kAnnounce: announces_.commit(client, who, event.payload); break;
+    case DeviceLeaf::kAnnounce: return announces_.commit(client, who, event.payload);
     case DeviceLeaf::kCmdAck: calls_.on_cmd_ack(topic->node_id, event.payload, /*over_bridge=*/false); break;
     case DeviceLeaf::kTelemetry:
       if (observer_ != nullptr) observer_->telemetry_arrived(topic->node_id, event.payload);

@@ -126,10 +126,12 @@ TEST_F(FleetPluginTest, AVerdictIsNotLentToOtherBytes) {
   std::string tampered = manifest(f.now + 1);
   tampered.replace(tampered.find("\"rate_limit_rps\":10"), 19, "\"rate_limit_rps\":11");
   ASSERT_EQ(f.check(c, kAclWrite, announce_topic, manifest(f.now), true), Verdict::kAllow);
-  // Another plugin's MESSAGE callback replaced the payload after the check.
-  f.plugin->on_message(c.view(), {announce_topic, tampered, true});
+  // Another plugin's MESSAGE callback replaced the payload after the check: refused, so the broker
+  // does not retain it, and the node is told why.
+  EXPECT_EQ(f.plugin->on_message(c.view(), {announce_topic, tampered, true}), Verdict::kDeny);
   EXPECT_EQ(f.plugin->parts().registry.find(node->node_id)->manifest, nullptr);
   EXPECT_EQ(f.plugin->parts().counters.announces_accepted.load(), 0u);
+  EXPECT_EQ(rejected_code(c.id), "E_ATTESTATION_FAILED");
 }
 
 // ... and not past the loop turn of its publish.
