@@ -21,11 +21,14 @@ inline std::string echo_call(std::string_view tool, std::string_view message = "
 
 inline std::string echo_tool(std::string_view node = kNode) { return "sysecho." + std::string(node) + ".echo.invoke"; }
 
-// The commit token a two-phase refusal offers in its suggested_fix.
-inline std::string commit_token_of(const json::Document& body) {
-  const std::string fix(*json::get_string(body["result"]["_meta"]["io.fleetmcp/error"], "suggested_fix"));
+// The commit token a two-phase refusal offers in its suggested_fix ("" if none).
+inline std::string commit_token_in(std::string_view fix) {
   const size_t at = fix.find("commit_token=\"");
-  return at == std::string::npos ? "" : fix.substr(at + 14, fix.find('"', at + 14) - at - 14);
+  return at == std::string::npos ? "" : std::string(fix.substr(at + 14, fix.find('"', at + 14) - at - 14));
+}
+// ... in an MCP tools/call result.
+inline std::string commit_token_of(const json::Document& body) {
+  return commit_token_in(*json::get_string(body["result"]["_meta"]["io.fleetmcp/error"], "suggested_fix"));
 }
 
 class McpTest : public ::testing::Test {

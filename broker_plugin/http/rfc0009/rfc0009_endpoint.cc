@@ -81,6 +81,7 @@ void Rfc0009Endpoint::handle(const std::shared_ptr<Exchange>& ex, const SharedAg
     }
     return ex->respond(std::move(r));
   }
+  if (admitted->confirmed_by_commit_token) log_.confirmation(kVia, agent, *admitted->tool, true, "commit_token");
   if (is_metrics_stream(*admitted->tool)) return open_stream(ex, agent, *admitted->tool, resolved->arguments);
   calls_.start(kVia, ex->scheduler(), caller, fleet, std::move(*admitted), [ex](CallResult result) {
     ex->respond(result ? HttpReply::json(200, std::move(*result)) : envelope_reply(result.error()));

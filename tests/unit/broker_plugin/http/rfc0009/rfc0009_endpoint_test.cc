@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/front_fixture.h"
+#include "tests/support/front_test_suites.h"
 
 namespace fleetmcp::http::testing {
 namespace {
@@ -110,6 +111,27 @@ TEST_F(Rfc0009Test, OneDeviceStreamFeedsEverySubscriberAtItsOwnInterval) {
   EXPECT_EQ(count(*slow->stream), 3);   // 0, 5, 10 s
   EXPECT_EQ(f.fleet->leased_interval_ms(std::string(kNode)), 1000);
   EXPECT_EQ(f.fleet->watchers(std::string(kNode)), 1u);
+}
+
+// Physical actuation over RFC-0009 is two-phase too, and the redemption of its commit token is
+// audited as MCP's is: one "confirm" line, reason "commit_token".
+TEST_F(Rfc0009Test, ARedeemedCommitTokenIsAuditedAsAConfirmation) {
+  const std::string set = "relay." + std::string(kNode) + ".relay0.set";
+  const auto first = f.post_tools_call(tok, R"({"tool":")" + set + R"(","arguments":{"on":true}})");
+  const std::string token = commit_token_in(*json::get_string(body_of(*first), "suggested_fix"));
+  ASSERT_FALSE(token.empty());
+  EXPECT_EQ(f.fleet->calls_received(), 0u);
+  const auto second = f.post_tools_call(tok, R"({"tool":")" + set + R"(","arguments":{"on":true,"commit_token":")" + token + "\"}}");
+  EXPECT_EQ(second->reply->status, 200);
+  EXPECT_EQ(f.fleet->calls_received(), 1u);
+  int confirms = 0;
+  for (const std::string& line : *f.audit) {
+    if (line.find(R"("decision":"confirm")") != std::string::npos) {
+      ++confirms;
+      EXPECT_NE(line.find(R"("reason":"commit_token")"), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(confirms, 1);
 }
 
 TEST_F(Rfc0009Test, UnaryToolsAnswerTheResultOrTheEnvelopeWithDesignStatuses) {
