@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <system_error>
 #include <thread>
 
 #include "device_client/base/catalogue_error.h"
@@ -51,15 +52,22 @@ class SysfsPwmChannel : public PwmChannel {
   }
 
  private:
+  // The error_code overloads: a directory we may not read is "not there" (and the write below says
+  // why), never a filesystem_error escaping to the dispatcher.
+  static bool exists(const std::string& path) {
+    std::error_code ec;
+    return fs::exists(path, ec);
+  }
+
   Status ensure_exported() {
-    if (fs::exists(dir_)) return {};
-    if (!fs::exists(chip_dir_)) {
+    if (exists(dir_)) return {};
+    if (!exists(chip_dir_)) {
       return failed_precondition("no PWM chip at " + chip_dir_,
                                  "enable the PWM overlay (e.g. dtoverlay=pwm in config.txt) or fix the chip= setting");
     }
     if (Status exported = write_file(chip_dir_ + "/export", std::to_string(channel_)); !exported) return exported;
     // udev fixes the permissions of the new directory shortly after the export.
-    for (int i = 0; i < 50 && !fs::exists(dir_ + "/period"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    for (int i = 0; i < 50 && !exists(dir_ + "/period"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     return {};
   }
 
