@@ -41,6 +41,12 @@ class BearerAuth {
   // Called once per request (the server hands the verdict on with it, exchange.h).
   Authentication authenticate(std::optional<std::string_view> authorization, int64_t now_s) const;
 
+  // The MQTT agent listener's check of an identity provider's token (the plugin core's
+  // IssuerTokenCheck, wired by the module): the same verification and the same remembered verdicts
+  // as a request's, so a token costs one signature check whichever door it comes in by. Any
+  // thread; never waits on the network. Revocation is the caller's check.
+  Result<AgentToken> issuer_token(std::string_view token, int64_t now_s) const;
+
  private:
   Result<SharedAgentToken> verified(std::string_view token, int64_t now_s) const;
   // The claims of a fleetctl token or of a trusted issuer's access token.
