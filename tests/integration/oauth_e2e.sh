@@ -12,7 +12,7 @@ AS_URL=http://127.0.0.1:$AS_PORT
 # Keys last 10 s after the last fetch here (the shortest the option allows), refetched at most once a second.
 E2E_BROKER_LINES=(
   "plugin_opt_http_oauth.test.issuer $AS_URL"
-  "plugin_opt_http_oauth.test.tenant acme"
+  "plugin_opt_http_oauth.test.tenant_claim fleet_tenant"
   "plugin_opt_http_oauth.test.key_lifetime_s 10"
   "plugin_opt_http_oauth.test.min_refresh_s 1"
   "plugin_opt_http_tools_mode by_kind"
@@ -20,7 +20,7 @@ E2E_BROKER_LINES=(
   "plugin_opt_http_audit_refusal_interval_ms 0"
   "plugin_opt_audit_refusal_interval_ms 0"
 )
-e2e_start 1
+e2e_start 1 --catalogue  # the Doc 05 catalogue: an actuation tool for the step-up
 NODE=${E2E_NODES[0]}
 
 start_as() {  # ALG: the authorization server with the keys in $T/keys.json, signing with ALG
@@ -48,6 +48,18 @@ assert_eq "$(jq -r '.scopes_supported | join(" ")' <<<"$metadata")" \
   "its scopes are the four fleet scopes (no offline_access)"
 
 client flow TOKEN_OUT="$T/token"
+
+# What the SDKs run by themselves (tests/node/oauth_sdk_flows.mjs): the v2 client's sign-in, a
+# refresh, a step-up from a read-only grant to actuation, and another tenant's user.
+sdk() {  # PHASE [VAR=value…]
+  local phase=$1; shift
+  env MCP_URL="$E2E_URL" AS_URL="$AS_URL" KEYS="$T/keys.json" NODE_ID="$NODE" PHASE="$phase" "$@" \
+    node "$SRC/tests/node/oauth_sdk_flows.mjs" || fail "oauth_sdk_flows.mjs $phase (broker log: $T/broker.log, $T/as.log)"
+}
+sdk v2
+sdk refresh
+sdk stepup ACT_TOOL=camera_still_capture ACT_ARGUMENTS="{\"node_id\":\"$NODE\",\"arguments\":{}}"
+sdk tenant
 
 # The MQTT agent listener takes the same tokens as a fleetctl one: username = the token's sub,
 # password = the token. An agent signs in through the server for devices:read (the SDK's auth())

@@ -6,10 +6,13 @@ import { fail } from './check.mjs';
 export const REDIRECT = 'http://127.0.0.1:9/callback';  // never reached: the "browser" stops at it
 
 // What a native client (an IDE, a CLI) keeps between runs, in memory.
+// With `refresh`, it registers for the refresh_token grant too.
 export class TestClientAuth {
+  constructor({ refresh = false } = {}) { this.refresh = refresh; }
   get redirectUrl() { return REDIRECT; }
   get clientMetadata() {
-    return { client_name: 'fleetmcp oauth test', redirect_uris: [REDIRECT], grant_types: ['authorization_code'],
+    const grant_types = this.refresh ? ['authorization_code', 'refresh_token'] : ['authorization_code'];
+    return { client_name: 'fleetmcp oauth test', redirect_uris: [REDIRECT], grant_types,
              response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' };
   }
   clientInformation() { return this.info; }

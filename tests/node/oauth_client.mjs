@@ -73,7 +73,7 @@ async function post(token) {
 
 const keys = () => JSON.parse(fs.readFileSync(env.KEYS, 'utf8')).keys;
 const now = () => Math.floor(Date.now() / 1000);
-const goodClaims = () => ({ iss: env.AS_URL, sub: 'mallory', aud: env.MCP_URL, scope: 'tools:call:read_only',
+const goodClaims = () => ({ iss: env.AS_URL, sub: 'mallory', fleet_tenant: 'acme', aud: env.MCP_URL, scope: 'tools:call:read_only',
                             jti: `jose-${Math.random()}`, iat: now(), exp: now() + 300 });
 
 // A token signed by jose with one of the server's keys (or `secret` for HMAC), header and claims as given.
