@@ -65,7 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (kid == issuer_key().kid) return issuer_key();
     return ErrorEnvelope(ErrorCode::kSafetyDenied, "unknown kid", "");
   };
-  (void)unverified_issuer(token);
+  (void)jws::unverified_issuer(token);
   // A fixed clock keeps runs reproducible; 1.8e9 s is in 2027.
   (void)verify_issuer_token(token, issuer(), "https://fleet.example/mcp", keys, 1'800'000'000);
   return 0;

@@ -66,6 +66,7 @@ class Admission {
   void set_revocations(std::shared_ptr<const RevocationList> revoked);
 
   const ClientIdentity& identity() const { return identity_; }
+  void set_issuer_tokens(IssuerTokenCheck check) { identity_.set_issuer_tokens(std::move(check)); }
   ClientIdClaims& claims() { return claims_; }  // the state file keeps the durable ones
 
  private:

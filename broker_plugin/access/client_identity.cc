@@ -4,6 +4,7 @@
 
 #include "broker_plugin/access/client_id_claims.h"
 #include "common/crypto/agent_token.h"
+#include "common/crypto/compact_jws.h"
 #include "common/base/bytes.h"
 #include "common/base/text.h"
 #include "common/ids/tenant.h"
@@ -84,7 +85,10 @@ IdentityResult ClientIdentity::identify_waker(std::optional<std::string_view> pa
 
 IdentityResult ClientIdentity::identify_agent(std::string_view username, std::string_view token,
                                               int64_t now_ms) const {
-  const auto verified = verify_agent_token(token, issuer_, audience_, now_ms / 1000);
+  // A token with an iss is an identity provider's (fleetctl tokens carry none).
+  const bool external = issuer_tokens_ && jws::unverified_issuer(token).has_value();
+  const auto verified =
+      external ? issuer_tokens_(token, now_ms / 1000) : verify_agent_token(token, issuer_, audience_, now_ms / 1000);
   if (!verified) return refuse(ErrorCode::kSafetyDenied, verified.error().message);
   const AgentToken& t = *verified;
   if (t.sub != username) return refuse(ErrorCode::kSafetyDenied, "MQTT username is not the token's sub");

@@ -3,18 +3,21 @@
 //    equal to the MQTT username and client id (mosquitto's use_identity_as_username and
 //    use_username_as_clientid), O = a tenant name, not revoked;
 //  - an agent: username = the token's sub, password = an EdDSA agent token from the issuer key
-//    (signature, exp, aud), jti not revoked;
+//    (signature, exp, aud), jti not revoked; or an access token of an identity provider the HTTP
+//    front trusts (docs/authorization.md), checked by the front's verifier (IssuerTokenCheck);
 //  - another broker's bridge (docs/protocol.md §12): the same, with a token whose scope is fleet:bridge;
 //  - the plugin's own loopback waker: its username, the random secret made at start, from
 //    127.0.0.1 only.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "broker_plugin/access/principal.h"
+#include "common/crypto/agent_token.h"
 #include "common/crypto/ed25519.h"
 #include "common/base/error.h"
 #include "common/base/result.h"
@@ -30,6 +33,12 @@ struct IdentityRefusal {
 using IdentityResult = Result<Principal, IdentityRefusal>;
 // A check that passes, or the refusal that says why not.
 using IdentityCheck = Result<void, IdentityRefusal>;
+
+// Verifies an access token whose (unverified) iss names an external issuer: the HTTP front's
+// verifier, which holds the trusted issuers and their keys (broker_plugin/http/auth/); the module
+// wires it (docs/architecture.md). It answers from memory (keys fetched by the front's own
+// thread), so the broker thread never waits on the network. E_SAFETY_DENIED naming the check.
+using IssuerTokenCheck = std::function<Result<AgentToken>(std::string_view token, int64_t now_s)>;
 
 struct WakerCredentials {
   std::string username;
@@ -67,6 +76,9 @@ class ClientIdentity {
 
   // False when the principal's credentials are revoked now (nodes by node_id, agents by jti).
   bool still_trusted(const Principal& who) const;
+  // Before the broker loop runs (and cleared after its callbacks are gone); empty: agents sign in
+  // with fleetctl tokens only.
+  void set_issuer_tokens(IssuerTokenCheck check) { issuer_tokens_ = std::move(check); }
   void set_revocations(std::shared_ptr<const RevocationList> revoked) { revoked_ = std::move(revoked); }
   const Certificate& ca() const { return ca_; }
   const Ed25519PublicKey& issuer() const { return issuer_; }
@@ -81,6 +93,7 @@ class ClientIdentity {
   std::string audience_;
   WakerCredentials waker_;
   std::shared_ptr<const RevocationList> revoked_;
+  IssuerTokenCheck issuer_tokens_;
 };
 
 }  // namespace fleetmcp::plugin

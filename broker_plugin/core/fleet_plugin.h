@@ -83,6 +83,8 @@ class FleetPlugin {
   // A retained message the waker received while scanning $devices/+/announce and /status.
   void accept_scanned(std::string topic, std::string payload);
   void set_waker(Waker* waker);  // before the broker loop runs
+  // The HTTP front's verifier of identity providers' tokens, for agents on MQTT (client_identity.h).
+  void set_issuer_tokens(IssuerTokenCheck check) { admission_.set_issuer_tokens(std::move(check)); }
   void set_observer(FleetObserver* observer) {  // before the loop runs
     observer_ = observer;
     announces_.set_observer(observer);

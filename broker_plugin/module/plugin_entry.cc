@@ -98,6 +98,11 @@ void create_http_front(PluginInstance& instance, const OptionSet& given, http::F
   instance.front = std::make_unique<http::HttpFront>(
       options, *instance.view, parts.schemas, issuer, std::move(audit),
       [](std::string_view line) { std::fprintf(stderr, "fleetmcp-http: %.*s\n", static_cast<int>(line.size()), line.data()); });
+  // Agents on MQTT sign in with the identity providers' tokens the front trusts: the front's
+  // verifier and keys (docs/architecture.md), cleared in cleanup before the front goes.
+  core.set_issuer_tokens([&auth = instance.front->handler().bearer_auth()](std::string_view token, int64_t now_s) {
+    return auth.issuer_token(token, now_s);
+  });
   mosquitto_log_printf(MOSQ_LOG_NOTICE, "fleetmcp: MCP endpoint %s (HTTP front on port %u)",
                        instance.front->resource_url().c_str(), static_cast<unsigned>(instance.front->port()));
 }
@@ -163,6 +168,7 @@ FLEETMCP_EXPORT int mosquitto_plugin_cleanup(void* userdata, struct mosquitto_op
     instance->core->set_observer(nullptr);
     instance->waker->stop();  // joined before dlclose() runs static destructors
     instance->core->shutdown();
+    instance->core->set_issuer_tokens(nullptr);
     instance->front.reset();
     instance->view.reset();
   } catch (const std::exception& e) {

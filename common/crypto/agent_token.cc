@@ -1,12 +1,12 @@
 #include "common/crypto/agent_token.h"
 
 #include <optional>
-#include <vector>
 
 #include "common/base/bytes.h"
 #include "common/base/error.h"
 #include "common/base/json.h"
 #include "common/base/text.h"
+#include "common/crypto/compact_jws.h"
 #include "common/ids/ulid.h"
 
 namespace fleetmcp {
@@ -42,16 +42,15 @@ std::string claims_json(const AgentToken& c) {
   return json::to_string(doc);
 }
 
-// Decodes one base64url segment and parses it as a strict JSON object. Errors from the parser
-// are replaced by our own message, since theirs may quote the (secret) token text.
 Result<json::Document> decode_segment(std::string_view segment, std::string_view what) {
-  const auto bytes = base64url_decode(segment);
-  if (!bytes) return refuse(std::string(what) + " is not base64url");
-  const std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  auto doc = json::parse_strict(text, ErrorCode::kSafetyDenied, {.max_bytes = kMaxTokenBytes, .max_depth = 4});
-  if (!doc) return refuse(std::string(what) + " is not valid JSON");
-  if (!doc->IsObject()) return refuse(std::string(what) + " is not a JSON object");
-  return doc;
+  auto doc = jws::decode_object(segment, {.max_bytes = kMaxTokenBytes, .max_depth = 4});
+  if (doc) return std::move(*doc);
+  switch (doc.error()) {
+    case jws::SegmentFault::kNotBase64url: return refuse(std::string(what) + " is not base64url");
+    case jws::SegmentFault::kNotJson: return refuse(std::string(what) + " is not valid JSON");
+    case jws::SegmentFault::kNotObject: break;
+  }
+  return refuse(std::string(what) + " is not a JSON object");
 }
 
 Status check_header(const json::Value& header) {
@@ -112,12 +111,12 @@ Status check_times(const AgentToken& t, int64_t now_s, int64_t leeway_s) {
   return {};
 }
 
-// The three dot-separated parts of a compact JWS of bounded size.
-Result<std::vector<std::string_view>> jws_parts(std::string_view token) {
+// The three parts of a compact JWS of bounded size.
+Result<jws::CompactParts> jws_parts(std::string_view token) {
   if (token.size() > kMaxTokenBytes) return refuse("token is too long");
-  auto parts = split(token, '.');
-  if (parts.size() != 3) return refuse("not a compact JWS (three dot-separated parts)");
-  return parts;
+  auto parts = jws::split(token);
+  if (!parts) return refuse("not a compact JWS (three dot-separated parts)");
+  return *parts;
 }
 
 }  // namespace
@@ -137,7 +136,7 @@ Result<std::string> issue_agent_token(const AgentToken& claims, const Ed25519Pri
 Result<std::string> unverified_subject(std::string_view token) {
   const auto parts = jws_parts(token);
   if (!parts) return parts.error();
-  const auto claims = decode_segment((*parts)[1], "claims");
+  const auto claims = decode_segment(parts->payload, "claims");
   if (!claims) return claims.error();
   const auto sub = require_string(*claims, "sub");
   if (!sub) return sub.error();
@@ -148,14 +147,13 @@ Result<AgentToken> verify_agent_token(std::string_view token, const Ed25519Publi
                                       int64_t now_s, int64_t leeway_s) {
   const auto parts = jws_parts(token);
   if (!parts) return parts.error();
-  const auto header = decode_segment((*parts)[0], "header");
+  const auto header = decode_segment(parts->header, "header");
   if (!header) return header.error();
   if (auto checked = check_header(*header); !checked) return std::move(checked).error();
-  const auto sig = base64url_decode((*parts)[2]);
-  const std::string_view signing_input = token.substr(0, (*parts)[0].size() + 1 + (*parts)[1].size());
-  if (!sig || !ed25519_verify(issuer, signing_input, *sig)) return refuse("signature does not verify with the issuer key");
+  const auto sig = base64url_decode(parts->signature);
+  if (!sig || !ed25519_verify(issuer, parts->signing_input, *sig)) return refuse("signature does not verify with the issuer key");
   // Only now, with the issuer's signature checked, are the claims worth reading.
-  const auto claims = decode_segment((*parts)[1], "claims");
+  const auto claims = decode_segment(parts->payload, "claims");
   if (!claims) return claims.error();
   auto t = read_claims(*claims);
   if (!t) return t;

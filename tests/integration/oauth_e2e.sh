@@ -2,7 +2,8 @@
 # Agents sign in the way MCP clients expect (docs/authorization.md): a real authorization server
 # this project did not write (npm's oidc-provider, tests/node/oauth_server.mjs) on loopback, trusted
 # by the plugin through plugin_opt_http_oauth.* lines; the official MCP SDK's OAuth client
-# (tests/node/oauth_client.mjs) signs in knowing only the MCP URL and calls a simulated device.
+# (tests/node/oauth_client.mjs) signs in knowing only the MCP URL and calls a simulated device; the
+# MQTT agent listener takes the same token (mosquitto_sub as the agent).
 # Then: each forged token refused with its reason, a key rotation, and the server's outage.
 . "$(dirname "$0")/lib.sh"
 
@@ -11,14 +12,15 @@ AS_URL=http://127.0.0.1:$AS_PORT
 # Keys last 10 s after the last fetch here (the shortest the option allows), refetched at most once a second.
 E2E_BROKER_LINES=(
   "plugin_opt_http_oauth.test.issuer $AS_URL"
-  "plugin_opt_http_oauth.test.tenant acme"
+  "plugin_opt_http_oauth.test.tenant_claim fleet_tenant"
   "plugin_opt_http_oauth.test.key_lifetime_s 10"
   "plugin_opt_http_oauth.test.min_refresh_s 1"
   "plugin_opt_http_tools_mode by_kind"
   "plugin_opt_http_audit_log $T/front-audit.log"
   "plugin_opt_http_audit_refusal_interval_ms 0"
+  "plugin_opt_audit_refusal_interval_ms 0"
 )
-e2e_start 1
+e2e_start 1 --catalogue  # the Doc 05 catalogue: an actuation tool for the step-up
 NODE=${E2E_NODES[0]}
 
 start_as() {  # ALG: the authorization server with the keys in $T/keys.json, signing with ALG
@@ -46,6 +48,36 @@ assert_eq "$(jq -r '.scopes_supported | join(" ")' <<<"$metadata")" \
   "its scopes are the four fleet scopes (no offline_access)"
 
 client flow TOKEN_OUT="$T/token"
+
+# What the SDKs run by themselves (tests/node/oauth_sdk_flows.mjs): the v2 client's sign-in, a
+# refresh, a step-up from a read-only grant to actuation, and another tenant's user.
+sdk() {  # PHASE [VAR=value…]
+  local phase=$1; shift
+  env MCP_URL="$E2E_URL" AS_URL="$AS_URL" KEYS="$T/keys.json" NODE_ID="$NODE" PHASE="$phase" "$@" \
+    node "$SRC/tests/node/oauth_sdk_flows.mjs" || fail "oauth_sdk_flows.mjs $phase (broker log: $T/broker.log, $T/as.log)"
+}
+sdk v2
+sdk refresh
+sdk stepup ACT_TOOL=camera_still_capture ACT_ARGUMENTS="{\"node_id\":\"$NODE\",\"arguments\":{}}"
+sdk tenant
+
+# The MQTT agent listener takes the same tokens as a fleetctl one: username = the token's sub,
+# password = the token. An agent signs in through the server for devices:read (the SDK's auth())
+# and the node's retained announce comes back to it on $devices/+/announce.
+client agent_token TOKEN_OUT="$T/agent-token"
+sub=$(node -e 'console.log(JSON.parse(Buffer.from(process.argv[1].split(".")[1], "base64url")).sub)' "$(cat "$T/agent-token")")
+mqtt_agent() {  # USER TOKEN_FILE OUT: one announce, or a refusal within 10 s
+  mosquitto_sub -h 127.0.0.1 -p "$PORT_PLAIN" -i "$1-mqtt" -u "$1" -P "$(cat "$2")" -t '$devices/+/announce' \
+    -C 1 -W 10 -v >"$3" 2>"$3.err"
+}
+mqtt_agent "$sub" "$T/agent-token" "$T/mqtt-announce" || fail "mosquitto_sub with the IdP's token: $(cat "$T/mqtt-announce.err" "$T/audit.log")"
+assert_eq "$(cut -d' ' -f1 "$T/mqtt-announce")" "\$devices/$NODE/announce" \
+  "an agent signs in on the MQTT listener with the IdP's token (user $sub) and sees the node's announce"
+client mint TOKEN_OUT="$T/wrong-aud" CLAIMS='{"aud":"https://other.example/mcp"}'
+! mqtt_agent mallory "$T/wrong-aud" "$T/mqtt-wrong" || fail "the MQTT listener took a token for another resource"
+grep -q '"caller":"mallory".*access token refused: the audience (aud) does not name this resource' "$T/audit.log" ||
+  fail "the audit log names the failed check of the MQTT refusal ($(grep mallory "$T/audit.log"))"
+pass "the MQTT listener refuses a wrong-audience token, the audit log saying why"
 client refusals
 grep -q 'access token refused: alg none is not accepted' "$T/front-audit.log" || fail "the audit log names the failed check"
 ! grep -qF "$(tail -c 40 "$T/token")" "$T"/*.log || fail "a token was written to a log"

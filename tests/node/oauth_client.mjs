@@ -9,71 +9,18 @@
 //     flow     the whole sign-in and a tools/call; the accepted token is written to TOKEN_OUT
 //     refusals each forged token refused with its reason (and the good ones accepted)
 //     accepted TOKEN_IN still works (rotation, outage); FRESH_REFUSED: a never-seen token is refused
+//     agent_token  an agent's token for devices:read through the server, to TOKEN_OUT
+//     mint     a token signed by jose with the server's ES256 key, CLAIMS (JSON) over good ones, to TOKEN_OUT
 // Prints "ok - …" per check; exits 1 on the first failure.
 import fs from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, auth as sdkAuth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { SignJWT, importJWK, base64url } from 'jose';
 import { check, fail, ok } from './check.mjs';
+import { TestClientAuth, browse } from './oauth_browser.mjs';
 
 const env = process.env;
-const REDIRECT = 'http://127.0.0.1:9/callback';  // never reached: the "browser" stops at it
-
-// What a native client (an IDE, a CLI) keeps between runs, in memory.
-class TestClientAuth {
-  get redirectUrl() { return REDIRECT; }
-  get clientMetadata() {
-    return { client_name: 'fleetmcp oauth test', redirect_uris: [REDIRECT], grant_types: ['authorization_code'],
-             response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' };
-  }
-  clientInformation() { return this.info; }
-  saveClientInformation(info) { this.info = info; }
-  tokens() { return this.saved; }
-  saveTokens(tokens) { this.saved = tokens; }
-  redirectToAuthorization(url) { this.authorizationUrl = url; }
-  saveCodeVerifier(verifier) { this.verifier = verifier; }
-  codeVerifier() { return this.verifier; }
-}
-
-// The user's browser: cookies, redirects, the login form, the consent form; returns the code.
-async function browse(start) {
-  const jar = new Map();
-  let url = String(start), method = 'GET', body;
-  for (let hop = 0; hop < 20; hop++) {
-    if (url.startsWith(REDIRECT)) {
-      const back = new URL(url);
-      if (!back.searchParams.get('code')) fail('the authorization server sent no code', url);
-      return back.searchParams.get('code');
-    }
-    const res = await fetch(url, {
-      method, body, redirect: 'manual',
-      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '),
-                 ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-    });
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';');
-      const eq = pair.indexOf('=');
-      jar.set(pair.slice(0, eq), pair.slice(eq + 1));
-    }
-    if (res.status >= 300 && res.status < 400) {
-      url = new URL(res.headers.get('location'), url).href;
-      method = 'GET';
-      body = undefined;
-      continue;
-    }
-    const html = await res.text();
-    const action = html.match(/<form[^>]*action="([^"]+)"/)?.[1];
-    const prompt = html.match(/name="prompt" value="([^"]+)"/)?.[1];
-    if (res.status !== 200 || !action || !prompt) fail(`the authorization server's page at ${url}`, html.slice(0, 300));
-    const form = prompt === 'login' ? { prompt, login: 'alice', password: 'any' } : { prompt };
-    body = new URLSearchParams(form).toString();
-    url = new URL(action, url).href;
-    method = 'POST';
-  }
-  fail('the browser went round in circles');
-}
-
 const callEcho = (client, message) =>
   client.callTool({ name: 'system_echo_ping', arguments: { node_id: env.NODE_ID, arguments: { message } } });
 
@@ -95,7 +42,7 @@ async function flow() {
   check(asked.origin === env.AS_URL && asked.searchParams.get('resource') === env.MCP_URL &&
         asked.searchParams.get('code_challenge_method') === 'S256',
         'the authorization request names this MCP resource (RFC 8707) with PKCE S256', String(asked));
-  const code = await browse(asked);
+  const code = (await browse(asked)).searchParams.get('code');
   await transport.finishAuth(code);
   const token = auth.tokens().access_token;
   const [header, payload] = token.split('.').slice(0, 2).map((p) => JSON.parse(new TextDecoder().decode(base64url.decode(p))));
@@ -126,7 +73,7 @@ async function post(token) {
 
 const keys = () => JSON.parse(fs.readFileSync(env.KEYS, 'utf8')).keys;
 const now = () => Math.floor(Date.now() / 1000);
-const goodClaims = () => ({ iss: env.AS_URL, sub: 'mallory', aud: env.MCP_URL, scope: 'tools:call:read_only',
+const goodClaims = () => ({ iss: env.AS_URL, sub: 'mallory', fleet_tenant: 'acme', aud: env.MCP_URL, scope: 'tools:call:read_only',
                             jti: `jose-${Math.random()}`, iat: now(), exp: now() + 300 });
 
 // A token signed by jose with one of the server's keys (or `secret` for HMAC), header and claims as given.
@@ -201,6 +148,21 @@ async function accepted() {
   }
 }
 
-const phases = { flow, refusals, accepted };
+// An agent that is not an MCP client (an MQTT subscriber) signs in through the same server with
+// the SDK's auth(), asking for devices:read; its access token goes to TOKEN_OUT.
+async function agentToken() {
+  const provider = new TestClientAuth();
+  const first = await sdkAuth(provider, { serverUrl: env.MCP_URL, scope: 'devices:read' });
+  check(first === 'REDIRECT', 'the SDK sends the agent to the authorization server for devices:read');
+  const code = (await browse(provider.authorizationUrl)).searchParams.get('code');
+  check(await sdkAuth(provider, { serverUrl: env.MCP_URL, authorizationCode: code }) === 'AUTHORIZED', 'the code is redeemed');
+  fs.writeFileSync(env.TOKEN_OUT, provider.tokens().access_token);
+}
+
+async function mint() {
+  fs.writeFileSync(env.TOKEN_OUT, await forge(keys()[1].kid, JSON.parse(env.CLAIMS ?? '{}')));
+}
+
+const phases = { flow, refusals, accepted, mint, agent_token: agentToken };
 await phases[env.PHASE]();
 ok(`phase ${env.PHASE} done`);

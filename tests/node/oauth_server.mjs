@@ -50,6 +50,8 @@ const provider = new Provider(issuer, {
       },
     },
   },
+  // The tenant as a claim of the user (plugin_opt_http_oauth.<name>.tenant_claim): bob is globex's.
+  extraTokenClaims: (ctx, token) => ({ fleet_tenant: token.accountId === 'bob' ? 'globex' : 'acme' }),
   // Native clients (CLIs, IDEs) redirect to http://127.0.0.1:<port>; no refresh without offline_access.
   issueRefreshToken: (ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
 });

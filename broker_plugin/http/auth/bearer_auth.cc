@@ -5,6 +5,7 @@
 
 #include "broker_plugin/http/auth/issuer_token.h"
 #include "common/base/error.h"
+#include "common/crypto/compact_jws.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -39,6 +40,12 @@ Authentication BearerAuth::authenticate(std::optional<std::string_view> authoriz
   return std::move(*agent);
 }
 
+Result<AgentToken> BearerAuth::issuer_token(std::string_view token, int64_t now_s) const {
+  auto agent = verified(token, now_s);
+  if (!agent) return std::move(agent).error();
+  return **agent;
+}
+
 Result<SharedAgentToken> BearerAuth::verified(std::string_view token, int64_t now_s) const {
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -60,7 +67,7 @@ Result<SharedAgentToken> BearerAuth::verified(std::string_view token, int64_t no
 }
 
 Result<AgentToken> BearerAuth::checked(std::string_view token, int64_t now_s) const {
-  const auto iss = unverified_issuer(token);
+  const auto iss = jws::unverified_issuer(token);
   if (!iss) return verify_agent_token(token, issuer_, audience_, now_s);  // fleetctl tokens carry no iss
   const TrustedIssuer* trusted = external_ ? external_->find(*iss) : nullptr;
   if (!trusted) {

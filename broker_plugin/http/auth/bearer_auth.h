@@ -8,6 +8,7 @@
 // request as before. Refused tokens are never remembered, so garbage cannot fill the table.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -20,7 +21,6 @@
 #include "broker_plugin/http/transport/exchange.h"
 #include "common/base/result.h"
 #include "common/crypto/agent_token.h"
-#include "common/base/string_map.h"
 
 namespace fleetmcp::http {
 
@@ -41,6 +41,12 @@ class BearerAuth {
   // Called once per request (the server hands the verdict on with it, exchange.h).
   Authentication authenticate(std::optional<std::string_view> authorization, int64_t now_s) const;
 
+  // The MQTT agent listener's check of an identity provider's token (the plugin core's
+  // IssuerTokenCheck, wired by the module): the same verification and the same remembered verdicts
+  // as a request's, so a token costs one signature check whichever door it comes in by. Any
+  // thread; never waits on the network. Revocation is the caller's check.
+  Result<AgentToken> issuer_token(std::string_view token, int64_t now_s) const;
+
  private:
   Result<SharedAgentToken> verified(std::string_view token, int64_t now_s) const;
   // The claims of a fleetctl token or of a trusted issuer's access token.
@@ -51,9 +57,19 @@ class BearerAuth {
   const FleetView& fleet_;
   const IssuerKeys* external_;
   std::string resource_url_;
+  // Only verified tokens are remembered, so the end of each one's signature is the issuer's and as
+  // good as random: the bucket is chosen by the last 32 bytes, and a long token (an identity
+  // provider's RS256 token is ~900 bytes, a fleetctl one ~400) costs no more to find than a short
+  // one. Equality still compares every byte.
+  struct TokenTailHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view token) const {
+      return std::hash<std::string_view>{}(token.substr(token.size() - std::min<size_t>(token.size(), 32)));
+    }
+  };
   mutable std::mutex mutex_;  // io threads authenticate concurrently
-  // Looked up by the header's bytes as they are (no copy of a ~400-byte token per request).
-  mutable StringMap<SharedAgentToken> remembered_;
+  // Looked up by the header's bytes as they are (no copy of a token per request).
+  mutable std::unordered_map<std::string, SharedAgentToken, TokenTailHash, std::equal_to<>> remembered_;
 };
 
 }  // namespace fleetmcp::http

@@ -25,30 +25,24 @@ struct Jws {
   Bytes signature;
 };
 
-// The parser's own messages may quote the token: they are replaced by ours.
-Result<json::Document> segment(std::string_view text, std::string_view what) {
-  const auto bytes = base64url_decode(text);
-  if (!bytes) return refuse(std::string(what) + " is not base64url");
-  const std::string_view json_text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
-  auto doc = json::parse_strict(json_text, ErrorCode::kSafetyDenied, {.max_bytes = kMaxIssuerTokenBytes, .max_depth = 8});
-  if (!doc || !doc->IsObject()) return refuse(std::string(what) + " is not a JSON object");
-  return doc;
+Result<json::Document> segment(std::string_view part, std::string_view what) {
+  auto doc = jws::decode_object(part, {.max_bytes = kMaxIssuerTokenBytes, .max_depth = 8});
+  if (doc) return std::move(*doc);
+  if (doc.error() == jws::SegmentFault::kNotBase64url) return refuse(std::string(what) + " is not base64url");
+  return refuse(std::string(what) + " is not a JSON object");
 }
 
 Result<Jws> split_jws(std::string_view token) {
   if (token.size() > kMaxIssuerTokenBytes) return refuse("longer than 16 KiB");
-  const size_t a = token.find('.');
-  const size_t b = a == std::string_view::npos ? a : token.find('.', a + 1);
-  if (b == std::string_view::npos || token.find('.', b + 1) != std::string_view::npos) {
-    return refuse("not a compact JWS (three dot-separated parts)");
-  }
+  const auto parts = jws::split(token);
+  if (!parts) return refuse("not a compact JWS (three dot-separated parts)");
   Jws jws;
-  jws.signed_bytes = token.substr(0, b);
-  auto header = segment(token.substr(0, a), "header");
+  jws.signed_bytes = parts->signing_input;
+  auto header = segment(parts->header, "header");
   if (!header) return std::move(header).error();
-  auto claims = segment(token.substr(a + 1, b - a - 1), "payload");
+  auto claims = segment(parts->payload, "payload");
   if (!claims) return std::move(claims).error();
-  auto signature = base64url_decode(token.substr(b + 1));
+  auto signature = base64url_decode(parts->signature);
   if (!signature) return refuse("signature is not base64url");
   jws.header = std::move(*header);
   jws.claims = std::move(*claims);
@@ -148,17 +142,6 @@ Result<AgentToken> mapped_claims(const json::Value& claims, const TrustedIssuer&
 }
 
 }  // namespace
-
-std::optional<std::string> unverified_issuer(std::string_view token) {
-  const size_t a = token.find('.');
-  const size_t b = a == std::string_view::npos ? a : token.find('.', a + 1);
-  if (b == std::string_view::npos || token.size() > kMaxIssuerTokenBytes) return std::nullopt;
-  auto claims = segment(token.substr(a + 1, b - a - 1), "payload");
-  if (!claims) return std::nullopt;
-  const auto iss = json::get_string(*claims, "iss");
-  if (!iss) return std::nullopt;
-  return std::string(*iss);
-}
 
 Result<AgentToken> verify_issuer_token(std::string_view token, const TrustedIssuer& issuer, std::string_view audience,
                                        const KeyFinder& keys, int64_t now_s) {

@@ -19,19 +19,16 @@
 #include "broker_plugin/http/auth/trusted_issuer.h"
 #include "common/base/result.h"
 #include "common/crypto/agent_token.h"
+#include "common/crypto/compact_jws.h"
 
 namespace fleetmcp::http {
 
 inline constexpr int64_t kIssuerTokenLeewayS = 30;  // docs/protocol.md §2, as for fleetctl tokens
-inline constexpr size_t kMaxIssuerTokenBytes = 16 * 1024;
+inline constexpr size_t kMaxIssuerTokenBytes = jws::kMaxTokenBytes;
 
 // The issuer's key with this kid (and, without a kid, the one key of this alg), or why not:
 // unknown kid, keys not fetched or expired (issuer_keys.h).
 using KeyFinder = std::function<Result<VerifyKey>(std::string_view kid, std::string_view alg)>;
-
-// The "iss" claim read WITHOUT any check, only to choose which issuer's rules verify the token.
-// nullopt when the token is not a compact JWS whose payload has a string iss (fleetctl's have none).
-std::optional<std::string> unverified_issuer(std::string_view token);
 
 // The token's claims mapped by `issuer`, or E_SAFETY_DENIED "access token refused: <check>".
 // `audience` is the resource URL when the issuer configures none.

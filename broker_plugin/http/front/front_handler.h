@@ -70,6 +70,7 @@ class FrontHandler {
   McpSessions& sessions() { return sessions_; }
   TelemetryFanout& fanout() { return fanout_; }
   const FrontOptions& options() const { return config_.options; }
+  const BearerAuth& bearer_auth() const { return auth_; }
 
  private:
   void authenticated(const std::shared_ptr<Exchange>& exchange, bool mcp);

@@ -4,6 +4,8 @@
 
 #include <cctype>
 
+#include "broker_plugin/http/auth/issuer_token.h"
+#include "tests/support/broker_plugin/jwt_signer.h"
 #include "tests/support/test_pki.h"
 
 namespace fleetmcp::plugin {
@@ -96,6 +98,43 @@ TEST_F(Identity, AgentRefusals) {
             "agent token is revoked");
   EXPECT_EQ(refusal_of(identity.identify_password("claude", std::nullopt, "", now)), "no agent token given as password");
   EXPECT_EQ(refusal_of(identity.identify_password("", std::nullopt, "", now)), "anonymous clients are refused");
+}
+
+// An identity provider's token on the MQTT listener goes to the verifier the module wires (the
+// front's); here the real one, verify_issuer_token, over one Ed25519 key of the provider.
+TEST_F(Identity, AgentFromAnIdentityProvidersToken) {
+  const ::fleetmcp::testing::JwtSigner idp("EdDSA", "k1");
+  http::TrustedIssuer trusted;
+  trusted.name = "corp";
+  trusted.issuer = "https://idp.example";
+  trusted.tenant = "acme";
+  trusted.scopes = {{"fleet.read", "devices:read"}};
+  const auto keys = *http::parse_jwks("{\"keys\":[" + idp.public_jwk() + "]}");
+  int checked = 0;
+  identity.set_issuer_tokens([&](std::string_view token, int64_t now_s) {
+    ++checked;
+    const http::KeyFinder finder = [&](std::string_view, std::string_view) -> Result<http::VerifyKey> { return keys[0]; };
+    return http::verify_issuer_token(token, trusted, "https://fleet.example/mcp", finder, now_s);
+  });
+  const auto idp_token = [&](std::string_view aud) {
+    return idp.token(R"({"iss":"https://idp.example","sub":"alice","aud":")" + std::string(aud) + R"(","exp":)" +
+                     std::to_string(now / 1000 + 600) + R"(,"jti":"j-1","scope":"openid fleet.read"})");
+  };
+  const auto r = identity.identify_password("alice", idp_token("https://fleet.example/mcp"), "10.0.0.5", now);
+  ASSERT_TRUE(r.ok()) << refusal_of(r);
+  EXPECT_EQ(r->kind, PrincipalKind::kAgent);
+  EXPECT_EQ(r->tenant, "acme");
+  EXPECT_EQ(r->expires_at_s, now / 1000 + 600);
+  EXPECT_TRUE(r->has_scopes(kScopeBitDevicesRead));
+  EXPECT_FALSE(r->has_scopes(kScopeBitCallReadOnly));
+  EXPECT_EQ(refusal_of(identity.identify_password("mallory", idp_token("https://fleet.example/mcp"), "", now)),
+            "MQTT username is not the token's sub");
+  EXPECT_EQ(refusal_of(identity.identify_password("alice", idp_token("https://other.example/mcp"), "", now)),
+            "access token refused: the audience (aud) does not name this resource https://fleet.example/mcp");
+  EXPECT_EQ(checked, 3);
+  // fleetctl tokens (no iss) are still the core's own check.
+  EXPECT_TRUE(identity.identify_password("claude", pki.token("claude", "acme", {"devices:read"}, now / 1000 + 600), "", now));
+  EXPECT_EQ(checked, 3);
 }
 
 TEST_F(Identity, WakerOnlyWithItsSecretFromLoopback) {

@@ -129,13 +129,5 @@ TEST_F(IssuerTokenTest, TheKeyNotTheHeaderChoosesTheAlgorithm) {
   expect_refused(rsa.sign(R"({"alg":"RS256","kid":"rsa-1","crit":["b64"]})", payload), "critical header");
 }
 
-TEST(UnverifiedIssuerTest, ReadsOnlyAStringIss) {
-  const JwtSigner signer("EdDSA", "k");
-  EXPECT_EQ(unverified_issuer(signer.token(R"({"iss":"https://a.example"})")), "https://a.example");
-  EXPECT_FALSE(unverified_issuer(signer.token(R"({"sub":"fleetctl tokens have no iss"})")));
-  EXPECT_FALSE(unverified_issuer(signer.token(R"({"iss":7})")));
-  EXPECT_FALSE(unverified_issuer("no-dots"));
-}
-
 }  // namespace
 }  // namespace fleetmcp::http
