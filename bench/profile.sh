@@ -18,12 +18,14 @@
 #           TLS listener (issue 15's targets are ratios of the two), in one run of one broker:
 #           the same open-loop load (R per s, default 80; 40 with --callgrind; N nodes, default
 #           10: keep R under 10 x N, the shipped echo limit) of RFC-0009
-#           tools/call, MCP tools/call (one session) and bench/mqtt_roundtrip with its responder
+#           tools/call, MCP tools/call (one 2025-06-18 session), MCP tools/call at 2026-07-28 (mcp2026:
+#           no session, _meta and headers on every request) and bench/mqtt_roundtrip with its responder
 #           on the mTLS device listener (the "mqtt-tls" rows of bench/http_bench.sh). Prints the
 #           broker CPU seconds per call from /proc (utime+stime) for each and their ratios.
 #   calls --callgrind: the broker runs under callgrind and the same three loads give broker
 #           INSTRUCTIONS per call, which do not depend on the machine's load:
 #             instructions per call: rfc0009 X, mcp Y, raw mqtt-tls Z, ratio X/Z, Y/Z
+#             instructions per MCP call: 2026-07-28 W, 2025-06-18 session Y, ratio W/Y
 #           Each load runs twice (2 s and S s, default 10) and the figure is the difference
 #           of the two runs' instructions over the difference of their calls, so the
 #           connections, TLS handshakes and MCP session a load opens once do not count.
@@ -45,7 +47,7 @@
 # fleetmcp_plugin, fleetctl, http_load, plugin_call (RelWithDebInfo names more inlined frames).
 . "$(dirname "$0")/../tests/integration/lib.sh"
 
-WHAT= NODES= CALLS=2000 RATE= PROFILE_SECONDS=10 TOP=25 KEEP= CALLGRIND= CALL_MODES="rfc0009 mcp mqtt-tls"
+WHAT= NODES= CALLS=2000 RATE= PROFILE_SECONDS=10 TOP=25 KEEP= CALLGRIND= CALL_MODES="rfc0009 mcp mcp2026 mqtt-tls"
 EXTRA_BROKER_LINES=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -171,13 +173,13 @@ profile_device() {
 
 # ---- calls: the broker's cost per tools/call against raw MQTT over TLS ------------------------------
 
-# calls_load MODE SECONDS: one open-loop load of MODE (rfc0009, mcp, mqtt-tls) at $RATE per s, its
+# calls_load MODE SECONDS: one open-loop load of MODE (rfc0009, mcp, mcp2026, mqtt-tls) at $RATE per s, its
 # JSON line on stdout.
 calls_load() {
   local mode=$1 seconds=$2
   local watch=(--watch "broker=$BROKER_PID")
   case $mode in
-    rfc0009|mcp)
+    rfc0009|mcp|mcp2026)
       "$BIN/bench/http_load" rate --api "$mode" --port "$HTTP_PORT" --token "$E2E_TOKEN" --nodes "$T/nodes.txt" --json \
         "${watch[@]}" --rate "$RATE" --seconds "$seconds" --warmup 0 ;;
     mqtt-tls)
@@ -333,6 +335,8 @@ profile_calls() {
   done
   [ "${#per_call[@]}" -lt 3 ] || awk -v x="${per_call[rfc0009]}" -v y="${per_call[mcp]}" -v z="${per_call[mqtt-tls]}" \
     'BEGIN { printf "instructions per call: rfc0009 %d, mcp %d, raw mqtt-tls %d, ratio %.2f, %.2f (rfc0009/mqtt-tls, mcp/mqtt-tls)\n", x, y, z, x / z, y / z }'
+  [ -z "${per_call[mcp2026]:-}" ] || [ -z "${per_call[mcp]:-}" ] || awk -v x="${per_call[mcp2026]}" -v y="${per_call[mcp]}" \
+    'BEGIN { printf "instructions per MCP call: 2026-07-28 %d, 2025-06-18 session %d, ratio %.3f\n", x, y, x / y }'
   for mode in "${modes[@]}"; do
     [ "$mode" != mqtt-tls ] || continue
     echo "== $mode: top $TOP functions by inclusive instructions per call (the ${PROFILE_SECONDS} s run; template arguments cut)"

@@ -44,6 +44,7 @@ case "$mode" in
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   curl jq procps iproute2 gdb   # gdb: lib.sh prints the threads of a broker that hangs on stop
+  haproxy   # balanced_pair.sh: two fronts behind a plain round-robin balancer (issue 36)
   docker-compose   # compose.sh validates docker-compose.yml
   ) ;;
   *) echo "install-deps: unknown mode $mode (--build, --docker, --vm or --cross ARCH)" >&2; exit 2 ;;

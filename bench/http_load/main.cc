@@ -12,9 +12,10 @@
 //       M metrics subscribe streams held at once over the nodes (stream_hold.h): open time,
 //       jitter of the gaps against I, sample age, and the watched process's RSS and CPU.
 //
-//   COMMON: --port P --token T --nodes FILE (node_ids, one a line) [--api rfc0009|mcp] [--json]
+//   COMMON: --port P --token T --nodes FILE (node_ids, one a line) [--api rfc0009|mcp|mcp2026] [--json]
 //           [--watch NAME=PID,...]: rate/closed also report each process's CPU per recorded call
-//   --api rfc0009 (default): POST /mcp/tools/call; mcp: tools/call in an MCP session on /mcp.
+//   --api rfc0009 (default): POST /mcp/tools/call; mcp: tools/call in an MCP session on /mcp;
+//   mcp2026: tools/call on /mcp at revision 2026-07-28 (no session).
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -36,7 +37,7 @@ using tcp = boost::asio::ip::tcp;
 namespace {
 
 constexpr const char* kUsage =
-    "usage: http_load rate|closed|streams --port P --token T --nodes FILE [--api rfc0009|mcp] [--json]\n"
+    "usage: http_load rate|closed|streams --port P --token T --nodes FILE [--api rfc0009|mcp|mcp2026] [--json]\n"
     "                 [--watch NAME=PID,...]\n"
     "         rate:    --rate R [--seconds S] [--warmup S] [--max-connections C]\n"
     "         closed:  --connections K [--seconds S] [--warmup S]\n"
@@ -214,7 +215,7 @@ int run(int argc, char** argv) {
                              static_cast<unsigned short>(std::stoi(o.text("port"))));
   const std::string token = o.text("token");
   const auto chosen = call_api_named(o.text("api", "rfc0009"));
-  if (!chosen) throw Error(ErrorCode::kBadRequest, "--api must be rfc0009 or mcp", kUsage);
+  if (!chosen) throw Error(ErrorCode::kBadRequest, "--api must be rfc0009, mcp or mcp2026", kUsage);
   const std::vector<std::string> nodes = read_lines(o.text("nodes"));
   const std::string session = *chosen == CallApi::kMcp ? open_mcp_session(server, token) : "";
   ToolCallApi calls(*chosen, "127.0.0.1", token, session);

@@ -58,16 +58,20 @@ std::string mcp_failure(const std::string& body) {
 std::optional<CallApi> call_api_named(std::string_view name) {
   if (name == "rfc0009") return CallApi::kRfc0009;
   if (name == "mcp") return CallApi::kMcp;
+  if (name == "mcp2026") return CallApi::kMcp2026;
   return std::nullopt;
 }
 
-std::string_view call_api_name(CallApi api) { return api == CallApi::kMcp ? "mcp" : "rfc0009"; }
+std::string_view call_api_name(CallApi api) {
+  if (api == CallApi::kMcp) return "mcp";
+  return api == CallApi::kMcp2026 ? "mcp2026" : "rfc0009";
+}
 
 ToolCallApi::ToolCallApi(CallApi api, std::string host, std::string token, std::string session_id)
     : api_(api), host_(std::move(host)), authorization_("Bearer " + token), session_id_(std::move(session_id)) {}
 
 std::shared_ptr<HttpRequestMessage> ToolCallApi::post(std::string_view target, std::string body,
-                                                      std::string_view accept) const {
+                                                      std::string_view accept, std::string_view tool) const {
   auto req = std::make_shared<HttpRequestMessage>(bhttp::verb::post, beast_text(target), 11);
   req->set(bhttp::field::host, host_);
   req->set(bhttp::field::authorization, authorization_);
@@ -76,6 +80,11 @@ std::shared_ptr<HttpRequestMessage> ToolCallApi::post(std::string_view target, s
   if (api_ == CallApi::kMcp) {
     req->set("Mcp-Session-Id", session_id_);
     req->set("MCP-Protocol-Version", beast_text(kMcpRevision));
+  }
+  if (api_ == CallApi::kMcp2026) {
+    req->set("MCP-Protocol-Version", beast_text(kStatelessRevision));
+    req->set("Mcp-Method", "tools/call");
+    req->set("Mcp-Name", beast_text(tool));
   }
   req->keep_alive(true);
   req->body() = std::move(body);
@@ -100,11 +109,20 @@ std::string ToolCallApi::rpc_body(std::string_view tool, std::string_view argume
   text(w, tool);
   key(w, "arguments");
   raw(w, arguments_json);
-  if (progress) {
+  if (progress || api_ == CallApi::kMcp2026) {
     key(w, "_meta");
     w.StartObject();
-    key(w, "progressToken");
-    w.Uint64(id);
+    if (progress) {
+      key(w, "progressToken");
+      w.Uint64(id);
+    }
+    if (api_ == CallApi::kMcp2026) {
+      key(w, "io.modelcontextprotocol/protocolVersion");
+      text(w, kStatelessRevision);
+      key(w, "io.modelcontextprotocol/clientCapabilities");
+      w.StartObject();
+      w.EndObject();
+    }
     w.EndObject();
   }
   w.EndObject();
@@ -125,15 +143,15 @@ std::string ToolCallApi::rfc0009_body(std::string_view tool, std::string_view ar
 }
 
 std::shared_ptr<const HttpRequestMessage> ToolCallApi::call(std::string_view tool, std::string_view arguments_json) {
-  if (api_ == CallApi::kMcp) return post("/mcp", rpc_body(tool, arguments_json, false), kMcpAccept);
-  return post("/mcp/tools/call", rfc0009_body(tool, arguments_json), "application/json");
+  if (api_ != CallApi::kRfc0009) return post("/mcp", rpc_body(tool, arguments_json, false), kMcpAccept, tool);
+  return post("/mcp/tools/call", rfc0009_body(tool, arguments_json), "application/json", tool);
 }
 
 std::shared_ptr<const HttpRequestMessage> ToolCallApi::stream(std::string_view tool, int interval_ms) {
   const std::string arguments = "{\"interval_ms\":" + std::to_string(interval_ms) + "}";
-  if (api_ == CallApi::kMcp) return post("/mcp", rpc_body(tool, arguments, true), kMcpAccept);
+  if (api_ != CallApi::kRfc0009) return post("/mcp", rpc_body(tool, arguments, true), kMcpAccept, tool);
   // RFC-0009 §3: the stream needs Accept: text/event-stream itself.
-  return post("/mcp/tools/call", rfc0009_body(tool, arguments), "text/event-stream");
+  return post("/mcp/tools/call", rfc0009_body(tool, arguments), "text/event-stream", tool);
 }
 
 std::string ToolCallApi::failure_of(const HttpReplyMessage& reply) const {
@@ -142,7 +160,7 @@ std::string ToolCallApi::failure_of(const HttpReplyMessage& reply) const {
     const std::string code = envelope_code(reply.body());
     return "http " + std::to_string(status) + (code.empty() ? "" : " " + code);
   }
-  return api_ == CallApi::kMcp ? mcp_failure(reply.body()) : "";
+  return api_ == CallApi::kRfc0009 ? "" : mcp_failure(reply.body());
 }
 
 std::string open_mcp_session(const tcp::endpoint& server, const std::string& token) {

@@ -1,6 +1,9 @@
 // The two ways an agent calls a tool over HTTP, as the load generator speaks them:
 //   rfc0009  POST /mcp/tools/call  {"tool": NAME, "arguments": {...}}          (RFC-0009 §3)
 //   mcp      POST /mcp  tools/call in an MCP session (initialize first), revision 2025-06-18
+//   mcp2026  POST /mcp  tools/call at revision 2026-07-28: no session, the version and client
+//            capabilities in each request's params._meta, MCP-Protocol-Version, Mcp-Method and
+//            Mcp-Name headers (docs/http-front.md, "Revisions")
 // Builds the requests (unary calls and metrics streams) and says whether a reply is a success,
 // or else what kind of failure it is, for LatencyRecord.
 #pragma once
@@ -15,14 +18,15 @@
 
 namespace fleetmcp::bench {
 
-enum class CallApi { kRfc0009, kMcp };
+enum class CallApi { kRfc0009, kMcp, kMcp2026 };
 
-std::optional<CallApi> call_api_named(std::string_view name);  // "rfc0009" | "mcp"
+std::optional<CallApi> call_api_named(std::string_view name);  // "rfc0009" | "mcp" | "mcp2026"
 std::string_view call_api_name(CallApi api);
 
 class ToolCallApi {
  public:
   static constexpr std::string_view kMcpRevision = "2025-06-18";
+  static constexpr std::string_view kStatelessRevision = "2026-07-28";
 
   // `session_id` is the MCP session (open_mcp_session); empty for rfc0009.
   ToolCallApi(CallApi api, std::string host, std::string token, std::string session_id);
@@ -38,7 +42,9 @@ class ToolCallApi {
   std::string failure_of(const HttpReplyMessage& reply) const;
 
  private:
-  std::shared_ptr<HttpRequestMessage> post(std::string_view target, std::string body, std::string_view accept) const;
+  // `tool` names the call in Mcp-Name (2026-07-28).
+  std::shared_ptr<HttpRequestMessage> post(std::string_view target, std::string body, std::string_view accept,
+                                           std::string_view tool) const;
   std::string rpc_body(std::string_view tool, std::string_view arguments_json, bool progress);
   static std::string rfc0009_body(std::string_view tool, std::string_view arguments_json);
 

@@ -18,59 +18,11 @@ C_TLS=$(free_port) C_PLAIN=$(free_port) C_HTTP=$(free_port)
 A_BRIDGE=$(free_port) C_BRIDGE=$(free_port)
 sed -i "s|^broker = .*|broker = mqtts://127.0.0.1:$A_TLS|" "$T/pki/nodes/$node/device.conf"
 
-# broker NAME TLS PLAIN HTTP : a derived config in $T/NAME.conf with its own data dir. Both hold
-# the enrolled certificates (here the PKI's nodes/ directory; in production, copies of node.crt).
-broker() {
-  mkdir -p "$T/$1-data"
-  "$SRC/scripts/broker-conf.sh" --pki "$T/pki" --plugin "$PLUGIN" --data "$T/$1-data" \
-    --device-port "$2" --agent-port "$3" --http-port "$4" \
-    --set plugin_opt_enrolled_certs_dir "$T/pki/nodes" >"$T/$1.conf"
-}
-broker a "$A_TLS" "$A_PLAIN" "$A_HTTP"
-broker b "$B_TLS" "$B_PLAIN" "$B_HTTP"
-broker c "$C_TLS" "$C_PLAIN" "$C_HTTP"
-# bridge_listener CONF PORT : the bridge listener docs/sharding.md configures, mutual TLS without
-# use_identity_as_username (the plugin reads the token at BASIC_AUTH, the certificate beside it).
-bridge_listener() {
-  cat >>"$1" <<CONF
-listener $2 127.0.0.1
-cafile $T/pki/ca.crt
-certfile $T/pki/server.crt
-keyfile $T/pki/server.key
-require_certificate true
-CONF
-}
+bridged_broker_conf a "$A_TLS" "$A_PLAIN" "$A_HTTP"
+bridged_broker_conf b "$B_TLS" "$B_PLAIN" "$B_HTTP"
+bridged_broker_conf c "$C_TLS" "$C_PLAIN" "$C_HTTP"
 bridge_listener "$T/a.conf" "$A_BRIDGE"
 bridge_listener "$T/c.conf" "$C_BRIDGE"
-# bridge_section CONF NAME PORT SUB UPSTREAM_DIRECTION: appends a bridge (after the plugin_opt_
-# lines) to the bridge listener on PORT, as a client holding a fleet:bridge token of sub SUB and
-# the certificate of `fleetctl pki bridge --sub SUB`.
-# UPSTREAM_DIRECTION is how announce, status, telemetry and cmd_ack travel (in: from the other
-# broker to this one; out: from this one to the other); cmd always goes the other way.
-bridge_section() {
-  local up=$5 down=in
-  [ "$up" = in ] && down=out
-  cat >>"$1" <<CONF
-connection $2
-address 127.0.0.1:$3
-remote_clientid $4-$2
-remote_username $4
-remote_password $("$FLEETCTL" token issue --dir "$T/pki" --sub "$4" --tenant acme --scope fleet:bridge)
-bridge_cafile $T/pki/ca.crt
-bridge_certfile $("$FLEETCTL" pki bridge --dir "$T/pki" --sub "$4")/bridge.crt
-bridge_keyfile $T/pki/bridges/$4/bridge.key
-bridge_protocol_version mqttv50
-cleansession true
-try_private false
-notifications false
-restart_timeout 1 2
-topic \$devices/+/announce $up 1
-topic \$devices/+/status $up 1
-topic \$devices/+/telemetry $up 0
-topic \$devices/+/cmd_ack $up 1
-topic \$devices/+/cmd $down 1
-CONF
-}
 # B bridges in from A: mosquitto skips B's own ACL checks for what its bridge delivers (B's plugin
 # still verifies it); A's plugin sees a `bridge` principal.
 bridge_section "$T/b.conf" to-a "$A_BRIDGE" bridge-b in

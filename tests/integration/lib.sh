@@ -335,6 +335,58 @@ enroll_nodes() {
     || fail "fleetctl pki enroll (see $T/pki-enroll.log)"
 }
 
+# Bridged brokers (docs/sharding.md; bridge_pair.sh, balanced_pair.sh).
+# bridged_broker_conf NAME TLS PLAIN HTTP [--set KEY VALUE]... : a config derived from mosquitto.conf
+# in $T/NAME.conf with its own data dir ($T/NAME-data, its audit log there). Every one holds the
+# enrolled certificates (here the PKI's nodes/ directory; in production, copies of node.crt).
+bridged_broker_conf() {
+  local name=$1 tls=$2 plain=$3 http=$4; shift 4
+  mkdir -p "$T/$name-data"
+  "$SRC/scripts/broker-conf.sh" --pki "$T/pki" --plugin "$PLUGIN" --data "$T/$name-data" \
+    --device-port "$tls" --agent-port "$plain" --http-port "$http" \
+    --set plugin_opt_enrolled_certs_dir "$T/pki/nodes" "$@" >"$T/$name.conf"
+}
+# bridge_listener CONF PORT : the bridge listener docs/sharding.md configures, mutual TLS without
+# use_identity_as_username (the plugin reads the token at BASIC_AUTH, the certificate beside it).
+bridge_listener() {
+  cat >>"$1" <<CONF
+listener $2 127.0.0.1
+cafile $T/pki/ca.crt
+certfile $T/pki/server.crt
+keyfile $T/pki/server.key
+require_certificate true
+CONF
+}
+# bridge_section CONF NAME PORT SUB UPSTREAM_DIRECTION: appends a bridge (after the plugin_opt_
+# lines) to the bridge listener on PORT, as a client holding a fleet:bridge token of sub SUB and
+# the certificate of `fleetctl pki bridge --sub SUB`.
+# UPSTREAM_DIRECTION is how announce, status, telemetry and cmd_ack travel (in: from the other
+# broker to this one; out: from this one to the other); cmd always goes the other way.
+bridge_section() {
+  local up=$5 down=in
+  [ "$up" = in ] && down=out
+  cat >>"$1" <<CONF
+connection $2
+address 127.0.0.1:$3
+remote_clientid $4-$2
+remote_username $4
+remote_password $("$FLEETCTL" token issue --dir "$T/pki" --sub "$4" --tenant acme --scope fleet:bridge)
+bridge_cafile $T/pki/ca.crt
+bridge_certfile $("$FLEETCTL" pki bridge --dir "$T/pki" --sub "$4")/bridge.crt
+bridge_keyfile $T/pki/bridges/$4/bridge.key
+bridge_protocol_version mqttv50
+cleansession true
+try_private false
+notifications false
+restart_timeout 1 2
+topic \$devices/+/announce $up 1
+topic \$devices/+/status $up 1
+topic \$devices/+/telemetry $up 0
+topic \$devices/+/cmd_ack $up 1
+topic \$devices/+/cmd $down 1
+CONF
+}
+
 # agent_token SUB TENANT "SCOPES…": an agent token from the test issuer.
 agent_token() {
   "$FLEETCTL" token issue --dir "$T/pki" --sub "$1" --tenant "$2" --scope "$3" 2>>"$T/token.log" \

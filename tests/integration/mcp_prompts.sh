@@ -11,7 +11,8 @@
 #  - the official conformance suite (@modelcontextprotocol/conformance, `server`), its scenarios
 #    that apply to a server whose prompts and tools are its own: prompts-list and
 #    completion-complete at 2025-11-25, and at 2026-07-28 server-stateless, caching,
-#    http-header-validation, tools-list, prompts-list, resources-list and completion-complete
+#    http-header-validation, tools-list, prompts-list, resources-list, completion-complete and
+#    input-required-result-unsupported-methods
 #    (docs/http-front.md, "Revisions", says which do not apply and why). The CLI takes no headers,
 #    so it reaches the front through a forwarding proxy that adds the bearer token (the suite's
 #    other prompts-get-* scenarios ask for test prompts by name: docs/conformance.md).
@@ -56,7 +57,7 @@ wait_for_port "$PROXY_PORT"
 # "revision scenario": the 2026-07-28 scenarios run at that revision's wire (no initialize).
 for run in "2025-11-25 prompts-list" "2025-11-25 completion-complete" "2026-07-28 server-stateless" "2026-07-28 caching" \
   "2026-07-28 http-header-validation" "2026-07-28 tools-list" "2026-07-28 prompts-list" "2026-07-28 resources-list" \
-  "2026-07-28 completion-complete"; do
+  "2026-07-28 completion-complete" "2026-07-28 input-required-result-unsupported-methods"; do
   read -r revision scenario <<<"$run"
   out="$T/conformance-$revision-$scenario"
   # Its exit status counts the untestable checks too: checks.json is judged below.

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "common/base/bytes.h"
+#include "common/base/file_text.h"
+
 namespace fleetmcp::http {
 namespace {
 
@@ -48,6 +51,21 @@ Status readable(FrontOptions& o, const Option& v) {
 template <std::string FrontOptions::*field>
 Status text(FrontOptions& o, const Option& v) {
   o.*field = v.value;
+  return {};
+}
+
+// The request-state key: a file holding 64 hex digits (`openssl rand -hex 32`), surrounding
+// whitespace ignored, shared by the fronts behind one balancer.
+Status request_state_key(FrontOptions& o, const Option& v) {
+  const auto text = read_file(v.value, ErrorCode::kBadRequest, "the request-state key");
+  if (!text) return v.error(text.error().message, "point it at a file made with: openssl rand -hex 32 > FILE");
+  const size_t first = text->find_first_not_of(" \t\r\n");
+  const size_t last = text->find_last_not_of(" \t\r\n");
+  const auto key = first == std::string::npos ? std::nullopt : hex_decode(std::string_view(*text).substr(first, last - first + 1));
+  if (!key || key->size() != 32) {
+    return v.error("the file does not hold 64 hex digits (a 32-byte key)", "make it with: openssl rand -hex 32 > FILE");
+  }
+  o.request_state_key.assign(key->begin(), key->end());
   return {};
 }
 
@@ -103,6 +121,7 @@ constexpr Rule kRules[] = {
     {"http_mcp_keepalive_ms", millis<&FO::mcp_keepalive, 100, kHour>},
     {"http_mcp_max_stream_ms", millis<&FO::mcp_max_stream, 100, kDay>},
     {"http_mcp_stream_buffer", count<&FO::mcp_stream_buffer, 1, 100000>},
+    {"http_request_state_key_file", request_state_key},
     {"http_lease_renew_ms", millis<&FO::lease_renew, 100, 29'000>},
     {"http_audit_log", text<&FO::audit_log>},
 };

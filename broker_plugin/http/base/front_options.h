@@ -83,6 +83,11 @@ struct FrontOptions {
 
   std::chrono::milliseconds lease_renew{10000};  // below the device's 30 s telemetry lease
   std::chrono::milliseconds commit_token_ttl{30000};  // docs/protocol.md §7
+  // The 32-byte key that MACs 2026-07-28 request states (stateless/request_state.h), read from
+  // http_request_state_key_file (64 hex digits). Empty: the front makes a random one at start,
+  // which suits a single front; fronts behind one balancer share a file so any of them opens a
+  // state another sealed (docs/http-front.md, "Behind a load balancer").
+  std::string request_state_key;
   std::string audit_log = "-";  // "-" = stderr, "" = off, else a file appended to
 };
 

@@ -78,7 +78,12 @@ bool prepend_result_members(std::string& response, std::string_view id_json, std
   const std::string_view result = result_object(response, id_json);
   if (result.empty()) return false;
   const size_t at = response.size() - result.size() + 1;  // after the result's '{'
-  response.insert(at, result.starts_with("{}") ? std::string(members) : std::string(members) + ",");
+  const bool empty = result.starts_with("{}");
+  std::string piece;  // one insertion, one allocation
+  piece.reserve(members.size() + 1);
+  piece.append(members);
+  if (!empty) piece.push_back(',');
+  response.insert(at, piece);
   return true;
 }
 

@@ -51,6 +51,10 @@ class CallGate {
   // read_first names the read to make first (actuation_check.h).
   Result<GatePass, CallRefusal> admit(const FleetSnapshot& fleet, const AgentToken& agent, const ResolvedCall& call,
                                       int64_t now_ms, bool check_device = false);
+  // CommitTokens::adopt: a commit token another front issued, out of a verified requestState.
+  void adopt_commit_token(const std::string& token, CommitBinding binding, int64_t expires_at_ms, int64_t now_ms) {
+    commits_.adopt(token, std::move(binding), expires_at_ms, now_ms);
+  }
 
  private:
   // The refusal of a two-phase call without a valid commit token: it carries a fresh one.

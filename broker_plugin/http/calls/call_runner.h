@@ -31,6 +31,10 @@ class CallRunner {
                                       bool check_device = false) const {
     return gate_.admit(fleet, agent, call, wall_ms_(), check_device);
   }
+  // CallGate::adopt_commit_token now.
+  void adopt_commit_token(const std::string& token, CommitBinding binding, int64_t expires_at_ms) const {
+    gate_.adopt_commit_token(token, std::move(binding), expires_at_ms, wall_ms_());
+  }
   // Starts the unary call (not a metrics stream) that `pass` admitted to a tool of `fleet`, on
   // behalf of `agent`, audited as made through `via`. `done` runs once on `scheduler` when the
   // call ends, unless it is cancelled (in_flight_call.h).

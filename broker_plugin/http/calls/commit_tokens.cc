@@ -2,6 +2,7 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <array>
 
 #include "common/base/bytes.h"
@@ -18,15 +19,28 @@ std::string CommitTokens::issue(CommitBinding binding, int64_t now_ms) {
   std::string token = "ct_" + base64url_encode(random);
   std::lock_guard<std::mutex> lock(mutex_);
   prune(now_ms);
+  enter(token, std::move(binding), now_ms + ttl_ms_);
+  return token;
+}
+
+void CommitTokens::adopt(const std::string& token, CommitBinding binding, int64_t expires_at_ms, int64_t now_ms) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  prune(now_ms);
+  // Never past one TTL from now, whatever the sealed expiry says.
+  if (now_ms >= expires_at_ms || seen_.contains(token)) return;
+  enter(token, std::move(binding), std::min(expires_at_ms, now_ms + ttl_ms_));
+}
+
+void CommitTokens::enter(const std::string& token, CommitBinding binding, int64_t expires_at_ms) {
   auto& mine = by_caller_[binding.caller];
   while (mine.size() >= max_per_caller_) {  // the caller's oldest goes
     tokens_.erase(mine.front());
     mine.pop_front();
   }
   mine.push_back(token);
-  by_expiry_.emplace_back(now_ms + ttl_ms_, token);
-  tokens_[token] = Entry{std::move(binding), now_ms + ttl_ms_};
-  return token;
+  by_expiry_.emplace_back(expires_at_ms, token);
+  seen_.insert(token);
+  tokens_[token] = Entry{std::move(binding), expires_at_ms};
 }
 
 bool CommitTokens::redeem(std::string_view token, const CommitBinding& binding, int64_t now_ms) {
@@ -51,6 +65,7 @@ void CommitTokens::prune(int64_t now_ms) {
       forget_of_caller(it->second.binding.caller, it->first);
       tokens_.erase(it);
     }
+    seen_.erase(by_expiry_.front().second);
     by_expiry_.pop_front();
   }
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/base/json.h"
 
@@ -33,10 +34,16 @@ class CommitTokens {
 
   std::string issue(CommitBinding binding, int64_t now_ms);
   bool redeem(std::string_view token, const CommitBinding& binding, int64_t now_ms);
+  // A token another front issued, presented inside a 2026-07-28 requestState whose MAC this front
+  // verified (request_state.h), so that the confirmation finishes on any front behind a balancer:
+  // entered as if issued here, to expire at `expires_at_ms`, unless this table has issued or
+  // entered it before (until its expiry), so each front spends it at most once.
+  void adopt(const std::string& token, CommitBinding binding, int64_t expires_at_ms, int64_t now_ms);
   size_t outstanding() const;
 
  private:
   void prune(int64_t now_ms);
+  void enter(const std::string& token, CommitBinding binding, int64_t expires_at_ms);
   void forget_of_caller(const std::string& caller, const std::string& token);
 
   struct Entry {
@@ -47,9 +54,12 @@ class CommitTokens {
   size_t max_per_caller_;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Entry> tokens_;
-  // Issue order, which is expiry order (one TTL): prune() pops from the front. Entries of tokens
-  // already spent stay until then and are skipped.
+  // Issue order, which is expiry order (one TTL): prune() pops from the front. An adopted token
+  // may expire before the entries ahead of it and then leaves with them, at most one TTL late
+  // (redeem checks its own expiry). Entries of tokens already spent stay until then and
+  // are skipped; `seen_` holds the same tokens, so a spent one is not adopted again.
   std::deque<std::pair<int64_t, std::string>> by_expiry_;
+  std::unordered_set<std::string> seen_;
   std::unordered_map<std::string, std::deque<std::string>> by_caller_;  // live tokens, oldest first
 };
 

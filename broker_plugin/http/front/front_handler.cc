@@ -39,10 +39,10 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       schema_routes_(*config_.schemas, per_node_.cursors()),
       mcp_methods_(config_.options, fleet, surface(), compact_, calls_, elicitations_, resources_, fanout_, *streams_,
                    metrics_, log_, resource_, config_.wall_ms, config_.steady_ms),
-      mcp_(config_.options, mcp_methods_, sessions_, elicitations_, *streams_, metrics_, config_.wall_ms),
+      mcp_(config_.options, mcp_methods_, sessions_, elicitations_, *streams_, listens_, metrics_, config_.wall_ms),
       rfc0009_(config_.options, *config_.schemas, fleet, calls_, fanout_, *streams_, metrics_, log_, resource_,
                config_.wall_ms, config_.steady_ms),
-      list_changed_(fleet, sessions_, list_digest()) {
+      list_changed_(fleet, sessions_, listens_, list_digest()) {
   fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {
     // The broker thread must not wait for digests and notifications: hand the work over.
     background->post([weak, this] {
@@ -73,6 +73,7 @@ FrontHandler::~FrontHandler() {
   sweep_.reset();
   stream_check_.reset();
   sessions_.end_all(SessionEnd::kShutdown);
+  listens_.end_all();
 }
 
 void FrontHandler::arm_sweep() {
@@ -96,6 +97,7 @@ void FrontHandler::shutdown() {
   sweep_.reset();
   stream_check_.reset();
   sessions_.end_all(SessionEnd::kShutdown);
+  listens_.end_all();
 }
 
 void FrontHandler::handle(const std::shared_ptr<Exchange>& exchange) {

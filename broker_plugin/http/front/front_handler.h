@@ -101,6 +101,7 @@ class FrontHandler {
   CallRunner calls_;
   TelemetryFanout fanout_;
   McpSessions sessions_;
+  ListenStreams listens_;  // 2026-07-28 subscriptions/listen streams
   std::shared_ptr<OpenStreams> streams_;
   IssuerKeys issuer_keys_;
   ProtectedResource resource_;

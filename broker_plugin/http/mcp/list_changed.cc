@@ -6,8 +6,8 @@
 
 namespace fleetmcp::http {
 
-ListChangedNotifier::ListChangedNotifier(FleetView& fleet, McpSessions& sessions, Digest digest)
-    : fleet_(fleet), sessions_(sessions), digest_(std::move(digest)) {
+ListChangedNotifier::ListChangedNotifier(FleetView& fleet, McpSessions& sessions, ListenStreams& listens, Digest digest)
+    : fleet_(fleet), sessions_(sessions), listens_(listens), digest_(std::move(digest)) {
   const auto snapshot = fleet_.snapshot();
   for (const std::string& tenant : snapshot->tenants()) digests_[tenant] = digest_(*snapshot, tenant);
 }
@@ -34,6 +34,7 @@ size_t ListChangedNotifier::on_fleet_change() {
       session->notify(kMessage);
       ++told;
     }
+    told += listens_.fleet_changed(tenant);
   }
   return told;
 }

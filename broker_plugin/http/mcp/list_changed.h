@@ -1,7 +1,7 @@
 // notifications/tools/list_changed (docs/protocol.md §7): whenever the FleetView reports a change, the
 // tools each tenant would list are compared with what they were; the sessions of tenants whose
 // list changed (a manifest appeared, changed, expired or was revoked) get the notification on
-// their GET stream. Other tenants hear nothing, not even that something changed. What counts as a
+// their GET stream, and its 2026-07-28 listen streams theirs. Other tenants hear nothing, not even that something changed. What counts as a
 // change is the mode's digest: per_node the snapshot's tools_digest; by_kind the (kind, verb) set
 // and what its tools describe (KindTools::digest); compact the tenant's kinds, fleet_find_nodes'
 // kind enum (CompactTools::digest).
@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "broker_plugin/http/fleet/fleet_view.h"
+#include "broker_plugin/http/mcp/listen_streams.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
 
 namespace fleetmcp::http {
@@ -21,13 +22,14 @@ namespace fleetmcp::http {
 class ListChangedNotifier {
  public:
   using Digest = std::function<std::string(const FleetSnapshot&, std::string_view tenant)>;
-  ListChangedNotifier(FleetView& fleet, McpSessions& sessions, Digest digest);
-  // Any thread. Returns how many sessions were told.
+  ListChangedNotifier(FleetView& fleet, McpSessions& sessions, ListenStreams& listens, Digest digest);
+  // Any thread. Returns how many sessions and 2026-07-28 listen streams were told.
   size_t on_fleet_change();
 
  private:
   FleetView& fleet_;
   McpSessions& sessions_;
+  ListenStreams& listens_;
   Digest digest_;
   std::mutex mutex_;
   std::map<std::string, std::string> digests_;  // tenant -> digest last seen

@@ -114,6 +114,7 @@ void McpEndpoint::stateless(const std::shared_ptr<Exchange>& ex, const SharedAge
   }
   const auto checked = check_stateless(ex->request(), m);
   if (!checked) return ex->respond(HttpReply::json(checked.error().status, refusal_body(checked.error(), m.id)));
+  if (m.method == "subscriptions/listen") return listen(ex, *agent, m);
   // A session for this request alone: in no table, gone with its answer, so any front can answer
   // any request and a token fills nothing.
   const auto session = std::make_shared<McpSession>(std::string(), *agent, checked->revision, wall_ms_());
@@ -205,19 +206,39 @@ void McpEndpoint::get(const std::shared_ptr<Exchange>& ex, const AgentToken& age
   const auto session = session_for(*ex, agent);
   if (!session) return;
   session->touch(wall_ms_());
+  open_stream(*ex, agent, session);
+}
+
+std::shared_ptr<McpGetStream> McpEndpoint::open_stream(Exchange& ex, const AgentToken& agent,
+                                                       const std::shared_ptr<McpSession>& session) {
   // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
   auto stream = std::make_shared<std::weak_ptr<McpGetStream>>();
   auto ticket = streams_.open(agent, wall_ms_(), [stream](StreamStop) {
     if (const auto s = stream->lock()) s->close();
   });
   if (!ticket) {
-    return refuse(*ex, 429, rpc::kServerError,
-                  "Too Many Requests: this token or its tenant holds its quota of SSE streams "
-                  "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
+    refuse(ex, 429, rpc::kServerError,
+           "Too Many Requests: this token or its tenant holds its quota of SSE streams "
+           "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
+    return nullptr;
   }
-  *stream = McpGetStream::open(*ex, session, options_.mcp_keepalive, options_.mcp_stream_buffer, metrics_);
-  if (!stream->lock()) return refuse(*ex, 409, rpc::kServerError, "Conflict: only one SSE stream is allowed per session");
-  stream->lock()->hold(std::move(ticket));
+  auto opened = McpGetStream::open(ex, session, options_.mcp_keepalive, options_.mcp_stream_buffer, metrics_);
+  if (!opened) {
+    refuse(ex, 409, rpc::kServerError, "Conflict: only one SSE stream is allowed per session");
+    return nullptr;
+  }
+  *stream = opened;
+  opened->hold(std::move(ticket));
+  return opened;
+}
+
+void McpEndpoint::listen(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const RpcMessage& m) {
+  const json::Value* filter = m.params != nullptr && m.params->IsObject() ? json::find(*m.params, "notifications") : nullptr;
+  const ListenFilter asked{filter != nullptr && filter->IsObject() && json::get_bool(*filter, "toolsListChanged").value_or(false)};
+  // A session of the stream's own, in no table: the notifier reaches it through `listens_`.
+  const auto session = std::make_shared<McpSession>(std::string(), agent, McpRevision::k2026_07_28, wall_ms_());
+  if (!open_stream(*ex, agent, session)) return;
+  listens_.add(session, id_key(*m.id), asked);
 }
 
 void McpEndpoint::remove(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {

@@ -9,7 +9,10 @@ std::shared_ptr<McpGetStream> McpGetStream::open(Exchange& exchange, const std::
                                                  FrontMetrics& metrics) {
   auto self = std::make_shared<McpGetStream>(exchange.scheduler(), session, keepalive, metrics);
   if (!session->attach(self)) return nullptr;
-  self->stream_ = exchange.open_stream({{"Mcp-Session-Id", session->id()}}, StreamLimits{buffer, {}});
+  // A 2026-07-28 listen stream's session has no id, and the revision has no such header.
+  std::vector<Header> headers;
+  if (!session->id().empty()) headers.push_back({"Mcp-Session-Id", session->id()});
+  self->stream_ = exchange.open_stream(std::move(headers), StreamLimits{buffer, {}});
   self->stream_->on_end([s = self](StreamEnd) { s->end(); });
   metrics.stream_opened(StreamKind::kMcpGet);
   self->arm_keepalive();

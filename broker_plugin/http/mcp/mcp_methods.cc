@@ -56,12 +56,13 @@ const json::Value& arguments_or_none(const json::Value* arguments) {
   return arguments != nullptr && arguments->IsObject() ? *arguments : kNone;
 }
 
-// What the server offers on `revision`. 2026-07-28 has no session to hold a log level, a resource
-// subscription or a GET stream for list changes (subscriptions/listen is not served yet).
+// What the server offers on `revision`. 2026-07-28 has no session to hold a log level or a
+// resource subscription; its tool-list changes come on a subscriptions/listen stream
+// (listen_streams.h) where 2025's come on the session's GET stream.
 json::Value capabilities(McpRevision revision, json::Document::AllocatorType& a) {
   const bool session = !is_stateless(revision);
   json::Value caps(rapidjson::kObjectType), tools(rapidjson::kObjectType);
-  tools.AddMember("listChanged", session, a);
+  tools.AddMember("listChanged", true, a);
   caps.AddMember("tools", tools, a);
   if (session) caps.AddMember("logging", json::Value(rapidjson::kObjectType), a);  // metrics samples are log messages
   json::Value resources(rapidjson::kObjectType);  // node manifests (node_resources.h)
@@ -399,6 +400,9 @@ void McpMethods::answer_confirmation(const std::shared_ptr<const FleetSnapshot>&
     return answer(result(*m.id, tool_error(not_confirmed(how), has_output_schema(tool, revision), revision)));
   }
   // Accepted: the same arguments plus the commit token the state sealed, which the gate redeems.
+  // Another front may have issued it: the verified state enters it here (once per front).
+  calls_.adopt_commit_token(opened->commit_token, CommitBinding{opened->caller, opened->tool, opened->arguments_hash},
+                            opened->expires_ms);
   json::Document confirmed(rapidjson::kObjectType);
   auto& a = confirmed.GetAllocator();
   confirmed.CopyFrom(args, a);

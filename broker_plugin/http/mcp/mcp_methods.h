@@ -140,7 +140,8 @@ class McpMethods {
   std::function<int64_t()> wall_ms_;
   std::function<int64_t()> steady_ms_;
   const FleetPrompts prompts_{tools_};
-  const RequestStates states_;  // its key is this front's: a state sealed elsewhere does not open here
+  // Its key is the option's (shared by the fronts behind one balancer) or this front's own.
+  const RequestStates states_{options_.request_state_key};
 };
 
 }  // namespace fleetmcp::http

@@ -2,6 +2,8 @@
 
 #include <sodium.h>
 
+#include <algorithm>
+
 #include "common/base/bytes.h"
 #include "common/base/json.h"
 
@@ -24,7 +26,13 @@ std::array<unsigned char, crypto_auth_BYTES> mac(std::string_view text, const st
 
 }  // namespace
 
-RequestStates::RequestStates() { crypto_auth_keygen(key_.data()); }
+RequestStates::RequestStates(std::string_view key) {
+  if (key.size() == key_.size()) {
+    std::copy(key.begin(), key.end(), key_.begin());
+  } else {
+    crypto_auth_keygen(key_.data());
+  }
+}
 
 std::string RequestStates::seal(const SealedCall& call) const {
   json::Document d(rapidjson::kObjectType);

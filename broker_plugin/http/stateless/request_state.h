@@ -1,7 +1,7 @@
 // The requestState of a 2026-07-28 input_required result (multi-round-trip request): what the
 // server needs back when the client repeats the call with its user's answer. No session holds it,
 // so the client does, and it must be tamper-evident: a MAC (libsodium crypto_auth, HMAC-SHA-512-256)
-// under a key only the front holds, over the caller, the tool, the arguments' hash, an expiry and
+// under a key only the fronts hold, over the caller, the tool, the arguments' hash, an expiry and
 // the commit token the gate issued for the call (docs/http-front.md, "Revisions").
 #pragma once
 
@@ -26,8 +26,10 @@ struct SealedCall {
 
 class RequestStates {
  public:
-  // A fresh random key: states sealed by another front (or before a restart) do not open here.
-  RequestStates();
+  // `key`: 32 bytes (FrontOptions::request_state_key), which fronts behind one balancer share, so a
+  // state sealed by one opens at another. Empty: a fresh random key, and states sealed by another
+  // front (or before a restart) do not open here.
+  explicit RequestStates(std::string_view key = {});
 
   // Text safe for JSON and headers: base64url of the fields, ".", base64url of the MAC.
   std::string seal(const SealedCall& call) const;

@@ -11,9 +11,9 @@ constexpr std::string_view kVersionKey = "io.modelcontextprotocol/protocolVersio
 constexpr std::string_view kCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
 
 // What 2026-07-28 offers of what the front serves; everything else is "not found" on it.
-constexpr std::array<std::string_view, 9> kMethods{
-    "server/discover", "tools/list",    "tools/call",  "resources/list",     "resources/templates/list",
-    "resources/read",  "prompts/list", "prompts/get", "completion/complete"};
+constexpr std::array<std::string_view, 10> kMethods{
+    "server/discover", "tools/list",    "tools/call",  "resources/list",      "resources/templates/list",
+    "resources/read",  "prompts/list", "prompts/get", "completion/complete", "subscriptions/listen"};
 
 // The body field the Mcp-Name header mirrors, for the methods that have one.
 std::string_view name_field(std::string_view method) {

@@ -23,8 +23,17 @@ std::string_view cache_hints(std::string_view method) {
 }  // namespace
 
 void stamp_stateless_result(std::string& response, std::string_view id_json, std::string_view method) {
+  constexpr std::string_view kComplete = R"("resultType":"complete")";
   if (result_object(response, id_json).starts_with(R"({"resultType")")) return;  // input_required says its own
-  prepend_result_members(response, id_json, R"("resultType":"complete")" + std::string(cache_hints(method)));
+  const std::string_view hints = cache_hints(method);
+  if (hints.empty()) {  // tools/call and the rest: nothing to join
+    prepend_result_members(response, id_json, kComplete);
+    return;
+  }
+  std::string members;
+  members.reserve(kComplete.size() + hints.size());
+  members.append(kComplete).append(hints);
+  prepend_result_members(response, id_json, members);
 }
 
 }  // namespace fleetmcp::http

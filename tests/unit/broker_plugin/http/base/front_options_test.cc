@@ -2,7 +2,12 @@
 #include <gtest/gtest.h>
 
 #include "broker_plugin/http/base/front_options.h"
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "tests/support/front_fixture.h"
+#include "tests/support/test_files.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -37,6 +42,24 @@ TEST(FrontOptions, ParsesHttpKeysAndNamesTheBadOne) {
   EXPECT_EQ(parse_front_options(no_key).error().message,
             "/etc/mosquitto/mosquitto.conf: plugin_opt_http_tls_key: is missing");
   EXPECT_FALSE(parse_front_options(front_option_set({{"http_nonsense", "1"}})).ok());
+}
+
+// The request-state key fronts behind one balancer share: 64 hex digits in a file; anything else
+// refuses to start, naming the option.
+TEST(FrontOptions, TheRequestStateKeyIsReadFromItsFile) {
+  EXPECT_TRUE(parse_front_options(front_option_set({})).value().request_state_key.empty());  // a random one at start
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto good = dir / ("fleetmcp-state-key-" + std::to_string(::getpid()));
+  fleetmcp::testing::write_test_file(good, std::string(64, 'a') + "\n");
+  const auto o = parse_front_options(front_option_set({{"http_request_state_key_file", good.string()}}));
+  ASSERT_TRUE(o.ok());
+  EXPECT_EQ(o.value().request_state_key, std::string(32, '\xaa'));
+  fleetmcp::testing::write_test_file(good, std::string(62, 'a'));
+  const auto short_key = parse_front_options(front_option_set({{"http_request_state_key_file", good.string()}}));
+  ASSERT_FALSE(short_key.ok());
+  EXPECT_NE(short_key.error().message.find("plugin_opt_http_request_state_key_file"), std::string::npos);
+  std::filesystem::remove(good);
+  EXPECT_FALSE(parse_front_options(front_option_set({{"http_request_state_key_file", good.string()}})).ok());  // no file
 }
 
 TEST(FrontOptions, LimitsHaveSaneDefaultsAndAreOptions) {

@@ -433,7 +433,7 @@ TEST_F(McpTest, Revision20260728IsServedWithoutASession) {
   const auto d = body_of(*discover);
   EXPECT_EQ(std::string(d["result"]["supportedVersions"][0].GetString()), "2026-07-28");
   EXPECT_EQ(*json::get_string(d["result"], "resultType"), "complete");
-  EXPECT_FALSE(d["result"]["capabilities"]["tools"]["listChanged"].GetBool());  // no subscriptions/listen yet
+  EXPECT_TRUE(d["result"]["capabilities"]["tools"]["listChanged"].GetBool());  // on a subscriptions/listen stream
   EXPECT_FALSE(d["result"]["capabilities"].HasMember("logging"));
   EXPECT_EQ(*json::get_string(d["result"]["_meta"]["io.modelcontextprotocol/serverInfo"], "name"), "fleetmcp");
 

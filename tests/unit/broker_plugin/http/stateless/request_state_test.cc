@@ -32,5 +32,17 @@ TEST(RequestStates, AnotherBindingAnExpiredOrAlteredStateIsRefused) {
   EXPECT_FALSE(RequestStates().open(state, "acme/alice", "relay.n.relay0.set", "abc123", 0));  // another key
 }
 
+// Fronts behind one balancer share the key (http_request_state_key_file): a state one seals opens
+// at the other; a front with its own key refuses it.
+TEST(RequestStates, FrontsSharingAKeyOpenEachOthersStates) {
+  const std::string key(32, '\x5a');
+  const RequestStates one(key);
+  const RequestStates two(key);
+  const auto opened = two.open(one.seal(kCall), "acme/alice", "relay.n.relay0.set", "abc123", 0);
+  ASSERT_TRUE(opened);
+  EXPECT_EQ(opened->commit_token, "ct-1");
+  EXPECT_FALSE(RequestStates(std::string(32, '\x5b')).open(one.seal(kCall), "acme/alice", "relay.n.relay0.set", "abc123", 0));
+}
+
 }  // namespace
 }  // namespace fleetmcp::http
