@@ -52,6 +52,7 @@ fd::FleetOptions fleet_options(const fd::CliOptions& cli) {
   o.catalogue = cli.catalogue;
   o.schema_dir = cli.schema_dir;
   o.workers = cli.workers;
+  o.wait_for_time_sync = cli.wait_for_time_sync;
   if (o.simulated) {
     o.config_files = fd::find_bundle_configs(cli.bundle_dir);
     if (static_cast<int>(o.config_files.size()) < cli.simulate) {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "device_client/node/device_node.h"
+#include "device_client/node/service_notifier.h"
+#include "device_client/node/time_sync_wait.h"
 
 namespace fleetmcp::device {
 
@@ -19,6 +21,7 @@ struct FleetOptions {
   bool catalogue = false;  // --catalogue: add the simulated Doc 05 catalogue to every node
   std::string schema_dir;  // overrides the configs' schema_dir
   size_t workers = 0;      // 0: sized from the capabilities' max_concurrency
+  bool wait_for_time_sync = false;  // connect once the clock is synchronised (node/time_sync_wait.h)
 };
 
 class DeviceFleet {
@@ -27,7 +30,9 @@ class DeviceFleet {
   explicit DeviceFleet(const FleetOptions& options);
   ~DeviceFleet();
 
-  // Connects every node; simulated nodes spread their first connects over ~1 ms per node.
+  // Tells systemd the process is ready and starts the watchdog pings (node/service_notifier.h),
+  // then connects every node, with --wait-for-time-sync once the clock is synchronised; simulated
+  // nodes spread their first connects over ~1 ms per node.
   void start();
   // Disconnects every node cleanly and stops the shared threads. False when a handler was still
   // stuck after the grace period (its worker thread was left behind; exit promptly).
@@ -38,6 +43,8 @@ class DeviceFleet {
   const std::vector<std::unique_ptr<DeviceNode>>& nodes() const { return nodes_; }
 
  private:
+  void look_at_clock();
+  void start_nodes();
   static size_t worker_count(const FleetOptions& options, const std::vector<DeviceConfig>& configs);
 
   std::vector<DeviceConfig> configs_;
@@ -45,7 +52,10 @@ class DeviceFleet {
   HandlerCatalogue catalogue_;
   HostMetrics host_metrics_;
   TimerQueue timers_;
+  ServiceNotifier notifier_;
   WorkerPool workers_;
+  bool wait_for_time_sync_;
+  TimeSyncWait time_sync_wait_{std::chrono::seconds(60)};
   std::vector<std::unique_ptr<DeviceNode>> nodes_;
   bool started_ = false, stopped_ = false;
 };
