@@ -1,7 +1,6 @@
 #include "device_client/node/device_fleet.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <random>
 
 #include "common/ids/ulid.h"
@@ -10,10 +9,6 @@
 
 namespace fleetmcp::device {
 namespace {
-
-// systemd-timesyncd creates it once it has synchronised the clock in this boot (tmpfs: gone at
-// the next boot). What --wait-for-time-sync waits for.
-constexpr std::string_view kTimeSynchronizedFile = "/run/systemd/timesync/synchronized";
 
 std::vector<DeviceConfig> load_configs(const FleetOptions& options) {
   std::vector<DeviceConfig> configs;
@@ -61,8 +56,7 @@ DeviceFleet::DeviceFleet(const FleetOptions& options)
     : configs_(load_configs(options)),
       schemas_(load_schemas(options, configs_)),
       catalogue_(HandlerCatalogue::builtin()),
-      workers_(worker_count(options, configs_)),
-      wait_for_time_sync_(options.wait_for_time_sync) {
+      workers_(worker_count(options, configs_)) {
   const SharedRuntime runtime{schemas_,  &catalogue_, &host_metrics_, &timers_,
                               &workers_, options.test_hooks, now_ms()};
   if (options.test_hooks) log_warn("", "test_hooks.enabled", "echo honours sleep:<ms>; never use this in production");
@@ -77,40 +71,6 @@ DeviceFleet::~DeviceFleet() { stop(); }
 
 void DeviceFleet::start() {
   started_ = true;
-  notifier_.ready(timers_);
-  if (wait_for_time_sync_) {
-    timers_.after(std::chrono::milliseconds(0), [this] { look_at_clock(); });
-  } else {
-    start_nodes();
-  }
-}
-
-// On the TimerQueue thread, once a second until the clock is synchronised.
-void DeviceFleet::look_at_clock() {
-  const auto now = TimeSyncWait::Clock::now();
-  switch (time_sync_wait_.look(std::filesystem::exists(kTimeSynchronizedFile), now)) {
-    case TimeSyncWait::Step::kConnect:
-      log_info("", "clock.synchronized", "connecting after waiting " +
-                                             std::to_string(time_sync_wait_.waited(now).count()) + " s for the clock");
-      start_nodes();
-      return;
-    case TimeSyncWait::Step::kSayWaiting: {
-      const std::string why = "the clock is not synchronised yet (no " + std::string(kTimeSynchronizedFile) +
-                              "), waited " + std::to_string(time_sync_wait_.waited(now).count()) +
-                              " s; the node connects once NTP answers";
-      log_warn("", "clock.waiting",
-               why + ". Check: timedatectl timesync-status (is an NTP server reachable?); on a host whose "
-                     "clock is known good, start without --wait-for-time-sync (docs/pi-image.md \"The clock\")");
-      notifier_.status("waiting for the clock: " + why);
-      break;
-    }
-    case TimeSyncWait::Step::kKeepWaiting:
-      break;
-  }
-  timers_.after(std::chrono::seconds(1), [this] { look_at_clock(); });
-}
-
-void DeviceFleet::start_nodes() {
   std::mt19937_64 random{std::random_device{}()};
   const int64_t spread_ms = nodes_.size() > 1 ? static_cast<int64_t>(nodes_.size()) : 0;
   for (auto& node : nodes_) {
@@ -119,6 +79,7 @@ void DeviceFleet::start_nodes() {
   }
   log_info("", "fleet.started", std::to_string(nodes_.size()) + " node(s), " +
                                     std::to_string(workers_.size()) + " handler workers");
+  notifier_.ready(timers_);
   notifier_.status("connecting " + std::to_string(nodes_.size()) + " node(s)");
 }
 

@@ -34,6 +34,8 @@ void ServiceNotifier::ping(TimerQueue& timers, std::chrono::milliseconds period)
   timers.after(period, [this, &timers, period] { ping(timers, period); });
 }
 
+void ServiceNotifier::ready_and_alive() { sd_notify(0, "READY=1\nWATCHDOG=1"); }
+
 void ServiceNotifier::status(std::string_view text) { sd_notify(0, ("STATUS=" + std::string(text)).c_str()); }
 
 void ServiceNotifier::stopping() {

@@ -18,6 +18,9 @@ class ServiceNotifier {
   // READY=1, then WATCHDOG=1 from `timers`' thread at the period of session/watchdog_pace.h, for
   // as long as the queue runs. `timers` must outlive the pings (the fleet stops it first).
   void ready(TimerQueue& timers);
+  // READY=1 and one WATCHDOG=1 now, for a loop of the caller's own that turns more often than the
+  // watchdog's period (main's wait for the clock, before the fleet and its timers exist).
+  void ready_and_alive();
   // STATUS=<text>: the one line systemctl status shows (e.g. why the node waits).
   void status(std::string_view text);
   // STOPPING=1 and no further pings.

@@ -1,7 +1,8 @@
 // Whether a node started with --wait-for-time-sync may open its connections yet. A Raspberry Pi
 // has no real-time clock: until NTP answers it runs in the past, and its TLS handshakes ("not yet
-// valid") and signed manifests (docs/protocol.md §6.1 check 4) fail. So the fleet looks at the
-// clock once a second and connects on the first look that finds it synchronised; meanwhile it says
+// valid") and signed manifests (docs/protocol.md §6.1 check 4) fail, and loading the node's
+// bundle refuses a certificate outside its validity period. So main() looks at the clock once a
+// second before it loads anything, and goes on at the first look that finds it synchronised; meanwhile it says
 // in the journal that it waits and why, once at first and again every `remind_every`, so a Pi that
 // never reaches NTP says so without filling the journal (docs/pi-image.md "The clock").
 #pragma once
