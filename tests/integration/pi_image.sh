@@ -113,7 +113,7 @@ gid=$(debugfs -R 'cat /etc/group' "$T/root.img" 2>/dev/null | awk -F: '$1 == "fl
 key=$(debugfs -R 'stat /etc/fleetmcp/node.key' "$T/root.img" 2>/dev/null | grep -o 'Mode: *[0-7]*\|User: *[0-9]*\|Group: *[0-9]*' | tr -s ' ' | paste -sd' ')
 assert_eq "$key" "Mode: 0640 User: 0 Group: $gid" "/etc/fleetmcp/node.key is 0640 root:fleetmcp (gid $gid)"
 assert_eq "$(debugfs -R 'cat /etc/hostname' "$T/root.img" 2>/dev/null)" "$node" "/etc/hostname is the node id"
-fs_bytes=$(dumpe2fs -h "$T/root.img" 2>/dev/null | awk -F: '/^Block count/{c=$2} /^Block size/{b=$2} END {print c * b}')
+fs_bytes=$(dumpe2fs -h "$T/root.img" 2>/dev/null | awk -F: '/^Block count/{c=$2} /^Block size/{b=$2} END {printf "%.0f", c * b}')
 assert_eq "$((root_sectors * 512 - fs_bytes < 4 * 1048576))" 1 "the root file system fills its grown partition ($((fs_bytes / 1048576)) MiB)"
 assert_contains "$(debugfs -R 'cat /etc/systemd/system.conf.d/50-fleetmcp-watchdog.conf' "$T/root.img" 2>/dev/null)" "RuntimeWatchdogSec=15s" \
   "systemd arms the hardware watchdog (RuntimeWatchdogSec=15s)"
