@@ -1,9 +1,11 @@
 // fleetmcp-device: the program that runs on each node (docs/device-client.md).
 #include <malloc.h>
 #include <signal.h>
+#include <time.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
 #include <mqtt/async_client.h>
@@ -12,6 +14,8 @@
 #include "device_client/node/bundle_dir.h"
 #include "device_client/node/cli_options.h"
 #include "device_client/node/device_fleet.h"
+#include "device_client/node/service_notifier.h"
+#include "device_client/node/time_sync_wait.h"
 #include "device_client/session/event_log.h"
 
 namespace fd = fleetmcp::device;
@@ -43,6 +47,43 @@ int wait_for_shutdown_signal() {
   int sig = 0;
   sigwait(&set, &sig);
   return sig;
+}
+
+// systemd-timesyncd creates it once it has synchronised the clock in this boot (on /run, a tmpfs:
+// gone at the next boot). What --wait-for-time-sync waits for.
+constexpr const char* kTimeSynchronizedFile = "/run/systemd/timesync/synchronized";
+
+// --wait-for-time-sync, before the fleet is built: loading a node checks its certificate's
+// validity period against the clock, which is not to be trusted yet (node/time_sync_wait.h).
+// Looks once a second; each turn of this loop is a WATCHDOG=1. False when SIGINT/SIGTERM came
+// first (the process then exits without ever connecting).
+bool wait_for_time_sync() {
+  fd::ServiceNotifier notifier;
+  fd::TimeSyncWait wait(std::chrono::seconds(60));
+  const sigset_t set = shutdown_signals();
+  const timespec one_second{1, 0};
+  for (;;) {
+    notifier.ready_and_alive();
+    const auto now = fd::TimeSyncWait::Clock::now();
+    const std::string waited = std::to_string(wait.waited(now).count());
+    switch (wait.look(std::filesystem::exists(kTimeSynchronizedFile), now)) {
+      case fd::TimeSyncWait::Step::kConnect:
+        fd::log_info("", "clock.synchronized", "connecting after waiting " + waited + " s for the clock");
+        return true;
+      case fd::TimeSyncWait::Step::kSayWaiting: {
+        const std::string why = std::string("the clock is not synchronised yet (no ") + kTimeSynchronizedFile +
+                                "), waited " + waited + " s; the node connects once NTP answers";
+        fd::log_warn("", "clock.waiting",
+                     why + ". Check: timedatectl timesync-status (is an NTP server reachable?); on a host whose "
+                           "clock is known good, start without --wait-for-time-sync (docs/pi-image.md \"The clock\")");
+        notifier.status("waiting for the clock: " + why);
+        break;
+      }
+      case fd::TimeSyncWait::Step::kKeepWaiting:
+        break;
+    }
+    if (sigtimedwait(&set, nullptr, &one_second) > 0) return false;
+  }
 }
 
 fd::FleetOptions fleet_options(const fd::CliOptions& cli) {
@@ -77,6 +118,10 @@ void print_check(const fd::DeviceFleet& fleet) {
 }
 
 int run(const fd::CliOptions& cli) {
+  if (cli.wait_for_time_sync && !cli.check_config && !cli.deregister && !wait_for_time_sync()) {
+    fd::log_info("", "shutdown", "signal while waiting for the clock");
+    return 0;
+  }
   fd::DeviceFleet fleet(fleet_options(cli));
   if (cli.check_config) {
     print_check(fleet);

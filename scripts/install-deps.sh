@@ -5,8 +5,8 @@
 #   scripts/install-deps.sh           build, run and test (README command (1))
 #   scripts/install-deps.sh --build   compiling only: no test tools, no Node (docker/Dockerfile)
 #   scripts/install-deps.sh --docker  also a Docker engine and mmdebstrap (tests/integration/docker_fleet.sh)
-#   scripts/install-deps.sh --vm      also QEMU, Debian's kernel and headers, mmdebstrap, socat
-#                                     (tests/integration/virtual_pi.sh)
+#   scripts/install-deps.sh --vm      also QEMU, Debian's kernel and headers, mmdebstrap, socat,
+#                                     chrony (tests/integration/virtual_pi.sh)
 #   scripts/install-deps.sh --vm arm64
 #                                     also what the arm64 guest needs: qemu-system-aarch64, the
 #                                     cross compiler (its modules), qemu-user-static + binfmt
@@ -53,7 +53,8 @@ esac
 case "$mode" in
   --docker) packages+=(docker.io mmdebstrap) ;;
   --vm) packages+=(mmdebstrap qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1
-                   qemu-utils socat xz-utils e2fsprogs dpkg-dev)  # dpkg-dev: update-repo.sh
+                   qemu-utils socat xz-utils e2fsprogs dpkg-dev  # dpkg-dev: update-repo.sh
+                   chrony)  # the guest's NTP server on this host (virtual_pi.sh)
     [ "$cross_arch" != arm64 ] || packages+=(qemu-system-arm qemu-user-static binfmt-support arch-test crossbuild-essential-arm64
                                            dosfstools mtools fdisk) ;;
 esac

@@ -60,7 +60,7 @@ start=$SECONDS
 components="main non-free-firmware"
 debs_hooks "$debs"
 mmdebstrap --quiet --variant=minbase --architectures=arm64 \
-  --include=systemd,systemd-sysv,udev,kmod,dbus,systemd-timesyncd,iproute2,e2fsprogs,initramfs-tools,raspi-firmware,linux-image-arm64 \
+  --include=systemd,systemd-sysv,udev,kmod,dbus,systemd-timesyncd,iproute2,e2fsprogs,initramfs-tools,raspi-firmware,linux-image-arm64,cloud-guest-utils \
   --essential-hook="mkdir -p \"\$1/boot/firmware\" && cp -R $here/pi-image/root/. \"\$1/\"" \
   --dpkgopt=force-confold "${DEBS_HOOKS[@]}" \
   --customize-hook='chroot "$1" apt-get install -y --no-install-recommends systemd-resolved' \

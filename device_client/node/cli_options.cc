@@ -30,6 +30,7 @@ constexpr OptionRule<CliOptions> kRules[] = {
     {"deregister", set_flag<&CliOptions::deregister>},
     {"test-hooks", set_flag<&CliOptions::test_hooks>},
     {"catalogue", set_flag<&CliOptions::catalogue>},
+    {"wait-for-time-sync", set_flag<&CliOptions::wait_for_time_sync>},
     {"config", set_text<&CliOptions::config>},
     {"bundle-dir", set_text<&CliOptions::bundle_dir>},
     {"schemas", set_text<&CliOptions::schema_dir>},
@@ -45,7 +46,7 @@ constexpr OptionRule<CliOptions> kRules[] = {
 
 const CommandLineSpec kSpec{
     .valued = {"config", "bundle-dir", "schemas", "simulate", "workers", "log-level"},
-    .switches = {"version", "check-config", "deregister", "test-hooks", "catalogue"},
+    .switches = {"version", "check-config", "deregister", "test-hooks", "catalogue", "wait-for-time-sync"},
     .short_names = {{"-c", "config"}},
     .positionals = false,
     .unknown_fix = kHelp,
@@ -88,6 +89,11 @@ capability manifest on $devices/<node_id>/announce, answers cmds and publishes t
       --workers N      handler worker threads (default: from max_concurrency; 8 with --simulate)
       --catalogue      with --simulate: every node also offers the simulated Doc 05 catalogue
                        (GPIO, PWM, I2C, camera, services, logs …; docs/catalogue.md)
+      --wait-for-time-sync
+                       connect only once systemd-timesyncd has synchronised the clock
+                       (/run/systemd/timesync/synchronized); until then say so in the log once a
+                       minute. For hosts without a real-time clock (a Raspberry Pi); the packaged
+                       unit passes it (docs/pi-image.md "The clock")
       --test-hooks     TESTS ONLY: system.echo sleeps for messages "sleep:<ms>"
       --version        print the version and exit
   -h, --help           this text

@@ -19,6 +19,7 @@ struct CliOptions {
   size_t workers = 0;       // --workers N
   bool test_hooks = false;  // --test-hooks (tests only)
   bool catalogue = false;   // --catalogue (with --simulate): the simulated Doc 05 catalogue
+  bool wait_for_time_sync = false;  // --wait-for-time-sync (node/time_sync_wait.h)
 };
 
 // A kBadRequest naming the argument for anything malformed ("command line argument 2: --workers:

@@ -79,11 +79,14 @@ void DeviceFleet::start() {
   }
   log_info("", "fleet.started", std::to_string(nodes_.size()) + " node(s), " +
                                     std::to_string(workers_.size()) + " handler workers");
+  notifier_.ready(timers_);
+  notifier_.status("connecting " + std::to_string(nodes_.size()) + " node(s)");
 }
 
 bool DeviceFleet::stop() {
   if (stopped_) return true;
   stopped_ = true;
+  if (started_) notifier_.stopping();
   // All DISCONNECTs go out together, then we wait for them against one deadline: a thousand nodes
   // stop in about one round trip, and a vanished broker costs 2 s, not 2 s per node.
   std::vector<mqtt::token_ptr> pending;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "device_client/node/device_node.h"
+#include "device_client/node/service_notifier.h"
 
 namespace fleetmcp::device {
 
@@ -27,7 +28,8 @@ class DeviceFleet {
   explicit DeviceFleet(const FleetOptions& options);
   ~DeviceFleet();
 
-  // Connects every node; simulated nodes spread their first connects over ~1 ms per node.
+  // Connects every node; simulated nodes spread their first connects over ~1 ms per node. Then
+  // tells systemd the process is ready and starts the watchdog pings (node/service_notifier.h).
   void start();
   // Disconnects every node cleanly and stops the shared threads. False when a handler was still
   // stuck after the grace period (its worker thread was left behind; exit promptly).
@@ -45,6 +47,7 @@ class DeviceFleet {
   HandlerCatalogue catalogue_;
   HostMetrics host_metrics_;
   TimerQueue timers_;
+  ServiceNotifier notifier_;
   WorkerPool workers_;
   std::vector<std::unique_ptr<DeviceNode>> nodes_;
   bool started_ = false, stopped_ = false;

@@ -29,7 +29,9 @@ host_kver=$(cd /lib/modules && ls -d *-amd64 | sort -V | tail -1)
 kver=${host_kver%-amd64}-$arch
 [ -f "/boot/vmlinuz-$host_kver" ] && [ -d "/usr/src/linux-headers-$host_kver" ] \
   || { echo "build-image: needs linux-image-amd64 and linux-headers-amd64 ($host_kver)" >&2; exit 1; }
-key=$( { debs_key "$debs"; cat "$0" "$here/../lib/debian-root.sh"; find "$here/guest" -type f | sort | xargs cat
+# The Pi image's own systemd settings (hardware watchdog) go into the guest as well.
+pi_files=$here/../pi-image/root/etc/systemd/system.conf.d
+key=$( { debs_key "$debs"; cat "$0" "$here/../lib/debian-root.sh"; find "$here/guest" "$pi_files" -type f | sort | xargs cat
          echo "$kver $arch"; } | sha256sum | cut -c1-16)
 image=$cache/virtual-pi-$arch-$key.img
 if [ -f "$image" ]; then echo "$image"; exit 0; fi
@@ -73,7 +75,7 @@ make -s "${kbuild[@]}" M="$work/modules" modules >"$work/modules.log" 2>&1 \
 extra="install -D -m 0644 -t \"\$1/lib/modules/$kver/extra\" $(printf "$work/modules/%s.ko " "${modules[@]}")"
 if [ "$arch" = amd64 ]; then
   include=
-  mods="kernel/drivers/i2c/i2c-stub.ko kernel/drivers/i2c/i2c-dev.ko kernel/drivers/char/virtio_console.ko kernel/fs/configfs/configfs.ko"
+  mods="kernel/drivers/i2c/i2c-stub.ko kernel/drivers/i2c/i2c-dev.ko kernel/drivers/char/virtio_console.ko kernel/fs/configfs/configfs.ko kernel/drivers/watchdog/watchdog.ko kernel/drivers/watchdog/i6300esb.ko kernel/drivers/net/virtio_net.ko kernel/drivers/net/net_failover.ko kernel/net/core/failover.ko"
   kernel_hook="for m in $mods; do install -D -m 0644 /lib/modules/$kver/\$m \"\$1/lib/modules/$kver/\$m\"; done; cp /lib/modules/$kver/modules.order /lib/modules/$kver/modules.builtin* \"\$1/lib/modules/$kver/\"; $extra; depmod -b \"\$1\" $kver"
   boot_hook="cp /boot/vmlinuz-$kver $work/vmlinuz && cp /boot/initrd.img-$kver $work/initrd"
 else
@@ -84,8 +86,8 @@ fi
 mkdir "$work/root"
 debs_hooks "$debs"
 mmdebstrap --quiet --variant=minbase --architectures="$arch" \
-  --include=systemd,systemd-sysv,udev,kmod,dbus,polkitd,libpam-systemd,socat,procps,iproute2,i2c-tools,gpiod$include \
-  --essential-hook="cp -R $here/guest/. \"\$1/\"" "${DEBS_HOOKS[@]}" \
+  --include=systemd,systemd-sysv,systemd-timesyncd,udev,kmod,dbus,polkitd,libpam-systemd,socat,procps,iproute2,i2c-tools,gpiod$include \
+  --essential-hook="cp -R $here/guest/. \"\$1/\" && mkdir -p \"\$1/etc/systemd\" && cp -R $pi_files \"\$1/etc/systemd/\"" "${DEBS_HOOKS[@]}" \
   --customize-hook="$kernel_hook" --customize-hook="$boot_hook" \
   --customize-hook='chroot "$1" sh /usr/local/lib/virtual-pi/setup.sh' \
   bookworm "$work/root" >"$work/mmdebstrap.log" 2>&1 || { tail -30 "$work/mmdebstrap.log" >&2; exit 1; }

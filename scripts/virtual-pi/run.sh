@@ -6,15 +6,16 @@
 # amd64 on qemu-system-x86_64 (q35), arm64 on qemu-system-aarch64 (virt, a Cortex-A72 as in a
 # Pi 4, always TCG).
 # BUNDLE_TAR is the node's enrolment bundle (device.conf, node.key, node.crt, ca.crt), a second
-# disk the guest unpacks into /etc/fleetmcp on its first boot. The guest has no network device:
-# its node dials 127.0.0.1:8883 in the guest, carried over the virtio-serial port vpi.mqtt to
+# disk the guest unpacks into /etc/fleetmcp on its first boot. The guest's network (QEMU's user
+# network) reaches only this host, for NTP at 10.0.2.2 (the test's chronyd on 127.0.0.1:123): its node dials 127.0.0.1:8883 in the guest, carried over the virtio-serial port vpi.mqtt to
 # RUN_DIR/mqtt.sock, which socat here connects to 127.0.0.1:BROKER_TLS_PORT (a new broker
 # connection for each guest connection). RUN_DIR/shell.sock is the test's command channel
 # (scripts/virtual-pi/guest/usr/local/lib/virtual-pi/shell.sh); RUN_DIR/console.log the serial console.
 # Runs until the guest powers off or this script is stopped. VPI_ACCEL=tcg|kvm skips the probe;
 # VPI_APPEND adds kernel arguments (systemd.journald.forward_to_console=1 shows the journal);
 # VPI_DISK names a file the guest gets as a third read-only disk, /dev/vdc (the self-update
-# checks' apt repository, scripts/virtual-pi/update-repo.sh).
+# checks' apt repository, scripts/virtual-pi/update-repo.sh). VPI_RTC_BASE sets the guest's
+# real-time clock (QEMU's -rtc base=, e.g. 2020-01-01).
 set -euo pipefail
 image=$1 bundle=$2 run=$3 broker_port=$4
 kernel=${image%.img}.vmlinuz initrd=${image%.img}.initrd
@@ -37,7 +38,8 @@ case "$arch" in
       fi
     fi
     cpu=max; [ "$accel" = kvm ] && cpu=host
-    machine=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -machine q35)
+    # An Intel 6300ESB watchdog: the hardware watchdog systemd arms (the Pi's is bcm2835-wdt).
+    machine=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -machine q35 -device i6300esb)
     console=ttyS0 ;;
   arm64)
     accel=tcg
@@ -51,6 +53,8 @@ echo "virtual-pi: $arch, accel $accel" >"$run/accel"
 
 extra=()
 [ -z "${VPI_DISK:-}" ] || extra=(-drive file="$VPI_DISK",if=virtio,format=raw,readonly=on)
+# The guest's real-time clock, e.g. years behind as a Pi's clock is before NTP answers.
+[ -z "${VPI_RTC_BASE:-}" ] || extra+=(-rtc base="$VPI_RTC_BASE")
 
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
@@ -64,7 +68,8 @@ trap 'exit 143' TERM INT
 pids+=($!)
 
 "${machine[@]}" -smp 2 -m 512 \
-  -display none -monitor none -serial file:"$run/console.log" -nic none \
+  -display none -monitor none -serial file:"$run/console.log" \
+  -nic user,model=virtio-net-pci \
   -kernel "$kernel" -initrd "$initrd" \
   -append "root=/dev/vda rw console=$console quiet systemd.show_status=0 ${VPI_APPEND:-}" \
   -drive file="$run/disk.qcow2",if=virtio,format=qcow2 \

@@ -615,3 +615,13 @@ refused() {
   REFUSAL=$body
   pass "$4"
 }
+
+# An NTP server for a QEMU guest's user network: chronyd on 127.0.0.1:123 (the guest's 10.0.2.2),
+# serving this host's clock at stratum 8 and never setting it (-x). Port 123 is fixed (the guest's
+# timesyncd asks no other): the tests that use it are the guest tests, which never run at once
+# (ctest RESOURCE_LOCK virtual-pi). Logs to $T/chronyd.log; stopped at exit.
+start_ntp_server() {
+  printf 'bindaddress 127.0.0.1\nport 123\nallow 127.0.0.1\nlocal stratum 8\ncmdport 0\npidfile %s/chronyd.pid\n' "$T" >"$T/chrony.conf"
+  chronyd -d -x -u root -f "$T/chrony.conf" >"$T/chronyd.log" 2>&1 &
+  track $!
+}

@@ -9,7 +9,10 @@
 # certificate carries it). Checks: the node announces to the broker with the plugin and answers
 # MCP calls (system.info says the hostname is the node id), the bundle is gone from the FAT
 # partition, the console showed the enrolment, and after power-off node.key on the root
-# partition is 0640 root:fleetmcp and /etc/hostname the node id.
+# partition is 0640 root:fleetmcp and /etc/hostname the node id. Issue 39: the card is larger than
+# the image and the root partition and file system grow to it at first boot; the Pi's clock comes
+# from this host's chronyd named in fleetmcp/network.conf (the node waits for it); the image arms
+# the hardware watchdog and bounds the journal.
 # Label `local`: in scripts/test.sh --all only, not in CI (on a clean clone the arm64 .debs, then
 # the image, 364 s measured, would not fit CI's 35 minutes). The image is cached under the build
 # directory (pi-image/); with it cached the test takes ~95 s.
@@ -33,8 +36,10 @@ root_start=$(sfdisk -d "$image" | awk -F'[=,]' '/^[^ ]*2 :/{print $2+0}')
 assert_eq "$fat_type" c "partition 1 is FAT32 (LBA), where the Pi's firmware looks"
 fat() { echo "$T/sd.img@@$((fat_start * 512))"; }
 
-# The user's copy of the image: an SD card, flashed.
+# The user's copy of the image: an SD card, flashed; the card is 1 GiB larger than the image
+# (the root grows to it at first boot).
 cp --sparse=always "$image" "$T/sd.img"
+truncate -s +1G "$T/sd.img"
 for f in config.txt cmdline.txt bootcode.bin start.elf start4.elf bcm2837-rpi-3-b.dtb bcm2711-rpi-4-b.dtb fleetmcp/README.txt; do
   mdir -b -i "$(fat)" "::/$f" >/dev/null 2>&1 || fail "the FAT partition has no $f"
 done
@@ -57,6 +62,11 @@ node=$("$FLEETCTL" pki enroll --dir "$T/pki" --tenant acme --broker "mqtts://10.
 echo 'capability.info = system.info' >>"$T/pki/nodes/$node/device.conf"
 # The user copies the node's folder, nodes/<node_id>/, into fleetmcp/ on the boot partition.
 mcopy -s -i "$(fat)" "$T/pki/nodes/$node" ::/fleetmcp/ || fail "mcopy the bundle onto the FAT partition"
+# The Pi's NTP server (its node connects only once the clock is synchronised): this host's
+# chronyd, named in fleetmcp/network.conf as a user on a LAN without Debian's pool would.
+printf 'ntp = 10.0.2.2\r\n' >"$T/network.conf"
+mcopy -i "$(fat)" "$T/network.conf" ::/fleetmcp/network.conf || fail "mcopy network.conf onto the FAT partition"
+start_ntp_server
 
 # Boot: the image's own kernel, initrd and cmdline.txt (its console on the virt machine's UART).
 mcopy -i "$(fat)" "::/$kernel" "$T/vmlinuz"
@@ -82,19 +92,35 @@ info=$(mcp call "sysinfo.$node.info.get")
 assert_eq "$(jq -r .hostname <<<"$info")" "$node" "MCP system.info: the Pi's hostname is its node id"
 assert_eq "$(jq -r .cpu_arch <<<"$info")" aarch64 "MCP system.info: an arm64 CPU, $(jq -r '"\(.os_name) \(.os_version), kernel \(.kernel_version)"' <<<"$info")"
 assert_eq "$(mdir -b -i "$(fat)" ::/fleetmcp/ | sed 's|.*/||' | paste -sd,)" README.txt \
-  "the bundle is gone from fleetmcp/ on the FAT partition (README.txt stays)"
+  "the bundle (and network.conf, read before it) is gone from fleetmcp/ on the FAT partition (README.txt stays)"
+assert_contains "$(cat "$T/console.log")" "fleetmcp-boot-settings: NTP servers from /boot/firmware/fleetmcp/network.conf: 10.0.2.2" \
+  "the console showed the NTP server taken from fleetmcp/network.conf"
+assert_contains "$(cat "$T/console.log")" "fleetmcp-grow-root: partition 2 of /dev/vda grown to the end of the card" \
+  "the console showed the root partition grown to the card"
 assert_contains "$(cat "$T/console.log")" "fleetmcp-enrol-boot: installed node $node" "the console showed the enrolment"
 
 # Power off (the power button; killed after 120 s), then the root partition as the card has it.
 echo system_powerdown | socat - UNIX-CONNECT:"$T/monitor.sock" >/dev/null 2>&1 || true
 wait_until 120 sh -c "! kill -0 $qemu" || { echo "# no clean power-off in 120 s: QEMU stopped"; kill "$qemu"; }
 wait "$qemu" 2>/dev/null || true
-dd if="$T/sd.img" of="$T/root.img" bs=512 skip="$root_start" conv=sparse status=none
+root_sectors=$(sfdisk -d "$T/sd.img" | awk -F'[=,]' '/^[^ ]*2 :/{print $4+0}')
+# (growpart leaves the last 33 sectors free: room for a GPT's backup header, measured 16,896 bytes.)
+left=$(( $(stat -c %s "$T/sd.img") - (root_start + root_sectors) * 512 ))
+assert_eq "$((left >= 0 && left < 1048576))" 1 "the root partition ends at the end of the card ($left bytes left after it)"
+dd if="$T/sd.img" of="$T/root.img" bs=512 skip="$root_start" count="$root_sectors" conv=sparse status=none
 e2fsck -fy "$T/root.img" >"$T/e2fsck.log" 2>&1 || [ $? -le 1 ] || fail "the root partition does not check (see $T/e2fsck.log)"
 gid=$(debugfs -R 'cat /etc/group' "$T/root.img" 2>/dev/null | awk -F: '$1 == "fleetmcp" {print $3}')
 key=$(debugfs -R 'stat /etc/fleetmcp/node.key' "$T/root.img" 2>/dev/null | grep -o 'Mode: *[0-7]*\|User: *[0-9]*\|Group: *[0-9]*' | tr -s ' ' | paste -sd' ')
 assert_eq "$key" "Mode: 0640 User: 0 Group: $gid" "/etc/fleetmcp/node.key is 0640 root:fleetmcp (gid $gid)"
 assert_eq "$(debugfs -R 'cat /etc/hostname' "$T/root.img" 2>/dev/null)" "$node" "/etc/hostname is the node id"
+fs_bytes=$(dumpe2fs -h "$T/root.img" 2>/dev/null | awk -F: '/^Block count/{c=$2} /^Block size/{b=$2} END {printf "%.0f", c * b}')
+assert_eq "$((root_sectors * 512 - fs_bytes < 4 * 1048576))" 1 "the root file system fills its grown partition ($((fs_bytes / 1048576)) MiB)"
+assert_contains "$(debugfs -R 'cat /etc/systemd/system.conf.d/50-fleetmcp-watchdog.conf' "$T/root.img" 2>/dev/null)" "RuntimeWatchdogSec=15s" \
+  "systemd arms the hardware watchdog (RuntimeWatchdogSec=15s)"
+assert_contains "$(debugfs -R 'cat /etc/systemd/journald.conf.d/50-fleetmcp.conf' "$T/root.img" 2>/dev/null)" "SystemMaxUse=48M" \
+  "the journal is bounded to 48 MiB of the card"
+debugfs -R 'ls /var/log/journal' "$T/root.img" 2>/dev/null | grep -q '[0-9a-f]\{32\}' || fail "no persistent journal in /var/log/journal"
+pass "the journal was kept on the card (/var/log/journal/<machine-id>)"
 assert_eq "$(debugfs -R 'cat /etc/fleetmcp/device.conf' "$T/root.img" 2>/dev/null | grep -c "^node_id = $node")" 1 \
   "/etc/fleetmcp/device.conf is the bundle's"
 echo "# pi_image took $((SECONDS - t0)) s"

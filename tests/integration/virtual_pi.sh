@@ -2,11 +2,14 @@
 # A Pi node on a real Linux kernel (docs/virtual-pi.md): a QEMU guest with Debian's kernel,
 # systemd as PID 1 and the fleetmcp-device/-schemas .debs of this build installed with apt,
 # linked to a broker with the plugin and its HTTP front on this host over virtio-serial (the
-# guest has no network device). The node's Doc 05 tools are driven through MCP (the official
+# guest's network device carries only NTP, from a chronyd on this host). The node's Doc 05 tools are driven through MCP (the official
 # SDK) and their effects checked on the real kernel objects from inside the guest: gpio-sim
 # lines, i2c-stub registers, a systemd unit, the journal, /proc; the unit runs as user fleetmcp;
 # a gpio set sent to the node while it is stopped (SIGSTOP) leaves the real line unchanged;
 # power reboot is confirmed in two phases and the guest reboots and the node announces again.
+# Issue 39: the guest boots years behind and the node waits for NTP, says so, and connects by
+# itself once the host's chronyd answers; a node stopped with SIGSTOP is restarted by systemd's
+# watchdog and answers again; systemd arms the guest's hardware watchdog.
 # Installs QEMU, Debian's kernel and headers, mmdebstrap and socat (install-deps.sh --vm); the
 # image is cached under the build directory (virtual-pi/) keyed by its inputs.
 # VPI_ARCH=arm64 (ctest integration.virtual_pi_arm64): the same checks on an arm64 guest
@@ -68,15 +71,17 @@ capability.server  = manage.server update_unit=fleetmcp-update.service
 CONF
 tar -cf "$T/bundle.tar" -C "$bundle" device.conf node.key node.crt ca.crt
 
+# The guest's clock starts years behind, as a Pi's does before NTP answers (it has no real-time
+# clock): systemd moves it up to its own build date only, and the node's certificate is "not yet
+# valid" then. Its NTP server, chronyd on this host (127.0.0.1:123, the guest's 10.0.2.2), starts
+# only once the node has said in its journal that it waits for the clock.
 start=$SECONDS
-VPI_DISK=$T/repo.tar "$SRC/scripts/virtual-pi/run.sh" "$image" "$T/bundle.tar" "$T/vm" "$PORT_TLS" >"$T/qemu.log" 2>&1 &
+VPI_RTC_BASE=2020-01-01 VPI_DISK=$T/repo.tar "$SRC/scripts/virtual-pi/run.sh" "$image" "$T/bundle.tar" "$T/vm" "$PORT_TLS" >"$T/qemu.log" 2>&1 &
 track $!
-serving() { [ "$(curl -s "$base/healthz" | jq -r '"\(.nodes.online) \(.serving)"')" = "1 1" ]; }
-wait_until "$boot_s" serving || { tail -40 "$T/vm/console.log" >&2; fail "the guest's node is not serving after $boot_s s"; }
-echo "# $(cat "$T/vm/accel"): booted to the node serving in $((SECONDS - start)) s"
-pass "the virtual Pi boots and its node (the .deb's unit) announces through the virtio-serial link"
-
-# The command channel into the guest: guest COMMAND prints its output, returns its status.
+# The command channel into the guest: guest COMMAND prints its output, returns its status. It is
+# opened once the guest's serial console shows its login prompt (the boot is done).
+wait_until "$boot_s" grep -q 'login:' "$T/vm/console.log" || { tail -40 "$T/vm/console.log" >&2; fail "the guest did not boot in $boot_s s"; }
+echo "# $(cat "$T/vm/accel"): booted to the login prompt in $((SECONDS - start)) s"
 coproc VPI { exec socat - UNIX-CONNECT:"$T/vm/shell.sock"; }
 # A random id per command (guest is often called in a $(…) subshell), so a late answer to an
 # earlier command is never taken for this one's.
@@ -89,6 +94,28 @@ guest() {
   done
   fail "no answer from the guest to: $*"
 }
+waiting() { guest 'journalctl -u fleetmcp-device -o cat --no-pager | grep -q clock.waiting'; }
+wait_until 120 waiting || fail "the node never said it waits for the clock: $(guest 'journalctl -u fleetmcp-device -o cat --no-pager | tail -5')"
+assert_contains "$(guest 'journalctl -u fleetmcp-device -o cat --no-pager | grep clock.waiting | head -1')" "the clock is not synchronised yet" \
+  "before NTP answers the node says in its journal that it waits for the clock (guest clock: $(guest 'date -u +%F'))"
+assert_eq "$(guest 'systemctl show -p StatusText --value fleetmcp-device.service | cut -d: -f1')" "waiting for the clock" \
+  "… and systemctl status says so"
+start_ntp_server
+ntp_started=$SECONDS
+serving() { [ "$(curl -s "$base/healthz" | jq -r '"\(.nodes.online) \(.serving)"')" = "1 1" ]; }
+wait_until "$boot_s" serving || { tail -40 "$T/vm/console.log" >&2; fail "the guest's node is not serving $boot_s s after NTP started"; }
+echo "# NTP started on the host; the node serving $((SECONDS - ntp_started)) s later ($((SECONDS - start)) s after power-on)"
+pass "the virtual Pi boots and its node (the .deb's unit) announces through the virtio-serial link once the clock is set"
+# In the guest's journal (monotonic time: the clock itself jumped): timesyncd's first
+# synchronisation, then the node's connection, with no restart of the node between them.
+synced_at=$(guest "journalctl -b -u systemd-timesyncd -o short-monotonic --no-pager | grep -m1 'Initial clock synchronization' | tr -d '[]' | awk '{print \$1}'")
+connected_at=$(guest "journalctl -b -u fleetmcp-device -o short-monotonic --no-pager | grep -m1 mqtt.connected | tr -d '[]' | awk '{print \$1}'")
+[ -n "$synced_at" ] && [ -n "$connected_at" ] || fail "no timesyncd synchronisation ($synced_at) or node connection ($connected_at) in the guest's journal"
+clock_s=$(awk -v a="$synced_at" -v b="$connected_at" 'BEGIN { printf "%.1f", b - a }')
+echo "# clock: the node connected $clock_s s after timesyncd's first synchronisation"
+assert_eq "$(awk -v d="$clock_s" 'BEGIN { print (d >= 0 && d <= 30) ? "yes" : "no" }')" yes \
+  "the node connected by itself within 30 s of NTP answering ($clock_s s)"
+assert_eq "$(guest 'systemctl show -p NRestarts --value fleetmcp-device.service')" 0 "… without being restarted"
 assert_eq "$(guest 'id -un; ps -o user= -C fleetmcp-device')" "$(printf 'root\nfleetmcp')" "fleetmcp-device runs as user fleetmcp"
 assert_eq "$(guest 'systemctl is-active fleetmcp-device.service')" active "fleetmcp-device.service is active"
 
@@ -107,7 +134,8 @@ health=$(mcp call "$(tool health health snapshot)")
 [ "$(jq -r '.memory_used_bytes > 0 and .disk_total_bytes > 0' <<<"$health")" = true ] || fail "system.health: $health"
 pass "system.health snapshot from the guest: $(jq -c '{cpu_usage_percent, memory_used_bytes, disk_used_bytes, temperature_source}' <<<"$health")"
 net=$(mcp call "$(tool net net get)")
-assert_eq "$(jq -r '[.interfaces[].name] | join(",")' <<<"$net")" lo "network.status: the guest's only interface is lo (no network device)"
+assert_eq "$(jq -r '[.interfaces[].name] | sort | join(",")' <<<"$net")" "$(guest 'ls /sys/class/net | sort | paste -sd,')" \
+  "network.status: the guest's interfaces, lo and its NTP network's"
 procs=$(mcp call "$(tool proc procs snapshot)" '{"limit":100}')
 assert_eq "$(jq -r '.processes[] | select(.name == "fleetmcp-device") | .username' <<<"$procs")" fleetmcp \
   "process.table: fleetmcp-device among the guest's processes, user fleetmcp"
@@ -221,6 +249,32 @@ read -r ticks0 up0 <<<"$cpu_start"
 read -r ticks1 up1 <<<"$(cpu_mark)"
 # Ticks are 1/100 s (USER_HZ), so ticks per second is percent of one vCPU.
 echo "# device in the guest: CPU $(awk -v t="$((ticks1 - ticks0))" -v a="$up0" -v b="$up1" 'BEGIN { printf "%.1f %%", t / (b - a) }') of one vCPU while serving the test's calls, VmRSS $(guest "awk '/VmRSS/{print \$2}' /proc/$pid/status") kB"
+
+# ---- the watchdogs (issue 39, docs/pi-image.md "Recovery") -------------------------------
+# The hardware one: systemd arms the guest's i6300esb as the Pi image's system.conf.d drop-in says.
+assert_eq "$(guest 'systemctl show -p RuntimeWatchdogUSec --value')" 15s "systemd's RuntimeWatchdogSec is the image's 15 s"
+# (The amd64 guest has QEMU's i6300esb; the arm64 one no watchdog device: run.sh.)
+wd=/sys/class/watchdog/watchdog0
+if [ "$arch" = amd64 ]; then
+  assert_eq "$(guest "cat $wd/identity $wd/state $wd/timeout | paste -sd,")" "i6300ESB timer,active,15" \
+    "systemd keeps the guest's hardware watchdog running with a 15 s timeout (i6300esb; the Pi's is bcm2835-wdt)"
+fi
+# The node's: a stopped event loop (SIGSTOP) misses its WATCHDOG=1 pings; systemd aborts it after
+# WatchdogSec and starts it again (Restart=on-failure), and the new process answers a call.
+assert_eq "$(guest 'systemctl show -p Type,WatchdogUSec --value fleetmcp-device.service | paste -sd,')" notify,30s \
+  "fleetmcp-device.service is Type=notify with WatchdogSec=30s"
+hung=$(guest 'pidof fleetmcp-device')
+guest "kill -STOP $hung" || fail "SIGSTOP the node in the guest"
+stopped=$SECONDS
+replaced() { local now; now=$(guest 'pidof fleetmcp-device; true'); [ -n "$now" ] && [ "$now" != "$hung" ]; }
+wait_until 90 replaced || fail "systemd did not restart the stopped node within 90 s"
+echo "# watchdog: the stopped node replaced by systemd $((SECONDS - stopped)) s after SIGSTOP"
+assert_contains "$(guest 'journalctl -u fleetmcp-device -o cat --no-pager | grep -i "watchdog timeout"')" "limit 30s" \
+  "systemd's journal: fleetmcp-device.service: Watchdog timeout (limit 30s)"
+answers() { [ "$(mcp call "$(tool sysinfo info get)" | jq -r .hostname)" = virtual-pi ]; }
+wait_until 180 answers || fail "the restarted node never answered system.info"
+echo "# watchdog: the restarted node answered a call $((SECONDS - stopped)) s after SIGSTOP"
+pass "a hung node (SIGSTOP) is restarted by systemd's watchdog and answers again"
 
 # ---- self-update through apt (Doc 05 §8.2 update_server) ----------------------------------
 # The operator's channels are deb822 sources in /etc/fleetmcp/update-channels, here over the

@@ -6,8 +6,9 @@ echo virtual-pi >/etc/hostname
 printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >/etc/fstab
 passwd -d root >/dev/null
 systemctl enable virtual-pi-hardware.service virtual-pi-mqtt.service virtual-pi-shell.service \
-  virtual-pi-enrol.service fleetmcp-demo.service fleetmcp-device.service
-# No network in this guest: nothing waits for one.
+  virtual-pi-enrol.service fleetmcp-demo.service fleetmcp-device.service \
+  systemd-networkd.service systemd-timesyncd.service
+# The guest's network carries NTP only (etc/systemd/network/): nothing waits for it.
 systemctl mask systemd-networkd-wait-online.service >/dev/null 2>&1 || true
 # The journal on disk, as on Raspberry Pi OS, so it survives the power test's reboot.
 mkdir -p /var/log/journal
