@@ -1,6 +1,7 @@
 // fleetmcp-device: the program that runs on each node (docs/device-client.md).
 #include <malloc.h>
 #include <signal.h>
+#include <sys/timex.h>
 #include <time.h>
 
 #include <cstdio>
@@ -50,8 +51,18 @@ int wait_for_shutdown_signal() {
 }
 
 // systemd-timesyncd creates it once it has synchronised the clock in this boot (on /run, a tmpfs:
-// gone at the next boot). What --wait-for-time-sync waits for.
+// gone at the next boot).
 constexpr const char* kTimeSynchronizedFile = "/run/systemd/timesync/synchronized";
+
+// What --wait-for-time-sync waits for: timesyncd's file, or the kernel's own word (adjtimex
+// without STA_UNSYNC, which every NTP daemon clears once it disciplines the clock: chrony and
+// ntpd hosts too, and what `timedatectl` shows as "System clock synchronized").
+bool clock_synchronized() {
+  std::error_code ec;
+  if (std::filesystem::exists(kTimeSynchronizedFile, ec)) return true;
+  timex t{};
+  return adjtimex(&t) != TIME_ERROR && (t.status & STA_UNSYNC) == 0;
+}
 
 // --wait-for-time-sync, before the fleet is built: loading a node checks its certificate's
 // validity period against the clock, which is not to be trusted yet (node/time_sync_wait.h).
@@ -66,13 +77,13 @@ bool wait_for_time_sync() {
     notifier.ready_and_alive();
     const auto now = fd::TimeSyncWait::Clock::now();
     const std::string waited = std::to_string(wait.waited(now).count());
-    switch (wait.look(std::filesystem::exists(kTimeSynchronizedFile), now)) {
+    switch (wait.look(clock_synchronized(), now)) {
       case fd::TimeSyncWait::Step::kConnect:
         fd::log_info("", "clock.synchronized", "connecting after waiting " + waited + " s for the clock");
         return true;
       case fd::TimeSyncWait::Step::kSayWaiting: {
-        const std::string why = std::string("the clock is not synchronised yet (no ") + kTimeSynchronizedFile +
-                                "), waited " + waited + " s; the node connects once NTP answers";
+        const std::string why = "the clock is not synchronised yet (no NTP answer so far), waited " + waited +
+                                " s; the node connects once NTP answers";
         fd::log_warn("", "clock.waiting",
                      why + ". Check: timedatectl timesync-status (is an NTP server reachable?); on a host whose "
                            "clock is known good, start without --wait-for-time-sync (docs/pi-image.md \"The clock\")");
@@ -118,7 +129,9 @@ void print_check(const fd::DeviceFleet& fleet) {
 }
 
 int run(const fd::CliOptions& cli) {
-  if (cli.wait_for_time_sync && !cli.check_config && !cli.deregister && !wait_for_time_sync()) {
+  // --check-config waits too: it judges the certificate's dates by the clock (fleetmcp-enrol-boot
+  // runs it at a Pi's first boot, before NTP may have answered).
+  if (cli.wait_for_time_sync && !cli.deregister && !wait_for_time_sync()) {
     fd::log_info("", "shutdown", "signal while waiting for the clock");
     return 0;
   }

@@ -206,6 +206,9 @@ sh -n "$enrol" || fail "fleetmcp-enrol-boot syntax"
 estubs=$T/enrol-stubs sys=$T/enrol-root boot=$T/boot/fleetmcp
 mkdir -p "$estubs" "$sys/etc" "$boot"
 for c in chown systemctl; do printf '#!/bin/sh\necho "%s $*" >>"%s"\n' "$c" "$T/enrol-calls" >"$estubs/$c"; done
+# No NTP client runs here ("systemctl is-active" answers inactive, unrecorded): the check does
+# not wait for the clock (pi_image.sh enrols with one running).
+sed -i '2i [ "$1" = is-active ] \&\& exit 3' "$estubs/systemctl"
 # sync: records how many node.key the boot partition still holds when it is called, then syncs.
 printf '#!/bin/sh\necho "sync $# keys-on-card=$(find "%s" -name node.key | wc -l)" >>"%s"\nexec /bin/sync "$@"\n' \
   "$boot" "$T/enrol-calls" >"$estubs/sync"
