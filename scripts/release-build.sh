@@ -73,7 +73,7 @@ if [ -n "$missing" ]; then
   log "adding to the $suite root: $(echo $missing)"
   [ "$arch" = amd64 ] || in_root dpkg --add-architecture "$arch"
   in_root sh -ec "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(echo $missing)" \
-    >"$cache/$suite-apt.log" 2>&1 || { tail -20 "$cache/$suite-apt.log" >&2; exit 1; }
+    >"$cache/$suite-$arch-${node_only}apt.log" 2>&1 || { tail -20 "$cache/$suite-$arch-${node_only}apt.log" >&2; exit 1; }
   log "added in $((SECONDS - start)) s"
 fi
 
@@ -92,7 +92,7 @@ else
   targets="fleetmcp-device fleetmcp-camera-still"
 fi
 start=$SECONDS
-blog=$cache/$suite-build-$arch.log
+blog=$cache/$suite-${node_only}build-$arch.log
 log "building in $root/build-$arch (log: $blog)"
 if ! in_root /bin/sh -ec "
     export CCACHE_DIR=/ccache
