@@ -98,7 +98,10 @@ in_root() {
     unshare --mount --fork --kill-child sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
 }
 assert_contains "$(in_root fleetmcp-device --help 2>&1)" "--check-config" "the installed fleetmcp-device answers --help"
-assert_contains "$(in_root fleetmcp-device --version 2>&1)" "$version" "the installed fleetmcp-device reports the package's version"
+# --version is the program's (the project's, no release suffix); the package's is in
+# share/fleetmcp-device/version, checked above.
+assert_contains "$(in_root fleetmcp-device --version 2>&1)" "fleetmcp-device ${version%+deb13} " \
+  "the installed fleetmcp-device runs and reports the program's version"
 [ -z "$full" ] || assert_contains "$(in_root fleetctl --help 2>&1)" "pki" "the installed fleetctl answers --help"
 
 pki_init
