@@ -89,6 +89,9 @@ if [ -n "$full" ]; then
 else
   trixie_root "$root" amd64 "$(deb fleetmcp-device amd64)" "$schemas"
 fi
+# A booted machine has a machine id (systemd makes one at first boot; mmdebstrap leaves the file
+# empty): the node's hardware fingerprint reads it.
+tr -d - </proc/sys/kernel/random/uuid >"$root/etc/machine-id"
 
 # in_root COMMAND…: COMMAND in the root, with /proc mounted in a mount namespace of its own (gone
 # with it) and the installed schema bundle (lib.sh points FLEETMCP_SCHEMAS at the source tree's);
