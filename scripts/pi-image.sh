@@ -1,30 +1,34 @@
 #!/usr/bin/env bash
 # An SD-card image for a Raspberry Pi 3 or 4 in arm64 (docs/pi-image.md, README "Install on a
-# Pi"): Debian bookworm made by mmdebstrap, Debian's arm64 kernel, raspi-firmware from
+# Pi"): Debian bookworm or trixie made by mmdebstrap, Debian's arm64 kernel, raspi-firmware from
 # non-free-firmware (its hooks put the firmware, kernel, initrd, device trees, config.txt and
 # cmdline.txt on the FAT partition), the fleetmcp-device and fleetmcp-schemas .debs installed with
 # apt, DHCP on Ethernet (systemd-networkd), NTP (systemd-timesyncd), no ssh server, and the
 # first-boot enrolment from fleetmcp/ on the FAT partition (fleetmcp-enrol-boot.service).
 #
-#   scripts/pi-image.sh [--debs DIR] [--out DIR]     prints the image's path
+#   scripts/pi-image.sh [--release R] [--debs DIR] [--out DIR]     prints the image's path
 #
-#   --debs DIR  the arm64 .debs (default: built by scripts/cross-build.sh arm64)
+#   --release R bookworm (default) or trixie: the Debian release, its kernel and firmware
+#   --debs DIR  the arm64 .debs of that release (default: built by scripts/cross-build.sh arm64
+#               for bookworm, scripts/release-build.sh trixie arm64 for trixie)
 #   --out DIR   where the image goes (default build/pi-image); it is cached there under a key of
 #               its inputs (the .debs, these scripts and files): a second run returns at once
 #
-# The image (pi-image-arm64-KEY.img): an MBR, partition 1 FAT32 "RASPIFIRM" (512 MiB, mounted at
+# The image (pi-image-R-arm64-KEY.img): an MBR, partition 1 FAT32 "RASPIFIRM" (512 MiB, mounted at
 # /boot/firmware), partition 2 ext4 "RASPIROOT". Made without loop devices or mounts (mke2fs -d,
 # mkfs.vfat + mcopy, sfdisk): runs as root for mmdebstrap and binfmt only. Needs
 # scripts/install-deps.sh --vm arm64. PI_IMAGE_MIRROR (default http://deb.debian.org) is the
 # Debian mirror. The Raspberry Pi 5 is not supported: bookworm's kernel (6.1) has no device tree
-# for it nor a driver for its Ethernet (docs/pi-image.md).
+# for it, and neither bookworm's nor trixie's (6.12) has a driver for its RP1 (Ethernet, USB,
+# GPIO): docs/pi-image.md.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/debian-root.sh"
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
-debs= out=$here/../build/pi-image
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+release=bookworm debs= out=$here/../build/pi-image
 while [ $# -gt 0 ]; do
   case "$1" in
+    --release) release=${2:?--release bookworm|trixie}; shift 2 ;;
     --debs) debs=${2:?--debs DIR}; shift 2 ;;
     --out) out=${2:?--out DIR}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -34,9 +38,11 @@ done
 for tool in mmdebstrap mkfs.vfat mcopy sfdisk mke2fs qemu-aarch64-static; do
   command -v "$tool" >/dev/null || { echo "pi-image.sh: needs $tool: run scripts/install-deps.sh --vm arm64" >&2; exit 1; }
 done
-if [ -z "$debs" ]; then
-  debs=$(dirname "$("$here/cross-build.sh" arm64 | head -n 1)")
-fi
+case "$release" in
+  bookworm) [ -n "$debs" ] || debs=$(dirname "$("$here/cross-build.sh" arm64 | head -n 1)") ;;
+  trixie) [ -n "$debs" ] || debs=$(dirname "$("$here/release-build.sh" trixie arm64 | head -n 1)") ;;
+  *) echo "pi-image.sh: --release bookworm or trixie, not '$release'" >&2; exit 2 ;;
+esac
 debs=$(cd "$debs" && pwd)
 ls "$debs"/fleetmcp-device_*_arm64.deb "$debs"/fleetmcp-schemas_*.deb >/dev/null \
   || { echo "pi-image.sh: no arm64 fleetmcp-device and fleetmcp-schemas .debs in $debs" >&2; exit 1; }
@@ -44,10 +50,10 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 mirror=${PI_IMAGE_MIRROR:-http://deb.debian.org}
 key=$( { debs_key "$debs"; cat "$0" "$here/lib/debian-root.sh"; find "$here/pi-image" -type f | sort | xargs cat
-         echo "$mirror"; } | sha256sum | cut -c1-16)
-image=$out/pi-image-arm64-$key.img
+         echo "$mirror $release"; } | sha256sum | cut -c1-16)
+image=$out/pi-image-$release-arm64-$key.img
 if [ -f "$image" ]; then echo "$image"; exit 0; fi
-rm -f "$out"/pi-image-arm64-*.img   # an older image of other inputs
+rm -f "$out"/pi-image-"$release"-arm64-*.img   # an older image of other inputs
 work=$(mktemp -d "$out/work.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 foreign_arch_ready arm64
@@ -65,9 +71,9 @@ mmdebstrap --quiet --variant=minbase --architectures=arm64 \
   --dpkgopt=force-confold "${DEBS_HOOKS[@]}" \
   --customize-hook='chroot "$1" apt-get install -y --no-install-recommends systemd-resolved' \
   --customize-hook="cp $here/pi-image/setup.sh \"\$1/tmp/\" && chroot \"\$1\" sh /tmp/setup.sh && rm \"\$1/tmp/setup.sh\"" \
-  bookworm "$work/root" \
-  "deb $mirror/debian bookworm $components" "deb $mirror/debian bookworm-updates $components" \
-  "deb $mirror/debian-security bookworm-security $components" \
+  "$release" "$work/root" \
+  "deb $mirror/debian $release $components" "deb $mirror/debian $release-updates $components" \
+  "deb $mirror/debian-security $release-security $components" \
   >"$work/mmdebstrap.log" 2>&1 || { tail -30 "$work/mmdebstrap.log" >&2; exit 1; }
 echo "pi-image.sh: root made in $((SECONDS - start)) s" >&2
 root=$work/root

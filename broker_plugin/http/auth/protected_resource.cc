@@ -22,7 +22,9 @@ std::pair<std::string, std::string> split_url(const std::string& url) {
 }
 
 // RFC 7235 quoted-string content: the values here are server text, but keep quotes out anyway.
-std::string quoted(std::string_view text) {
+// (Not `quoted`: for a std::string argument, argument-dependent lookup also finds std::quoted,
+// which gcc 14's headers declare here, and prefers it: trixie's build failed.)
+std::string quoted_string(std::string_view text) {
   std::string out = "\"";
   for (char c : ascii_clamp(text, 200)) out += (c == '"' || c == '\\') ? '\'' : c;
   return out + "\"";
@@ -90,7 +92,7 @@ bool ProtectedResource::is_metadata_path(std::string_view path) const {
 
 std::string ProtectedResource::challenge() const {
   const std::string scope = issuers_.empty() ? std::string(kScopeCallReadOnly) : issuers_.front().their_scope(kScopeCallReadOnly);
-  return "Bearer resource_metadata=" + quoted(metadata_url_) + ", scope=" + quoted(scope);
+  return "Bearer resource_metadata=" + quoted_string(metadata_url_) + ", scope=" + quoted_string(scope);
 }
 
 std::string ProtectedResource::step_up(const AgentToken& agent, std::string_view description,
@@ -109,10 +111,10 @@ std::string ProtectedResource::step_up(const AgentToken& agent, std::string_view
 
 std::string ProtectedResource::challenge(std::string_view error, std::string_view description,
                                          std::string_view scope) const {
-  std::string out = "Bearer error=" + quoted(error);
-  if (!description.empty()) out += ", error_description=" + quoted(description);
-  if (!scope.empty()) out += ", scope=" + quoted(scope);
-  return out + ", resource_metadata=" + quoted(metadata_url_);
+  std::string out = "Bearer error=" + quoted_string(error);
+  if (!description.empty()) out += ", error_description=" + quoted_string(description);
+  if (!scope.empty()) out += ", scope=" + quoted_string(scope);
+  return out + ", resource_metadata=" + quoted_string(metadata_url_);
 }
 
 }  // namespace fleetmcp::http
