@@ -1,7 +1,6 @@
 // fleetmcp-device: the program that runs on each node (docs/device-client.md).
 #include <malloc.h>
 #include <signal.h>
-#include <sys/timex.h>
 #include <time.h>
 
 #include <cstdio>
@@ -54,14 +53,11 @@ int wait_for_shutdown_signal() {
 // gone at the next boot).
 constexpr const char* kTimeSynchronizedFile = "/run/systemd/timesync/synchronized";
 
-// What --wait-for-time-sync waits for: timesyncd's file, or the kernel's own word (adjtimex
-// without STA_UNSYNC, which every NTP daemon clears once it disciplines the clock: chrony and
-// ntpd hosts too, and what `timedatectl` shows as "System clock synchronized").
+// What --wait-for-time-sync waits for. (Not the kernel's STA_UNSYNC flag, which chrony and ntpd
+// clear too: adjtimex is in the @clock system calls the unit's ProtectClock= kills the node for.)
 bool clock_synchronized() {
   std::error_code ec;
-  if (std::filesystem::exists(kTimeSynchronizedFile, ec)) return true;
-  timex t{};
-  return adjtimex(&t) != TIME_ERROR && (t.status & STA_UNSYNC) == 0;
+  return std::filesystem::exists(kTimeSynchronizedFile, ec);
 }
 
 // --wait-for-time-sync, before the fleet is built: loading a node checks its certificate's

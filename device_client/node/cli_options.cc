@@ -90,11 +90,10 @@ capability manifest on $devices/<node_id>/announce, answers cmds and publishes t
       --catalogue      with --simulate: every node also offers the simulated Doc 05 catalogue
                        (GPIO, PWM, I2C, camera, services, logs …; docs/catalogue.md)
       --wait-for-time-sync
-                       connect (and, with --check-config, check) only once NTP has synchronised
-                       the clock (systemd-timesyncd, chrony or ntpd: what timedatectl shows as
-                       "System clock synchronized"); until then say so in the log once a minute.
-                       For hosts without a real-time clock (a Raspberry Pi); the packaged unit
-                       passes it (docs/pi-image.md "The clock")
+                       connect (and, with --check-config, check) only once systemd-timesyncd
+                       has synchronised the clock (/run/systemd/timesync/synchronized); until
+                       then say so in the log once a minute. For hosts without a real-time clock
+                       (a Raspberry Pi); the packaged unit passes it (docs/pi-image.md "The clock")
       --test-hooks     TESTS ONLY: system.echo sleeps for messages "sleep:<ms>"
       --version        print the version and exit
   -h, --help           this text
