@@ -4,6 +4,7 @@
 
 #include "common/base/bytes.h"
 #include "common/base/file_text.h"
+#include "common/base/text.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -59,9 +60,7 @@ Status text(FrontOptions& o, const Option& v) {
 Status request_state_key(FrontOptions& o, const Option& v) {
   const auto text = read_file(v.value, ErrorCode::kBadRequest, "the request-state key");
   if (!text) return v.error(text.error().message, "point it at a file made with: openssl rand -hex 32 > FILE");
-  const size_t first = text->find_first_not_of(" \t\r\n");
-  const size_t last = text->find_last_not_of(" \t\r\n");
-  const auto key = first == std::string::npos ? std::nullopt : hex_decode(std::string_view(*text).substr(first, last - first + 1));
+  const auto key = hex_decode(trim(*text));
   if (!key || key->size() != 32) {
     return v.error("the file does not hold 64 hex digits (a 32-byte key)", "make it with: openssl rand -hex 32 > FILE");
   }
