@@ -1,31 +1,26 @@
 #include "device_client/node/service_notifier.h"
 
 #include <systemd/sd-daemon.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <optional>
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "device_client/session/event_log.h"
-#include "device_client/session/watchdog_pace.h"
 
 namespace fleetmcp::device {
-namespace {
-
-std::optional<std::string_view> environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? std::optional<std::string_view>(value) : std::nullopt;
-}
-
-}  // namespace
 
 void ServiceNotifier::ready(TimerQueue& timers) {
   sd_notify(0, "READY=1");
-  const auto period = watchdog_ping_period(environment("WATCHDOG_USEC"), environment("WATCHDOG_PID"), getpid());
-  if (!period) return;
-  log_info("", "watchdog.enabled", "pinging systemd's watchdog every " + std::to_string(period->count()) + " ms");
-  ping(timers, *period);
+  // libsystemd reads WatchdogSec= (WATCHDOG_USEC) and whether it is meant for this process
+  // (WATCHDOG_PID, so a child does not keep its parent's watchdog happy).
+  uint64_t usec = 0;
+  if (sd_watchdog_enabled(0, &usec) <= 0) return;
+  // Half the period, as systemd recommends, so one late turn of the loop does not trip it; never
+  // below a millisecond (the TimerQueue's resolution).
+  const auto period = std::max(std::chrono::milliseconds(usec / 2000), std::chrono::milliseconds(1));
+  log_info("", "watchdog.enabled", "pinging systemd's watchdog every " + std::to_string(period.count()) + " ms");
+  ping(timers, period);
 }
 
 void ServiceNotifier::ping(TimerQueue& timers, std::chrono::milliseconds period) {

@@ -15,7 +15,7 @@ namespace fleetmcp::device {
 
 class ServiceNotifier {
  public:
-  // READY=1, then WATCHDOG=1 from `timers`' thread at the period of session/watchdog_pace.h, for
+  // READY=1, then WATCHDOG=1 from `timers`' thread every half WatchdogSec (sd_watchdog_enabled(3)), for
   // as long as the queue runs. `timers` must outlive the pings (the fleet stops it first).
   void ready(TimerQueue& timers);
   // READY=1 and one WATCHDOG=1 now, for a loop of the caller's own that turns more often than the
