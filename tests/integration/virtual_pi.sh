@@ -263,6 +263,11 @@ fi
 # WatchdogSec and starts it again (Restart=on-failure), and the new process answers a call.
 assert_eq "$(guest 'systemctl show -p Type,WatchdogUSec --value fleetmcp-device.service | paste -sd,')" notify,30s \
   "fleetmcp-device.service is Type=notify with WatchdogSec=30s"
+# A healthy node feeds it: it says it pings at half WatchdogSec, and systemd never timed it out.
+node_journal=$(guest 'journalctl -u fleetmcp-device -o cat --no-pager')
+assert_contains "$(grep watchdog.enabled <<<"$node_journal" | tail -1)" "every 15000 ms" \
+  "the node pings systemd's watchdog every 15 s (half WatchdogSec)"
+if grep -qi "watchdog timeout" <<<"$node_journal"; then fail "systemd timed out the watchdog of the healthy node"; fi
 hung=$(guest 'pidof fleetmcp-device')
 guest "kill -STOP $hung" || fail "SIGSTOP the node in the guest"
 stopped=$SECONDS
