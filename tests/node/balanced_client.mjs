@@ -4,7 +4,8 @@
 // Checks: tools/list gives the same answer on both fronts; every echo call is answered once, with
 // its own message; a confirmation (input_required) begun on one front is finished on the other,
 // accepted (the call runs) and declined (E_SAFETY_DENIED); another tenant's node is invisible on
-// both; a subscriptions/listen stream gets notifications/tools/list_changed when a node enrols
+// both; a subscriptions/listen stream gets notifications/tools/list_changed and
+// notifications/resources/list_changed when a node enrols
 // (the script starts one when this prints "# listening"). Driven by tests/integration/balanced_pair.sh, which passes in env: MCP_URL (the balancer),
 // TOKEN, NODE (acme's node), OTHER (tenant other's node), CALLS (echo calls to make).
 // Prints "ok - …" per check, and "# accept finished on <front>" for the script's audit checks.
@@ -84,13 +85,21 @@ const declined = await confirm('decline');
 check(declined.r.isError && envelope(declined.r).code === 'E_SAFETY_DENIED', 'decline: E_SAFETY_DENIED', declined.r);
 console.log(`# decline finished on ${declined.finished}`);
 
-// Tool-list changes on 2026-07-28: a subscriptions/listen stream, on whichever front it reaches.
+// Tool- and resource-list changes on 2026-07-28: a subscriptions/listen stream, on whichever front
+// it reaches.
+const resourcesBefore = (await client.listResources()).resources.length;
 const changed = new Promise((resolve) => client.setNotificationHandler('notifications/tools/list_changed', resolve));
-const listening = await client.listen({ toolsListChanged: true });
-check(listening.honoredFilter?.toolsListChanged === true,
-      `subscriptions/listen on front ${served.at(-1)} acknowledges toolsListChanged`, listening.honoredFilter);
+const resourcesChanged = new Promise((resolve) => client.setNotificationHandler('notifications/resources/list_changed', resolve));
+const listening = await client.listen({ toolsListChanged: true, resourcesListChanged: true });
+check(listening.honoredFilter?.toolsListChanged === true && listening.honoredFilter?.resourcesListChanged === true,
+      `subscriptions/listen on front ${served.at(-1)} acknowledges toolsListChanged and resourcesListChanged`,
+      listening.honoredFilter);
 console.log('# listening');
 const heard = await Promise.race([changed, sleep(30000).then(() => null)]);
 check(heard !== null, 'a node enrolled meanwhile: notifications/tools/list_changed arrived on the listen stream');
+const heardResources = await Promise.race([resourcesChanged, sleep(5000).then(() => null)]);
+check(heardResources !== null, '... and notifications/resources/list_changed');
+const resourcesAfter = (await client.listResources()).resources.length;
+check(resourcesAfter === resourcesBefore + 1, `resources/list then shows the new node (${resourcesBefore} -> ${resourcesAfter})`);
 await listening.close();
 await client.close();

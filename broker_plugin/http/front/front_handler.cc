@@ -42,7 +42,7 @@ FrontHandler::FrontHandler(FrontConfig config, FleetView& fleet, CallAudit audit
       mcp_(config_.options, mcp_methods_, sessions_, elicitations_, *streams_, listens_, metrics_, config_.wall_ms),
       rfc0009_(config_.options, *config_.schemas, fleet, calls_, fanout_, *streams_, metrics_, log_, resource_,
                config_.wall_ms, config_.steady_ms),
-      list_changed_(fleet, sessions_, listens_, list_digest()) {
+      list_changed_(fleet, sessions_, listens_, list_digest(), NodeResources::list_digest) {
   fleet_.set_change_listener([weak = std::weak_ptr<bool>(alive_), this, background = config_.background] {
     // The broker thread must not wait for digests and notifications: hand the work over.
     background->post([weak, this] {

@@ -234,7 +234,10 @@ std::shared_ptr<McpGetStream> McpEndpoint::open_stream(Exchange& ex, const Agent
 
 void McpEndpoint::listen(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const RpcMessage& m) {
   const json::Value* filter = m.params != nullptr && m.params->IsObject() ? json::find(*m.params, "notifications") : nullptr;
-  const ListenFilter asked{filter != nullptr && filter->IsObject() && json::get_bool(*filter, "toolsListChanged").value_or(false)};
+  const auto asks = [filter](const char* name) {
+    return filter != nullptr && filter->IsObject() && json::get_bool(*filter, name).value_or(false);
+  };
+  const ListenFilter asked{asks("toolsListChanged"), asks("resourcesListChanged")};
   // A session of the stream's own, in no table: the notifier reaches it through `listens_`.
   const auto session = std::make_shared<McpSession>(std::string(), agent, McpRevision::k2026_07_28, wall_ms_());
   if (!open_stream(*ex, agent, session)) return;

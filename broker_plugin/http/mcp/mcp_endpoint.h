@@ -22,7 +22,7 @@
 #include "broker_plugin/http/base/front_metrics.h"
 #include "broker_plugin/http/base/front_options.h"
 #include "broker_plugin/http/mcp/elicitation.h"
-#include "broker_plugin/http/mcp/listen_streams.h"
+#include "broker_plugin/http/stateless/listen_streams.h"
 #include "broker_plugin/http/mcp/mcp_get_stream.h"
 #include "broker_plugin/http/mcp/mcp_methods.h"
 #include "broker_plugin/http/mcp/mcp_session.h"

@@ -58,7 +58,8 @@ const json::Value& arguments_or_none(const json::Value* arguments) {
 
 // What the server offers on `revision`. 2026-07-28 has no session to hold a log level or a
 // resource subscription; its tool-list changes come on a subscriptions/listen stream
-// (listen_streams.h) where 2025's come on the session's GET stream.
+// (listen_streams.h) where 2025's come on the session's GET stream, and so do its resource-list
+// changes, which 2025 sessions are not told (they subscribe to a resource instead).
 json::Value capabilities(McpRevision revision, json::Document::AllocatorType& a) {
   const bool session = !is_stateless(revision);
   json::Value caps(rapidjson::kObjectType), tools(rapidjson::kObjectType);
@@ -67,7 +68,7 @@ json::Value capabilities(McpRevision revision, json::Document::AllocatorType& a)
   if (session) caps.AddMember("logging", json::Value(rapidjson::kObjectType), a);  // metrics samples are log messages
   json::Value resources(rapidjson::kObjectType);  // node manifests (node_resources.h)
   resources.AddMember("subscribe", session, a);
-  resources.AddMember("listChanged", false, a);
+  resources.AddMember("listChanged", !session, a);
   caps.AddMember("resources", resources, a);
   json::Value prompts(rapidjson::kObjectType);  // the same three for everyone (fleet_prompts.h)
   prompts.AddMember("listChanged", false, a);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "broker_plugin/http/base/mcp_revision.h"
+#include "broker_plugin/http/stateless/listen_streams.h"
 #include "common/crypto/agent_token.h"
 #include "common/base/error.h"
 #include "common/base/result.h"
@@ -59,13 +60,15 @@ enum class EndedCall {
 // unknown and the fix to read the state before repeating it.
 ErrorEnvelope session_end_error(SessionEnd why, EndedCall call);
 
-class McpSession {
+// A 2026-07-28 listen stream's session is a ListenSink (stateless/listen_streams.h): the table
+// tells it through notify() and ends it with the front.
+class McpSession final : public ListenSink {
  public:
   McpSession(std::string id, const AgentToken& agent, McpRevision revision, int64_t now_ms);
 
   const std::string& id() const { return id_; }
   const std::string& caller() const { return caller_; }
-  const std::string& tenant() const { return tenant_; }
+  const std::string& tenant() const override { return tenant_; }
   McpRevision revision() const { return revision_; }
   bool owned_by(const AgentToken& agent) const { return agent.sub == caller_ && agent.tenant == tenant_; }
 
@@ -86,14 +89,15 @@ class McpSession {
   // False when a GET stream is already open (the transport answers 409).
   bool attach(std::shared_ptr<SessionListener> listener);
   void detach(const SessionListener* listener);
-  void notify(const std::string& message_json);
-  bool streaming() const;  // a GET stream is open (server requests can reach the client)
+  void notify(const std::string& message_json) override;
+  bool streaming() const override;  // a GET stream is open (server requests can reach the client)
 
   void set_log_level(std::string_view level) { log_rank_.store(log_level_rank(level)); }
   bool logs(std::string_view level) const { return log_level_rank(level) >= log_rank_.load(); }
 
   // Stops every request in flight (answering it, see Stop) and closes the GET stream.
   void end(SessionEnd why);
+  void end_stream() override { end(SessionEnd::kShutdown); }
 
  private:
   const std::string id_, caller_, tenant_;

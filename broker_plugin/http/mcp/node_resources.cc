@@ -51,6 +51,12 @@ json::Value resource(const FleetNode& node, json::Allocator& a) {
 
 }  // namespace
 
+std::string NodeResources::list_digest(const FleetSnapshot& fleet, std::string_view tenant) {
+  std::string ids;
+  for (const FleetNode* node : fleet.nodes(tenant)) ids.append(node->node_id).push_back(' ');
+  return ids;
+}
+
 json::Document NodeResources::templates_result() const {
   json::Document d(rapidjson::kObjectType);
   auto& a = d.GetAllocator();

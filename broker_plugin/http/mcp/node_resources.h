@@ -39,6 +39,9 @@ class NodeResources {
   PhotoStore& photos() { return photos_; }
 
   json::Document templates_result() const;
+  // What resources/list shows `tenant` (its nodes), as text that changes when the list does
+  // (list_changed.h).
+  static std::string list_digest(const FleetSnapshot& fleet, std::string_view tenant);
   // nullopt: a cursor that is not ours.
   std::optional<json::Document> list_result(const FleetSnapshot& fleet, std::string_view tenant,
                                             const std::optional<std::string>& cursor) const;

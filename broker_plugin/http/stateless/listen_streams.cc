@@ -1,4 +1,4 @@
-#include "broker_plugin/http/mcp/listen_streams.h"
+#include "broker_plugin/http/stateless/listen_streams.h"
 
 #include <vector>
 
@@ -21,34 +21,34 @@ std::string stamped(std::string_view method, std::string_view id_json, json::Doc
 
 }  // namespace
 
-void ListenStreams::add(std::shared_ptr<McpSession> session, std::string id_json, ListenFilter filter) {
+void ListenStreams::add(std::shared_ptr<ListenSink> sink, std::string id_json, ListenFilter filter) {
   json::Document params(rapidjson::kObjectType);
   auto& a = params.GetAllocator();
   json::Value honoured(rapidjson::kObjectType);
   if (filter.tools) honoured.AddMember("toolsListChanged", true, a);
+  if (filter.resources) honoured.AddMember("resourcesListChanged", true, a);
   params.AddMember("notifications", honoured, a);
-  session->notify(stamped("notifications/subscriptions/acknowledged", id_json, std::move(params)));
+  sink->notify(stamped("notifications/subscriptions/acknowledged", id_json, std::move(params)));
   std::lock_guard<std::mutex> lock(mutex_);
-  std::erase_if(by_tenant_, [](const auto& entry) { return !entry.second.session->streaming(); });  // ended streams
-  const std::string tenant = session->tenant();
-  by_tenant_.emplace(tenant, Listen{std::move(session), std::move(id_json), filter});
+  std::erase_if(by_tenant_, [](const auto& entry) { return !entry.second.sink->streaming(); });  // ended streams
+  const std::string tenant = sink->tenant();
+  by_tenant_.emplace(tenant, Listen{std::move(sink), std::move(id_json), filter});
 }
 
-size_t ListenStreams::fleet_changed(const std::string& tenant) {
+size_t ListenStreams::tell(const std::string& tenant, bool ListenFilter::*asked, std::string_view method) {
   std::vector<Listen> told;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    std::erase_if(by_tenant_, [](const auto& entry) { return !entry.second.session->streaming(); });  // ended streams
+    std::erase_if(by_tenant_, [](const auto& entry) { return !entry.second.sink->streaming(); });  // ended streams
     const auto [first, last] = by_tenant_.equal_range(tenant);
-    for (auto it = first; it != last; ++it) told.push_back(it->second);
+    for (auto it = first; it != last; ++it) {
+      if (it->second.filter.*asked) told.push_back(it->second);
+    }
   }
-  size_t sent = 0;
   for (const Listen& listen : told) {
-    if (!listen.filter.tools) continue;
-    listen.session->notify(stamped("notifications/tools/list_changed", listen.id_json, json::Document(rapidjson::kObjectType)));
-    ++sent;
+    listen.sink->notify(stamped(method, listen.id_json, json::Document(rapidjson::kObjectType)));
   }
-  return sent;
+  return told.size();
 }
 
 void ListenStreams::end_all() {
@@ -57,7 +57,7 @@ void ListenStreams::end_all() {
     std::lock_guard<std::mutex> lock(mutex_);
     ending.swap(by_tenant_);
   }
-  for (auto& [tenant, listen] : ending) listen.session->end(SessionEnd::kShutdown);
+  for (auto& [tenant, listen] : ending) listen.sink->end_stream();
 }
 
 }  // namespace fleetmcp::http
