@@ -7,7 +7,8 @@
 #    and kinds within the tenant, a camera.still result linking its photo and resources/read of it;
 #  - MCP revision 2026-07-28 beside the 2025 ones (issue 36, tests/node/stateless_client.mjs): the
 #    v2 client pinned to 2026-07-28 and in `auto` mode, and the v1 client, each listing, calling,
-#    reading with fleet_read and reading resources; a header/body mismatch; tenants apart;
+#    reading with fleet_read and reading resources; a header/body mismatch; tenants apart; a call
+#    whose client closes its response cancelled (one "cancel" audit line);
 #  - the official conformance suite (@modelcontextprotocol/conformance, `server`), its scenarios
 #    that apply to a server whose prompts and tools are its own: prompts-list and
 #    completion-complete at 2025-11-25, and at 2026-07-28 server-stateless, caching,
@@ -20,7 +21,8 @@
 
 shipped=$(grep '^plugin_opt_http_tools_mode ' "$SRC/mosquitto.conf") || fail "mosquitto.conf sets no tools mode"
 E2E_BROKER_LINES=("$shipped")
-e2e_start 2 --catalogue
+# --test-hooks: the echo handler holds a call on "sleep:<ms>", so a 2026 client can abort one in flight.
+e2e_start 2 --catalogue --test-hooks
 OTHER=$("$FLEETCTL" pki enroll --dir "$T/pki" --tenant other --count 1 --broker "mqtts://127.0.0.1:$PORT_TLS" 2>>"$T/enroll.log") ||
   fail "enrolling a node of tenant other"
 device_start other --config "$T/pki/nodes/$OTHER/device.conf"
@@ -32,6 +34,9 @@ MCP_URL=$E2E_URL TOKEN=$E2E_TOKEN TOKEN_OTHER=$(agent_token agent-other other "$
 MCP_URL=$E2E_URL TOKEN=$E2E_TOKEN TOKEN_OTHER=$(agent_token agent-other other "$E2E_SCOPES") NODES="${E2E_NODES[*]}" \
   OTHER=$OTHER timeout 120 node "$SRC/tests/node/stateless_client.mjs" ||
   fail "MCP SDK clients on 2026-07-28 (broker log: $T/broker.log)"
+# The aborted call (stateless_client.mjs): closing its response cancelled it on the front, one audit line.
+assert_eq "$(grep '"via":"mcp"' "$T/audit.log" | grep -c '"decision":"cancel"')" 1 \
+  "audit: the call whose 2026 client closed its response is cancelled"
 for how in input_required:accept input_required:decline; do
   grep -q "\"reason\":\"$how\"" "$T/audit.log" || fail "no audit line with reason $how"
   pass "audit: a confirmation line with reason $how"

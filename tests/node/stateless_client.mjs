@@ -3,7 +3,8 @@
 // (2025-11-25 sessions) as before, each: tools/list, a call, fleet_read, resources; a raw 2026
 // request whose Mcp-Name header disagrees with its body (400, -32020, nothing run); another
 // tenant's node invisible; the confirmation of an actuation as an input_required result (accept,
-// decline through the v2 client's elicitation handler; a tampered requestState). Driven by tests/integration/mcp_prompts.sh, which passes in env: MCP_URL,
+// decline through the v2 client's elicitation handler; a tampered requestState); a call its
+// client aborts (closing the response) is cancelled. Driven by tests/integration/mcp_prompts.sh, which passes in env: MCP_URL,
 // TOKEN, TOKEN_OTHER (tenant "other"), NODES (acme's node ids, space-separated), OTHER (other's node).
 // Prints "ok - …" per check; exits 1 on the first failure.
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
@@ -70,6 +71,23 @@ const otherFound = await other.callTool({ name: 'fleet_find_nodes', arguments: {
 const otherIds = (otherFound.structuredContent?.nodes ?? []).map((n) => n.node_id);
 check(otherIds.includes(OTHER) && !NODES.some((n) => otherIds.includes(n)), 'pin: tenant other finds its node and none of acme\'s', otherIds);
 await other.close();
+
+// Closing the response is 2026-07-28's cancel: a call the device would hold 3 s (the echo test hook),
+// aborted by its client after 300 ms, ends at once for the client; the script then finds the
+// front's "cancel" audit line for it (without the cancel the call runs on and is audited as answered).
+{
+  const client = await open('pin', TOKEN);
+  const abort = new AbortController();
+  const started = Date.now();
+  const held = client.callTool({ name: 'system_echo_ping', arguments: { node_id: NODES[1], arguments: { message: 'sleep:3000' } } },
+                               { signal: abort.signal }).then(() => 'answered', (e) => e);
+  setTimeout(() => abort.abort(new Error('the user stopped it')), 300);
+  const outcome = await held;
+  check(outcome !== 'answered' && Date.now() - started < 2000, 'pin: a call its client aborts ends at once for the client',
+        String(outcome));
+  await new Promise((resolve) => setTimeout(resolve, 300));  // the front sees the close
+  await client.close();
+}
 
 // Raw 2026 requests: no session is handed out, and a header that disagrees with the body is refused.
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };

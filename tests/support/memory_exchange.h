@@ -2,6 +2,7 @@
 // reply or the stream's frames come out, and the test plays the client (closing, falling behind).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,8 +53,10 @@ class MemoryExchange : public Exchange {
     abandoned = true;
   }
   std::shared_ptr<EventStream> open_stream(std::vector<Header> headers, StreamLimits limits) override;
+  void on_peer_closed(std::function<void()> handler) override { peer_closed = std::move(handler); }
 
   std::optional<HttpReply> reply;
+  std::function<void()> peer_closed;  // what the endpoint asked to run when the client closes (the test runs it)
   std::shared_ptr<MemoryStream> stream;
   bool abandoned = false;
   int answers = 0;  // respond + open_stream + abandon calls: exactly one is right

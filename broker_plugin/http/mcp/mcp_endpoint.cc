@@ -107,7 +107,7 @@ void McpEndpoint::initialize(const std::shared_ptr<Exchange>& ex, const AgentTok
 }
 
 void McpEndpoint::stateless(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& agent, const RpcMessage& m) {
-  // Nothing to do for a notification: closing a request's stream is how 2026-07-28 cancels it.
+  // Nothing to do for a notification: closing a request's stream is how 2026-07-28 cancels it (below).
   if (m.kind == RpcKind::kNotification) return ex->respond(HttpReply::empty(202));
   if (m.kind != RpcKind::kRequest) {
     return refuse(*ex, 400, rpc::kInvalidRequest, "Invalid Request: a 2026-07-28 POST carries one request or notification");
@@ -118,6 +118,9 @@ void McpEndpoint::stateless(const std::shared_ptr<Exchange>& ex, const SharedAge
   // A session for this request alone: in no table, gone with its answer, so any front can answer
   // any request and a token fills nothing.
   const auto session = std::make_shared<McpSession>(std::string(), *agent, checked->revision, wall_ms_());
+  // Closing the response is this revision's cancel: a call in flight is cancelled as a 2025
+  // notifications/cancelled cancels it (its slot freed, one audit line, no answer).
+  if (m.method == "tools/call") ex->on_peer_closed([session, id = id_key(*m.id)] { session->cancel(id); });
   methods_.request(m, agent, session, ex, ex->scheduler(),
                    [ex, id = id_key(*m.id), method = std::string(m.method)](std::optional<RpcAnswer> answer) {
                      if (answer) stamp_stateless_result(answer->body, id, method);

@@ -70,6 +70,9 @@ class ConnectionExchange final : public Exchange {
     answered_ = true;
     return connection_->open_stream(std::move(headers), limits);
   }
+  void on_peer_closed(std::function<void()> handler) override {
+    if (!answered_) connection_->watch_peer(std::move(handler));
+  }
 
  private:
   std::shared_ptr<HttpConnection> connection_;
@@ -194,6 +197,7 @@ void HttpConnection::read_request() {
   authentication_.reset();
   if (ticket_ && !ticket_->authenticated()) ticket_->waiting(true);
   if (buffer_.size() > 0) return parse_head();  // a pipelined request is here already
+  if (read_pending_) return;  // the peer watch's read (watch_peer) is this one's
   read_head();
 }
 
@@ -213,6 +217,7 @@ void HttpConnection::read_head() {
 }
 
 void HttpConnection::on_head_bytes(beast::error_code ec, size_t bytes) {
+  if (phase_ != Phase::kReading) return on_peer_bytes(ec, bytes);
   if (ec) return close();  // the client closed (between requests, or leaving half a head), a reset, a cut
   buffer_.commit(bytes);
   parse_head();
@@ -309,6 +314,7 @@ void HttpConnection::dispatch_request() {
 void HttpConnection::respond(HttpReply reply, bool keep_alive) {
   if (phase_ != Phase::kHandling) return;
   phase_ = Phase::kAnswering;
+  peer_closed_ = nullptr;  // answered: the client's close is no longer a cancel
   if (settings_->on_status) settings_->on_status(reply.status);
   const bool keep = keep_alive && ending_ == Ending::kNo;
   write_response_text(reply, keep, response_);
@@ -342,6 +348,28 @@ void HttpConnection::responded(beast::error_code ec, bool keep) {
 
 void HttpConnection::abandon() { close(); }
 
+// The watch is the first read of the next request, started early: a client that closes while its
+// request is handled ends it (an EOF or a reset), and one that sends its next request meanwhile
+// (pipelining) has it kept in the buffer for read_request(). Answered first, the read goes on as
+// the next request's (on_head_bytes). Costs no system call of its own: the read after the answer
+// would have been made anyway.
+void HttpConnection::watch_peer(std::function<void()> closed) {
+  if (phase_ != Phase::kHandling || read_pending_ || buffer_.size() > 0) return;
+  peer_closed_ = std::move(closed);
+  read_head();
+}
+
+void HttpConnection::on_peer_bytes(beast::error_code ec, size_t bytes) {
+  if (!ec) {
+    buffer_.commit(bytes);  // the next request, parsed once this one is answered
+    return;
+  }
+  const auto closed = std::move(peer_closed_);
+  peer_closed_ = nullptr;
+  close();
+  if (closed) closed();
+}
+
 void HttpConnection::refuse(HttpReply reply) {
   phase_ = Phase::kHandling;
   linger_ = true;
@@ -352,6 +380,7 @@ void HttpConnection::close() {
   if (closed()) return;
   phase_ = Phase::kClosed;
   open_ = false;
+  peer_closed_ = nullptr;
   if (const auto stream = sse_.lock()) stream->closed();
   // A refusal answered a request whose rest is still coming (a body, the end of a too large
   // head): closing with unread bytes would reset the connection, and the client could lose the

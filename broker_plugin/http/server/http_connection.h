@@ -68,6 +68,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection>, priv
   // For the exchange (on the io thread).
   void respond(HttpReply reply, bool keep_alive);
   void abandon();
+  void watch_peer(std::function<void()> closed);  // Exchange::on_peer_closed
   std::shared_ptr<EventStream> open_stream(std::vector<Header> headers, StreamLimits limits);
   const std::shared_ptr<AsioScheduler>& scheduler() const { return scheduler_; }
   Executor executor();
@@ -88,6 +89,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection>, priv
   void read_request();
   void read_head();
   void on_head_bytes(boost::beast::error_code ec, size_t bytes);
+  void on_peer_bytes(boost::beast::error_code ec, size_t bytes);  // while a request is handled (watch_peer)
   void parse_head();
   void on_header();
   // The connection limit's look at a request of an unauthenticated connection: a refusal, or nothing.
@@ -146,6 +148,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection>, priv
   bool read_pending_ = false;     // a request read or the stream's peer watch is outstanding
   bool linger_ = false;           // close() reads what the client still sends before closing
   std::string response_;          // what respond() is writing; reused from one request to the next
+  std::function<void()> peer_closed_;  // the exchange's (watch_peer), until it is answered
   std::weak_ptr<SseStream> sse_;  // in stream mode (the endpoint and the stream's own I/O hold it)
 };
 

@@ -116,6 +116,12 @@ class Exchange {
   virtual void abandon() = 0;
   // Sends a 200 text/event-stream header with `headers` added and returns the stream.
   virtual std::shared_ptr<EventStream> open_stream(std::vector<Header> headers, StreamLimits limits) = 0;
+  // MCP 2026-07-28 cancels a request by closing its response (docs/http-front.md, "Revisions"):
+  // `handler` runs once, on the scheduler, when the client closes the connection (or it breaks)
+  // before the request is answered, and never after respond() or abandon(). Asked at most once,
+  // by a request that answers with respond() or abandon(), not open_stream(). Where the client's
+  // next bytes are already read (a pipelined request), nothing is watched.
+  virtual void on_peer_closed(std::function<void()> handler) = 0;
 };
 
 }  // namespace fleetmcp::http

@@ -456,6 +456,48 @@ TEST_F(McpTest, Revision20260728IsServedWithoutASession) {
   EXPECT_EQ(f.front->sessions().size(), 1u);  // the one open_session above, none for the stateless requests
 }
 
+// A 2026-07-28 listen stream hears of its tenant's tool and resource lists changing: a node enrols.
+TEST_F(McpTest, Revision20260728ListenStreamHearsToolAndResourceListChanges) {
+  const auto listen = stateless(f, tok, "subscriptions/listen",
+                                R"({"notifications":{"toolsListChanged":true,"resourcesListChanged":true}})");
+  ASSERT_TRUE(listen->stream);
+  const auto other = stateless(f, f.token("other"), "subscriptions/listen", R"({"notifications":{"resourcesListChanged":true}})");
+  f.fleet->add_node("acme", "01hzx9k3m4p7q8r9s0t1v2w3xb", {{"echo", "system.echo", {"invoke"}, SafetyClass::kReadOnly, {}}});
+  f.scheduler->run();
+  std::set<std::string> told;
+  for (const auto& message : sse_data(*listen->stream)) told.insert(std::string(*json::get_string(message, "method")));
+  EXPECT_EQ(told, (std::set<std::string>{"notifications/subscriptions/acknowledged", "notifications/tools/list_changed",
+                                         "notifications/resources/list_changed"}));
+  EXPECT_EQ(sse_data(*other->stream).size(), 1u);  // its acknowledgement only
+  f.fleet->set_online(std::string(kNode), false);  // offline: still listed
+  f.scheduler->run();
+  EXPECT_EQ(sse_data(*listen->stream).size(), 3u);
+}
+
+// Closing the response is 2026-07-28's cancel: the call in flight is cancelled as a 2025
+// notifications/cancelled cancels it (no answer, one audit line); a call answered first is not.
+TEST_F(McpTest, Revision20260728CancelsACallWhoseClientClosesItsResponse) {
+  f.fleet->set_silent(std::string(kNode), true);
+  const auto call = stateless(f, tok, "tools/call", echo_call(echo_tool(), "ping"));
+  EXPECT_FALSE(call->reply);
+  ASSERT_TRUE(call->peer_closed);
+  call->peer_closed();
+  f.advance(std::chrono::milliseconds(0));
+  EXPECT_TRUE(call->abandoned);
+  f.advance(std::chrono::milliseconds(10000));
+  EXPECT_EQ(call->answers, 1);  // not the deadline's answer too
+  ASSERT_EQ(f.audit->size(), 1u);
+  EXPECT_EQ(*json::get_string(json::parse_strict((*f.audit)[0]).value(), "decision"), "cancel");
+
+  f.fleet->set_silent(std::string(kNode), false);
+  const auto answered = stateless(f, tok, "tools/call", echo_call(echo_tool(), "ping"));
+  ASSERT_TRUE(answered->reply);
+  answered->peer_closed();  // the client goes after its answer
+  f.advance(std::chrono::milliseconds(0));
+  EXPECT_FALSE(answered->abandoned);
+  EXPECT_EQ(f.audit->size(), 2u);
+}
+
 TEST_F(McpTest, Revision20260728RefusesWhatItRemovedAndHeadersThatDisagree) {
   const auto ping = stateless(f, tok, "ping");
   EXPECT_EQ(ping->reply->status, 404);
