@@ -100,12 +100,17 @@ if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet mosquitto
   systemctl disable mosquitto >/dev/null 2>&1 || true
 fi
 
-# Node test clients, pinned by tests/node/package-lock.json.
+# Node test clients, pinned by tests/node/package-lock.json. Installed again only when the lock
+# file's content differs from the one the installed tree came from (a stamp inside it), not by
+# file times: a fresh checkout is newer than a good tree, and npm ci would empty a tree that
+# other checkouts share through a link.
 if [ "$mode" != --build ] && [ "$mode" != --cross ] && [ -f "$here/tests/node/package.json" ]; then
-  if [ ! -d "$here/tests/node/node_modules" ] || [ "$here/tests/node/package.json" -nt "$here/tests/node/node_modules" ]; then
+  lock_sum=$(sha256sum "$here/tests/node/package-lock.json" | cut -d' ' -f1)
+  stamp=$here/tests/node/node_modules/.fleetmcp-lock.sha256
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$lock_sum" ]; then
     echo "install-deps: installing Node test clients"
     (cd "$here/tests/node" && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1 || npm install --no-audit --no-fund --loglevel=error >/dev/null)
-    touch "$here/tests/node/node_modules"
+    echo "$lock_sum" >"$stamp"
   fi
 fi
 echo "install-deps: done"
