@@ -12,8 +12,10 @@
 # One root per release and architecture (mmdebstrap, minbase, the release's compiler and -dev
 # packages; arm64's libraries through multiarch for the cross build) kept in CACHE_DIR (default
 # build/release-roots, never committed) with its build trees: a run installs only what the root
-# lacks and recompiles only what changed. Runs as root (chroot). Prints the packages' paths, one
-# per line; progress goes to stderr.
+# lacks and recompiles only what changed. The .debs a root was made from stay in
+# CACHE_DIR/apt-archives for the next root (tests/integration/trixie_packages.sh installs from
+# there too). Runs as root (chroot). Prints the packages' paths, one per line; progress and each
+# phase's seconds go to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
@@ -23,7 +25,7 @@ if [ "${1:-}" = --node ]; then node_only=node-; shift; fi
 suite=${1:-}
 case "$suite" in
   trixie) suffix=+deb13 ;;
-  -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "release-build.sh: a release, trixie (bookworm's packages: the CTest build, scripts/cross-build.sh)" >&2; exit 2 ;;
 esac
 arch=${2:-amd64}
@@ -39,7 +41,11 @@ command -v mmdebstrap >/dev/null || { log "mmdebstrap missing (scripts/install-d
 # for arm64 (multiarch; libcamera-dev is not co-installable for two architectures, hence a root
 # per architecture).
 node_libraries="libpaho-mqtt-dev libpaho-mqttpp-dev libsodium-dev libssl-dev libre2-dev libgpiod-dev libcamera-dev libsystemd-dev libturbojpeg0-dev libpng-dev"
-wanted="build-essential cmake pkg-config file ca-certificates ccache dpkg-dev rapidjson-dev libvalijson-dev libboost-dev librust-blake3-dev"
+wanted="build-essential cmake pkg-config file ca-certificates ccache dpkg-dev rapidjson-dev libboost-dev"
+# Used for files alone, so unpacked without their dependencies: valijson's headers (trixie's
+# libvalijson-dev depends on Qt 5, Poco, yaml-cpp… for adapters we do not use: half the root,
+# Mesa and LLVM included) and BLAKE3's C sources (a dozen Rust crates' sources with them).
+sources_only="libvalijson-dev librust-blake3-dev"
 if [ -n "$node_only" ]; then
   [ "$arch" = amd64 ] || { echo "release-build.sh: --node builds amd64 only" >&2; exit 2; }
   wanted="${wanted/ libboost-dev/} $node_libraries" archs=amd64
@@ -53,9 +59,18 @@ if [ ! -x "$root/usr/bin/cmake" ]; then
   rm -rf "$root.tmp"
   log "making the $suite build root $root (mmdebstrap)"
   start=$SECONDS
+  # eatmydata: no fsync in dpkg (a root that is lost is made again); CACHE_DIR/apt-archives: the
+  # .debs downloaded once for every root of the cache (tests/integration/trixie_packages.sh's
+  # install roots too); no manuals, docs or translations.
+  mkdir -p "$cache/apt-archives"
+  unpack_sources="cd /tmp && apt-get download -q $sources_only && for d in ./*.deb; do dpkg-deb -x \"\$d\" / && rm \"\$d\"; done"
   mmdebstrap --quiet --variant=minbase --architectures="$archs" --include="$(echo $wanted | tr ' ' ,)" \
+    --hook-dir=/usr/share/mmdebstrap/hooks/eatmydata --skip=essential/unlink \
+    --setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" && cp -al \"$cache/apt-archives/.\" \"\$1/var/cache/apt/archives/\"" \
+    --customize-hook="chroot \"\$1\" sh -ec '$unpack_sources'" \
+    --customize-hook="cp -al -n \"\$1/var/cache/apt/archives/\"*.deb \"$cache/apt-archives/\"" \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
-    --dpkgopt='path-exclude=/usr/share/locale/*' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
     "$suite" "$root.tmp" http://deb.debian.org/debian >&2
   mv "$root.tmp" "$root"
   log "root made in $((SECONDS - start)) s"

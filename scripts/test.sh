@@ -8,8 +8,10 @@
 #                                       e.g. scripts/test.sh -L unit    or    -R manifest
 # Environment: BUILD_DIR (default build), FLEETMCP_SANITIZE=ON for an ASan+UBSan build,
 # VIRTUAL_PI=amd64|arm64|all|alternate: the virtual Pi (docs/virtual-pi.md) to boot, default amd64.
-# Tests labelled `local` (the arm64 guest, the SD-card image: tests/CMakeLists.txt) run only with
-# --all (VIRTUAL_PI=all); VIRTUAL_PI=arm64 adds the arm64 virtual Pi alone.
+# Tests labelled `local` (the arm64 guest, the SD-card image, the full Debian 13 checks
+# trixie_packages and trixie_broker: tests/CMakeLists.txt) run only with --all (VIRTUAL_PI=all);
+# VIRTUAL_PI=arm64 adds the arm64 virtual Pi alone. CI's Debian 13 check is trixie_node (the amd64
+# node's package built in a trixie root, apt-installed, answering a call): ~400 s cold on 2 cores.
 # The arm64 guest does not fit CI's 35 minutes, not even instead of the amd64 one (on a clean
 # clone its image alone takes ~14 min: docs/virtual-pi.md "Figures"); `alternate` boots one of
 # the two by the parity of the commit's hash (printed), for a CI that keeps build/virtual-pi/.
@@ -18,8 +20,8 @@
 # (docs/reliability.md "Where each test runs"):
 #   1. the Release build (gcc, -Werror), the one the packages ship: the programs, the benchmarks
 #      (so they keep compiling) and the tests labelled `release`: the packages and the images,
-#      guests and arm64 packages made from them, the 2,000-node reconnect storm, the
-#      out-of-descriptors back-off;
+#      guests and arm64 packages made from them, the node's Debian 13 package, the 2,000-node
+#      reconnect storm, the out-of-descriptors back-off;
 #   2. every fuzzer for FUZZ_SECONDS (default 20; 0 skips), scripts/fuzz.sh;
 #   3. every other test (unit, integration, lint) under ASan+UBSan, scripts/test-sanitized.sh
 #      (SANITIZED=0 runs them on the Release build instead).

@@ -17,13 +17,13 @@
 . "$(dirname "$0")/lib.sh"
 
 [ "$(id -u)" = 0 ] || { echo "# needs root (mmdebstrap, chroot)"; exit 77; }
-command -v mmdebstrap >/dev/null || fail "mmdebstrap missing (scripts/install-deps.sh --vm)"
-
 full=1 archs="amd64 arm64" node_only=
 [ "${TRIXIE_PACKAGES:-}" != node ] || full= archs=amd64 node_only=--node
+# Its own tools, as virtual_pi installs them (mmdebstrap; for arm64 qemu-user and binfmt-support):
+# in CI this test may be the first to need them.
+vm_deps=(--vm); [ -z "$full" ] || vm_deps+=(arm64)
+"$SRC/scripts/install-deps.sh" "${vm_deps[@]}" >"$T/install.log" 2>&1 || fail "install-deps ${vm_deps[*]} (see $T/install.log)"
 if [ -n "$full" ]; then
-  command -v qemu-aarch64-static >/dev/null && command -v update-binfmts >/dev/null \
-    || fail "qemu-aarch64-static or update-binfmts missing (scripts/install-deps.sh --vm arm64)"
   . "$SRC/scripts/lib/debian-root.sh"
   foreign_arch_ready arm64
 fi
@@ -32,6 +32,7 @@ for arch in $archs; do
   start=$SECONDS
   debs+=$("$SRC/scripts/release-build.sh" $node_only trixie $arch "$BIN/release-roots" 2>"$T/release-build-$arch.log")$'\n' \
     || fail "scripts/release-build.sh trixie $arch (see $T/release-build-$arch.log: $(tail -5 "$T/release-build-$arch.log"))"
+  sed -n 's/^release-build.sh: \(.* in [0-9]* s\)$/#   \1/p' "$T/release-build-$arch.log"   # its phases
   echo "# built and packaged for $arch in the trixie root in $((SECONDS - start)) s"
 done
 # deb NAME ARCH: the path of package NAME for ARCH.
@@ -64,13 +65,19 @@ assert_eq "$(dpkg-deb --fsys-tarfile "$(deb fleetmcp-device amd64)" | tar -xO ./
 
 # ---- apt-installed into fresh trixie roots -----------------------------------------------------
 # trixie_root DIR ARCHITECTURES DEB…: a fresh trixie root (minbase; amd64 first, so programs run
-# natively) in DIR where apt installs DEBs as on a Pi (README "Install on a Pi").
+# natively) in DIR where apt installs DEBs as on a Pi (README "Install on a Pi"). The .debs come
+# from release-build.sh's cache where it has them (its build roots downloaded the same
+# libraries); dpkg runs under eatmydata (after the install hook: its customize script unwraps dpkg).
 trixie_root() {
-  local dir=$1 archs=$2 start=$SECONDS; shift 2
+  local dir=$1 archs=$2 start=$SECONDS cached=$BIN/release-roots/apt-archives/.; shift 2
+  mkdir -p "$cached"
   mmdebstrap --quiet --variant=minbase --architectures="$archs" \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+    --setup-hook="mkdir -p \"\$1/var/cache/apt/archives\" && cp -al \"$cached\" \"\$1/var/cache/apt/archives/\" 2>/dev/null || cp -a \"$cached\" \"\$1/var/cache/apt/archives/\"" \
     --customize-hook="mkdir -p \"\$1/tmp/debs\" && cp $* \"\$1/tmp/debs/\"" \
     --customize-hook='chroot "$1" sh -c "apt-get install -y --no-install-recommends /tmp/debs/*.deb" && rm -rf "$1/tmp/debs"' \
+    --hook-dir=/usr/share/mmdebstrap/hooks/eatmydata \
     trixie "$dir" http://deb.debian.org/debian >"$dir.log" 2>&1 \
     || fail "mmdebstrap trixie with $(basename -a "$@" | tr '\n' ' ')(see $dir.log: $(tail -8 "$dir.log"))"
   pass "apt installs $(basename -a "$@" | tr '\n' ' ')into a trixie root ($((SECONDS - start)) s)"
