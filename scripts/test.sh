@@ -12,7 +12,7 @@
 # trixie_packages and trixie_broker: tests/CMakeLists.txt) run only with --all (VIRTUAL_PI=all);
 # VIRTUAL_PI=arm64 adds the arm64 virtual Pi alone. CI's Debian 13 check is trixie_node (the amd64
 # node's package built in a trixie root, apt-installed, answering a call): ~400 s cold on 2 cores.
-# The arm64 guest does not fit CI's 35 minutes, not even instead of the amd64 one (on a clean
+# The arm64 guest does not fit the 50 minutes CI's run is kept under, not even instead of the amd64 one (on a clean
 # clone its image alone takes ~14 min: docs/virtual-pi.md "Figures"); `alternate` boots one of
 # the two by the parity of the commit's hash (printed), for a CI that keeps build/virtual-pi/.
 #
@@ -26,7 +26,7 @@
 #   3. every other test (unit, integration, lint) under ASan+UBSan, scripts/test-sanitized.sh
 #      (SANITIZED=0 runs them on the Release build instead).
 # So the unit tests and test programs compile once (instrumented) and the suite runs once; CI on
-# 2 cores has 35 minutes for all of it.
+# 2 cores keeps all of it under 50 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --all ]; then VIRTUAL_PI=all; shift; fi
