@@ -13,21 +13,32 @@
 # the image and the root partition and file system grow to it at first boot; the Pi's clock comes
 # from this host's chronyd named in fleetmcp/network.conf (the node waits for it); the image arms
 # the hardware watchdog and bounds the journal.
+# PI_RELEASE=trixie (integration.pi_image_trixie, issue 38): the Debian 13 image, of the arm64
+# .debs that scripts/release-build.sh builds in a trixie root (<build>/release-roots), booted with
+# trixie's kernel (6.12) and systemd (257); the same checks.
 # Label `local`: in scripts/test.sh --all only, not in CI (on a clean clone the arm64 .debs, then
 # the image, 364 s measured, would not fit CI's 35 minutes). The image is cached under the build
 # directory (pi-image/); with it cached the test takes ~95 s.
 . "$(dirname "$0")/lib.sh"
 
 t0=$SECONDS
+release=${PI_RELEASE:-bookworm}
 "$SRC/scripts/install-deps.sh" --vm arm64 >"$T/install.log" 2>&1 || fail "install-deps --vm arm64 (see $T/install.log)"
 start=$SECONDS
-debs=$(BUILD_DIR="${BIN%/}-arm64" "$SRC/scripts/cross-build.sh" arm64 2>"$T/cross.log") \
-  || fail "scripts/cross-build.sh arm64 (see $T/cross.log)"
+case "$release" in
+  bookworm) debs=$(BUILD_DIR="${BIN%/}-arm64" "$SRC/scripts/cross-build.sh" arm64 2>"$T/cross.log") \
+              || fail "scripts/cross-build.sh arm64 (see $T/cross.log)"
+            os_version=12 kernel_series=6.1. systemd_version=252 ;;
+  trixie) debs=$("$SRC/scripts/release-build.sh" trixie arm64 "$BIN/release-roots" 2>"$T/cross.log") \
+              || fail "scripts/release-build.sh trixie arm64 (see $T/cross.log)"
+            os_version=13 kernel_series=6.12. systemd_version=257 ;;
+  *) fail "PI_RELEASE is bookworm or trixie, not '$release'" ;;
+esac
 debs=$(dirname "$(head -1 <<<"$debs")")
-echo "# arm64 packages in $((SECONDS - start)) s"
+echo "# arm64 packages ($release) in $((SECONDS - start)) s"
 start=$SECONDS
-image=$("$SRC/scripts/pi-image.sh" --debs "$debs" --out "$BIN/pi-image" 2>"$T/image.log") \
-  || fail "scripts/pi-image.sh (see $T/image.log)"
+image=$("$SRC/scripts/pi-image.sh" --release "$release" --debs "$debs" --out "$BIN/pi-image" 2>"$T/image.log") \
+  || fail "scripts/pi-image.sh --release $release (see $T/image.log)"
 echo "# image ready in $((SECONDS - start)) s: $(basename "$image"), $(du -m "$image" | cut -f1) MiB used of $(($(stat -c %s "$image") / 1048576)) MiB"
 
 # The partitions, as sfdisk reads the image's MBR: FAT first, ext4 root second.
@@ -91,6 +102,8 @@ assert_eq "$(mcp call "sysecho.$node.echo.invoke" '{"message":"flashed"}' | jq -
 info=$(mcp call "sysinfo.$node.info.get")
 assert_eq "$(jq -r .hostname <<<"$info")" "$node" "MCP system.info: the Pi's hostname is its node id"
 assert_eq "$(jq -r .cpu_arch <<<"$info")" aarch64 "MCP system.info: an arm64 CPU, $(jq -r '"\(.os_name) \(.os_version), kernel \(.kernel_version)"' <<<"$info")"
+assert_eq "$(jq -r .os_version <<<"$info")" "$os_version" "MCP system.info: Debian $os_version ($release)"
+assert_contains "$(jq -r .kernel_version <<<"$info")" "$kernel_series" "MCP system.info: $release's kernel, $kernel_series*"
 assert_eq "$(mdir -b -i "$(fat)" ::/fleetmcp/ | sed 's|.*/||' | paste -sd,)" README.txt \
   "the bundle (and network.conf, read before it) is gone from fleetmcp/ on the FAT partition (README.txt stays)"
 assert_contains "$(cat "$T/console.log")" "fleetmcp-boot-settings: NTP servers from /boot/firmware/fleetmcp/network.conf: 10.0.2.2" \
@@ -98,6 +111,7 @@ assert_contains "$(cat "$T/console.log")" "fleetmcp-boot-settings: NTP servers f
 assert_contains "$(cat "$T/console.log")" "fleetmcp-grow-root: partition 2 of /dev/vda grown to the end of the card" \
   "the console showed the root partition grown to the card"
 assert_contains "$(cat "$T/console.log")" "fleetmcp-enrol-boot: installed node $node" "the console showed the enrolment"
+assert_contains "$(cat "$T/console.log")" "systemd $systemd_version." "the console showed $release's systemd $systemd_version starting"
 
 # Power off (the power button; killed after 120 s), then the root partition as the card has it.
 echo system_powerdown | socat - UNIX-CONNECT:"$T/monitor.sock" >/dev/null 2>&1 || true
