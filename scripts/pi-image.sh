@@ -3,8 +3,10 @@
 # Pi"): Debian bookworm or trixie made by mmdebstrap, Debian's arm64 kernel, raspi-firmware from
 # non-free-firmware (its hooks put the firmware, kernel, initrd, device trees, config.txt and
 # cmdline.txt on the FAT partition), the fleetmcp-device and fleetmcp-schemas .debs installed with
-# apt, DHCP on Ethernet (systemd-networkd), NTP (systemd-timesyncd), no ssh server, and the
-# first-boot enrolment from fleetmcp/ on the FAT partition (fleetmcp-enrol-boot.service).
+# apt, DHCP on Ethernet (systemd-networkd), Wi-Fi from the boot partition's settings (netplan.io
+# renders them for systemd-networkd and wpasupplicant; firmware-brcm80211 from non-free-firmware),
+# NTP (systemd-timesyncd), no ssh server, and the first-boot enrolment from fleetmcp/ on the FAT
+# partition (fleetmcp-enrol-boot.service).
 #
 #   scripts/pi-image.sh [--release R] [--debs DIR] [--out DIR]     prints the image's path
 #
@@ -24,7 +26,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/debian-root.sh"
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 release=bookworm debs= out=$here/../build/pi-image
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -66,7 +68,7 @@ start=$SECONDS
 components="main non-free-firmware"
 debs_hooks "$debs"
 mmdebstrap --quiet --variant=minbase --architectures=arm64 \
-  --include=systemd,systemd-sysv,udev,kmod,dbus,systemd-timesyncd,iproute2,e2fsprogs,initramfs-tools,raspi-firmware,linux-image-arm64,cloud-guest-utils \
+  --include=systemd,systemd-sysv,udev,kmod,dbus,systemd-timesyncd,iproute2,e2fsprogs,initramfs-tools,raspi-firmware,linux-image-arm64,cloud-guest-utils,netplan.io,wpasupplicant,iw,wireless-regdb,firmware-brcm80211 \
   --essential-hook="mkdir -p \"\$1/boot/firmware\" && cp -R $here/pi-image/root/. \"\$1/\"" \
   --dpkgopt=force-confold "${DEBS_HOOKS[@]}" \
   --customize-hook='chroot "$1" apt-get install -y --no-install-recommends systemd-resolved' \

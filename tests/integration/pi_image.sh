@@ -12,13 +12,20 @@
 # partition is 0640 root:fleetmcp and /etc/hostname the node id. Issue 39: the card is larger than
 # the image and the root partition and file system grow to it at first boot; the Pi's clock comes
 # from this host's chronyd named in fleetmcp/network.conf (the node waits for it); the image arms
-# the hardware watchdog and bounds the journal.
+# the hardware watchdog and bounds the journal. The node reaches the broker over Wi-Fi only: the
+# guest's kernel (the image's own) simulates two radios (mac80211_hwsim); an access point
+# (hostapd, WPA2-PSK) on one of them, in a network namespace with the guest's Ethernet bridged to
+# it, is the test's (tests/programs/pi-image-ap/, added to the test's copy of the card, never in
+# the image), and the image sets up the other from the boot partition. First boot: a wrong
+# passphrase in fleetmcp/network.conf is reported on the console and the enrolment waits; second
+# boot: Raspberry Pi Imager's network-config with the right key, and the node enrols and answers.
 # PI_RELEASE=trixie (integration.pi_image_trixie, issue 38): the Debian 13 image, of the arm64
 # .debs that scripts/release-build.sh builds in a trixie root (<build>/release-roots), booted with
 # trixie's kernel (6.12) and systemd (257); the same checks.
 # Label `local`: in scripts/test.sh --all only, not in CI (on a clean clone the arm64 .debs, then
 # the image, 364 s measured, would not fit CI's 35 minutes). The image is cached under the build
-# directory (pi-image/); with it cached the test takes ~95 s.
+# directory (pi-image/), and the test's hostapd .deb beside it (test-debs/); with them cached the
+# test took 617 s (two boots).
 . "$(dirname "$0")/lib.sh"
 
 t0=$SECONDS
@@ -75,25 +82,92 @@ echo 'capability.info = system.info' >>"$T/pki/nodes/$node/device.conf"
 mcopy -s -i "$(fat)" "$T/pki/nodes/$node" ::/fleetmcp/ || fail "mcopy the bundle onto the FAT partition"
 # The Pi's NTP server (its node connects only once the clock is synchronised): this host's
 # chronyd, named in fleetmcp/network.conf as a user on a LAN without Debian's pool would.
-printf 'ntp = 10.0.2.2\r\n' >"$T/network.conf"
+# The Wi-Fi, first with a wrong passphrase (the lines a user adds to network.conf).
+ssid='fleetmcp test AP' passphrase='right horse battery staple'
+printf 'ntp = 10.0.2.2\r\nwifi_ssid = %s\r\nwifi_passphrase = wrong horse battery staple\r\nwifi_country = de\r\n' "$ssid" >"$T/network.conf"
 mcopy -i "$(fat)" "$T/network.conf" ::/fleetmcp/network.conf || fail "mcopy network.conf onto the FAT partition"
 start_ntp_server
+
+# The test's access point, on this copy of the card only: ap.sh, its hostapd.conf and Debian's
+# arm64 hostapd (its libraries are the image's wpasupplicant's) in fleetmcp-test/ on the FAT
+# partition, and the unit that runs ap.sh written onto the root partition (debugfs).
+ap_debs=$BIN/pi-image/test-debs
+if ! ls "$ap_debs"/hostapd_*_arm64.deb >/dev/null 2>&1; then
+  mkdir -p "$ap_debs"
+  (cd "$ap_debs" && apt-get download hostapd:arm64) >"$T/apt.log" 2>&1 \
+    || (apt-get update && cd "$ap_debs" && apt-get download hostapd:arm64) >>"$T/apt.log" 2>&1 \
+    || fail "apt-get download hostapd:arm64 (see $T/apt.log)"
+fi
+printf 'interface=wlan1\nbridge=br0\ndriver=nl80211\nssid=%s\nhw_mode=g\nchannel=6\nwpa=2\nwpa_key_mgmt=WPA-PSK\nrsn_pairwise=CCMP\nwpa_passphrase=%s\n' \
+  "$ssid" "$passphrase" >"$T/hostapd.conf"
+mmd -i "$(fat)" ::/fleetmcp-test
+mcopy -i "$(fat)" "$SRC/tests/programs/pi-image-ap/ap.sh" "$T/hostapd.conf" "$ap_debs"/hostapd_*_arm64.deb ::/fleetmcp-test/ \
+  || fail "mcopy the test's access point onto the FAT partition"
+rootfs="$T/sd.img?offset=$((root_start * 512))"
+unit=fleetmcp-test-ap.service
+debugfs -w -R "write $SRC/tests/programs/pi-image-ap/$unit /etc/systemd/system/$unit" "$rootfs" >"$T/debugfs.log" 2>&1
+debugfs -w -R "symlink /etc/systemd/system/multi-user.target.wants/$unit /etc/systemd/system/$unit" "$rootfs" >>"$T/debugfs.log" 2>&1
+[ "$(debugfs -R "stat /etc/systemd/system/multi-user.target.wants/$unit" "$rootfs" 2>/dev/null | grep -c 'Type: symlink')" = 1 ] \
+  || fail "the test's access point unit is not on the card's root partition (see $T/debugfs.log)"
 
 # Boot: the image's own kernel, initrd and cmdline.txt (its console on the virt machine's UART).
 mcopy -i "$(fat)" "::/$kernel" "$T/vmlinuz"
 mcopy -i "$(fat)" "::/$initrd" "$T/initrd"
 cmdline="$(sed -E 's/console=[^ ]+//g' "$T/cmdline.txt" | tr -s ' ') console=ttyAMA0"
-start=$SECONDS
-qemu-system-aarch64 -accel tcg -machine virt -cpu cortex-a72 -smp 2 -m 1024 \
-  -display none -monitor unix:"$T/monitor.sock",server=on,wait=off -serial file:"$T/console.log" \
-  -kernel "$T/vmlinuz" -initrd "$T/initrd" -append "$cmdline" \
-  -drive file="$T/sd.img",if=virtio,format=raw -nic user,model=virtio-net-pci >"$T/qemu.log" 2>&1 &
-qemu=$!
-track $qemu
+# power_on CONSOLE_LOG: the Pi boots from the card (qemu=its pid); power_off: the power button
+# (killed after 120 s).
+power_on() {
+  qemu-system-aarch64 -accel tcg -machine virt -cpu cortex-a72 -smp 2 -m 1024 \
+    -display none -monitor unix:"$T/monitor.sock",server=on,wait=off -serial file:"$1" \
+    -kernel "$T/vmlinuz" -initrd "$T/initrd" -append "$cmdline" \
+    -drive file="$T/sd.img",if=virtio,format=raw -nic user,model=virtio-net-pci >>"$T/qemu.log" 2>&1 &
+  qemu=$!
+  track $qemu
+}
+power_off() {
+  echo system_powerdown | socat - UNIX-CONNECT:"$T/monitor.sock" >/dev/null 2>&1 || true
+  wait_until 120 sh -c "! kill -0 $qemu" || { echo "# no clean power-off in 120 s: QEMU stopped"; kill "$qemu"; }
+  wait "$qemu" 2>/dev/null || true
+}
 serving() { [ "$(curl -s "$base/healthz" | jq -r '"\(.nodes.online) \(.serving)"')" = "1 1" ]; }
-wait_until 1200 serving || { tail -40 "$T/console.log" >&2; fail "the Pi's node is not serving 1200 s after power-on"; }
+
+# First boot: the access point refuses the passphrase of network.conf.
+start=$SECONDS
+power_on "$T/console-1.log"
+wrong="fleetmcp-wifi: the passphrase for \"$ssid\" is wrong (wlan0: the access point refused it). Fix:"
+wait_until 1200 grep -qF "$wrong" "$T/console-1.log" \
+  || { tail -40 "$T/console-1.log" >&2; fail "no wrong-passphrase report 1200 s after power-on"; }
+echo "# wrong passphrase reported $((SECONDS - start)) s after power-on"
+pass "a wrong Wi-Fi passphrase is reported on the console: $(grep -oF "$wrong" "$T/console-1.log" | head -1) ..."
+assert_contains "$(cat "$T/console-1.log")" "fleetmcp-test-ap: access point $ssid up on phy1 in namespace ap" \
+  "the test's access point is up, with the guest's Ethernet in its namespace"
+ap=$(grep -o 'fleetmcp-test-ap: access point .*' "$T/console-1.log" | head -1 | tr -d '\r')
+eth=$(sed 's/.*bridged to Ethernet \([^;]*\);.*/\1/' <<<"$ap") own=$(sed 's/.*interfaces: //' <<<"$ap")
+[[ " $own " == *" wlan0 "* && " $own " != *" $eth "* ]] || fail "the Pi's root namespace should have wlan0 and not $eth: [$ap]"
+pass "the Pi's only way out is its Wi-Fi: its root namespace has $own, not the Ethernet $eth"
+assert_contains "$(cat "$T/console-1.log")" "fleetmcp-boot-settings: network settings from /boot/firmware/fleetmcp/network.conf installed in /etc/netplan/50-fleetmcp-boot.yaml (Wi-Fi: $ssid)" \
+  "network.conf's wifi_ lines were installed for netplan"
+sleep 20   # nothing else breaks meanwhile: the enrolment waits for the clock (NTP), refusing nothing
+serving && fail "a node is online though the Pi has no network"
+assert_contains "$(cat "$T/console-1.log")" "the clock is not synchronised yet" "the enrolment waits for the clock, over a network it does not have yet"
+grep -q "nothing was installed" "$T/console-1.log" && fail "the enrolment refused the bundle: $(grep -m1 fleetmcp-enrol-boot "$T/console-1.log")"
+power_off
+assert_eq "$(mtype -i "$(fat)" ::/fleetmcp/network.conf | tr -d '\r')" "ntp = 10.0.2.2" \
+  "the passphrase is gone from network.conf on the FAT partition (its wifi_ lines deleted, ntp kept)"
+mdir -b -i "$(fat)" ::/fleetmcp/ | grep -q "/$node/\?$" || fail "the bundle left fleetmcp/ though the node could not enrol"
+pass "the bundle waits on the card for the next boot"
+
+# Second boot: the user writes the right key as Raspberry Pi Imager does (network-config beside
+# config.txt: netplan YAML, the PSK as 64 hex digits of PBKDF2(passphrase, SSID)).
+psk=$(openssl kdf -keylen 32 -kdfopt digest:SHA1 -kdfopt "pass:$passphrase" -kdfopt "salt:$ssid" -kdfopt iter:4096 PBKDF2 | tr -d ':\n' | tr A-F a-f)
+printf 'network:\n  version: 2\n  ethernets:\n    eth0:\n      dhcp4: true\n      dhcp6: true\n      optional: true\n  wifis:\n    wlan0:\n      dhcp4: true\n      regulatory-domain: "DE"\n      access-points:\n        "%s":\n          password: "%s"\n      optional: true\n' \
+  "$ssid" "$psk" >"$T/network-config"
+mcopy -i "$(fat)" "$T/network-config" ::/network-config || fail "mcopy network-config onto the FAT partition"
+start=$SECONDS
+power_on "$T/console.log"
+wait_until 1200 serving || { tail -40 "$T/console.log" >&2; fail "the Pi's node is not serving 1200 s after the second power-on"; }
 echo "# booted to the node serving in $((SECONDS - start)) s"
-pass "the image boots, enrols its node from the boot partition, and the node announces over Ethernet to the broker"
+pass "the image boots, enrols its node from the boot partition, and the node announces over Wi-Fi to the broker"
 
 export MCP_URL=$base/mcp TOKEN
 TOKEN=$(agent_token agent-pi acme "$E2E_SCOPES")
@@ -106,17 +180,20 @@ assert_eq "$(jq -r .os_version <<<"$info")" "$os_version" "MCP system.info: Debi
 assert_contains "$(jq -r .kernel_version <<<"$info")" "$kernel_series" "MCP system.info: $release's kernel, $kernel_series*"
 assert_eq "$(mdir -b -i "$(fat)" ::/fleetmcp/ | sed 's|.*/||' | paste -sd,)" README.txt \
   "the bundle (and network.conf, read before it) is gone from fleetmcp/ on the FAT partition (README.txt stays)"
-assert_contains "$(cat "$T/console.log")" "fleetmcp-boot-settings: NTP servers from /boot/firmware/fleetmcp/network.conf: 10.0.2.2" \
+assert_contains "$(cat "$T/console-1.log")" "fleetmcp-boot-settings: NTP servers from /boot/firmware/fleetmcp/network.conf: 10.0.2.2" \
   "the console showed the NTP server taken from fleetmcp/network.conf"
-assert_contains "$(cat "$T/console.log")" "fleetmcp-grow-root: partition 2 of /dev/vda grown to the end of the card" \
+assert_contains "$(cat "$T/console-1.log")" "fleetmcp-grow-root: partition 2 of /dev/vda grown to the end of the card" \
   "the console showed the root partition grown to the card"
+assert_contains "$(cat "$T/console.log")" "fleetmcp-boot-settings: network settings from /boot/firmware/network-config installed in /etc/netplan/50-fleetmcp-boot.yaml (Wi-Fi: $ssid)" \
+  "the console showed network-config installed for netplan"
+assert_contains "$(cat "$T/console.log")" "fleetmcp-wifi: wlan0 is on \"$ssid\", address 10.0.2." "the console showed the Wi-Fi up, with an address of QEMU's DHCP"
 assert_contains "$(cat "$T/console.log")" "fleetmcp-enrol-boot: installed node $node" "the console showed the enrolment"
 assert_contains "$(cat "$T/console.log")" "systemd $systemd_version." "the console showed $release's systemd $systemd_version starting"
+mdir -b -i "$(fat)" ::/network-config >/dev/null 2>&1 && fail "network-config (the Wi-Fi key) is still on the FAT partition"
+pass "network-config (the Wi-Fi key) is gone from the FAT partition"
 
-# Power off (the power button; killed after 120 s), then the root partition as the card has it.
-echo system_powerdown | socat - UNIX-CONNECT:"$T/monitor.sock" >/dev/null 2>&1 || true
-wait_until 120 sh -c "! kill -0 $qemu" || { echo "# no clean power-off in 120 s: QEMU stopped"; kill "$qemu"; }
-wait "$qemu" 2>/dev/null || true
+# Power off, then the root partition as the card has it.
+power_off
 root_sectors=$(sfdisk -d "$T/sd.img" | awk -F'[=,]' '/^[^ ]*2 :/{print $4+0}')
 # (growpart leaves the last 33 sectors free: room for a GPT's backup header, measured 16,896 bytes.)
 left=$(( $(stat -c %s "$T/sd.img") - (root_start + root_sectors) * 512 ))
@@ -137,4 +214,8 @@ debugfs -R 'ls /var/log/journal' "$T/root.img" 2>/dev/null | grep -q '[0-9a-f]\{
 pass "the journal was kept on the card (/var/log/journal/<machine-id>)"
 assert_eq "$(debugfs -R 'cat /etc/fleetmcp/device.conf' "$T/root.img" 2>/dev/null | grep -c "^node_id = $node")" 1 \
   "/etc/fleetmcp/device.conf is the bundle's"
+wifi=$(debugfs -R 'stat /etc/netplan/50-fleetmcp-boot.yaml' "$T/root.img" 2>/dev/null | grep -o 'Mode: *[0-7]*\|User: *[0-9]*\|Group: *[0-9]*' | tr -s ' ' | paste -sd' ')
+assert_eq "$wifi" "Mode: 0600 User: 0 Group: 0" "the Wi-Fi settings are on the root partition, readable by root only"
+assert_contains "$(debugfs -R 'cat /etc/netplan/50-fleetmcp-boot.yaml' "$T/root.img" 2>/dev/null)" "password: \"$psk\"" \
+  "/etc/netplan/50-fleetmcp-boot.yaml holds network-config's key"
 echo "# pi_image took $((SECONDS - t0)) s"
