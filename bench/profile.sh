@@ -28,7 +28,10 @@
 #             instructions per MCP call: 2026-07-28 W, 2025-06-18 session Y, ratio W/Y
 #           Each load runs twice (2 s and S s, default 10) and the figure is the difference
 #           of the two runs' instructions over the difference of their calls, so the
-#           connections, TLS handshakes and MCP session a load opens once do not count.
+#           connections, TLS handshakes and MCP session a load opens once do not count; from
+#           that difference the broker's instructions in S - 2 s without load (measured once:
+#           its timers, $SYS, the nodes' telemetry) are taken first, so they do not count as
+#           calls either. Use --seconds 30 or more to compare two modes.
 #   device: the same broker and one node run under `valgrind --tool=callgrind` with instrumentation
 #           off; it is switched on (callgrind_control -i) for exactly N echo commands
 #           (default 2000, one in flight, over the plugin's $CONTROL path: tests/programs/plugin_call)
@@ -115,6 +118,7 @@ mosquitto_under_callgrind() {
   printf '#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=%s %s "$@"\n' \
     "$T/callgrind.out" "$(command -v mosquitto)" >"$T/bin/mosquitto"
   chmod +x "$T/bin/mosquitto"
+  BROKER_START_SECONDS=120  # valgrind's start, slower still on a loaded machine
   PATH=$T/bin:$PATH
 }
 
@@ -221,6 +225,20 @@ calls_callgrind() {
   echo "$(jq -r '.ok + .failed' <<<"$line") $(callgrind_total "$T/callgrind.$mode.${seconds}s")"
 }
 
+# idle_callgrind SECONDS: the broker's instructions in SECONDS with no load (what a load's
+# figure must not count: timers, $SYS, the nodes' telemetry and announces).
+idle_callgrind() {
+  local dump
+  callgrind_control -z "$BROKER_PID" >/dev/null
+  callgrind_control -i on "$BROKER_PID" >/dev/null
+  sleep "$1"
+  callgrind_control -i off "$BROKER_PID" >/dev/null
+  callgrind_control -d "$BROKER_PID" >/dev/null
+  dump=$(ls -t "$T"/callgrind.out* | head -1)
+  mv "$dump" "$T/callgrind.idle.${1}s"
+  echo "$(callgrind_total "$T/callgrind.idle.${1}s")"  # its pipe ends early (awk's exit): not this function's status
+}
+
 # task_switches: "thread-name voluntary nonvoluntary cpu-ns" for every thread of the broker (the
 # plugin's threads are named: fleetmcp-http, fleetmcp-waker; mosquitto's own thread is
 # "mosquitto"). cpu-ns is the first field of schedstat: time on a CPU, in nanoseconds (utime and
@@ -324,12 +342,15 @@ profile_calls() {
   fi
   echo "== broker (mosquitto + plugin + front) instructions per call under callgrind, $RATE calls/s open loop over $nodes nodes"
   declare -A per_call calls_in_long_run
+  local idle
+  idle=$(idle_callgrind "$((PROFILE_SECONDS - 2))")
+  echo "  no load: $idle instructions in $((PROFILE_SECONDS - 2)) s"
   for mode in "${modes[@]}"; do
     local short long
     read -r -a short <<<"$(calls_callgrind "$mode" 2)"
     read -r -a long <<<"$(calls_callgrind "$mode" "$PROFILE_SECONDS")"
     [ "${long[0]}" -gt "${short[0]}" ] || fail "$mode: no more calls in ${PROFILE_SECONDS} s than in 2 s"
-    per_call[$mode]=$(((long[1] - short[1]) / (long[0] - short[0])))
+    per_call[$mode]=$(((long[1] - short[1] - idle) / (long[0] - short[0])))
     calls_in_long_run[$mode]=${long[0]}
     echo "  $mode: ${short[0]} calls in 2 s = ${short[1]} instructions, ${long[0]} calls in ${PROFILE_SECONDS} s = ${long[1]}: ${per_call[$mode]} per call"
   done

@@ -434,13 +434,14 @@ release_mosquitto() {
 }
 
 # run_broker CONF NAME: starts mosquitto like start_mosquitto, but keeps its pid in BROKER_PID so a
-# test can signal it (SIGHUP) or stop and restart it.
+# test can signal it (SIGHUP) or stop and restart it. BROKER_START_SECONDS (default 10): how long
+# its listeners may take (bench/profile.sh's broker under callgrind on a loaded machine takes longer).
 run_broker() {
   mosquitto -c "$1" >"$T/$2.log" 2>&1 &
   BROKER_PID=$!
   track "$BROKER_PID"
   local port
-  for port in $(awk '$1=="listener"{print $2}' "$1"); do wait_for_port "$port" 10; done
+  for port in $(awk '$1=="listener"{print $2}' "$1"); do wait_for_port "$port" "${BROKER_START_SECONDS:-10}"; done
 }
 # stop_broker: SIGTERM, as systemctl stop does, and wait for mosquitto to exit. A broker that is
 # still running 20 s later (the plugin's cleanup stops the HTTP front in <= 2 s) is a hang: its

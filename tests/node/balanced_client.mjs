@@ -87,13 +87,18 @@ console.log(`# decline finished on ${declined.finished}`);
 
 // Tool- and resource-list changes on 2026-07-28: a subscriptions/listen stream, on whichever front
 // it reaches.
-const resourcesBefore = (await client.listResources()).resources.length;
+const listed = (await client.listResources()).resources;
+const resourcesBefore = listed.length;
 const changed = new Promise((resolve) => client.setNotificationHandler('notifications/tools/list_changed', resolve));
 const resourcesChanged = new Promise((resolve) => client.setNotificationHandler('notifications/resources/list_changed', resolve));
-const listening = await client.listen({ toolsListChanged: true, resourcesListChanged: true });
+const watched = listed[0].uri;
+const listening = await client.listen({ toolsListChanged: true, resourcesListChanged: true,
+                                        resourceSubscriptions: [watched, 'fleetmcp://nodes/nope/manifest'] });
 check(listening.honoredFilter?.toolsListChanged === true && listening.honoredFilter?.resourcesListChanged === true,
       `subscriptions/listen on front ${served.at(-1)} acknowledges toolsListChanged and resourcesListChanged`,
       listening.honoredFilter);
+check(JSON.stringify(listening.honoredFilter?.resourceSubscriptions) === JSON.stringify([watched]),
+      '... and resourceSubscriptions: the tenant\'s resource, not the unknown one', listening.honoredFilter);
 console.log('# listening');
 const heard = await Promise.race([changed, sleep(30000).then(() => null)]);
 check(heard !== null, 'a node enrolled meanwhile: notifications/tools/list_changed arrived on the listen stream');

@@ -213,7 +213,8 @@ void McpEndpoint::get(const std::shared_ptr<Exchange>& ex, const AgentToken& age
 }
 
 std::shared_ptr<McpGetStream> McpEndpoint::open_stream(Exchange& ex, const AgentToken& agent,
-                                                       const std::shared_ptr<McpSession>& session) {
+                                                       const std::shared_ptr<McpSession>& session,
+                                                       std::string farewell) {
   // The stream quota, and the token re-checks that end the stream with its token (open_streams.h).
   auto stream = std::make_shared<std::weak_ptr<McpGetStream>>();
   auto ticket = streams_.open(agent, wall_ms_(), [stream](StreamStop) {
@@ -225,7 +226,8 @@ std::shared_ptr<McpGetStream> McpEndpoint::open_stream(Exchange& ex, const Agent
            "(plugin_opt_http_max_streams_per_caller, plugin_opt_http_max_streams_per_tenant)");
     return nullptr;
   }
-  auto opened = McpGetStream::open(ex, session, options_.mcp_keepalive, options_.mcp_stream_buffer, metrics_);
+  auto opened =
+      McpGetStream::open(ex, session, options_.mcp_keepalive, options_.mcp_stream_buffer, metrics_, std::move(farewell));
   if (!opened) {
     refuse(ex, 409, rpc::kServerError, "Conflict: only one SSE stream is allowed per session");
     return nullptr;
@@ -237,14 +239,23 @@ std::shared_ptr<McpGetStream> McpEndpoint::open_stream(Exchange& ex, const Agent
 
 void McpEndpoint::listen(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const RpcMessage& m) {
   const json::Value* filter = m.params != nullptr && m.params->IsObject() ? json::find(*m.params, "notifications") : nullptr;
+  if (filter != nullptr && !filter->IsObject()) filter = nullptr;
   const auto asks = [filter](const char* name) {
-    return filter != nullptr && filter->IsObject() && json::get_bool(*filter, name).value_or(false);
+    return filter != nullptr && json::get_bool(*filter, name).value_or(false);
   };
-  const ListenFilter asked{asks("toolsListChanged"), asks("resourcesListChanged")};
-  // A session of the stream's own, in no table: the notifier reaches it through `listens_`.
+  ListenFilter asked{asks("toolsListChanged"), asks("resourcesListChanged"), {}};
+  const json::Value* uris = filter != nullptr ? json::find(*filter, "resourceSubscriptions") : nullptr;
+  if (uris != nullptr && uris->IsArray()) {
+    for (const auto& uri : uris->GetArray()) {
+      if (uri.IsString()) asked.resource_uris.emplace_back(uri.GetString(), uri.GetStringLength());
+    }
+  }
+  // A session of the stream's own, in no table: the notifiers reach it through `listens_` and
+  // the resource subscriptions.
   const auto session = std::make_shared<McpSession>(std::string(), agent, McpRevision::k2026_07_28, wall_ms_());
-  if (!open_stream(*ex, agent, session)) return;
-  listens_.add(session, id_key(*m.id), asked);
+  std::string id = id_key(*m.id);
+  if (!open_stream(*ex, agent, session, ListenStreams::ended(id))) return;
+  methods_.listen(session, std::move(id), std::move(asked), listens_);
 }
 
 void McpEndpoint::remove(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {

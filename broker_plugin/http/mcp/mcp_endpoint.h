@@ -49,9 +49,10 @@ class McpEndpoint {
   void stateless(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent, const RpcMessage& m);
   // subscriptions/listen: the stream, under the same quota as a GET stream.
   void listen(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const RpcMessage& m);
-  // The SSE stream of `session` under the stream quota, or nullptr after answering 429 (409).
+  // The SSE stream of `session` under the stream quota, or nullptr after answering 429 (409);
+  // `farewell` as McpGetStream::open says.
   std::shared_ptr<McpGetStream> open_stream(Exchange& exchange, const AgentToken& agent,
-                                            const std::shared_ptr<McpSession>& session);
+                                            const std::shared_ptr<McpSession>& session, std::string farewell = {});
   void initialize(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const RpcMessage& m);
   void single(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent,
               const std::shared_ptr<McpSession>& session, const json::Value& message, const RpcMessage& m);

@@ -6,8 +6,9 @@ namespace fleetmcp::http {
 
 std::shared_ptr<McpGetStream> McpGetStream::open(Exchange& exchange, const std::shared_ptr<McpSession>& session,
                                                  std::chrono::milliseconds keepalive, size_t buffer,
-                                                 FrontMetrics& metrics) {
+                                                 FrontMetrics& metrics, std::string farewell) {
   auto self = std::make_shared<McpGetStream>(exchange.scheduler(), session, keepalive, metrics);
+  self->farewell_ = std::move(farewell);
   if (!session->attach(self)) return nullptr;
   // A 2026-07-28 listen stream's session has no id, and the revision has no such header.
   std::vector<Header> headers;
@@ -37,7 +38,10 @@ void McpGetStream::notify(std::string message_json) {
 
 void McpGetStream::close() {
   scheduler_->post([weak = weak_from_this()] {
-    if (const auto s = weak.lock()) s->end();
+    const auto s = weak.lock();
+    if (!s || s->ended_) return;
+    if (!s->farewell_.empty()) s->stream_->send(sse_event("message", s->farewell_), false);
+    s->end();
   });
 }
 

@@ -1,6 +1,7 @@
 // The standalone SSE stream a client opens with GET /mcp: server-initiated messages for its
 // session (notifications/tools/list_changed), plus a comment every keep-alive interval so dead
-// connections are found and idle proxies do not cut it. It never carries responses.
+// connections are found and idle proxies do not cut it. It never carries responses, but for a
+// 2026-07-28 listen stream's own when the server ends it (open()'s farewell).
 #pragma once
 
 #include <chrono>
@@ -16,9 +17,13 @@ namespace fleetmcp::http {
 
 class McpGetStream : public SessionListener, public std::enable_shared_from_this<McpGetStream> {
  public:
-  // Nullptr when the session already has one (the caller answers 409).
+  // Nullptr when the session already has one (the caller answers 409). `farewell`, when not empty,
+  // is the last message when the server ends the stream (close(): shutdown, its token's end, its
+  // lifetime), not when the client does: a 2026-07-28 listen stream's closing result
+  // (listen_streams.h).
   static std::shared_ptr<McpGetStream> open(Exchange& exchange, const std::shared_ptr<McpSession>& session,
-                                            std::chrono::milliseconds keepalive, size_t buffer, FrontMetrics& metrics);
+                                            std::chrono::milliseconds keepalive, size_t buffer, FrontMetrics& metrics,
+                                            std::string farewell = {});
 
   // Keeps the stream's place under the stream quota until the stream ends.
   void hold(std::unique_ptr<OpenStreams::Ticket> ticket) { ticket_ = std::move(ticket); }
@@ -41,6 +46,7 @@ class McpGetStream : public SessionListener, public std::enable_shared_from_this
   std::shared_ptr<EventStream> stream_;
   std::unique_ptr<Timer> timer_;
   std::unique_ptr<OpenStreams::Ticket> ticket_;
+  std::string farewell_;
   bool ended_ = false;
 };
 

@@ -56,10 +56,10 @@ const json::Value& arguments_or_none(const json::Value* arguments) {
   return arguments != nullptr && arguments->IsObject() ? *arguments : kNone;
 }
 
-// What the server offers on `revision`. 2026-07-28 has no session to hold a log level or a
-// resource subscription; its tool-list changes come on a subscriptions/listen stream
-// (listen_streams.h) where 2025's come on the session's GET stream, and so do its resource-list
-// changes, which 2025 sessions are not told (they subscribe to a resource instead).
+// What the server offers on `revision`. 2026-07-28 has no session to hold a log level; its
+// tool-list changes and resource updates come on a subscriptions/listen stream (listen_streams.h)
+// where 2025's come on the session's GET stream, and so do its resource-list changes, which 2025
+// sessions are not told (they subscribe to a resource instead).
 json::Value capabilities(McpRevision revision, json::Document::AllocatorType& a) {
   const bool session = !is_stateless(revision);
   json::Value caps(rapidjson::kObjectType), tools(rapidjson::kObjectType);
@@ -67,7 +67,7 @@ json::Value capabilities(McpRevision revision, json::Document::AllocatorType& a)
   caps.AddMember("tools", tools, a);
   if (session) caps.AddMember("logging", json::Value(rapidjson::kObjectType), a);  // metrics samples are log messages
   json::Value resources(rapidjson::kObjectType);  // node manifests (node_resources.h)
-  resources.AddMember("subscribe", session, a);
+  resources.AddMember("subscribe", true, a);  // resources/subscribe, or listen's resourceSubscriptions
   resources.AddMember("listChanged", !session, a);
   caps.AddMember("resources", resources, a);
   json::Value prompts(rapidjson::kObjectType);  // the same three for everyone (fleet_prompts.h)
@@ -175,6 +175,16 @@ void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
     return answer(result(id, json::Value(rapidjson::kObjectType)));
   }
   answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
+}
+
+void McpMethods::listen(const std::shared_ptr<McpSession>& session, std::string id_json, ListenFilter filter,
+                         ListenStreams& listens) {
+  const auto fleet = fleet_.snapshot();
+  std::erase_if(filter.resource_uris,
+                [&](const std::string& uri) { return !NodeResources::has(*fleet, session->tenant(), uri); });
+  const std::vector<std::string> uris = filter.resource_uris;
+  listens.add(session, id_json, std::move(filter));  // the acknowledgement is the stream's first message
+  for (const std::string& uri : uris) resources_.subscribe(*fleet, session, uri, id_json);
 }
 
 void McpMethods::prompts_request(const RpcMessage& m, const AgentToken& agent, Answer& answer) {

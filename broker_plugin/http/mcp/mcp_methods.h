@@ -62,6 +62,11 @@ class McpMethods {
   void request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   void notification(const RpcMessage& m, McpSession& session);
+  // subscriptions/listen (2026-07-28), its stream open: acknowledges `filter` on it, its
+  // resourceSubscriptions narrowed to the resources of the session's tenant, then subscribes the
+  // stream's session to those (node_resources.h) as resources/subscribe does a 2025 session.
+  void listen(const std::shared_ptr<McpSession>& session, std::string id_json, ListenFilter filter,
+              ListenStreams& listens);
 
  private:
   // resources/templates/list, resources/list, read, subscribe, unsubscribe (node_resources.h).

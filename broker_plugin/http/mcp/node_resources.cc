@@ -119,24 +119,28 @@ std::optional<json::Document> NodeResources::read_result(const FleetSnapshot& fl
   return d;
 }
 
+bool NodeResources::has(const FleetSnapshot& fleet, std::string_view tenant, std::string_view uri) {
+  return visible(fleet, tenant, uri) != nullptr;
+}
+
 bool NodeResources::subscribe(const FleetSnapshot& fleet, const std::shared_ptr<McpSession>& session,
-                              std::string_view uri) {
+                              std::string_view uri, std::string listen_id) {
   const FleetNode* node = visible(fleet, session->tenant(), uri);
   if (node == nullptr) return false;
   std::lock_guard<std::mutex> lock(mutex_);
   std::erase_if(subscriptions_, [](const auto& s) { return s.second.session.expired(); });  // ended sessions
-  subscriptions_[{session->id(), std::string(uri)}] =
-      Subscription{session, session->tenant(), node->node_id, std::string(uri), json::to_string(view(*node))};
+  subscriptions_[{session.get(), std::string(uri)}] = Subscription{
+      session, session->tenant(), node->node_id, std::string(uri), json::to_string(view(*node)), std::move(listen_id)};
   return true;
 }
 
 void NodeResources::unsubscribe(const McpSession& session, std::string_view uri) {
   std::lock_guard<std::mutex> lock(mutex_);
-  subscriptions_.erase({session.id(), std::string(uri)});
+  subscriptions_.erase({&session, std::string(uri)});
 }
 
 size_t NodeResources::on_fleet_change(const FleetSnapshot& fleet) {
-  std::vector<std::pair<std::shared_ptr<McpSession>, std::string>> told;
+  std::vector<std::pair<std::shared_ptr<McpSession>, Subscription>> told;  // copies: told unlocked
   {
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto& [key, s] : subscriptions_) {
@@ -146,13 +150,15 @@ size_t NodeResources::on_fleet_change(const FleetSnapshot& fleet) {
       const std::string now = node ? json::to_string(view(*node)) : std::string("gone");
       if (now == s.seen) continue;
       s.seen = now;
-      told.emplace_back(session, s.uri);
+      told.emplace_back(session, s);
     }
   }
-  for (const auto& [session, uri] : told) {
+  for (const auto& [session, s] : told) {
     json::Document params(rapidjson::kObjectType);
-    params.AddMember("uri", str(uri, params.GetAllocator()), params.GetAllocator());
-    session->notify(rpc_notification("notifications/resources/updated", &params));
+    params.AddMember("uri", str(s.uri, params.GetAllocator()), params.GetAllocator());
+    constexpr std::string_view kUpdated = "notifications/resources/updated";
+    session->notify(s.listen_id.empty() ? rpc_notification(kUpdated, &params)
+                                        : ListenStreams::stamped(kUpdated, s.listen_id, std::move(params)));
   }
   return told.size();
 }

@@ -4,8 +4,9 @@
 // kind, safety class, verbs and constraints). Not the signed bytes: the front sees the registry
 // through FleetView, which keeps the verified content, not the wire document.
 //
-// resources/subscribe on such a URI sends `notifications/resources/updated` on the session's GET
-// stream whenever what the view shows changes: a re-announce (new ETag), expiry, revocation, the
+// resources/subscribe on such a URI (or a 2026-07-28 subscriptions/listen naming it in
+// resourceSubscriptions) sends `notifications/resources/updated` on the session's GET stream (the
+// listen stream) whenever what the view shows changes: a re-announce (new ETag), expiry, revocation, the
 // node going offline or online. A node of another tenant is "Resource not found" (-32002), exactly
 // like a node that does not exist; subscriptions never reach other tenants.
 //
@@ -48,8 +49,13 @@ class NodeResources {
   // nullopt: no such resource for this tenant.
   std::optional<json::Document> read_result(const FleetSnapshot& fleet, std::string_view tenant, std::string_view uri);
 
-  // False when the URI names no resource of the session's tenant.
-  bool subscribe(const FleetSnapshot& fleet, const std::shared_ptr<McpSession>& session, std::string_view uri);
+  // Whether `uri` names a resource `tenant` may subscribe to.
+  static bool has(const FleetSnapshot& fleet, std::string_view tenant, std::string_view uri);
+  // False when the URI names no resource of the session's tenant. `listen_id`: the JSON-RPC id of
+  // the 2026-07-28 subscriptions/listen whose stream the session is, which its notifications
+  // name (listen_streams.h); empty for a 2025 session.
+  bool subscribe(const FleetSnapshot& fleet, const std::shared_ptr<McpSession>& session, std::string_view uri,
+                 std::string listen_id = {});
   void unsubscribe(const McpSession& session, std::string_view uri);
   // After every fleet change (background thread): notifies the subscribers of changed nodes.
   size_t on_fleet_change(const FleetSnapshot& fleet);
@@ -58,6 +64,7 @@ class NodeResources {
   struct Subscription {
     std::weak_ptr<McpSession> session;
     std::string tenant, node_id, uri, seen;  // seen: the node's fingerprint when last told
+    std::string listen_id;
   };
   const CursorCodec& cursors_;
   size_t page_size_;
@@ -65,7 +72,8 @@ class NodeResources {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
   }};
   std::mutex mutex_;
-  std::map<std::pair<std::string, std::string>, Subscription> subscriptions_;  // (session id, uri)
+  // By (session, uri): the session object, as a listen stream's has no id.
+  std::map<std::pair<const McpSession*, std::string>, Subscription> subscriptions_;
 };
 
 }  // namespace fleetmcp::http

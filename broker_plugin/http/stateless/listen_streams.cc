@@ -8,18 +8,22 @@
 namespace fleetmcp::http {
 namespace {
 
-// A notification on the stream of listen `id_json`: `params` plus the _meta naming the listen.
-std::string stamped(std::string_view method, std::string_view id_json, json::Document params) {
-  auto& a = params.GetAllocator();
+// `object` plus the _meta naming listen `id_json`.
+void stamp(json::Document& object, std::string_view id_json) {
+  auto& a = object.GetAllocator();
   json::Value meta(rapidjson::kObjectType);
   json::Document id;
   id.Parse(id_json.data(), id_json.size());  // our own text of a JSON-RPC id
   meta.AddMember("io.modelcontextprotocol/subscriptionId", json::Value(id, a), a);
-  params.AddMember("_meta", meta, a);
-  return rpc_notification(method, &params);
+  object.AddMember("_meta", meta, a);
 }
 
 }  // namespace
+
+std::string ListenStreams::stamped(std::string_view method, std::string_view id_json, json::Document params) {
+  stamp(params, id_json);
+  return rpc_notification(method, &params);
+}
 
 void ListenStreams::add(std::shared_ptr<ListenSink> sink, std::string id_json, ListenFilter filter) {
   json::Document params(rapidjson::kObjectType);
@@ -27,6 +31,11 @@ void ListenStreams::add(std::shared_ptr<ListenSink> sink, std::string id_json, L
   json::Value honoured(rapidjson::kObjectType);
   if (filter.tools) honoured.AddMember("toolsListChanged", true, a);
   if (filter.resources) honoured.AddMember("resourcesListChanged", true, a);
+  if (!filter.resource_uris.empty()) {
+    json::Value uris(rapidjson::kArrayType);
+    for (const std::string& uri : filter.resource_uris) uris.PushBack(json::string_value(uri, a), a);
+    honoured.AddMember("resourceSubscriptions", uris, a);
+  }
   params.AddMember("notifications", honoured, a);
   sink->notify(stamped("notifications/subscriptions/acknowledged", id_json, std::move(params)));
   std::lock_guard<std::mutex> lock(mutex_);
@@ -49,6 +58,13 @@ size_t ListenStreams::tell(const std::string& tenant, bool ListenFilter::*asked,
     listen.sink->notify(stamped(method, listen.id_json, json::Document(rapidjson::kObjectType)));
   }
   return told.size();
+}
+
+std::string ListenStreams::ended(std::string_view id_json) {
+  json::Document result(rapidjson::kObjectType);
+  result.AddMember("resultType", "complete", result.GetAllocator());
+  stamp(result, id_json);
+  return rpc_result(id_json, result);
 }
 
 void ListenStreams::end_all() {

@@ -2,9 +2,11 @@
 // change notifications it wants in a request of their own, whose SSE response stays open. This is
 // where the list_changed notifier (mcp/list_changed.h) finds those streams by tenant. The first
 // message on a stream is notifications/subscriptions/acknowledged with the filter honoured; every
-// later one carries _meta["io.modelcontextprotocol/subscriptionId"], the listen request's id.
-// Honoured: toolsListChanged and resourcesListChanged (docs/http-front.md "Revisions" says what
-// is not). Thread-safe.
+// later one carries _meta["io.modelcontextprotocol/subscriptionId"], the listen request's id, and
+// the last, when the server ends the stream, is the listen request's result (ended()).
+// Honoured: toolsListChanged, resourcesListChanged and resourceSubscriptions (the updates of the
+// named resources go out through mcp/node_resources.h, as a 2025 session's resources/subscribe
+// does; docs/http-front.md "Revisions" says what is not). Thread-safe.
 #pragma once
 
 #include <map>
@@ -12,6 +14,9 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "common/base/json.h"
 
 namespace fleetmcp::http {
 
@@ -27,8 +32,9 @@ class ListenSink {
 };
 
 struct ListenFilter {
-  bool tools = false;      // toolsListChanged
-  bool resources = false;  // resourcesListChanged
+  bool tools = false;                  // toolsListChanged
+  bool resources = false;              // resourcesListChanged
+  std::vector<std::string> resource_uris;  // resourceSubscriptions: told by mcp/node_resources.h
 };
 
 class ListenStreams {
@@ -45,6 +51,13 @@ class ListenStreams {
   }
   // The front stops: every stream ends.
   void end_all();
+  // The listen request's result, which the revision sends only when the server ends the stream
+  // (shutdown, its token's end, plugin_opt_http_max_stream_ms): resultType "complete" and the
+  // subscriptionId, nothing else. Over HTTP this is how a client tells a graceful end from a
+  // broken connection (notifications/cancelled naming the listen is stdio's form of it).
+  static std::string ended(std::string_view id_json);
+  // A notification for the stream of listen `id_json`: `params` plus the _meta naming the listen.
+  static std::string stamped(std::string_view method, std::string_view id_json, json::Document params);
 
  private:
   static constexpr std::string_view kToolsChanged = "notifications/tools/list_changed";

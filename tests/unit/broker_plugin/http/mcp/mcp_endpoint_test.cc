@@ -434,6 +434,7 @@ TEST_F(McpTest, Revision20260728IsServedWithoutASession) {
   EXPECT_EQ(std::string(d["result"]["supportedVersions"][0].GetString()), "2026-07-28");
   EXPECT_EQ(*json::get_string(d["result"], "resultType"), "complete");
   EXPECT_TRUE(d["result"]["capabilities"]["tools"]["listChanged"].GetBool());  // on a subscriptions/listen stream
+  EXPECT_TRUE(d["result"]["capabilities"]["resources"]["subscribe"].GetBool());  // likewise (resourceSubscriptions)
   EXPECT_FALSE(d["result"]["capabilities"].HasMember("logging"));
   EXPECT_EQ(*json::get_string(d["result"]["_meta"]["io.modelcontextprotocol/serverInfo"], "name"), "fleetmcp");
 
@@ -472,6 +473,45 @@ TEST_F(McpTest, Revision20260728ListenStreamHearsToolAndResourceListChanges) {
   f.fleet->set_online(std::string(kNode), false);  // offline: still listed
   f.scheduler->run();
   EXPECT_EQ(sse_data(*listen->stream).size(), 3u);
+}
+
+// resourceSubscriptions on a listen stream: updates of the named resources of its tenant, as a
+// 2025 session's resources/subscribe gets them; a URI of no resource of its tenant is not honoured.
+TEST_F(McpTest, Revision20260728ListenStreamHearsOfTheResourcesItNamed) {
+  const std::string uri = "fleetmcp://nodes/" + std::string(kNode) + "/manifest";
+  const auto listen = stateless(f, tok, "subscriptions/listen",
+                                R"({"notifications":{"resourceSubscriptions":[")" + uri + R"(","fleetmcp://nodes/nope/manifest"]}})");
+  ASSERT_TRUE(listen->stream);
+  f.scheduler->run();
+  const auto ack = sse_data(*listen->stream);
+  ASSERT_EQ(ack.size(), 1u);
+  const json::Value& honoured = ack[0]["params"]["notifications"]["resourceSubscriptions"];
+  ASSERT_EQ(honoured.Size(), 1u);
+  EXPECT_EQ(std::string(honoured[0].GetString()), uri);
+  f.fleet->set_online(std::string(kNode), false);
+  f.scheduler->run();
+  const auto messages = sse_data(*listen->stream);
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(*json::get_string(messages[1], "method"), "notifications/resources/updated");
+  EXPECT_EQ(*json::get_string(messages[1]["params"], "uri"), uri);
+  EXPECT_EQ(messages[1]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].GetInt(), 5);
+}
+
+// When the server ends a listen stream (here the front stops; a token's end and the stream's
+// lifetime take the same path), its last message is the listen request's result, so the client
+// can tell a graceful end from a broken connection.
+TEST_F(McpTest, Revision20260728ListenStreamTheServerEndsEndsWithItsResult) {
+  const auto listen = stateless(f, tok, "subscriptions/listen", R"({"notifications":{"toolsListChanged":true}})");
+  ASSERT_TRUE(listen->stream);
+  f.front->shutdown();
+  f.scheduler->run();
+  EXPECT_TRUE(listen->stream->finished);
+  const auto messages = sse_data(*listen->stream);
+  ASSERT_EQ(messages.size(), 2u);
+  const json::Value& last = messages.back();
+  EXPECT_EQ(last["id"].GetInt(), 5);
+  EXPECT_EQ(*json::get_string(last["result"], "resultType"), "complete");
+  EXPECT_EQ(last["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"].GetInt(), 5);
 }
 
 // Closing the response is 2026-07-28's cancel: the call in flight is cancelled as a 2025
