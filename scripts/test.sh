@@ -9,7 +9,7 @@
 # Environment: BUILD_DIR (default build), FLEETMCP_SANITIZE=ON for an ASan+UBSan build,
 # VIRTUAL_PI=amd64|arm64|all|alternate: the virtual Pi (docs/virtual-pi.md) to boot, default amd64.
 # Tests labelled `local` (the arm64 guest, the SD-card image, the full Debian 13 checks
-# trixie_packages and trixie_broker: tests/CMakeLists.txt) run only with --all (VIRTUAL_PI=all);
+# trixie_packages, trixie_broker and the trixie guest virtual_pi_trixie: tests/CMakeLists.txt) run only with --all (VIRTUAL_PI=all);
 # VIRTUAL_PI=arm64 adds the arm64 virtual Pi alone. CI's Debian 13 check is trixie_node (the amd64
 # node's package built in a trixie root, apt-installed, answering a call): ~400 s cold on 2 cores.
 # The arm64 guest does not fit the 50 minutes CI's run is kept under, not even instead of the amd64 one (on a clean

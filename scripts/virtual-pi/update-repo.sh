@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The local apt repository of the virtual Pi's self-update checks (docs/virtual-pi.md): from the
 # fleetmcp-device and fleetmcp-schemas .debs of one build, without building anything again,
-#   OUT/stable  the build's version V (x.y.z), and V with its patch number + 1 (same files, only the
+#   OUT/stable  the build's version V (x.y.z, or x.y.z+debNN), and V with its patch number + 1 (same files, only the
 #               version differs: the control file, fleetmcp-schemas' pin, share/fleetmcp-device/version)
 #   OUT/beta    V with its patch number + 2, whose preinst exits 1: a broken package
 # each a flat repository indexed by dpkg-scanpackages (dpkg-dev), and OUT.tar holding both, the
@@ -11,8 +11,10 @@ set -euo pipefail
 debs=$1 out=$2
 device=$(ls "$debs"/fleetmcp-device_*.deb) schemas=$(ls "$debs"/fleetmcp-schemas_*.deb)
 version=$(dpkg-deb -f "$device" Version)
-IFS=. read -r major minor patch <<<"$version"
-next=$major.$minor.$((patch + 1)) broken=$major.$minor.$((patch + 2))
+# A release suffix (+deb13: scripts/release-build.sh) stays on each version.
+suffix=${version#"${version%%+*}"}
+IFS=. read -r major minor patch <<<"${version%%+*}"
+next=$major.$minor.$((patch + 1))$suffix broken=$major.$minor.$((patch + 2))$suffix
 rm -rf "$out" && mkdir -p "$out/stable" "$out/beta"
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 

@@ -15,15 +15,24 @@
 # VPI_ARCH=arm64 (ctest integration.virtual_pi_arm64): the same checks on an arm64 guest
 # (qemu-system-aarch64, TCG) with Debian's arm64 kernel and the arm64 .debs of
 # scripts/cross-build.sh (built in <build>-arm64, shared with cross_packages.sh).
+# VPI_RELEASE=trixie (ctest integration.virtual_pi_trixie, issue 38): the same checks on a Debian 13
+# amd64 guest, trixie's kernel 6.12 and systemd 257, with the trixie .debs scripts/release-build.sh
+# builds in a trixie root (<build>/release-roots, shared with trixie_packages.sh); its image is
+# cached in <build>/virtual-pi-trixie/.
 . "$(dirname "$0")/lib.sh"
 
-arch=${VPI_ARCH:-amd64}
+arch=${VPI_ARCH:-amd64} release=${VPI_RELEASE:-bookworm}
+case "$arch-$release" in *-bookworm|amd64-trixie) ;; *) fail "VPI_RELEASE is bookworm, or trixie on amd64, not '$release' ($arch)" ;; esac
 t0=$SECONDS
 vm_deps=(--vm); [ "$arch" = amd64 ] || vm_deps+=("$arch")
 "$SRC/scripts/install-deps.sh" "${vm_deps[@]}" >"$T/install.log" 2>&1 || fail "install-deps ${vm_deps[*]} (see $T/install.log)"
 echo "# tools installed in $((SECONDS - t0)) s"
 start=$SECONDS
-if [ "$arch" = amd64 ]; then
+if [ "$release" = trixie ]; then
+  debs=$("$SRC/scripts/release-build.sh" trixie amd64 "$BIN/release-roots" 2>"$T/release-build.log") \
+    || fail "scripts/release-build.sh trixie amd64 (see $T/release-build.log)"
+  debs=$(dirname "$(head -1 <<<"$debs")")
+elif [ "$arch" = amd64 ]; then
   (cd "$BIN" && cpack -G DEB -B "$T/packages") >"$T/cpack.log" 2>&1 || fail "cpack (see $T/cpack.log)"
   debs=$T/packages
 else
@@ -31,14 +40,15 @@ else
     || fail "scripts/cross-build.sh $arch (see $T/cross.log)"
   debs=$(dirname "$(head -1 <<<"$debs")")
 fi
-echo "# $arch packages in $((SECONDS - start)) s"
+echo "# $arch packages ($release) in $((SECONDS - start)) s"
 # The self-update checks' apt repository (below): the build's .debs repacked at two more versions.
 start=$SECONDS
 read -r v_old v_next v_broken < <("$SRC/scripts/virtual-pi/update-repo.sh" "$debs" "$T/repo" 2>"$T/repo.log") \
   || fail "scripts/virtual-pi/update-repo.sh (see $T/repo.log)"
 echo "# update repository ($v_old, $v_next; broken $v_broken) in $((SECONDS - start)) s"
 start=$SECONDS
-image=$("$SRC/scripts/virtual-pi/build-image.sh" "$debs" "$BIN/virtual-pi" "$arch" 2>"$T/image.log") \
+cache=$BIN/virtual-pi; [ "$release" = bookworm ] || cache+=-$release
+image=$("$SRC/scripts/virtual-pi/build-image.sh" "$debs" "$cache" "$arch" "$release" 2>"$T/image.log") \
   || fail "image (see $T/image.log)"
 echo "# image ready in $((SECONDS - start)) s: $(basename "$image")"
 # TCG emulating an arm64 CPU is slower: the boot (124-201 s against 24-38 s measured) and each command
@@ -116,6 +126,10 @@ echo "# clock: the node connected $clock_s s after timesyncd's first synchronisa
 assert_eq "$(awk -v d="$clock_s" 'BEGIN { print (d >= 0 && d <= 30) ? "yes" : "no" }')" yes \
   "the node connected by itself within 30 s of NTP answering ($clock_s s)"
 assert_eq "$(guest 'systemctl show -p NRestarts --value fleetmcp-device.service')" 0 "… without being restarted"
+if [ "$release" = trixie ]; then
+  assert_eq "$(echo $(guest 'uname -r | cut -d. -f1,2; systemctl --version | head -1 | cut -d" " -f2; . /etc/os-release; echo $VERSION_ID'))" "6.12 257 13" \
+    "the guest runs trixie's kernel 6.12 and systemd 257 (Debian 13)"
+fi
 assert_eq "$(guest 'id -un; ps -o user= -C fleetmcp-device')" "$(printf 'root\nfleetmcp')" "fleetmcp-device runs as user fleetmcp"
 assert_eq "$(guest 'systemctl is-active fleetmcp-device.service')" active "fleetmcp-device.service is active"
 
@@ -149,12 +163,14 @@ echo "# device in the guest: VmRSS ${rss_kb} kB after start"
 
 # ---- GPIO on gpio-sim ----------------------------------------------------------------------
 sim=/sys/devices/platform/gpio-sim.0/gpiochip0
+# libgpiod 2's gpioinfo (trixie) takes the chip with -c; 1.6's (bookworm) as its argument.
+gpioinfo="gpioinfo gpiochip0"; [ "$release" = bookworm ] || gpioinfo="gpioinfo -c gpiochip0"
 guest "echo pull-up > $sim/sim_gpio3/pull" || fail "pull the button line up"
 assert_eq "$(mcp call "$(tool gpio button get)" | jq -r .value)" high "gpio get: the line gpio-sim pulls up reads high"
 guest "echo pull-down > $sim/sim_gpio3/pull"
 assert_eq "$(mcp call "$(tool gpio button get)" | jq -r .value)" low "gpio get: pulled down reads low"
 assert_eq "$(mcp confirm "$(tool gpio relay invoke)" '{"mode":"output"}' | jq -r .mode)" output "gpio invoke (two-phase): the relay line configured as an output"
-assert_eq "$(guest 'gpioinfo gpiochip0 | grep -w relay | grep -o output')" output "gpioinfo in the guest: the relay line is an output"
+assert_eq "$(guest "$gpioinfo | grep -w relay | grep -o output")" output "gpioinfo in the guest: the relay line is an output"
 set_out=$(mcp confirm "$(tool gpio relay set)" "{\"value\":\"high\",\"duration_ms\":$hold_ms}")
 assert_eq "$(jq -r .value <<<"$set_out")" high "gpio set (two-phase): the tool reports high"
 assert_eq "$(guest "cat $sim/sim_gpio2/value")" 1 "gpio set: gpio-sim's line 2 is driven high"
@@ -164,7 +180,7 @@ pass "gpio set duration_ms: gpio-sim's line 2 back to low"
 # A read is side-effect free (issue 17 item 3): reading the output line with a read-only call
 # must leave it an output, not turn it into an input.
 assert_eq "$(mcp call "$(tool gpio relay get)" | jq -r .value)" low "gpio get of the output line reads its driven value"
-assert_eq "$(guest 'gpioinfo gpiochip0 | grep -w relay | grep -o output')" output "gpio get leaves the relay line an output"
+assert_eq "$(guest "$gpioinfo | grep -w relay | grep -o output")" output "gpio get leaves the relay line an output"
 
 # A paused Pi must not act on a command its caller was told had failed (issue 24): the node is
 # stopped past the gateway deadline, a confirmed set is answered E_DEADLINE_EXCEEDED, and after
