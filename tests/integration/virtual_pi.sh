@@ -332,9 +332,11 @@ assert_eq "$(refused_announces)" "$refused_before" "… and refused none"
 pass "the updated node is a new process whose fresh signed announce the plugin accepted"
 guest 'journalctl -o short-precise --no-pager -u fleetmcp-update -u fleetmcp-device | tail -n 40' >"$T/update-journal.txt"
 
-down=$(server invoke "{\"channel\":\"stable\",\"target_version\":\"$v_old\"}")
-wait_until 240 reports "$v_old" succeeded || fail "pin back to $v_old never succeeded: $down / $(server get)"
-assert_eq "$(installed)" "$v_old" "manage.server invoke target_version $v_old: apt downgraded fleetmcp-device to $v_old"
+# target_version is x.y.z: on trixie it names the package of this release's suffix (0.1.0+deb13).
+pin=${v_old%%+*}
+down=$(server invoke "{\"channel\":\"stable\",\"target_version\":\"$pin\"}")
+wait_until 240 reports "$v_old" succeeded || fail "pin back to $pin ($v_old) never succeeded: $down / $(server get)"
+assert_eq "$(installed)" "$v_old" "manage.server invoke target_version $pin: apt downgraded fleetmcp-device to $v_old"
 
 missing=$(server invoke '{"channel":"stable","target_version":"9.9.9"}')
 if [ "$(jq -r .status.status <<<"$missing")" = pending ]; then
