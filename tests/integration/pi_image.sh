@@ -19,13 +19,17 @@
 # the image), and the image sets up the other from the boot partition. First boot: a wrong
 # passphrase in fleetmcp/network.conf is reported on the console and the enrolment waits; second
 # boot: Raspberry Pi Imager's network-config with the right key, and the node enrols and answers.
+# Both boots start with the guest's clock years behind (QEMU's -rtc base=): the first shows the
+# wait for NTP, the second the node connecting by itself once NTP answered; then a node stopped
+# with SIGSTOP is restarted by systemd's watchdog and answers again (commands in the guest through
+# the virtual Pi's command channel, on the test's copy of the card only).
 # PI_RELEASE=trixie (integration.pi_image_trixie, issue 38): the Debian 13 image, of the arm64
 # .debs that scripts/release-build.sh builds in a trixie root (<build>/release-roots), booted with
 # trixie's kernel (6.12) and systemd (257); the same checks.
 # Label `local`: in scripts/test.sh --all only, not in CI (on a clean clone the arm64 .debs, then
 # the image, 364 s measured, would not fit CI's 35 minutes). The image is cached under the build
 # directory (pi-image/), and the test's hostapd .deb beside it (test-debs/); with them cached the
-# test took 617 s (two boots).
+# test took 617 s (two boots); with the clock and watchdog checks 519 s and 535 s.
 . "$(dirname "$0")/lib.sh"
 
 t0=$SECONDS
@@ -109,26 +113,59 @@ debugfs -w -R "write $SRC/tests/programs/pi-image-ap/$unit /etc/systemd/system/$
 debugfs -w -R "symlink /etc/systemd/system/multi-user.target.wants/$unit /etc/systemd/system/$unit" "$rootfs" >>"$T/debugfs.log" 2>&1
 [ "$(debugfs -R "stat /etc/systemd/system/multi-user.target.wants/$unit" "$rootfs" 2>/dev/null | grep -c 'Type: symlink')" = 1 ] \
   || fail "the test's access point unit is not on the card's root partition (see $T/debugfs.log)"
+# The test's command channel into the guest, on this copy of the card only: the virtual Pi's
+# (scripts/virtual-pi/guest/: a root shell on the virtio-serial port vpi.shell, which power_on
+# adds), written onto the root partition the same way.
+vpi=$SRC/scripts/virtual-pi/guest
+debugfs -w -R "mkdir /usr/local/lib/virtual-pi" "$rootfs" >>"$T/debugfs.log" 2>&1
+for f in /usr/local/lib/virtual-pi/shell.sh /usr/local/lib/virtual-pi/vport /etc/systemd/system/virtual-pi-shell.service; do
+  debugfs -w -R "write $vpi$f $f" "$rootfs" >>"$T/debugfs.log" 2>&1
+done
+debugfs -w -R "symlink /etc/systemd/system/multi-user.target.wants/virtual-pi-shell.service /etc/systemd/system/virtual-pi-shell.service" "$rootfs" >>"$T/debugfs.log" 2>&1
+[ "$(debugfs -R "stat /usr/local/lib/virtual-pi/shell.sh" "$rootfs" 2>/dev/null | grep -o 'Mode: *[0-7]*' | tr -s ' ')" = "Mode: 0755" ] \
+  || fail "the test's command channel is not on the card's root partition (see $T/debugfs.log)"
 
 # Boot: the image's own kernel, initrd and cmdline.txt (its console on the virt machine's UART).
 mcopy -i "$(fat)" "::/$kernel" "$T/vmlinuz"
 mcopy -i "$(fat)" "::/$initrd" "$T/initrd"
 cmdline="$(sed -E 's/console=[^ ]+//g' "$T/cmdline.txt" | tr -s ' ') console=ttyAMA0"
-# power_on CONSOLE_LOG: the Pi boots from the card (qemu=its pid); power_off: the power button
+# power_on CONSOLE_LOG: the Pi boots from the card (qemu=its pid), its real-time clock years
+# behind (a Pi has none: it boots in the past until NTP answers); power_off: the power button
 # (killed after 120 s).
 power_on() {
-  qemu-system-aarch64 -accel tcg -machine virt -cpu cortex-a72 -smp 2 -m 1024 \
+  rm -f "$T/shell.sock"
+  qemu-system-aarch64 -accel tcg -machine virt -cpu cortex-a72 -smp 2 -m 1024 -rtc base=2020-01-01T00:00:00 \
     -display none -monitor unix:"$T/monitor.sock",server=on,wait=off -serial file:"$1" \
     -kernel "$T/vmlinuz" -initrd "$T/initrd" -append "$cmdline" \
-    -drive file="$T/sd.img",if=virtio,format=raw -nic user,model=virtio-net-pci >>"$T/qemu.log" 2>&1 &
+    -drive file="$T/sd.img",if=virtio,format=raw -nic user,model=virtio-net-pci \
+    -device virtio-serial-pci -chardev socket,id=shell,path="$T/shell.sock",server=on,wait=off \
+    -device virtserialport,chardev=shell,name=vpi.shell >>"$T/qemu.log" 2>&1 &
   qemu=$!
   track $qemu
+  # The test's end of the command channel, connected from power-on: a guest end that opens the
+  # port while nobody listens reads end-of-file, and its unit restarts until systemd gives up.
+  wait_until 30 test -S "$T/shell.sock" || fail "QEMU made no command channel socket"
+  coproc VPI { exec socat - UNIX-CONNECT:"$T/shell.sock"; }
 }
 power_off() {
   echo system_powerdown | socat - UNIX-CONNECT:"$T/monitor.sock" >/dev/null 2>&1 || true
   wait_until 120 sh -c "! kill -0 $qemu" || { echo "# no clean power-off in 120 s: QEMU stopped"; kill "$qemu"; }
   wait "$qemu" 2>/dev/null || true
+  [ -z "${VPI_PID:-}" ] || wait "$VPI_PID" 2>/dev/null || true
 }
+# The command channel (as in virtual_pi.sh): guest COMMAND prints its output, returns its status;
+# a random id per command, so a late answer to an earlier one is never taken for this one's.
+guest_try() {
+  local id=$RANDOM$RANDOM line
+  printf '%s %s\n' "$id" "$*" >&"${VPI[1]}"
+  while IFS= read -r -t "${GUEST_WAIT:-60}" line <&"${VPI[0]}"; do
+    if [[ $line == "__VPI_END $id "* ]]; then return "${line##* }"; fi
+    [[ $line == __VPI_END* ]] || printf '%s\n' "$line"
+  done
+  return 255
+}
+guest() { guest_try "$@"; local rc=$?; [ $rc != 255 ] || fail "no answer from the guest to: $*"; return $rc; }
+shell_up() { GUEST_WAIT=5 guest_try true; }
 serving() { [ "$(curl -s "$base/healthz" | jq -r '"\(.nodes.online) \(.serving)"')" = "1 1" ]; }
 
 # First boot: the access point refuses the passphrase of network.conf.
@@ -151,6 +188,13 @@ sleep 20   # nothing else breaks meanwhile: the enrolment waits for the clock (N
 serving && fail "a node is online though the Pi has no network"
 assert_contains "$(cat "$T/console-1.log")" "the clock is not synchronised yet" "the enrolment waits for the clock, over a network it does not have yet"
 grep -q "nothing was installed" "$T/console-1.log" && fail "the enrolment refused the bundle: $(grep -m1 fleetmcp-enrol-boot "$T/console-1.log")"
+# The clock the Pi booted with: QEMU's real-time clock says 2020, systemd moves it up to its own
+# build date at most; still before the node certificate's notBefore, so TLS would refuse it.
+wait_until 120 shell_up || fail "no command channel into the guest"
+guest_clock=$(guest 'date -u +%s') not_before=$(date -u -d "$(openssl x509 -in "$T/pki/nodes/$node/node.crt" -noout -startdate | cut -d= -f2)" +%s)
+assert_eq "$((guest_clock < not_before))" 1 \
+  "the Pi's clock ($(date -u -d "@$guest_clock" +%FT%TZ)) is before the node certificate's notBefore ($(date -u -d "@$not_before" +%FT%TZ))"
+assert_eq "$(guest 'timedatectl show -p NTPSynchronized --value')" no "timedatectl: the clock is not synchronised"
 power_off
 assert_eq "$(mtype -i "$(fat)" ::/fleetmcp/network.conf | tr -d '\r')" "ntp = 10.0.2.2" \
   "the passphrase is gone from network.conf on the FAT partition (its wifi_ lines deleted, ntp kept)"
@@ -168,6 +212,24 @@ power_on "$T/console.log"
 wait_until 1200 serving || { tail -40 "$T/console.log" >&2; fail "the Pi's node is not serving 1200 s after the second power-on"; }
 echo "# booted to the node serving in $((SECONDS - start)) s"
 pass "the image boots, enrols its node from the boot partition, and the node announces over Wi-Fi to the broker"
+wait_until 120 shell_up || fail "no command channel into the guest"
+# This boot too began with the clock behind (the time saved at the first boot's power-off).
+booted_at=$(guest 'journalctl -b -o short-unix --no-pager | head -1 | cut -d. -f1')
+assert_eq "$((booted_at < not_before))" 1 \
+  "the second boot began with the clock at $(date -u -d "@$booted_at" +%FT%TZ), before the certificate's notBefore"
+# In the guest's journal (monotonic time: the clock itself jumped): timesyncd's first
+# synchronisation (bookworm's systemd 252 says "Contacted time server", trixie's 257 "Initial
+# clock synchronization"), then the node's connection, with no restart between them. Between
+# them: the enrolment, and the node's unit waits for network-online.target, which in this guest
+# comes only at systemd-networkd-wait-online's 120 s timeout (measured 147 s in all).
+synced_at=$(guest "journalctl -b -u systemd-timesyncd -o short-monotonic --no-pager | grep -m1 -E 'Initial clock synchronization|Contacted time server' | tr -d '[]' | awk '{print \$1}'")
+connected_at=$(guest "journalctl -b -u fleetmcp-device -o short-monotonic --no-pager | grep -m1 mqtt.connected | tr -d '[]' | awk '{print \$1}'")
+[ -n "$synced_at" ] && [ -n "$connected_at" ] || fail "no timesyncd synchronisation ($synced_at) or node connection ($connected_at) in the guest's journal"
+clock_s=$(awk -v a="$synced_at" -v b="$connected_at" 'BEGIN { printf "%.1f", b - a }')
+echo "# clock: the node connected $clock_s s after timesyncd's first synchronisation (enrolment included)"
+assert_eq "$(awk -v d="$clock_s" 'BEGIN { print (d >= 0 && d <= 300) ? "yes" : "no" }')" yes \
+  "the Pi enrolled and its node connected by itself within 300 s of NTP answering ($clock_s s)"
+assert_eq "$(guest 'systemctl show -p NRestarts --value fleetmcp-device.service')" 0 "… without the node being restarted"
 
 export MCP_URL=$base/mcp TOKEN
 TOKEN=$(agent_token agent-pi acme "$E2E_SCOPES")
@@ -178,6 +240,25 @@ assert_eq "$(jq -r .hostname <<<"$info")" "$node" "MCP system.info: the Pi's hos
 assert_eq "$(jq -r .cpu_arch <<<"$info")" aarch64 "MCP system.info: an arm64 CPU, $(jq -r '"\(.os_name) \(.os_version), kernel \(.kernel_version)"' <<<"$info")"
 assert_eq "$(jq -r .os_version <<<"$info")" "$os_version" "MCP system.info: Debian $os_version ($release)"
 assert_contains "$(jq -r .kernel_version <<<"$info")" "$kernel_series" "MCP system.info: $release's kernel, $kernel_series*"
+
+# A hung node (issue 39, docs/pi-image.md "Recovery"): a stopped event loop (SIGSTOP) misses its
+# WATCHDOG=1 pings; systemd aborts it after WatchdogSec and starts it again (Restart=on-failure),
+# and the new process answers a call.
+assert_eq "$(guest 'systemctl show -p Type,WatchdogUSec --value fleetmcp-device.service | paste -sd,')" notify,30s \
+  "fleetmcp-device.service is Type=notify with WatchdogSec=30s"
+assert_eq "$(guest 'systemctl show -p RuntimeWatchdogUSec --value')" 15s "systemd's RuntimeWatchdogSec is the image's 15 s"
+hung=$(guest 'pidof fleetmcp-device')
+guest "kill -STOP $hung" || fail "SIGSTOP the node in the guest"
+stopped=$SECONDS
+replaced() { local now; now=$(guest 'pidof fleetmcp-device; true'); [ -n "$now" ] && [ "$now" != "$hung" ]; }
+wait_until 120 replaced || fail "systemd did not restart the stopped node within 120 s"
+echo "# watchdog: the stopped node replaced by systemd $((SECONDS - stopped)) s after SIGSTOP"
+assert_contains "$(guest 'journalctl -u fleetmcp-device -o cat --no-pager | grep -i "watchdog timeout"')" "limit 30s" \
+  "systemd's journal: fleetmcp-device.service: Watchdog timeout (limit 30s)"
+answers() { [ "$(mcp call "sysinfo.$node.info.get" | jq -r .hostname)" = "$node" ]; }
+wait_until 300 answers || fail "the restarted node never answered system.info"
+echo "# watchdog: the restarted node answered a call $((SECONDS - stopped)) s after SIGSTOP"
+pass "a hung node (SIGSTOP) is restarted by systemd's watchdog and answers again"
 assert_eq "$(mdir -b -i "$(fat)" ::/fleetmcp/ | sed 's|.*/||' | paste -sd,)" README.txt \
   "the bundle (and network.conf, read before it) is gone from fleetmcp/ on the FAT partition (README.txt stays)"
 assert_contains "$(cat "$T/console-1.log")" "fleetmcp-boot-settings: NTP servers from /boot/firmware/fleetmcp/network.conf: 10.0.2.2" \
