@@ -626,3 +626,30 @@ start_ntp_server() {
   chronyd -d -x -u root -f "$T/chrony.conf" >"$T/chronyd.log" 2>&1 &
   track $!
 }
+
+# Sets clock_s: the seconds from systemd-timesyncd's first synchronisation in this boot to the
+# node's first connection, read in the guest's journal (the test's guest()) in monotonic time,
+# since the clock itself jumped. bookworm's systemd says "Contacted time server" where trixie's
+# says "Initial clock synchronization".
+read_clock_to_connection() {
+  local synced_at connected_at
+  synced_at=$(guest "journalctl -b -u systemd-timesyncd -o short-monotonic --no-pager | grep -m1 -E 'Initial clock synchronization|Contacted time server' | tr -d '[]' | awk '{print \$1}'")
+  connected_at=$(guest "journalctl -b -u fleetmcp-device -o short-monotonic --no-pager | grep -m1 mqtt.connected | tr -d '[]' | awk '{print \$1}'")
+  [ -n "$synced_at" ] && [ -n "$connected_at" ] || fail "no timesyncd synchronisation ($synced_at) or node connection ($connected_at) in the guest's journal"
+  clock_s=$(awk -v a="$synced_at" -v b="$connected_at" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# The guest tests' hung node: SIGSTOP fleetmcp-device in the guest (the test's guest()); systemd's
+# watchdog must replace the process within $1 s and say so in its journal. Sets stopped ($SECONDS
+# at the SIGSTOP).
+hang_node_until_watchdog_restarts() {
+  local within=$1 hung
+  hung=$(guest 'pidof fleetmcp-device')
+  guest "kill -STOP $hung" || fail "SIGSTOP the node in the guest"
+  stopped=$SECONDS
+  replaced() { local now; now=$(guest 'pidof fleetmcp-device; true'); [ -n "$now" ] && [ "$now" != "$hung" ]; }
+  wait_until "$within" replaced || fail "systemd did not restart the stopped node within $within s"
+  echo "# watchdog: the stopped node replaced by systemd $((SECONDS - stopped)) s after SIGSTOP"
+  assert_contains "$(guest 'journalctl -u fleetmcp-device -o cat --no-pager | grep -i "watchdog timeout"')" "limit 30s" \
+    "systemd's journal: fleetmcp-device.service: Watchdog timeout (limit 30s)"
+}

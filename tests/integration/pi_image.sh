@@ -217,15 +217,10 @@ wait_until 120 shell_up || fail "no command channel into the guest"
 booted_at=$(guest 'journalctl -b -o short-unix --no-pager | head -1 | cut -d. -f1')
 assert_eq "$((booted_at < not_before))" 1 \
   "the second boot began with the clock at $(date -u -d "@$booted_at" +%FT%TZ), before the certificate's notBefore"
-# In the guest's journal (monotonic time: the clock itself jumped): timesyncd's first
-# synchronisation (bookworm's systemd 252 says "Contacted time server", trixie's 257 "Initial
-# clock synchronization"), then the node's connection, with no restart between them. Between
-# them: the enrolment, and the node's unit waits for network-online.target, which in this guest
-# comes only at systemd-networkd-wait-online's 120 s timeout (measured 147 s in all).
-synced_at=$(guest "journalctl -b -u systemd-timesyncd -o short-monotonic --no-pager | grep -m1 -E 'Initial clock synchronization|Contacted time server' | tr -d '[]' | awk '{print \$1}'")
-connected_at=$(guest "journalctl -b -u fleetmcp-device -o short-monotonic --no-pager | grep -m1 mqtt.connected | tr -d '[]' | awk '{print \$1}'")
-[ -n "$synced_at" ] && [ -n "$connected_at" ] || fail "no timesyncd synchronisation ($synced_at) or node connection ($connected_at) in the guest's journal"
-clock_s=$(awk -v a="$synced_at" -v b="$connected_at" 'BEGIN { printf "%.1f", b - a }')
+# timesyncd's first synchronisation, then the node's connection, with no restart between them.
+# Between them: the enrolment, and the node's unit waits for network-online.target, which in this
+# guest comes only at systemd-networkd-wait-online's 120 s timeout (measured 147 s in all).
+read_clock_to_connection
 echo "# clock: the node connected $clock_s s after timesyncd's first synchronisation (enrolment included)"
 assert_eq "$(awk -v d="$clock_s" 'BEGIN { print (d >= 0 && d <= 300) ? "yes" : "no" }')" yes \
   "the Pi enrolled and its node connected by itself within 300 s of NTP answering ($clock_s s)"
@@ -247,14 +242,7 @@ assert_contains "$(jq -r .kernel_version <<<"$info")" "$kernel_series" "MCP syst
 assert_eq "$(guest 'systemctl show -p Type,WatchdogUSec --value fleetmcp-device.service | paste -sd,')" notify,30s \
   "fleetmcp-device.service is Type=notify with WatchdogSec=30s"
 assert_eq "$(guest 'systemctl show -p RuntimeWatchdogUSec --value')" 15s "systemd's RuntimeWatchdogSec is the image's 15 s"
-hung=$(guest 'pidof fleetmcp-device')
-guest "kill -STOP $hung" || fail "SIGSTOP the node in the guest"
-stopped=$SECONDS
-replaced() { local now; now=$(guest 'pidof fleetmcp-device; true'); [ -n "$now" ] && [ "$now" != "$hung" ]; }
-wait_until 120 replaced || fail "systemd did not restart the stopped node within 120 s"
-echo "# watchdog: the stopped node replaced by systemd $((SECONDS - stopped)) s after SIGSTOP"
-assert_contains "$(guest 'journalctl -u fleetmcp-device -o cat --no-pager | grep -i "watchdog timeout"')" "limit 30s" \
-  "systemd's journal: fleetmcp-device.service: Watchdog timeout (limit 30s)"
+hang_node_until_watchdog_restarts 120
 answers() { [ "$(mcp call "sysinfo.$node.info.get" | jq -r .hostname)" = "$node" ]; }
 wait_until 300 answers || fail "the restarted node never answered system.info"
 echo "# watchdog: the restarted node answered a call $((SECONDS - stopped)) s after SIGSTOP"

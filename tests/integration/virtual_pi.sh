@@ -116,12 +116,8 @@ serving() { [ "$(curl -s "$base/healthz" | jq -r '"\(.nodes.online) \(.serving)"
 wait_until "$boot_s" serving || { tail -40 "$T/vm/console.log" >&2; fail "the guest's node is not serving $boot_s s after NTP started"; }
 echo "# NTP started on the host; the node serving $((SECONDS - ntp_started)) s later ($((SECONDS - start)) s after power-on)"
 pass "the virtual Pi boots and its node (the .deb's unit) announces through the virtio-serial link once the clock is set"
-# In the guest's journal (monotonic time: the clock itself jumped): timesyncd's first
-# synchronisation, then the node's connection, with no restart of the node between them.
-synced_at=$(guest "journalctl -b -u systemd-timesyncd -o short-monotonic --no-pager | grep -m1 'Initial clock synchronization' | tr -d '[]' | awk '{print \$1}'")
-connected_at=$(guest "journalctl -b -u fleetmcp-device -o short-monotonic --no-pager | grep -m1 mqtt.connected | tr -d '[]' | awk '{print \$1}'")
-[ -n "$synced_at" ] && [ -n "$connected_at" ] || fail "no timesyncd synchronisation ($synced_at) or node connection ($connected_at) in the guest's journal"
-clock_s=$(awk -v a="$synced_at" -v b="$connected_at" 'BEGIN { printf "%.1f", b - a }')
+# timesyncd's first synchronisation, then the node's connection, with no restart of the node between them.
+read_clock_to_connection
 echo "# clock: the node connected $clock_s s after timesyncd's first synchronisation"
 assert_eq "$(awk -v d="$clock_s" 'BEGIN { print (d >= 0 && d <= 30) ? "yes" : "no" }')" yes \
   "the node connected by itself within 30 s of NTP answering ($clock_s s)"
@@ -284,14 +280,7 @@ node_journal=$(guest 'journalctl -u fleetmcp-device -o cat --no-pager')
 assert_contains "$(grep watchdog.enabled <<<"$node_journal" | tail -1)" "every 15000 ms" \
   "the node pings systemd's watchdog every 15 s (half WatchdogSec)"
 if grep -qi "watchdog timeout" <<<"$node_journal"; then fail "systemd timed out the watchdog of the healthy node"; fi
-hung=$(guest 'pidof fleetmcp-device')
-guest "kill -STOP $hung" || fail "SIGSTOP the node in the guest"
-stopped=$SECONDS
-replaced() { local now; now=$(guest 'pidof fleetmcp-device; true'); [ -n "$now" ] && [ "$now" != "$hung" ]; }
-wait_until 90 replaced || fail "systemd did not restart the stopped node within 90 s"
-echo "# watchdog: the stopped node replaced by systemd $((SECONDS - stopped)) s after SIGSTOP"
-assert_contains "$(guest 'journalctl -u fleetmcp-device -o cat --no-pager | grep -i "watchdog timeout"')" "limit 30s" \
-  "systemd's journal: fleetmcp-device.service: Watchdog timeout (limit 30s)"
+hang_node_until_watchdog_restarts 90
 answers() { [ "$(mcp call "$(tool sysinfo info get)" | jq -r .hostname)" = virtual-pi ]; }
 wait_until 180 answers || fail "the restarted node never answered system.info"
 echo "# watchdog: the restarted node answered a call $((SECONDS - stopped)) s after SIGSTOP"
