@@ -120,9 +120,10 @@ void McpEndpoint::stateless(const std::shared_ptr<Exchange>& ex, const SharedAge
   const auto session = std::make_shared<McpSession>(std::string(), *agent, checked->revision, wall_ms_());
   // Closing the response is this revision's cancel: a call in flight is cancelled as a 2025
   // notifications/cancelled cancels it (its slot freed, one audit line, no answer).
-  if (m.method == "tools/call") ex->on_peer_closed([session, id = id_key(*m.id)] { session->cancel(id); });
+  std::string id = id_key(*m.id);
+  if (m.method == "tools/call") ex->on_peer_closed([session, id] { session->cancel(id); });
   methods_.request(m, agent, session, ex, ex->scheduler(),
-                   [ex, id = id_key(*m.id), method = std::string(m.method)](std::optional<RpcAnswer> answer) {
+                   [ex, id = std::move(id), method = std::string(m.method)](std::optional<RpcAnswer> answer) {
                      if (answer) stamp_stateless_result(answer->body, id, method);
                      reply(*ex, std::move(answer));
                    });
