@@ -33,8 +33,6 @@ std::vector<std::string_view> split_words(std::string_view text) {
   return words;
 }
 
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
 std::string lowercase(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = ascii_lower(c);

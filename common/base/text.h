@@ -21,7 +21,7 @@ std::vector<std::string_view> split(std::string_view text, char sep);
 // The words of `text` separated by runs of spaces and tabs, no empty ones; views into `text`.
 std::vector<std::string_view> split_words(std::string_view text);
 
-char ascii_lower(char c);
+constexpr char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 // `s` with A-Z folded to a-z; other bytes as they are.
 std::string lowercase(std::string_view s);
 bool has_ascii_upper(std::string_view s);

@@ -10,10 +10,11 @@ namespace {
 constexpr std::string_view kVersionKey = "io.modelcontextprotocol/protocolVersion";
 constexpr std::string_view kCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities";
 
-// What 2026-07-28 offers of what the front serves; everything else is "not found" on it.
+// What 2026-07-28 offers of what the front serves; everything else is "not found" on it. The
+// commonest first: the list is searched for every request.
 constexpr std::array<std::string_view, 10> kMethods{
-    "server/discover", "tools/list",    "tools/call",  "resources/list",      "resources/templates/list",
-    "resources/read",  "prompts/list", "prompts/get", "completion/complete", "subscriptions/listen"};
+    "tools/call",   "tools/list",  "resources/read",      "resources/list",       "resources/templates/list",
+    "prompts/list", "prompts/get", "completion/complete", "subscriptions/listen", "server/discover"};
 
 // The body field the Mcp-Name header mirrors, for the methods that have one.
 std::string_view name_field(std::string_view method) {

@@ -5,7 +5,7 @@
 namespace fleetmcp::http {
 namespace {
 
-// How long a client may keep a list. Without subscriptions/listen (not served yet) a client learns
+// How long a client may keep a list. A client without a subscriptions/listen stream learns
 // of a node that came or went only by asking again: the lists that follow the fleet stay short.
 std::string_view cache_hints(std::string_view method) {
   // The prompts, the resource templates and the server's description are the same for every caller
