@@ -56,7 +56,8 @@ class ListenStreams {
   // subscriptionId, nothing else. Over HTTP this is how a client tells a graceful end from a
   // broken connection (notifications/cancelled naming the listen is stdio's form of it).
   static std::string ended(std::string_view id_json);
-  // A notification for the stream of listen `id_json`: `params` plus the _meta naming the listen.
+  // A notification for the stream of listen `id_json`: `params` plus the _meta naming the listen
+  // (beside what a _meta of `params` carries already).
   static std::string stamped(std::string_view method, std::string_view id_json, json::Document params);
 
  private:
