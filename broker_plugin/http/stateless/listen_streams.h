@@ -6,7 +6,8 @@
 // the last, when the server ends the stream, is the listen request's result (ended()).
 // Honoured: toolsListChanged, resourcesListChanged and resourceSubscriptions (the updates of the
 // named resources go out through mcp/node_resources.h, as a 2025 session's resources/subscribe
-// does; docs/http-front.md "Revisions" says what is not). Thread-safe.
+// does, and a node's metrics samples through mcp/mcp_metrics_stream.h; docs/http-front.md
+// "Revisions" says what is not). Thread-safe.
 #pragma once
 
 #include <map>
