@@ -338,6 +338,8 @@ TEST(McpMetricsResourceQuota, EachSubscriptionCountsInTheStreamQuotas) {
   const std::string sid = f.open_session(tok);
   const auto body = body_of(*f.rpc(sid, tok, "tools/call", subscribe_call(1000), 3));
   EXPECT_EQ(*json::get_string(body["result"]["_meta"]["io.fleetmcp/error"], "code"), "E_RATE_LIMITED");
+  EXPECT_NE(json::get_string(body["result"]["_meta"]["io.fleetmcp/error"], "suggested_fix")->find("max_streams_per_caller"),
+            std::string::npos);  // the quota refuses, not the capability's rate
 }
 
 TEST_F(McpMetricsResourceTest, ReadCallsTheSnapshotToolOnAnyFront) {
