@@ -114,7 +114,7 @@ void McpEndpoint::stateless(const std::shared_ptr<Exchange>& ex, const SharedAge
   }
   const auto checked = check_stateless(ex->request(), m);
   if (!checked) return ex->respond(HttpReply::json(checked.error().status, refusal_body(checked.error(), m.id)));
-  if (m.method == "subscriptions/listen") return listen(ex, *agent, m);
+  if (m.method == "subscriptions/listen") return listen(ex, agent, m);
   // A session for this request alone: in no table, gone with its answer, so any front can answer
   // any request and a token fills nothing.
   const auto session = std::make_shared<McpSession>(std::string(), *agent, checked->revision, wall_ms_());
@@ -238,7 +238,8 @@ std::shared_ptr<McpGetStream> McpEndpoint::open_stream(Exchange& ex, const Agent
   return opened;
 }
 
-void McpEndpoint::listen(const std::shared_ptr<Exchange>& ex, const AgentToken& agent, const RpcMessage& m) {
+void McpEndpoint::listen(const std::shared_ptr<Exchange>& ex, const SharedAgentToken& caller, const RpcMessage& m) {
+  const AgentToken& agent = *caller;
   const json::Value* filter = m.params != nullptr && m.params->IsObject() ? json::find(*m.params, "notifications") : nullptr;
   if (filter != nullptr && !filter->IsObject()) filter = nullptr;
   const auto asks = [filter](const char* name) {
@@ -256,7 +257,7 @@ void McpEndpoint::listen(const std::shared_ptr<Exchange>& ex, const AgentToken& 
   const auto session = std::make_shared<McpSession>(std::string(), agent, McpRevision::k2026_07_28, wall_ms_());
   std::string id = id_key(*m.id);
   if (!open_stream(*ex, agent, session, ListenStreams::ended(id))) return;
-  methods_.listen(session, std::move(id), std::move(asked), listens_);
+  methods_.listen(caller, session, ex->scheduler(), std::move(id), std::move(asked), listens_);
 }
 
 void McpEndpoint::remove(const std::shared_ptr<Exchange>& ex, const AgentToken& agent) {

@@ -48,7 +48,7 @@ class McpEndpoint {
 
   void stateless(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent, const RpcMessage& m);
   // subscriptions/listen: the stream, under the same quota as a GET stream.
-  void listen(const std::shared_ptr<Exchange>& exchange, const AgentToken& agent, const RpcMessage& m);
+  void listen(const std::shared_ptr<Exchange>& exchange, const SharedAgentToken& agent, const RpcMessage& m);
   // The SSE stream of `session` under the stream quota, or nullptr after answering 429 (409);
   // `farewell` as McpGetStream::open says.
   std::shared_ptr<McpGetStream> open_stream(Exchange& exchange, const AgentToken& agent,

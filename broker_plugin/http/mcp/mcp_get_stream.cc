@@ -49,7 +49,12 @@ void McpGetStream::end() {
   if (ended_) return;
   ended_ = true;
   timer_.reset();
-  if (const auto session = session_.lock()) session->detach(this);
+  if (const auto session = session_.lock()) {
+    session->detach(this);
+    // A listen stream's session (it has no id) lives as long as its stream: the resource
+    // subscriptions it holds end with it.
+    if (session->id().empty()) session->end(SessionEnd::kStreamEnded);
+  }
   metrics_.stream_closed(StreamKind::kMcpGet);
   stream_->finish();  // after DELETE, a dead peer, an overflow, shutdown or its token's end alike
   ticket_.reset();

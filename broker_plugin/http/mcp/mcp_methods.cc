@@ -7,8 +7,8 @@
 #include "broker_plugin/http/calls/commit_tokens.h"
 #include "broker_plugin/http/calls/fleet_read_run.h"
 #include "broker_plugin/http/stateless/stateless_request.h"
+#include "broker_plugin/http/streams/metrics_uri.h"
 #include "broker_plugin/http/surface/fleet_read.h"
-#include "broker_plugin/http/mcp/mcp_metrics_stream.h"
 #include "broker_plugin/http/prompts/completions.h"
 #include "broker_plugin/http/surface/tool_hints.h"
 #include "broker_plugin/http/surface/tool_result.h"
@@ -124,7 +124,7 @@ void McpMethods::request(const RpcMessage& m, const SharedAgentToken& agent, con
   } else if (m.method == "tools/call") {
     tools_call(m, agent, session, exchange, scheduler, std::move(answer));
   } else if (m.method.starts_with("resources/")) {
-    resources_request(m, *agent, session, answer);
+    resources_request(m, agent, session, scheduler, std::move(answer));
   } else if (m.method.starts_with("prompts/") || m.method == "completion/complete") {
     prompts_request(m, *agent, answer);
   } else if (m.method == "logging/setLevel") {
@@ -142,8 +142,10 @@ void McpMethods::request(const RpcMessage& m, const SharedAgentToken& agent, con
   }
 }
 
-void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
-                                   const std::shared_ptr<McpSession>& session, Answer& answer) {
+void McpMethods::resources_request(const RpcMessage& m, const SharedAgentToken& caller,
+                                   const std::shared_ptr<McpSession>& session,
+                                   const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
   const auto fleet = fleet_.snapshot();
   const auto text = [&](std::string_view key) {
@@ -162,6 +164,22 @@ void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
   }
   const auto uri = text("uri");
   if (!uri) return answer(error(id, rpc::kInvalidParams, "Invalid params: uri is required"));
+  if (is_metrics_uri(*uri)) {
+    // A node's metrics (metrics_uri.h): calls of its system.metrics tools. A 2025 session's
+    // subscription is held by the session under the URI, which no JSON-RPC id text can be.
+    const std::string key = "resource " + *uri;
+    if (m.method == "resources/read") return read_metrics(fleet, *uri, m, caller, scheduler, std::move(answer));
+    if (m.method == "resources/subscribe") {
+      if (session->tracks(key)) return answer(result(id, json::Value(rapidjson::kObjectType)));  // subscribed already
+      const auto subscribed = subscribe_metrics(*fleet, *uri, agent, session, scheduler, {});
+      if (!subscribed) return refuse_resource(subscribed.error(), *uri, m, agent, answer);
+      return answer(result(id, json::Value(rapidjson::kObjectType)));
+    }
+    if (m.method == "resources/unsubscribe") {
+      session->cancel(key);
+      return answer(result(id, json::Value(rapidjson::kObjectType)));
+    }
+  }
   if (m.method == "resources/read") {
     const auto read = resources_.read_result(*fleet, agent.tenant, *uri);
     return read ? answer(result(id, *read)) : not_found(uri);
@@ -177,14 +195,125 @@ void McpMethods::resources_request(const RpcMessage& m, const AgentToken& agent,
   answer(error(id, rpc::kMethodNotFound, "Method not found: " + std::string(m.method)));
 }
 
-void McpMethods::listen(const std::shared_ptr<McpSession>& session, std::string id_json, ListenFilter filter,
-                         ListenStreams& listens) {
+void McpMethods::listen(const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+                        const std::shared_ptr<Scheduler>& scheduler, std::string id_json, ListenFilter filter,
+                        ListenStreams& listens) {
   const auto fleet = fleet_.snapshot();
-  std::erase_if(filter.resource_uris,
-                [&](const std::string& uri) { return !NodeResources::has(*fleet, session->tenant(), uri); });
-  const std::vector<std::string> uris = filter.resource_uris;
+  std::vector<std::string> manifests;
+  // The metrics resources first, so that the acknowledgement leaves out those refused (an unknown
+  // URI, a malformed one, the gate's or the stream quota's refusal: docs/http-front.md "Metrics
+  // over MCP"); their samples go out after it (two hops on the stream's scheduler).
+  std::erase_if(filter.resource_uris, [&](const std::string& uri) {
+    if (is_metrics_uri(uri)) {
+      if (session->tracks("resource " + uri)) return false;  // named twice: one subscription
+      return !subscribe_metrics(*fleet, uri, *agent, session, scheduler, id_json);
+    }
+    if (!NodeResources::has(*fleet, session->tenant(), uri)) return true;
+    manifests.push_back(uri);
+    return false;
+  });
   listens.add(session, id_json, std::move(filter));  // the acknowledgement is the stream's first message
-  for (const std::string& uri : uris) resources_.subscribe(*fleet, session, uri, id_json);
+  for (const std::string& uri : manifests) resources_.subscribe(*fleet, session, uri, id_json);
+}
+
+namespace {
+
+// The node's system.metrics tool of `verb` that the metrics resource `uri` names for `tenant`.
+// Unknown, another tenant's and a node without metrics look the same, as for the manifests.
+Result<const FleetTool*, CallRefusal> metrics_tool(const FleetSnapshot& fleet, std::string_view tenant,
+                                                   const MetricsUri& uri, std::string_view verb, std::string_view asked) {
+  if (const FleetNode* node = fleet.node(tenant, uri.node_id)) {
+    for (const FleetTool& tool : node->tools) {
+      if (tool.kind == "system.metrics" && tool.name.verb == verb) return &tool;
+    }
+  }
+  return unknown_tool(asked);
+}
+
+// The arguments of the call a metrics resource stands for: its interval (subscribe only) and sections.
+json::Document metrics_arguments(const MetricsUri& uri, bool interval) {
+  json::Document args(rapidjson::kObjectType);
+  auto& a = args.GetAllocator();
+  if (interval) args.AddMember("interval_ms", uri.interval_ms, a);
+  json::Value include = metrics_include_argument(uri.include, a);
+  if (!include.IsNull()) args.AddMember("include", include, a);
+  return args;
+}
+
+}  // namespace
+
+void McpMethods::refuse_resource(const CallRefusal& refusal, std::string_view uri, const RpcMessage& m,
+                                 const AgentToken& agent, const Answer& answer) {
+  const json::Value& id = *m.id;
+  if (refusal.kind == RefusalKind::kUnknownTool) {
+    return answer(error(id, rpc::kResourceNotFound, "Resource not found: " + ascii_clamp(uri, 200)));
+  }
+  if (refusal.kind == RefusalKind::kScope) {  // as refuse() answers a tools/call of the tool
+    return answer(RpcAnswer{403, rpc_error(&id, rpc::kInvalidRequest, refusal.error.message, &refusal.error),
+                            {{"WWW-Authenticate", resource_.step_up(agent, refusal.error.message, refusal.required_scope)}}});
+  }
+  const bool malformed = refusal.error.code == ErrorCode::kInvalidArguments;
+  answer(error(id, malformed ? rpc::kInvalidParams : rpc::kInternalError,
+               (malformed ? "Invalid params: " : "") + refusal.error.message, &refusal.error));
+}
+
+void McpMethods::read_metrics(const std::shared_ptr<const FleetSnapshot>& fleet, std::string_view uri,
+                              const RpcMessage& m, const SharedAgentToken& caller,
+                              const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+  const AgentToken& agent = *caller;
+  const auto parsed = parse_metrics_uri(uri);
+  if (!parsed) return refuse_resource(CallRefusal{RefusalKind::kExecution, parsed.error()}, uri, m, agent, answer);
+  const auto tool = metrics_tool(*fleet, agent.tenant, *parsed, "snapshot", uri);
+  if (!tool) return refuse_resource(tool.error(), uri, m, agent, answer);
+  const json::Document args = metrics_arguments(*parsed, false);
+  auto admitted = calls_.admit(*fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, *tool, &args, "", {}});
+  if (!admitted) {
+    log_.refused(kVia, &agent, (*tool)->canonical_name, *tool, admitted.error().error);
+    return refuse_resource(admitted.error(), uri, m, agent, answer);
+  }
+  auto id = std::make_shared<json::Document>();
+  id->CopyFrom(*m.id, id->GetAllocator());
+  calls_.start(kVia, scheduler, caller, fleet, std::move(*admitted),
+               [id, answer, uri = std::string(uri)](CallResult sample) {
+                 if (!sample) {
+                   return answer(RpcAnswer{200, rpc_error(id.get(), rpc::kInternalError, sample.error().message,
+                                                          &sample.error()), {}});
+                 }
+                 json::Document d(rapidjson::kObjectType);
+                 auto& a = d.GetAllocator();
+                 json::Value content(rapidjson::kObjectType), contents(rapidjson::kArrayType);
+                 content.AddMember("uri", json::string_value(uri, a), a);
+                 content.AddMember("mimeType", "application/json", a);
+                 content.AddMember("text", json::string_value(*sample, a), a);
+                 contents.PushBack(content, a);
+                 d.AddMember("contents", contents, a);
+                 answer(result(*id, d));
+               });
+}
+
+Result<void, CallRefusal> McpMethods::subscribe_metrics(const FleetSnapshot& fleet, std::string_view uri,
+                                                        const AgentToken& agent,
+                                                        const std::shared_ptr<McpSession>& session,
+                                                        const std::shared_ptr<Scheduler>& scheduler,
+                                                        std::string listen_id) {
+  const auto parsed = parse_metrics_uri(uri);
+  if (!parsed) return CallRefusal{RefusalKind::kExecution, parsed.error()};
+  const auto tool = metrics_tool(fleet, agent.tenant, *parsed, "subscribe", uri);
+  if (!tool) return tool.error();
+  // The same gate as the subscribe tool's tools/call: scope, arguments, online, rate.
+  const json::Document args = metrics_arguments(*parsed, true);
+  auto admitted = calls_.admit(fleet, agent, ResolvedCall{ResolvedCall::Action::kCall, *tool, &args, "", {}});
+  if (!admitted) {
+    log_.refused(kVia, &agent, (*tool)->canonical_name, *tool, admitted.error().error);
+    return admitted.error();
+  }
+  McpMetricsRequest request{parsed->interval_ms, parsed->include, session->revision(), std::string(uri), std::move(listen_id)};
+  if (!start_metrics(**tool, request, agent, session, scheduler, "resource " + std::string(uri))) {
+    const ErrorEnvelope e = stream_quota_error();
+    log_.refused(kVia, &agent, (*tool)->canonical_name, *tool, e);
+    return CallRefusal{RefusalKind::kExecution, e, *tool};
+  }
+  return {};
 }
 
 void McpMethods::prompts_request(const RpcMessage& m, const AgentToken& agent, Answer& answer) {
@@ -549,39 +678,61 @@ void McpMethods::run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, Ga
 void McpMethods::open_stream(const FleetTool& tool, const json::Value* arguments, const RpcMessage& m,
                              const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                              const std::shared_ptr<Scheduler>& scheduler, Answer& answer) {
-  if (is_stateless(session->revision())) {
-    // Its samples would go to the session's GET stream, which 2026-07-28 has not: refused before
-    // a device lease is taken for a stream nobody reads (subscriptions/listen comes later).
-    const ErrorEnvelope e(ErrorCode::kVerbUnsupported,
-                          "a metrics subscription sends its samples on a session's stream, which 2026-07-28 requests "
-                          "have not",
-                          "subscribe from a 2025-11-25 session (initialize), or read the metrics once with fleet_read");
-    log_.refused(kVia, &agent, tool.canonical_name, &tool, e);
-    return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
+  const McpRevision revision = session->revision();
+  static const json::Value kNoArguments(rapidjson::kObjectType);
+  const json::Value& args = arguments != nullptr ? *arguments : kNoArguments;
+  McpMetricsRequest request;
+  request.interval_ms = std::clamp(json::get_int64(args, "interval_ms").value_or(kMetricsDefaultIntervalMs),
+                                   kMetricsMinIntervalMs, kMetricsMaxIntervalMs);
+  request.include = metrics_sections(json::find(args, "include"));
+  request.revision = revision;
+  if (is_stateless(revision)) {
+    // No stream can carry this call's samples after its answer (docs/http-front.md "Metrics over
+    // MCP"): the answer holds nothing and names the metrics resource to subscribe to instead, so
+    // any front can answer it and any front can serve the subscription.
+    const std::string uri = metrics_uri(tool.name.node_id, request.interval_ms, request.include);
+    json::Document lease(rapidjson::kObjectType);
+    auto& a = lease.GetAllocator();
+    lease.AddMember("interval_ms", request.interval_ms, a);
+    lease.AddMember("lease_expires_at_ms", wall_ms_() + options_.mcp_max_stream.count(), a);
+    const std::string text =
+        "No samples come with this call: on MCP 2026-07-28 subscribe to the resource " + uri +
+        " by naming it in notifications.resourceSubscriptions of a subscriptions/listen request. Every " +
+        std::to_string(request.interval_ms) + " ms a notifications/resources/updated for that URI carries a sample of node " +
+        tool.name.node_id + " in _meta[\"" + std::string(kSampleMetaKey) + "\"], for at most " +
+        std::to_string(options_.mcp_max_stream.count() / 1000) + " s (lease_expires_at_ms counts from now); a last one with _meta[\"" +
+        std::string(kErrorMetaKey) + "\"] says why the subscription ended (node offline, token, maximum duration). "
+        "Closing the listen stream stops it; resources/read of the URI reads one sample now.";
+    log_.finished(kVia, agent, tool, CallResult(json::to_string(lease)), 0);
+    return answer(result(*m.id, tool_success(lease, text, revision)));
   }
+  const std::string key = id_key(*m.id);
+  const auto subscription = start_metrics(tool, request, agent, session, scheduler, key);
+  if (!subscription) {
+    // An execution error (docs/protocol.md §9, D14): a result the model reads, not an HTTP 429.
+    const ErrorEnvelope e = stream_quota_error();
+    log_.refused(kVia, &agent, tool.canonical_name, &tool, e);
+    return answer(result(*m.id, tool_error(e, has_output_schema(tool, revision), revision)));
+  }
+  answer(result(*m.id, subscription->started_result(session->streaming())));
+}
+
+std::shared_ptr<McpMetricsStream> McpMethods::start_metrics(const FleetTool& tool, const McpMetricsRequest& request,
+                                                            const AgentToken& agent,
+                                                            const std::shared_ptr<McpSession>& session,
+                                                            const std::shared_ptr<Scheduler>& scheduler,
+                                                            const std::string& key) {
   // The stream quota, and the token re-checks that end the subscription with its token
   // (open_streams.h), as for RFC-0009 and GET streams.
   auto stream = std::make_shared<std::weak_ptr<McpMetricsStream>>();
   std::shared_ptr<OpenStreams::Ticket> ticket = streams_.open(agent, wall_ms_(), [stream](StreamStop why) {
     if (const auto s = stream->lock()) s->stop(stream_stop_error(why));
   });
-  if (!ticket) {
-    // An execution error (docs/protocol.md §9, D14): a result the model reads, not an HTTP 429.
-    const ErrorEnvelope e = stream_quota_error();
-    log_.refused(kVia, &agent, tool.canonical_name, &tool, e);
-    return answer(result(*m.id, tool_error(e, has_output_schema(tool, session->revision()), session->revision())));
-  }
-  static const json::Value kNoArguments(rapidjson::kObjectType);
-  const json::Value& args = arguments != nullptr ? *arguments : kNoArguments;
-  McpMetricsRequest request;
-  request.interval_ms = json::get_int64(args, "interval_ms").value_or(5000);
-  request.include = metrics_sections(json::find(args, "include"));
-  request.revision = session->revision();
-  const std::string key = id_key(*m.id);
+  if (!ticket) return nullptr;
   const int64_t started = steady_ms_();
   metrics_.stream_opened(StreamKind::kMcpCall);
-  // Answered at once (mcp_metrics_stream.h says why); the session holds the subscription, and the
-  // ticket lives as long as the ended callback: until the subscription has ended.
+  // The session holds the subscription, and the ticket lives as long as the ended callback: until
+  // the subscription has ended.
   const auto subscription = McpMetricsStream::open(
       scheduler, session, fanout_, tool, agent.tenant, request, options_.mcp_max_stream, wall_ms_,
       [this, session, key, tool, agent, started, ticket](std::string_view code) {
@@ -591,7 +742,7 @@ void McpMethods::open_stream(const FleetTool& tool, const json::Value* arguments
       });
   *stream = subscription;
   session->track(key, [subscription](std::optional<SessionEnd>) { subscription->cancel(); });
-  answer(result(*m.id, subscription->started_result(session->streaming())));
+  return subscription;
 }
 
 }  // namespace fleetmcp::http

@@ -20,6 +20,7 @@
 #include "broker_plugin/http/base/front_metrics.h"
 #include "broker_plugin/http/base/front_options.h"
 #include "broker_plugin/http/mcp/elicitation.h"
+#include "broker_plugin/http/mcp/mcp_metrics_stream.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
 #include "broker_plugin/http/mcp/node_resources.h"
 #include "broker_plugin/http/prompts/fleet_prompts.h"
@@ -62,16 +63,37 @@ class McpMethods {
   void request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   void notification(const RpcMessage& m, McpSession& session);
-  // subscriptions/listen (2026-07-28), its stream open: acknowledges `filter` on it, its
-  // resourceSubscriptions narrowed to the resources of the session's tenant, then subscribes the
-  // stream's session to those (node_resources.h) as resources/subscribe does a 2025 session.
-  void listen(const std::shared_ptr<McpSession>& session, std::string id_json, ListenFilter filter,
+  // subscriptions/listen (2026-07-28), its stream open: subscribes the stream's session to the
+  // metrics resources of `filter` (subscribe_metrics: those refused are left out), acknowledges
+  // `filter` on it, its other resourceSubscriptions narrowed to the resources of the session's
+  // tenant, then subscribes the session to those (node_resources.h) as resources/subscribe does a
+  // 2025 session. `scheduler` is the stream's.
+  void listen(const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+              const std::shared_ptr<Scheduler>& scheduler, std::string id_json, ListenFilter filter,
               ListenStreams& listens);
 
  private:
-  // resources/templates/list, resources/list, read, subscribe, unsubscribe (node_resources.h).
-  void resources_request(const RpcMessage& m, const AgentToken& agent, const std::shared_ptr<McpSession>& session,
-                         Answer& answer);
+  // resources/templates/list, resources/list, read, subscribe, unsubscribe (node_resources.h; a
+  // metrics resource: read_metrics, subscribe_metrics).
+  void resources_request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
+                         const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // resources/read of a metrics resource (streams/metrics_uri.h): a call of the node's
+  // system.metrics snapshot tool by the caller (the gate, rate limit and audit of a tools/call of
+  // it), its MetricsSample the resource's text.
+  void read_metrics(const std::shared_ptr<const FleetSnapshot>& fleet, std::string_view uri, const RpcMessage& m,
+                    const SharedAgentToken& agent, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+  // A subscription of `session` to the metrics resource `uri`: through the gate as a call of the
+  // node's subscribe tool, then start_metrics. Refused: an unknown URI or one of another tenant
+  // (kUnknownTool), a malformed one (kExecution, E_INVALID_ARGUMENTS), or the gate's or the stream
+  // quota's refusal (audited).
+  Result<void, CallRefusal> subscribe_metrics(const FleetSnapshot& fleet, std::string_view uri, const AgentToken& agent,
+                                              const std::shared_ptr<McpSession>& session,
+                                              const std::shared_ptr<Scheduler>& scheduler, std::string listen_id);
+  // A refused metrics resource request as its JSON-RPC answer (audited, if at all, by the caller):
+  // -32002 when not found, -32602 for a malformed URI, the 403 step-up for a scope, else -32603
+  // with the envelope.
+  void refuse_resource(const CallRefusal& refusal, std::string_view uri, const RpcMessage& m, const AgentToken& agent,
+                       const Answer& answer);
   void tools_list(const RpcMessage& m, const AgentToken& agent, McpSession& session, Answer& answer);
   // prompts/list, prompts/get (fleet_prompts.h) and completion/complete (completions.h).
   void prompts_request(const RpcMessage& m, const AgentToken& agent, Answer& answer);
@@ -124,11 +146,18 @@ class McpMethods {
   void run_unary(const std::shared_ptr<const FleetSnapshot>& fleet, GatePass pass, const RpcMessage& m,
                  const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
-  // A metrics subscription: answered at once, with the subscription or the stream quota's refusal.
-  // `arguments` are the call's own, which the gate validated (null: none).
+  // A metrics subscription: answered at once, with the subscription or the stream quota's refusal;
+  // on 2026-07-28, which has no stream for it, with the lease and the metrics resource URI to
+  // subscribe to instead (nothing is held). `arguments` are the call's own, which the gate
+  // validated (null: none).
   void open_stream(const FleetTool& tool, const json::Value* arguments, const RpcMessage& m,
                    const AgentToken& agent, const std::shared_ptr<McpSession>& session,
                    const std::shared_ptr<Scheduler>& scheduler, Answer& answer);
+  // A metrics subscription of `tool` for `session` under the stream quota (null: past it), held
+  // by the session under `key` until it ends (cancel(key), the session's end), audited when it ends.
+  std::shared_ptr<McpMetricsStream> start_metrics(const FleetTool& tool, const McpMetricsRequest& request,
+                                                  const AgentToken& agent, const std::shared_ptr<McpSession>& session,
+                                                  const std::shared_ptr<Scheduler>& scheduler, const std::string& key);
 
   const FrontOptions& options_;
   FleetView& fleet_;

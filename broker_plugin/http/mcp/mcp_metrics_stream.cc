@@ -1,52 +1,20 @@
 #include "broker_plugin/http/mcp/mcp_metrics_stream.h"
 
 #include <algorithm>
-#include <array>
 #include <utility>
 
+#include "broker_plugin/http/base/jsonrpc.h"
 #include "broker_plugin/http/surface/tool_result.h"
 #include "common/base/error_value.h"
 
 namespace fleetmcp::http {
-namespace {
-
-constexpr std::array<std::string_view, 5> kSections{"cpu", "mem", "load", "uptime", "disk"};
-
-// uptime_s, ts_ms and node_id are always kept: the sample schema requires them.
-json::Value filtered(const json::Document& sample, unsigned include, json::Allocator& a) {
-  json::Value out(rapidjson::kObjectType);
-  for (const auto& m : sample.GetObject()) {
-    const std::string_view key(m.name.GetString(), m.name.GetStringLength());
-    const auto it = std::find(kSections.begin(), kSections.end(), key);
-    const bool section = it != kSections.end() && key != "uptime";
-    if (section && (include & (1u << (it - kSections.begin()))) == 0) continue;
-    json::Value k, v;
-    k.CopyFrom(m.name, a);
-    v.CopyFrom(m.value, a);
-    out.AddMember(k, v, a);
-  }
-  return out;
-}
-
-}  // namespace
-
-unsigned metrics_sections(const json::Value* include) {
-  if (include == nullptr || !include->IsArray()) return ~0u;
-  unsigned bits = 0;
-  for (const auto& v : include->GetArray()) {
-    if (!v.IsString()) continue;
-    const auto it = std::find(kSections.begin(), kSections.end(), std::string_view(v.GetString(), v.GetStringLength()));
-    if (it != kSections.end()) bits |= 1u << (it - kSections.begin());
-  }
-  return bits;
-}
-
 std::shared_ptr<McpMetricsStream> McpMetricsStream::open(std::shared_ptr<Scheduler> scheduler,
                                                          std::weak_ptr<McpSession> session, TelemetryFanout& fanout,
                                                          const FleetTool& tool, const std::string& tenant,
                                                          McpMetricsRequest request, std::chrono::milliseconds max_stream,
                                                          std::function<int64_t()> wall_ms, Ended ended) {
-  request.interval_ms = std::clamp<int64_t>(request.interval_ms, 1000, 60000);  // the output schema's bounds
+  // The output schema's bounds.
+  request.interval_ms = std::clamp<int64_t>(request.interval_ms, kMetricsMinIntervalMs, kMetricsMaxIntervalMs);
   auto self = std::make_shared<McpMetricsStream>(std::move(scheduler), std::move(session), request, std::move(wall_ms),
                                                  std::move(ended));
   self->node_id_ = tool.name.node_id;
@@ -59,7 +27,9 @@ std::shared_ptr<McpMetricsStream> McpMetricsStream::open(std::shared_ptr<Schedul
     const ErrorEnvelope why(ErrorCode::kDeadlineExceeded,
                             "the metrics subscription of node " + s->node_id_ +
                                 " reached its maximum duration (plugin_opt_http_mcp_max_stream_ms)",
-                            "call system_metrics_subscribe again to continue");
+                            s->request_.resource_uri.empty()
+                                ? "call system_metrics_subscribe again to continue"
+                                : "subscribe to " + s->request_.resource_uri + " again (a new subscriptions/listen) to continue");
     s->finish(&why, "");
   });
   return self;
@@ -94,7 +64,24 @@ void McpMetricsStream::on_sample(std::shared_ptr<const json::Document> sample) {
 
 void McpMetricsStream::send_sample(const json::Document& sample) {
   json::Document n(rapidjson::kObjectType);
-  notify("info", filtered(sample, request_.include, n.GetAllocator()), n);
+  const json::Value data = filtered_sample(sample, request_.include, n.GetAllocator());
+  if (!request_.resource_uri.empty()) return updated(kSampleMetaKey, data);
+  notify("info", data, n);
+}
+
+void McpMetricsStream::updated(std::string_view key, const json::Value& value) {
+  const auto session = session_.lock();
+  if (!session) return;
+  json::Document params(rapidjson::kObjectType);
+  auto& a = params.GetAllocator();
+  json::Value meta(rapidjson::kObjectType), v;
+  v.CopyFrom(value, a);
+  meta.AddMember(json::string_value(key, a), v, a);
+  params.AddMember("uri", json::string_value(request_.resource_uri, a), a);
+  params.AddMember("_meta", meta, a);
+  constexpr std::string_view kUpdated = "notifications/resources/updated";
+  session->notify(request_.listen_id.empty() ? rpc_notification(kUpdated, &params)
+                                             : ListenStreams::stamped(kUpdated, request_.listen_id, std::move(params)));
 }
 
 // Sends notifications/message {level, logger "fleetmcp.metrics", data} to the session's GET
@@ -132,7 +119,10 @@ void McpMetricsStream::finish(const ErrorEnvelope* why, std::string_view code) {
   done_ = true;
   max_timer_.reset();
   subscription_.reset();
-  if (why != nullptr) {
+  if (why != nullptr && !request_.resource_uri.empty()) {
+    json::Document envelope(rapidjson::kObjectType);
+    updated(kErrorMetaKey, error_value(*why, envelope.GetAllocator()));
+  } else if (why != nullptr) {
     json::Document n(rapidjson::kObjectType);
     json::Value data(rapidjson::kObjectType);
     data.AddMember("node_id", json::string_value(node_id_, n.GetAllocator()), n.GetAllocator());

@@ -10,6 +10,12 @@
 //     stream time passes: with a last notifications/message (level warning, data {node_id,
 //     ended, message}) saying why.
 // It holds its place in the stream quotas (open_streams.h) until it ends.
+//
+// The same subscription serves the node's metrics resource (streams/metrics_uri.h), subscribed by
+// a 2026-07-28 subscriptions/listen (or a 2025 session's resources/subscribe): each sample is a
+// notifications/resources/updated of the subscribed URI with the sample in its _meta
+// (kSampleMetaKey), so nothing needs a read that could land on another front; the last one carries
+// the envelope of why it ended in its _meta (kErrorMetaKey, tool_result.h) instead.
 #pragma once
 
 #include <chrono>
@@ -19,14 +25,23 @@
 
 #include "broker_plugin/http/base/mcp_revision.h"
 #include "broker_plugin/http/mcp/mcp_session.h"
+#include "broker_plugin/http/streams/metrics_uri.h"
 #include "broker_plugin/http/streams/telemetry_fanout.h"
 
 namespace fleetmcp::http {
 
+// Where a metrics resource's notification carries its sample.
+inline constexpr std::string_view kSampleMetaKey = "io.fleetmcp/sample";
+
 struct McpMetricsRequest {
-  int64_t interval_ms = 5000;
-  unsigned include = ~0u;  // MetricsSample sections to keep (include argument)
+  int64_t interval_ms = kMetricsDefaultIntervalMs;
+  unsigned include = kAllMetricsSections;  // MetricsSample sections to keep (include argument)
   McpRevision revision = kLatestRevision;
+  // Not empty: a subscription to this metrics resource URI (as the client wrote it), told as
+  // notifications/resources/updated; stamped for the subscriptions/listen of `listen_id` (its
+  // JSON-RPC id text) when that is not empty.
+  std::string resource_uri;
+  std::string listen_id;
 };
 
 class McpMetricsStream : public TelemetrySubscriber, public std::enable_shared_from_this<McpMetricsStream> {
@@ -58,6 +73,8 @@ class McpMetricsStream : public TelemetrySubscriber, public std::enable_shared_f
  private:
   void send_sample(const json::Document& sample);
   void notify(std::string_view level, const json::Value& data, json::Document& holder);
+  // notifications/resources/updated of the subscribed resource, `value` in its _meta under `key`.
+  void updated(std::string_view key, const json::Value& value);
   // `why` (null: none) goes out as the last message; `code` is what the audit line records.
   void finish(const ErrorEnvelope* why, std::string_view code);
 
@@ -72,8 +89,5 @@ class McpMetricsStream : public TelemetrySubscriber, public std::enable_shared_f
   std::unique_ptr<Timer> max_timer_;
   bool done_ = false;
 };
-
-// Bits for McpMetricsRequest::include from the include argument (absent: everything).
-unsigned metrics_sections(const json::Value* include);
 
 }  // namespace fleetmcp::http

@@ -43,6 +43,7 @@ ErrorEnvelope session_end_error(SessionEnd why, EndedCall call) {
       break;
     case SessionEnd::kIdle: message += "it was idle for plugin_opt_http_session_idle_ms"; break;
     case SessionEnd::kShutdown: message += "the broker is shutting down"; break;
+    case SessionEnd::kStreamEnded: message += "the subscriptions/listen stream it served ended"; break;
   }
   if (call == EndedCall::kActing) message += "; the device may have run the call: its outcome is unknown";
   if (call == EndedCall::kNotSent) message += "; it was waiting for the user's confirmation: nothing was sent to the device";
@@ -86,6 +87,11 @@ void McpSession::cancel(const std::string& id) {
     in_flight_.erase(it);
   }
   if (stop) stop(std::nullopt);
+}
+
+bool McpSession::tracks(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return in_flight_.contains(id);
 }
 
 bool McpSession::streaming() const {

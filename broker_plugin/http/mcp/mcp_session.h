@@ -44,6 +44,7 @@ enum class SessionEnd {
   kReplaced,  // its caller started a session past its quota: the oldest goes (McpSessions::create)
   kIdle,      // idle for plugin_opt_http_session_idle_ms with nothing open
   kShutdown,  // the front is stopping (the broker is shutting down)
+  kStreamEnded,  // a 2026-07-28 listen stream's session: its stream ended (mcp_get_stream.h)
 };
 
 // How far a call had gone when its session ended, which decides what its answer says.
@@ -85,6 +86,7 @@ class McpSession final : public ListenSink {
   void track(const std::string& id, Stop stop);
   void untrack(const std::string& id);
   void cancel(const std::string& id);
+  bool tracks(const std::string& id) const;
 
   // False when a GET stream is already open (the transport answers 409).
   bool attach(std::shared_ptr<SessionListener> listener);

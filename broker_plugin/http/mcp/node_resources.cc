@@ -2,6 +2,7 @@
 
 #include "broker_plugin/http/surface/compact_tools.h"
 #include "broker_plugin/http/base/jsonrpc.h"
+#include "broker_plugin/http/streams/metrics_uri.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -72,6 +73,17 @@ json::Document NodeResources::templates_result() const {
   photo.AddMember("description", "A photo a camera tool took on one of your nodes, linked from its result for 15 minutes.", a);
   photo.AddMember("mimeType", "image/jpeg", a);
   list.PushBack(photo, a);
+  json::Value metrics(rapidjson::kObjectType);  // served by McpMethods through the fan-out (metrics_uri.h)
+  metrics.AddMember("uriTemplate", str(kMetricsResourceTemplate, a), a);
+  metrics.AddMember("name", "node metrics", a);
+  metrics.AddMember("description",
+                    "The system metrics of one of your nodes that has a system.metrics capability: read one sample, or "
+                    "subscribe (subscriptions/listen resourceSubscriptions) for one every interval_ms (1000 to 60000, "
+                    "default 5000) as notifications/resources/updated carrying the sample in _meta[\"io.fleetmcp/sample\"]. "
+                    "include: a comma-separated subset of cpu,mem,load,uptime,disk (default all).",
+                    a);
+  metrics.AddMember("mimeType", "application/json", a);
+  list.PushBack(metrics, a);
   d.AddMember("resourceTemplates", list, a);
   return d;
 }

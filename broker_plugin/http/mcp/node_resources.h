@@ -12,6 +12,8 @@
 //
 // The photos a camera.still call brought are resources too, for a while (photo_store.h):
 // `fleetmcp://nodes/{node_id}/photos/{photo_id}`, offered as a template, read like the manifests.
+// So is a node's metrics (streams/metrics_uri.h), offered here as a template; its reads and
+// subscriptions are calls of the node's system.metrics tools, which McpMethods makes.
 #pragma once
 
 #include <chrono>

@@ -8,14 +8,14 @@
 namespace fleetmcp::http {
 namespace {
 
-// `object` plus the _meta naming listen `id_json`.
+// `object` plus the _meta naming listen `id_json` (added to a _meta it has).
 void stamp(json::Document& object, std::string_view id_json) {
   auto& a = object.GetAllocator();
-  json::Value meta(rapidjson::kObjectType);
   json::Document id;
   id.Parse(id_json.data(), id_json.size());  // our own text of a JSON-RPC id
-  meta.AddMember("io.modelcontextprotocol/subscriptionId", json::Value(id, a), a);
-  object.AddMember("_meta", meta, a);
+  json::Value* meta = object.HasMember("_meta") && object["_meta"].IsObject() ? &object["_meta"] : nullptr;
+  if (meta == nullptr) meta = &object.AddMember("_meta", json::Value(rapidjson::kObjectType), a)["_meta"];
+  meta->AddMember("io.modelcontextprotocol/subscriptionId", json::Value(id, a), a);
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // the last, when the server ends the stream, is the listen request's result (ended()).
 // Honoured: toolsListChanged, resourcesListChanged and resourceSubscriptions (the updates of the
 // named resources go out through mcp/node_resources.h, as a 2025 session's resources/subscribe
-// does; docs/http-front.md "Revisions" says what is not). Thread-safe.
+// does, and a node's metrics samples through mcp/mcp_metrics_stream.h; docs/http-front.md
+// "Revisions" says what is not). Thread-safe.
 #pragma once
 
 #include <map>
@@ -56,7 +57,8 @@ class ListenStreams {
   // subscriptionId, nothing else. Over HTTP this is how a client tells a graceful end from a
   // broken connection (notifications/cancelled naming the listen is stdio's form of it).
   static std::string ended(std::string_view id_json);
-  // A notification for the stream of listen `id_json`: `params` plus the _meta naming the listen.
+  // A notification for the stream of listen `id_json`: `params` plus the _meta naming the listen
+  // (beside what a _meta of `params` carries already).
   static std::string stamped(std::string_view method, std::string_view id_json, json::Document params);
 
  private:

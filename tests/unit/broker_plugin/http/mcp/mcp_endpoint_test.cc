@@ -404,29 +404,6 @@ TEST_F(McpTest, DeleteClosesTheGetStream) {
   EXPECT_TRUE(get->stream->finished);
 }
 
-// A 2026-07-28 request: no session, its revision and capabilities in its _meta, the headers the
-// revision requires (docs/http-front.md, "Revisions").
-std::shared_ptr<MemoryExchange> stateless(FrontFixture& f, const std::string& bearer, std::string_view method,
-                                          std::string_view params_json = "{}", std::vector<Header> extra = {},
-                                          std::string_view capabilities = "{}") {
-  auto params = json::parse_strict(params_json).value();
-  json::Document meta(rapidjson::kObjectType);
-  meta.Parse((R"({"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":)" +
-              std::string(capabilities) + "}").c_str());
-  params.AddMember("_meta", json::Value(meta, params.GetAllocator()), params.GetAllocator());
-  std::vector<Header> headers{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", std::string(method)}};
-  for (const char* field : {"name", "uri"}) {
-    if (const auto name = json::get_string(params, field)) headers.emplace_back("Mcp-Name", std::string(*name));
-  }
-  for (auto& h : extra) {
-    std::erase_if(headers, [&h](const Header& mine) { return mine.first == h.first; });
-    if (!h.second.empty()) headers.push_back(std::move(h));
-  }
-  return f.post_mcp(R"({"jsonrpc":"2.0","id":5,"method":")" + std::string(method) + R"(","params":)" +
-                        json::to_string(params) + "}",
-                    "", bearer, std::move(headers));
-}
-
 TEST_F(McpTest, Revision20260728IsServedWithoutASession) {
   const auto discover = stateless(f, tok, "server/discover");
   ASSERT_EQ(discover->reply->status, 200);
