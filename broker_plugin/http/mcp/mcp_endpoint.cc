@@ -123,8 +123,8 @@ void McpEndpoint::stateless(const std::shared_ptr<Exchange>& ex, const SharedAge
   std::string id = id_key(*m.id);
   if (m.method == "tools/call") ex->on_peer_closed([session, id] { session->cancel(id); });
   methods_.request(m, agent, session, ex, ex->scheduler(),
-                   [ex, id = std::move(id), method = std::string(m.method)](std::optional<RpcAnswer> answer) {
-                     if (answer) stamp_stateless_result(answer->body, id, method);
+                   [ex, id = std::move(id), hints = stateless_cache_hints(m)](std::optional<RpcAnswer> answer) {
+                     if (answer) stamp_stateless_result(answer->body, id, hints);
                      reply(*ex, std::move(answer));
                    });
 }

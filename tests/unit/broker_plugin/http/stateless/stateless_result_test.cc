@@ -8,13 +8,21 @@
 namespace fleetmcp::http {
 namespace {
 
-json::Document stamped(std::string_view method, std::string_view result_json) {
-  json::Document id;
-  id.SetString("a\"b", id.GetAllocator());  // an id that needs escaping
+// The result of a request of `method` (reading `uri`, for resources/read) as the front stamps it.
+json::Document stamped(std::string_view method, std::string_view result_json, std::string_view uri = "fleetmcp://nodes/n1/manifest") {
+  json::Document request(rapidjson::kObjectType);
+  auto& a = request.GetAllocator();
+  json::Value params(rapidjson::kObjectType);
+  params.AddMember("uri", json::string_value(uri, a), a);
+  request.AddMember("jsonrpc", "2.0", a);
+  request.AddMember("id", json::string_value("a\"b", a), a);  // an id that needs escaping
+  request.AddMember("method", json::string_value(method, a), a);
+  request.AddMember("params", params, a);
+  const RpcMessage m = classify(request);
   json::Document result;
   result.Parse(result_json.data(), result_json.size());
-  std::string response = rpc_result(id, result);
-  stamp_stateless_result(response, id_key(id), method);
+  std::string response = rpc_result(*m.id, result);
+  stamp_stateless_result(response, id_key(*m.id), stateless_cache_hints(m));
   json::Document d;
   d.Parse(response.c_str());
   return d;
@@ -39,10 +47,19 @@ TEST(StatelessResult, CacheableResultsCarryTheHints) {
   }
 }
 
+// A read of a node's metrics is a fresh sample each time: a client that kept it for the usual 5 s
+// would show old figures as new ones.
+TEST(StatelessResult, AMetricsReadIsNeverKept) {
+  const auto metrics = stamped("resources/read", R"({"contents":[]})", "fleetmcp://nodes/n1/metrics?interval_ms=2000");
+  EXPECT_EQ(metrics["result"]["ttlMs"].GetInt64(), 0);
+  EXPECT_EQ(*json::get_string(metrics["result"], "cacheScope"), "private");
+  EXPECT_EQ(stamped("resources/read", R"({"contents":[]})")["result"]["ttlMs"].GetInt64(), 5000);
+}
+
 TEST(StatelessResult, ErrorsAndInputRequiredResultsAreLeftAlone) {
   std::string error = rpc_error(nullptr, rpc::kInvalidParams, "no");
   const std::string before = error;
-  stamp_stateless_result(error, "null", "tools/list");
+  stamp_stateless_result(error, "null", R"(,"ttlMs":5000,"cacheScope":"private")");
   EXPECT_EQ(error, before);
   const auto asked = stamped("tools/call", R"({"resultType":"input_required","requestState":"s"})");
   EXPECT_EQ(*json::get_string(asked["result"], "resultType"), "input_required");
