@@ -122,7 +122,7 @@ void McpEndpoint::stateless(const std::shared_ptr<Exchange>& ex, const SharedAge
   // notifications/cancelled cancels it (its slot freed, one audit line, no answer).
   std::string id = id_key(*m.id);
   if (m.method == "tools/call") ex->on_peer_closed([session, id] { session->cancel(id); });
-  methods_.request(m, agent, session, ex, ex->scheduler(),
+  methods_.request(m, agent, session, ex->scheduler(),
                    [ex, id = std::move(id), hints = stateless_cache_hints(m)](std::optional<RpcAnswer> answer) {
                      if (answer) stamp_stateless_result(answer->body, id, hints);
                      reply(*ex, std::move(answer));
@@ -156,7 +156,7 @@ void McpEndpoint::single(const std::shared_ptr<Exchange>& ex, const SharedAgentT
       elicitations_.deliver(session->id(), message);  // the only requests the server sends
       return ex->respond(HttpReply::empty(202));
     case RpcKind::kRequest:
-      methods_.request(m, agent, session, ex, ex->scheduler(),
+      methods_.request(m, agent, session, ex->scheduler(),
                        [ex](std::optional<RpcAnswer> answer) { reply(*ex, std::move(answer)); });
       return;
   }
@@ -195,7 +195,7 @@ void McpEndpoint::batch(const std::shared_ptr<Exchange>& ex, const SharedAgentTo
       continue;
     }
     ++replies->outstanding;
-    methods_.request(m, agent, session, nullptr, ex->scheduler(), [replies](std::optional<RpcAnswer> answer) {
+    methods_.request(m, agent, session, ex->scheduler(), [replies](std::optional<RpcAnswer> answer) {
       if (answer) replies->bodies.push_back(std::move(answer->body));
       replies->settle();
     });

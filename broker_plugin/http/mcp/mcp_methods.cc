@@ -112,7 +112,7 @@ json::Document McpMethods::discover_result() const {
 }
 
 void McpMethods::request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
-                         const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                         const std::shared_ptr<Scheduler>& scheduler,
                          Answer answer) {
   const json::Value& id = *m.id;
   if (m.method == "ping") {
@@ -122,7 +122,7 @@ void McpMethods::request(const RpcMessage& m, const SharedAgentToken& agent, con
   } else if (m.method == "tools/list") {
     tools_list(m, *agent, *session, answer);
   } else if (m.method == "tools/call") {
-    tools_call(m, agent, session, exchange, scheduler, std::move(answer));
+    tools_call(m, agent, session, scheduler, std::move(answer));
   } else if (m.method.starts_with("resources/")) {
     resources_request(m, agent, session, scheduler, std::move(answer));
   } else if (m.method.starts_with("prompts/") || m.method == "completion/complete") {
@@ -356,7 +356,7 @@ void McpMethods::tools_list(const RpcMessage& m, const AgentToken& agent, McpSes
 }
 
 void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller, const std::shared_ptr<McpSession>& session,
-                            const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                            const std::shared_ptr<Scheduler>& scheduler,
                             Answer answer) {
   const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
@@ -372,7 +372,7 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
   auto resolved = ToolSurface::resolve(*fleet, agent.tenant, *name, arguments);
   if (!resolved) return refuse(resolved.error(), id, agent, revision, answer);
   if (resolved->action == ResolvedCall::Action::kCall && is_stateless(revision) && member(m.params, "requestState")) {
-    return answer_confirmation(fleet, *resolved, m, caller, session, exchange, scheduler, std::move(answer));
+    return answer_confirmation(fleet, *resolved, m, caller, session, scheduler, std::move(answer));
   }
   switch (resolved->action) {
     case ResolvedCall::Action::kFindNodes:
@@ -384,7 +384,7 @@ void McpMethods::tools_call(const RpcMessage& m, const SharedAgentToken& caller,
     case ResolvedCall::Action::kCall:
       break;
   }
-  dispatch(fleet, *resolved, m, caller, session, exchange, scheduler, std::move(answer));
+  dispatch(fleet, *resolved, m, caller, session, scheduler, std::move(answer));
 }
 
 void McpMethods::refuse(const CallRefusal& refusal, const json::Value& id, const AgentToken& agent,
@@ -413,7 +413,7 @@ void McpMethods::refuse(const CallRefusal& refusal, const json::Value& id, const
 
 void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call, const RpcMessage& m,
                           const SharedAgentToken& caller, const std::shared_ptr<McpSession>& session,
-                          const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                          const std::shared_ptr<Scheduler>& scheduler,
                           Answer answer, std::string_view confirmed_by, bool device_checked) {
   const AgentToken& agent = *caller;
   const json::Value& id = *m.id;
@@ -421,7 +421,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
   if (!admitted) {
     const CallRefusal& refusal = admitted.error();
     if (refusal.read_first != nullptr) {
-      return check_on_device(fleet, *refusal.read_first, call, m, caller, session, exchange, scheduler, std::move(answer));
+      return check_on_device(fleet, *refusal.read_first, call, m, caller, session, scheduler, std::move(answer));
     }
     if (!refusal.commit_token.empty() && confirmed_by.empty() && is_stateless(session->revision()) &&
         declares_capability(m, "elicitation")) {
@@ -430,7 +430,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
     if (!refusal.commit_token.empty() && confirmed_by.empty() && elicitations_.can_ask(*session)) {
       // The first phase of a two-phase call, from a client that can ask its human: ask, and on
       // accept repeat the call with the token the gate just issued.
-      return confirm_by_elicitation(std::shared_ptr<const FleetTool>(fleet, refusal.tool), refusal.commit_token, call.arguments, m, caller, session, exchange,
+      return confirm_by_elicitation(std::shared_ptr<const FleetTool>(fleet, refusal.tool), refusal.commit_token, call.arguments, m, caller, session,
                                     scheduler, std::move(answer));
     }
     return refuse(refusal, id, agent, session->revision(), answer);
@@ -448,8 +448,7 @@ void McpMethods::dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, con
 
 void McpMethods::check_on_device(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetTool& read,
                                  const ResolvedCall& call, const RpcMessage& m, const SharedAgentToken& caller,
-                                 const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
-                                 const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+                                 const std::shared_ptr<McpSession>& session,                                  const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
   // What the call needs after the read, copied: the request it came in is gone by then.
   auto request = std::make_shared<json::Document>();
   request->CopyFrom(*m.id, request->GetAllocator());
@@ -466,13 +465,13 @@ void McpMethods::check_on_device(const std::shared_ptr<const FleetSnapshot>& fle
     params = std::make_shared<json::Document>();
     params->CopyFrom(*m.params, params->GetAllocator());
   }
-  auto go_on = [this, fleet, acting, request, params, arguments, at, caller, session, exchange, scheduler, answer] {
+  auto go_on = [this, fleet, acting, request, params, arguments, at, caller, session, scheduler, answer] {
     RpcMessage again;
     again.kind = RpcKind::kRequest;
     again.id = request.get();
     again.params = params.get();
     dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, acting, arguments.get(), at, {}}, again, caller, session,
-             exchange, scheduler, answer, {}, true);
+             scheduler, answer, {}, true);
   };
   // The broker's own read, not the caller's: like the rest of a first phase it spends no rate
   // (the gate found the bucket not empty; issue 33 item 5), so a confirmed set still costs one
@@ -516,8 +515,7 @@ void McpMethods::ask_in_result(const FleetTool& tool, const std::string& commit_
 
 void McpMethods::answer_confirmation(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call,
                                      const RpcMessage& m, const SharedAgentToken& caller,
-                                     const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
-                                     const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+                                     const std::shared_ptr<McpSession>& session,                                      const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
   const AgentToken& agent = *caller;
   const FleetTool& tool = *call.tool;
   const McpRevision revision = session->revision();
@@ -547,15 +545,14 @@ void McpMethods::answer_confirmation(const std::shared_ptr<const FleetSnapshot>&
   auto& a = confirmed.GetAllocator();
   confirmed.CopyFrom(args, a);
   confirmed.AddMember(json::string_value(kCommitTokenArgument, a), json::string_value(opened->commit_token, a), a);
-  dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, &tool, &confirmed, {}, {}}, m, caller, session, exchange,
+  dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, &tool, &confirmed, {}, {}}, m, caller, session,
            scheduler, std::move(answer), "input_required:accept");
 }
 
 void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, const std::string& commit_token,
                                         const json::Value* arguments, const RpcMessage& m,
                                         const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
-                                        const std::shared_ptr<Exchange>& exchange,
-                                        const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
+                                                                                const std::shared_ptr<Scheduler>& scheduler, Answer answer) {
   // The repeat: the same arguments plus the token, marked so the audit says who confirmed.
   auto confirmed = std::make_shared<json::Document>(rapidjson::kObjectType);
   auto& a = confirmed->GetAllocator();
@@ -569,8 +566,8 @@ void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, c
   std::string key;
   const std::string question = elicitations_.ask(
       session->id(), message,
-      [this, tool, confirmed, request, call_key, timer, agent, session, exchange, scheduler, answer](ElicitationAnswer reply) {
-        scheduler->post([this, tool, confirmed, request, call_key, timer, agent, session, exchange, scheduler, answer, reply] {
+      [this, tool, confirmed, request, call_key, timer, agent, session, scheduler, answer](ElicitationAnswer reply) {
+        scheduler->post([this, tool, confirmed, request, call_key, timer, agent, session, scheduler, answer, reply] {
           timer->reset();
           session->untrack(call_key);  // answered: from here on the call's own path answers it
           RpcMessage m;
@@ -587,7 +584,7 @@ void McpMethods::confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, c
           const FleetTool* same = fleet->same_tool(agent->tenant, *tool);
           if (same == nullptr) return refuse(unknown_tool(tool->canonical_name), *request, *agent, session->revision(), answer);
           dispatch(fleet, ResolvedCall{ResolvedCall::Action::kCall, same, confirmed.get(), {}, {}}, m, agent, session,
-                   exchange, scheduler, answer, "elicitation:accept");
+                   scheduler, answer, "elicitation:accept");
         });
       },
       key);

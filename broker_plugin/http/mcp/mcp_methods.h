@@ -1,8 +1,8 @@
 // The MCP methods the front serves inside a session (a 2026-07-28 request gets a session of its own
 // that no table holds, see mcp_endpoint.h): server/discover (2026-07-28), ping, tools/list, tools/call,
 // resources/*, prompts/list, prompts/get, completion/complete, logging/setLevel, and the notifications initialized and cancelled (initialize itself creates
-// the session, see mcp_endpoint.h). Transport-free: answers go to a callback, and only a metrics
-// stream takes over the HTTP exchange to answer with SSE.
+// the session, see mcp_endpoint.h). Transport-free: every answer goes to a callback (a metrics
+// subscription's samples go to the session's stream, mcp_metrics_stream.h).
 #pragma once
 
 #include <cstdint>
@@ -59,9 +59,9 @@ class McpMethods {
   // server/discover (2026-07-28): every revision served, the capabilities and instructions.
   json::Document discover_result() const;
 
-  // `exchange` is null inside a batch (no streaming there). Answers on `scheduler`.
+  // Answers on `scheduler`.
   void request(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
-               const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+               const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   void notification(const RpcMessage& m, McpSession& session);
   // subscriptions/listen (2026-07-28), its stream open: subscribes the stream's session to the
   // metrics resources of `filter` (subscribe_metrics: those refused are left out), acknowledges
@@ -102,18 +102,18 @@ class McpMethods {
   std::string success(std::string_view key, const std::string& result_json, McpRevision revision,
                       std::string_view tenant, std::string_view node_id);
   void tools_call(const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
-                  const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+                  const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // Admit (CallRunner) and run one resolved call of `fleet`; the rest of tools_call. A first phase
   // is checked on the device first (actuation_check.h) unless `device_checked` says it was.
   void dispatch(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call, const RpcMessage& m,
                 const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
-                const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler, Answer answer,
+                const std::shared_ptr<Scheduler>& scheduler, Answer answer,
                 std::string_view confirmed_by = {}, bool device_checked = false);
   // actuation_check.h: runs `read` (a read of the capability `call` acts on); when its result
   // rules the call out, answers the refusal, else dispatches the call again, checked.
   void check_on_device(const std::shared_ptr<const FleetSnapshot>& fleet, const FleetTool& read, const ResolvedCall& call,
                        const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
-                       const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                       const std::shared_ptr<Scheduler>& scheduler,
                        Answer answer);
   // Audits and answers a refusal, as JSON-RPC error, 403 step-up or tool error by its kind.
   void refuse(const CallRefusal& refusal, const json::Value& id, const AgentToken& agent, McpRevision revision,
@@ -124,8 +124,7 @@ class McpMethods {
   // is only re-checked (FleetSnapshot::same_tool), never resolved again.
   void confirm_by_elicitation(std::shared_ptr<const FleetTool> tool, const std::string& commit_token, const json::Value* arguments,
                               const RpcMessage& m, const SharedAgentToken& agent,
-                              const std::shared_ptr<McpSession>& session, const std::shared_ptr<Exchange>& exchange,
-                              const std::shared_ptr<Scheduler>& scheduler, Answer answer);
+                              const std::shared_ptr<McpSession>& session,                               const std::shared_ptr<Scheduler>& scheduler, Answer answer);
   // 2026-07-28's confirmation (a multi-round-trip request): the first phase of a two-phase call
   // from a client that declared elicitation is answered with an input_required result asking the
   // user, its requestState sealing the commit token the gate issued (request_state.h).
@@ -135,7 +134,7 @@ class McpMethods {
   // sealed commit token; decline, cancel, no answer or a state that does not open is E_SAFETY_DENIED.
   void answer_confirmation(const std::shared_ptr<const FleetSnapshot>& fleet, const ResolvedCall& call,
                            const RpcMessage& m, const SharedAgentToken& agent, const std::shared_ptr<McpSession>& session,
-                           const std::shared_ptr<Exchange>& exchange, const std::shared_ptr<Scheduler>& scheduler,
+                           const std::shared_ptr<Scheduler>& scheduler,
                            Answer answer);
   // fleet_read (fleet_read.h): the read on every chosen node, answered once all have answered.
   // `plan` is the call's resolution (ToolSurface::resolve) in `fleet`.
