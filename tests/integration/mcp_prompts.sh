@@ -11,12 +11,15 @@
 #    whose client closes its response cancelled (one "cancel" audit line);
 #  - the official conformance suite (@modelcontextprotocol/conformance, `server`), its scenarios
 #    that apply to a server whose prompts and tools are its own: prompts-list and
-#    completion-complete at 2025-11-25, and at 2026-07-28 server-stateless, caching,
+#    completion-complete at 2025-11-25; dns-rebinding-protection and server-sse-multiple-streams
+#    at both 2025-11-25 and 2026-07-28; and at 2026-07-28 server-stateless, caching,
 #    http-header-validation, tools-list, prompts-list, resources-list, completion-complete and
 #    input-required-result-unsupported-methods
 #    (docs/http-front.md, "Revisions", says which do not apply and why). The CLI takes no headers,
 #    so it reaches the front through a forwarding proxy that adds the bearer token (the suite's
-#    other prompts-get-* scenarios ask for test prompts by name: docs/conformance.md).
+#    other prompts-get-* scenarios ask for test prompts by name: docs/conformance.md). The proxy
+#    names the front in Host, so dns-rebinding-protection's evil Host is not seen: its evil Origin
+#    is what the front refuses (403).
 . "$(dirname "$0")/lib.sh"
 
 shipped=$(grep '^plugin_opt_http_tools_mode ' "$SRC/mosquitto.conf") || fail "mosquitto.conf sets no tools mode"
@@ -60,7 +63,9 @@ JS
 track $!
 wait_for_port "$PROXY_PORT"
 # "revision scenario": the 2026-07-28 scenarios run at that revision's wire (no initialize).
-for run in "2025-11-25 prompts-list" "2025-11-25 completion-complete" "2026-07-28 server-stateless" "2026-07-28 caching" \
+for run in "2025-11-25 prompts-list" "2025-11-25 completion-complete" "2025-11-25 dns-rebinding-protection" \
+  "2025-11-25 server-sse-multiple-streams" "2026-07-28 dns-rebinding-protection" "2026-07-28 server-sse-multiple-streams" \
+  "2026-07-28 server-stateless" "2026-07-28 caching" \
   "2026-07-28 http-header-validation" "2026-07-28 tools-list" "2026-07-28 prompts-list" "2026-07-28 resources-list" \
   "2026-07-28 completion-complete" "2026-07-28 input-required-result-unsupported-methods"; do
   read -r revision scenario <<<"$run"
