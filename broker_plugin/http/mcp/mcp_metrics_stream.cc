@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <utility>
 
-#include "broker_plugin/http/base/jsonrpc.h"
 #include "broker_plugin/http/surface/tool_result.h"
 #include "common/base/error_value.h"
 
@@ -80,8 +79,7 @@ void McpMetricsStream::updated(std::string_view key, const json::Value& value) {
   params.AddMember("uri", json::string_value(request_.resource_uri, a), a);
   params.AddMember("_meta", meta, a);
   constexpr std::string_view kUpdated = "notifications/resources/updated";
-  session->notify(request_.listen_id.empty() ? rpc_notification(kUpdated, &params)
-                                             : ListenStreams::stamped(kUpdated, request_.listen_id, std::move(params)));
+  session->notify(ListenStreams::notification(kUpdated, request_.listen_id, std::move(params)));
 }
 
 // Sends notifications/message {level, logger "fleetmcp.metrics", data} to the session's GET

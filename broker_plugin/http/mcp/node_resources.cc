@@ -1,7 +1,6 @@
 #include "broker_plugin/http/mcp/node_resources.h"
 
 #include "broker_plugin/http/surface/compact_tools.h"
-#include "broker_plugin/http/base/jsonrpc.h"
 #include "broker_plugin/http/streams/metrics_uri.h"
 
 namespace fleetmcp::http {
@@ -169,8 +168,7 @@ size_t NodeResources::on_fleet_change(const FleetSnapshot& fleet) {
     json::Document params(rapidjson::kObjectType);
     params.AddMember("uri", str(s.uri, params.GetAllocator()), params.GetAllocator());
     constexpr std::string_view kUpdated = "notifications/resources/updated";
-    session->notify(s.listen_id.empty() ? rpc_notification(kUpdated, &params)
-                                        : ListenStreams::stamped(kUpdated, s.listen_id, std::move(params)));
+    session->notify(ListenStreams::notification(kUpdated, s.listen_id, std::move(params)));
   }
   return told.size();
 }

@@ -20,8 +20,8 @@ void stamp(json::Document& object, std::string_view id_json) {
 
 }  // namespace
 
-std::string ListenStreams::stamped(std::string_view method, std::string_view id_json, json::Document params) {
-  stamp(params, id_json);
+std::string ListenStreams::notification(std::string_view method, std::string_view id_json, json::Document params) {
+  if (!id_json.empty()) stamp(params, id_json);
   return rpc_notification(method, &params);
 }
 
@@ -37,7 +37,7 @@ void ListenStreams::add(std::shared_ptr<ListenSink> sink, std::string id_json, L
     honoured.AddMember("resourceSubscriptions", uris, a);
   }
   params.AddMember("notifications", honoured, a);
-  sink->notify(stamped("notifications/subscriptions/acknowledged", id_json, std::move(params)));
+  sink->notify(notification("notifications/subscriptions/acknowledged", id_json, std::move(params)));
   std::lock_guard<std::mutex> lock(mutex_);
   std::erase_if(by_tenant_, [](const auto& entry) { return !entry.second.sink->streaming(); });  // ended streams
   const std::string tenant = sink->tenant();
@@ -55,7 +55,7 @@ size_t ListenStreams::tell(const std::string& tenant, bool ListenFilter::*asked,
     }
   }
   for (const Listen& listen : told) {
-    listen.sink->notify(stamped(method, listen.id_json, json::Document(rapidjson::kObjectType)));
+    listen.sink->notify(notification(method, listen.id_json, json::Document(rapidjson::kObjectType)));
   }
   return told.size();
 }

@@ -57,9 +57,10 @@ class ListenStreams {
   // subscriptionId, nothing else. Over HTTP this is how a client tells a graceful end from a
   // broken connection (notifications/cancelled naming the listen is stdio's form of it).
   static std::string ended(std::string_view id_json);
-  // A notification for the stream of listen `id_json`: `params` plus the _meta naming the listen
-  // (beside what a _meta of `params` carries already).
-  static std::string stamped(std::string_view method, std::string_view id_json, json::Document params);
+  // A notification for a session's stream: for the stream of listen `id_json`, `params` plus the
+  // _meta naming the listen (beside what a _meta of `params` carries already); when `id_json` is
+  // empty (a 2025 session's GET stream), `params` as they are.
+  static std::string notification(std::string_view method, std::string_view id_json, json::Document params);
 
  private:
   static constexpr std::string_view kToolsChanged = "notifications/tools/list_changed";
