@@ -30,6 +30,10 @@ RpcAnswer error(const json::Value& id, int code, std::string_view message, const
   return RpcAnswer{200, rpc_error(&id, code, message, envelope), {}};
 }
 
+// What a session tracks a subscription to the metrics resource `uri` under: no JSON-RPC id text
+// (the key of a call in flight) looks like it.
+std::string metrics_subscription_key(std::string_view uri) { return "resource " + std::string(uri); }
+
 const json::Value* member(const json::Value* object, std::string_view key) {
   return object != nullptr && object->IsObject() ? json::find(*object, key) : nullptr;
 }
@@ -165,18 +169,15 @@ void McpMethods::resources_request(const RpcMessage& m, const SharedAgentToken& 
   const auto uri = text("uri");
   if (!uri) return answer(error(id, rpc::kInvalidParams, "Invalid params: uri is required"));
   if (is_metrics_uri(*uri)) {
-    // A node's metrics (metrics_uri.h): calls of its system.metrics tools. A 2025 session's
-    // subscription is held by the session under the URI, which no JSON-RPC id text can be.
-    const std::string key = "resource " + *uri;
+    // A node's metrics (metrics_uri.h): calls of its system.metrics tools.
     if (m.method == "resources/read") return read_metrics(fleet, *uri, m, caller, scheduler, std::move(answer));
     if (m.method == "resources/subscribe") {
-      if (session->tracks(key)) return answer(result(id, json::Value(rapidjson::kObjectType)));  // subscribed already
       const auto subscribed = subscribe_metrics(*fleet, *uri, agent, session, scheduler, {});
       if (!subscribed) return refuse_resource(subscribed.error(), *uri, m, agent, answer);
       return answer(result(id, json::Value(rapidjson::kObjectType)));
     }
     if (m.method == "resources/unsubscribe") {
-      session->cancel(key);
+      session->cancel(metrics_subscription_key(*uri));
       return answer(result(id, json::Value(rapidjson::kObjectType)));
     }
   }
@@ -204,10 +205,7 @@ void McpMethods::listen(const SharedAgentToken& agent, const std::shared_ptr<Mcp
   // URI, a malformed one, the gate's or the stream quota's refusal: docs/http-front.md "Metrics
   // over MCP"); their samples go out after it (two hops on the stream's scheduler).
   std::erase_if(filter.resource_uris, [&](const std::string& uri) {
-    if (is_metrics_uri(uri)) {
-      if (session->tracks("resource " + uri)) return false;  // named twice: one subscription
-      return !subscribe_metrics(*fleet, uri, *agent, session, scheduler, id_json);
-    }
+    if (is_metrics_uri(uri)) return !subscribe_metrics(*fleet, uri, *agent, session, scheduler, id_json);
     if (!NodeResources::has(*fleet, session->tenant(), uri)) return true;
     manifests.push_back(uri);
     return false;
@@ -296,6 +294,8 @@ Result<void, CallRefusal> McpMethods::subscribe_metrics(const FleetSnapshot& fle
                                                         const std::shared_ptr<McpSession>& session,
                                                         const std::shared_ptr<Scheduler>& scheduler,
                                                         std::string listen_id) {
+  const std::string key = metrics_subscription_key(uri);
+  if (session->tracks(key)) return {};  // subscribed already (or named twice): one subscription
   const auto parsed = parse_metrics_uri(uri);
   if (!parsed) return CallRefusal{RefusalKind::kExecution, parsed.error()};
   const auto tool = metrics_tool(fleet, agent.tenant, *parsed, "subscribe", uri);
@@ -308,7 +308,7 @@ Result<void, CallRefusal> McpMethods::subscribe_metrics(const FleetSnapshot& fle
     return admitted.error();
   }
   McpMetricsRequest request{parsed->interval_ms, parsed->include, session->revision(), std::string(uri), std::move(listen_id)};
-  if (!start_metrics(**tool, request, agent, session, scheduler, "resource " + std::string(uri))) {
+  if (!start_metrics(**tool, request, agent, session, scheduler, key)) {
     const ErrorEnvelope e = stream_quota_error();
     log_.refused(kVia, &agent, (*tool)->canonical_name, *tool, e);
     return CallRefusal{RefusalKind::kExecution, e, *tool};

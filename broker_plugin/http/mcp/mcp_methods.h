@@ -82,8 +82,8 @@ class McpMethods {
   // it), its MetricsSample the resource's text.
   void read_metrics(const std::shared_ptr<const FleetSnapshot>& fleet, std::string_view uri, const RpcMessage& m,
                     const SharedAgentToken& agent, const std::shared_ptr<Scheduler>& scheduler, Answer answer);
-  // A subscription of `session` to the metrics resource `uri`: through the gate as a call of the
-  // node's subscribe tool, then start_metrics. Refused: an unknown URI or one of another tenant
+  // A subscription of `session` to the metrics resource `uri` (none more when it has one already):
+  // through the gate as a call of the node's subscribe tool, then start_metrics. Refused: an unknown URI or one of another tenant
   // (kUnknownTool), a malformed one (kExecution, E_INVALID_ARGUMENTS), or the gate's or the stream
   // quota's refusal (audited).
   Result<void, CallRefusal> subscribe_metrics(const FleetSnapshot& fleet, std::string_view uri, const AgentToken& agent,
