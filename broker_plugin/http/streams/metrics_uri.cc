@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <vector>
+
+#include "common/base/text.h"
 
 namespace fleetmcp::http {
 namespace {
@@ -10,11 +13,22 @@ namespace {
 constexpr std::string_view kPrefix = "fleetmcp://nodes/";
 constexpr std::string_view kSuffix = "/metrics";
 constexpr std::array<std::string_view, 5> kSections{"cpu", "mem", "load", "uptime", "disk"};
+constexpr unsigned kEverySection = (1u << kSections.size()) - 1;
 
 std::optional<unsigned> section_bit(std::string_view name) {
   const auto it = std::find(kSections.begin(), kSections.end(), name);
   if (it == kSections.end()) return std::nullopt;
   return 1u << (it - kSections.begin());
+}
+
+// The names of the sections of `include`, in the sample's order; none when it is every section.
+std::vector<std::string_view> section_names(unsigned include) {
+  std::vector<std::string_view> names;
+  if ((include & kEverySection) == kEverySection) return names;
+  for (size_t i = 0; i < kSections.size(); ++i) {
+    if ((include & (1u << i)) != 0) names.push_back(kSections[i]);
+  }
+  return names;
 }
 
 ErrorEnvelope bad_uri(std::string_view uri, const std::string& what) {
@@ -40,10 +54,7 @@ Result<MetricsUri> parse_metrics_uri(std::string_view uri) {
   if (parsed.node_id.find('/') != std::string::npos) return bad_uri(uri, "names no single node");
   if (query_at == std::string_view::npos) return parsed;
   bool has_interval = false, has_include = false;
-  std::string_view query = uri.substr(query_at + 1);
-  while (true) {
-    const size_t amp = query.find('&');
-    const std::string_view pair = query.substr(0, amp);
+  for (const std::string_view pair : split(uri.substr(query_at + 1), '&')) {
     const size_t eq = pair.find('=');
     const std::string_view key = pair.substr(0, eq);
     const std::string_view value = eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1);
@@ -58,37 +69,25 @@ Result<MetricsUri> parse_metrics_uri(std::string_view uri) {
       parsed.interval_ms = n;
     } else if (key == "include" && !has_include) {
       has_include = true;
+      if (value.empty()) return bad_uri(uri, "includes no section");
       parsed.include = 0;
-      for (std::string_view rest = value; !rest.empty();) {
-        const size_t comma = rest.find(',');
-        const std::string_view name = rest.substr(0, comma);
+      for (const std::string_view name : split(value, ',')) {
         const auto bit = section_bit(name);
         if (!bit) return bad_uri(uri, "includes " + std::string(name.substr(0, 20)) + ", which is no section of a sample");
         parsed.include |= *bit;
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
       }
-      if (parsed.include == 0) return bad_uri(uri, "includes no section");
     } else {
       return bad_uri(uri, "has the query parameter " + std::string(key.substr(0, 20)) +
                               (key == "interval_ms" || key == "include" ? " twice" : ", which it does not take"));
     }
-    if (amp == std::string_view::npos) break;
-    query = query.substr(amp + 1);
   }
   return parsed;
 }
 
 std::string metrics_uri(std::string_view node_id, int64_t interval_ms, unsigned include) {
   std::string uri = std::string(kPrefix) + std::string(node_id) + std::string(kSuffix) + "?interval_ms=" + std::to_string(interval_ms);
-  if ((include & ((1u << kSections.size()) - 1)) == (1u << kSections.size()) - 1) return uri;
-  uri += "&include=";
-  bool first = true;
-  for (size_t i = 0; i < kSections.size(); ++i) {
-    if ((include & (1u << i)) == 0) continue;
-    if (!first) uri += ',';
-    uri += kSections[i];
-    first = false;
-  }
+  const std::vector<std::string_view> names = section_names(include);
+  for (size_t i = 0; i < names.size(); ++i) uri.append(i == 0 ? "&include=" : ",").append(names[i]);
   return uri;
 }
 
@@ -103,13 +102,11 @@ unsigned metrics_sections(const json::Value* include) {
 }
 
 json::Value metrics_include_argument(unsigned include, json::Allocator& a) {
-  const unsigned all = (1u << kSections.size()) - 1;
-  if ((include & all) == all) return json::Value();
-  json::Value names(rapidjson::kArrayType);
-  for (size_t i = 0; i < kSections.size(); ++i) {
-    if ((include & (1u << i)) != 0) names.PushBack(json::string_value(kSections[i], a), a);
-  }
-  return names;
+  const std::vector<std::string_view> names = section_names(include);
+  if (names.empty()) return json::Value();
+  json::Value array(rapidjson::kArrayType);
+  for (const std::string_view name : names) array.PushBack(json::string_value(name, a), a);
+  return array;
 }
 
 json::Value filtered_sample(const json::Value& sample, unsigned include, json::Allocator& a) {
